@@ -1,0 +1,125 @@
+# anyring - io_uring wherever the program runs.
+#   make              library and tools under build/
+#   make test         setup, build, run the test suite (SAN=address|thread)
+#   make bench        setup, build, run the default benchmark
+#   make install      PREFIX=/usr/local, DESTDIR honoured
+#   make clean
+
+SAN	?=
+PREFIX	?= /usr/local
+LIBDIR	?= $(PREFIX)/lib
+INCDIR	?= $(PREFIX)/include
+BINDIR	?= $(PREFIX)/bin
+CC	?= cc
+
+VERSION	:= 0.1.0
+SONAME	:= libanyring.so.0
+
+ifeq ($(SAN),)
+O	:= build
+SANFLAGS :=
+else ifeq ($(SAN),address)
+O	:= build/san-address
+SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+else ifeq ($(SAN),thread)
+O	:= build/san-thread
+SANFLAGS := -fsanitize=thread
+else
+$(error SAN must be address or thread)
+endif
+
+WARN	:= -Wall -Wextra -Werror
+BASE_CFLAGS := -std=gnu11 -O2 -g $(WARN) -D_GNU_SOURCE -Iinclude $(SANFLAGS)
+LIB_CFLAGS := $(BASE_CFLAGS) -fPIC -fvisibility=hidden -Isrc -DLIBURING_INTERNAL
+CFLAGS_EXTRA ?=
+LDLIBS	:= -lpthread
+
+LIB_SRCS := $(wildcard src/*.c)
+LIB_PIC  := $(patsubst src/%.c,$(O)/obj/pic/%.o,$(LIB_SRCS))
+LIB_STA  := $(patsubst src/%.c,$(O)/obj/static/%.o,$(LIB_SRCS))
+LIB_SO   := $(O)/lib/libanyring.so
+LIB_A    := $(O)/lib/libanyring.a
+LIB_RPATH := -Wl,-rpath,$(abspath $(O)/lib)
+
+TOOL_SRCS := $(wildcard tools/*.c)
+TOOLS    := $(patsubst tools/%.c,$(O)/bin/%,$(TOOL_SRCS))
+
+TEST_SRCS := $(wildcard tests/*.c)
+TESTS    := $(patsubst tests/%.c,$(O)/tests/%,$(TEST_SRCS))
+DIFF_SRCS := $(wildcard tests/diff/*.c)
+DIFF_BIN := $(O)/tests/differential
+
+.PHONY: all lib tools tests test bench install clean setup
+all: lib tools $(O)/lib/pkgconfig/anyring.pc
+
+lib: $(LIB_SO) $(LIB_A)
+tools: $(TOOLS)
+
+$(O)/obj/pic/%.o: src/%.c $(wildcard src/*.h) include/anyring.h | $(O)/obj/pic
+	$(CC) $(LIB_CFLAGS) $(CFLAGS_EXTRA) -c -o $@ $<
+$(O)/obj/static/%.o: src/%.c $(wildcard src/*.h) include/anyring.h | $(O)/obj/static
+	$(CC) $(LIB_CFLAGS) $(CFLAGS_EXTRA) -c -o $@ $<
+
+$(O)/lib/$(SONAME).$(VERSION): $(LIB_PIC) src/liburing.map | $(O)/lib
+	$(CC) -shared $(SANFLAGS) -Wl,-soname,$(SONAME) \
+		-Wl,--version-script,src/liburing.map -Wl,-z,defs \
+		-o $@ $(LIB_PIC) $(LDLIBS)
+$(LIB_SO): $(O)/lib/$(SONAME).$(VERSION)
+	ln -sf $(SONAME).$(VERSION) $(O)/lib/$(SONAME)
+	ln -sf $(SONAME) $@
+$(LIB_A): $(LIB_STA) | $(O)/lib
+	rm -f $@ && ar rcs $@ $(LIB_STA)
+
+$(O)/lib/pkgconfig/anyring.pc: anyring.pc.in Makefile | $(O)/lib/pkgconfig
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+	    -e 's|@INCDIR@|$(INCDIR)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
+
+$(O)/bin/%: tools/%.c $(LIB_SO) include/anyring.h | $(O)/bin
+	$(CC) $(BASE_CFLAGS) $(CFLAGS_EXTRA) -Isrc -o $@ $< -L$(O)/lib -lanyring \
+		-Wl,-rpath,'$$ORIGIN/../lib' $(LDLIBS)
+
+$(O)/tests/%: tests/%.c tests/test.h $(LIB_SO) | $(O)/tests
+	$(CC) $(BASE_CFLAGS) $(CFLAGS_EXTRA) -Isrc -Itests -o $@ $< -L$(O)/lib -lanyring \
+		$(LIB_RPATH) $(LDLIBS)
+
+$(DIFF_BIN): $(DIFF_SRCS) $(wildcard tests/diff/*.h) tests/test.h $(LIB_SO) | $(O)/tests
+	$(CC) $(BASE_CFLAGS) $(CFLAGS_EXTRA) -Isrc -Itests -o $@ $(DIFF_SRCS) -L$(O)/lib \
+		-lanyring $(LIB_RPATH) $(LDLIBS)
+
+tests: all $(TESTS) $(DIFF_BIN)
+
+$(O)/obj/pic $(O)/obj/static $(O)/lib $(O)/lib/pkgconfig $(O)/bin $(O)/tests:
+	mkdir -p $@
+
+setup:
+	@sh scripts/setup.sh
+
+# setup runs first, on its own, so a missing compiler or header is
+# installed before anything is compiled
+test:
+	@sh scripts/setup.sh
+	@$(MAKE) --no-print-directory tests SAN=$(SAN)
+	@O=$(O) SAN=$(SAN) CC=$(CC) SANFLAGS="$(SANFLAGS)" sh tests/run.sh
+
+bench:
+	@sh scripts/setup.sh bench
+	@$(MAKE) --no-print-directory all SAN=$(SAN)
+	@O=$(O) CC=$(CC) sh bench/run.sh
+
+install: all
+	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCDIR) $(DESTDIR)$(BINDIR) \
+		$(DESTDIR)$(LIBDIR)/pkgconfig
+	install -m 644 $(O)/lib/$(SONAME).$(VERSION) $(DESTDIR)$(LIBDIR)/
+	ln -sf $(SONAME).$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libanyring.so
+	install -m 644 $(LIB_A) $(DESTDIR)$(LIBDIR)/
+	install -m 644 include/anyring.h $(DESTDIR)$(INCDIR)/
+	install -m 644 $(O)/lib/pkgconfig/anyring.pc $(DESTDIR)$(LIBDIR)/pkgconfig/
+	for t in $(TOOLS); do \
+		$(CC) $(BASE_CFLAGS) -Isrc -o $(DESTDIR)$(BINDIR)/$$(basename $$t) \
+			tools/$$(basename $$t).c -L$(O)/lib -lanyring \
+			-Wl,-rpath,$(LIBDIR) $(LDLIBS) || exit 1; \
+	done
+
+clean:
+	rm -rf build

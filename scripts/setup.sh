@@ -1,0 +1,30 @@
+#!/bin/sh
+# Installs the Debian packages anyring's build, tests and benchmarks use,
+# only those missing. Run by `make test` and `make bench` before anything.
+set -eu
+
+pkgs="gcc make libc6-dev liburing-dev liburing2 pkg-config binutils coreutils"
+[ "${1:-}" = bench ] && pkgs="$pkgs fio"
+
+missing=""
+for p in $pkgs; do
+	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed"; then
+		missing="$missing $p"
+	fi
+done
+[ -z "$missing" ] && exit 0
+
+echo "setup: installing missing Debian packages:$missing"
+if [ "$(id -u)" != 0 ]; then
+	SUDO=sudo
+	command -v sudo >/dev/null || {
+		echo "setup: not root and no sudo; install as root: apt-get install$missing" >&2
+		exit 1
+	}
+else
+	SUDO=
+fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+# shellcheck disable=SC2086
+$SUDO apt-get install -y -qq --no-install-recommends $missing

@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * compat.h - io_uring UAPI values newer than liburing 2.3's copy of
+ * <linux/io_uring.h>. Values are the kernel's (include/uapi/linux/io_uring.h
+ * as of 6.18); each is defined only when the header in use lacks it.
+ */
+#ifndef ANYRING_COMPAT_H
+#define ANYRING_COMPAT_H
+
+#include <liburing.h>
+
+/* io_uring_setup(2) flags */
+#ifndef IORING_SETUP_NO_MMAP
+#define IORING_SETUP_NO_MMAP		(1U << 14)	/* 6.5 */
+#endif
+#ifndef IORING_SETUP_REGISTERED_FD_ONLY
+#define IORING_SETUP_REGISTERED_FD_ONLY	(1U << 15)	/* 6.5 */
+#endif
+#ifndef IORING_SETUP_NO_SQARRAY
+#define IORING_SETUP_NO_SQARRAY		(1U << 16)	/* 6.6 */
+#endif
+#ifndef IORING_SETUP_HYBRID_IOPOLL
+#define IORING_SETUP_HYBRID_IOPOLL	(1U << 17)	/* 6.13 */
+#endif
+
+/* io_uring_enter(2) flags */
+#ifndef IORING_ENTER_REGISTERED_RING
+#define IORING_ENTER_REGISTERED_RING	(1U << 4)
+#endif
+#ifndef IORING_ENTER_ABS_TIMER
+#define IORING_ENTER_ABS_TIMER		(1U << 5)	/* 6.12 */
+#endif
+#ifndef IORING_ENTER_EXT_ARG_REG
+#define IORING_ENTER_EXT_ARG_REG	(1U << 6)	/* 6.13 */
+#endif
+#ifndef IORING_ENTER_NO_IOWAIT
+#define IORING_ENTER_NO_IOWAIT		(1U << 7)	/* 6.15 */
+#endif
+
+/* io_uring_params.features */
+#ifndef IORING_FEAT_REG_REG_RING
+#define IORING_FEAT_REG_REG_RING	(1U << 13)
+#endif
+#ifndef IORING_FEAT_RECVSEND_BUNDLE
+#define IORING_FEAT_RECVSEND_BUNDLE	(1U << 14)	/* 6.10 */
+#endif
+#ifndef IORING_FEAT_MIN_TIMEOUT
+#define IORING_FEAT_MIN_TIMEOUT		(1U << 15)	/* 6.12 */
+#endif
+#ifndef IORING_FEAT_RW_ATTR
+#define IORING_FEAT_RW_ATTR		(1U << 16)	/* 6.14 */
+#endif
+#ifndef IORING_FEAT_NO_IOWAIT
+#define IORING_FEAT_NO_IOWAIT		(1U << 17)	/* 6.15 */
+#endif
+
+/* io_uring_register(2) opcodes past liburing 2.3's list */
+#define AR_REGISTER_PBUF_STATUS		26
+#define AR_REGISTER_NAPI		27
+#define AR_UNREGISTER_NAPI		28
+#define AR_REGISTER_CLOCK		29
+#define AR_REGISTER_CLONE_BUFFERS	30
+#define AR_REGISTER_SEND_MSG_RING	31
+#define AR_REGISTER_ZCRX_IFQ		32
+#define AR_REGISTER_RESIZE_RINGS	33
+#define AR_REGISTER_MEM_REGION		34
+#ifndef IORING_REGISTER_USE_REGISTERED_RING
+#define IORING_REGISTER_USE_REGISTERED_RING (1U << 31)
+#endif
+
+/*
+ * The EXT_ARG wait argument as of 6.12: the field liburing 2.3 calls pad
+ * is min_wait_usec. Same size and layout as struct io_uring_getevents_arg.
+ */
+struct ar_getevents_arg {
+	__u64	sigmask;
+	__u32	sigmask_sz;
+	__u32	min_wait_usec;
+	__u64	ts;
+};
+_Static_assert(sizeof(struct ar_getevents_arg) ==
+	       sizeof(struct io_uring_getevents_arg), "getevents_arg layout");
+
+/* The highest opcode number anyring knows a name for (IORING_OP_PIPE). */
+#define AR_OP_LAST_KNOWN		62
+
+#endif
