@@ -1,0 +1,45 @@
+#!/bin/sh
+# The test runner: runs every test program in $O/tests and every tests/*.sh
+# with a timeout, counts exit 77 as skipped, and ends with the line
+# "N passed, N failed, N skipped". Exits non-zero when anything failed.
+# Env: O (build dir), SAN, CC, SANFLAGS; T_TIMEOUT (seconds per test, 300).
+set -u
+O=${O:-build}
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+LOGS="$O/tests/logs"
+mkdir -p "$LOGS"
+T_TIMEOUT=${T_TIMEOUT:-300}
+export ANYRING_TOP="$TOP" ANYRING_BUILD="$TOP/$O" SAN="${SAN:-}" CC="${CC:-cc}" SANFLAGS="${SANFLAGS:-}"
+
+pass=0 fail=0 skip=0 failed=""
+run_one() {
+	name=$1; shift
+	log="$LOGS/$name.log"
+	start=$(date +%s)
+	timeout -k 10 "$T_TIMEOUT" "$@" >"$log" 2>&1
+	rc=$?
+	secs=$(( $(date +%s) - start ))
+	case $rc in
+	0)  pass=$((pass + 1)); printf '  PASS %-28s %3ss\n' "$name" "$secs" ;;
+	77) skip=$((skip + 1)); printf '  SKIP %-28s %s\n' "$name" "$(tail -n 1 "$log")" ;;
+	124|137) fail=$((fail + 1)); failed="$failed $name"
+	    printf '  FAIL %-28s timed out after %ss\n' "$name" "$T_TIMEOUT" ;;
+	*)  fail=$((fail + 1)); failed="$failed $name"
+	    printf '  FAIL %-28s exit %s\n' "$name" "$rc"
+	    sed 's/^/       | /' "$log" | tail -n 25 ;;
+	esac
+}
+
+echo "anyring tests (${SAN:-no sanitizer}), logs in $LOGS"
+for t in "$O"/tests/*; do
+	[ -f "$t" ] && [ -x "$t" ] || continue
+	run_one "$(basename "$t")" "$t"
+done
+for t in "$TOP"/tests/*.sh; do
+	[ "$(basename "$t")" = run.sh ] && continue
+	run_one "$(basename "$t" .sh)" sh "$t"
+done
+
+[ -n "$failed" ] && echo "failed:$failed"
+echo "$pass passed, $fail failed, $skip skipped"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test.h - the little every test program shares. A test is a program:
+ * exit 0 passed, 77 skipped, anything else failed. CHECK() prints the
+ * failing expression with file and line and exits 1.
+ */
+#ifndef ANYRING_TEST_H
+#define ANYRING_TEST_H
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <liburing.h>
+#include "anyring.h"
+
+#define T_SKIP	77
+
+#define CHECK(cond) do {						\
+	if (!(cond)) {							\
+		fprintf(stderr, "%s:%d: CHECK failed: %s\n",		\
+			__FILE__, __LINE__, #cond);			\
+		exit(1);						\
+	}								\
+} while (0)
+
+/* a == b for integers, printing both values on failure */
+#define CHECK_EQ(a, b) do {						\
+	long long _a = (long long)(a), _b = (long long)(b);		\
+	if (_a != _b) {							\
+		fprintf(stderr, "%s:%d: CHECK_EQ failed: %s == %lld, "	\
+			"expected %s == %lld\n", __FILE__, __LINE__,	\
+			#a, _a, #b, _b);				\
+		exit(1);						\
+	}								\
+} while (0)
+
+static inline void t_skip(const char *why)
+{
+	printf("skipped: %s\n", why);
+	exit(T_SKIP);
+}
+
+/* The engine tests run on: ANYRING_TEST_ENGINE, default "kernel". */
+static inline const char *t_engine(void)
+{
+	const char *e = getenv("ANYRING_TEST_ENGINE");
+
+	return e && *e ? e : ANYRING_ENGINE_KERNEL;
+}
+
+/* A ring on the test engine; skips when the engine cannot run here. */
+static inline void t_ring(struct io_uring *ring, unsigned entries,
+			  struct io_uring_params *p)
+{
+	struct io_uring_params zero;
+	int ret;
+
+	if (!p) {
+		memset(&zero, 0, sizeof(zero));
+		p = &zero;
+	}
+	ret = anyring_queue_init_engine(t_engine(), entries, ring, p);
+	if (ret == -EPERM || ret == -EACCES || ret == -ENOSYS ||
+	    ret == -EOPNOTSUPP) {
+		char why[128];
+
+		snprintf(why, sizeof(why), "engine %s unavailable: %s",
+			 t_engine(), strerror(-ret));
+		t_skip(why);
+	}
+	if (ret) {
+		fprintf(stderr, "ring setup on %s: %s\n", t_engine(),
+			strerror(-ret));
+		exit(1);
+	}
+}
+
+#endif
