@@ -15,8 +15,13 @@ for e in io_uring-cp io_uring-test link-cp ucontext-cp; do
 	src="$ex/$e.c"
 	[ -f "$src" ] || [ -f "$src.gz" ] || { echo "missing $src"; exit 1; }
 	[ -f "$src" ] || { gunzip -c "$src.gz" > "$tmp/$e.c"; src="$tmp/$e.c"; }
+	# under UBSan, link-cp.c's own misaligned struct access (the example
+	# puts its struct after an odd-sized buffer) is not ours to report:
+	# the examples skip the alignment check, the library keeps it
+	exflags="$SANFLAGS"
+	[ -n "$SANFLAGS" ] && exflags="$SANFLAGS -fno-sanitize=alignment"
 	# shellcheck disable=SC2086
-	$CC -O2 -w -D_GNU_SOURCE $SANFLAGS -o "$tmp/$e.anyring" "$src" -L"$lib" \
+	$CC -O2 -w -D_GNU_SOURCE $exflags -o "$tmp/$e.anyring" "$src" -L"$lib" \
 		-lanyring -Wl,-rpath,"$lib"
 	$CC -O2 -w -D_GNU_SOURCE -o "$tmp/$e.uring" "$src" -luring
 	# the anyring build must really use libanyring, not liburing
@@ -53,7 +58,9 @@ for v in anyring uring; do
 	cmp "$tmp/u1" "$tmp/u1.$v" && cmp "$tmp/u2" "$tmp/u2.$v" || {
 		echo "ucontext-cp ($v): copy differs"; exit 1; }
 done
-sort "$tmp/ucontext.anyring.out" > "$tmp/ua"; sort "$tmp/ucontext.uring.out" > "$tmp/uu"
+# (ASan warns once about swapcontext: its own "==pid==" lines are not output)
+grep -v "^==[0-9]*==" "$tmp/ucontext.anyring.out" | sort > "$tmp/ua"
+sort "$tmp/ucontext.uring.out" > "$tmp/uu"
 cmp -s "$tmp/ua" "$tmp/uu" || { echo "ucontext-cp output differs:"; diff "$tmp/uu" "$tmp/ua"; exit 1; }
 echo "ucontext-cp: identical copies and output with -lanyring and -luring"
 

@@ -1,0 +1,334 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * diff_rw.c - READ, WRITE, READV, WRITEV on a regular file and a pipe:
+ * full transfers, a short read at EOF, a read past EOF, offset -1 (the
+ * file position, which must advance), zero-length reads. Side effects are
+ * checked: the bytes read land in the buffers, the bytes written in the
+ * file. Independent requests may complete in any order.
+ */
+#include <fcntl.h>
+#include <unistd.h>
+#include "harness.h"
+
+#define FILE_LEN	8192
+
+static char *pattern(size_t len, unsigned seed)
+{
+	static char p[FILE_LEN];
+
+	diff_pattern(p, len, seed);
+	return p;
+}
+
+static struct io_uring_sqe *sqe_rw(struct io_uring *ring, struct diff_ctx *c,
+				   int op, int fd, void *buf, unsigned len,
+				   __u64 off)
+{
+	struct io_uring_sqe *sqe = diff_sqe(ring, c);
+
+	io_uring_prep_rw(op, sqe, fd, buf, len, off);
+	return sqe;
+}
+
+/* val[0]: "data", FILE_LEN bytes of pattern seed 1, read-write */
+static int setup_data(struct diff_ctx *c)
+{
+	c->val[0] = diff_file(c, "data", pattern(FILE_LEN, 1), FILE_LEN,
+			      O_RDWR);
+	return c->val[0] < 0 ? -1 : 0;
+}
+
+/* val[0]: "small", 100 bytes of pattern seed 1 */
+static int setup_small(struct diff_ctx *c)
+{
+	c->val[0] = diff_file(c, "small", pattern(100, 1), 100, O_RDWR);
+	return c->val[0] < 0 ? -1 : 0;
+}
+
+static int fill_read_full(struct io_uring *ring, struct diff_ctx *c)
+{
+	diff_tag(sqe_rw(ring, c, IORING_OP_READ, c->val[0], c->buf[0], 4096, 0),
+		 1, 0);
+	diff_tag(sqe_rw(ring, c, IORING_OP_READ, c->val[0], c->buf[1], 4096,
+			4096), 2, 0);
+	return 0;
+}
+
+static int check_read_full(struct diff_ctx *c, const struct diff_cqe *cqe,
+			   unsigned nr)
+{
+	const char *p = pattern(FILE_LEN, 1);
+
+	(void)cqe;
+	(void)nr;
+	if (diff_check_buf(c, c->buf[0], p, 4096, "buf 0"))
+		return -1;
+	return diff_check_buf(c, c->buf[1], p + 4096, 4096, "buf 1");
+}
+
+static int fill_short_eof(struct io_uring *ring, struct diff_ctx *c)
+{
+	diff_tag(sqe_rw(ring, c, IORING_OP_READ, c->val[0], c->buf[0], 4096, 0),
+		 1, 0);
+	diff_tag(sqe_rw(ring, c, IORING_OP_READ, c->val[0], c->buf[1], 4096,
+			8192), 2, 0);
+	diff_tag(sqe_rw(ring, c, IORING_OP_READ, c->val[0], c->buf[2], 0, 0),
+		 3, 0);
+	return 0;
+}
+
+static int check_short_eof(struct diff_ctx *c, const struct diff_cqe *cqe,
+			   unsigned nr)
+{
+	(void)cqe;
+	(void)nr;
+	return diff_check_buf(c, c->buf[0], pattern(100, 1), 100, "buf 0");
+}
+
+/* position 10; two linked reads of 20 at offset -1 read 10..30, 30..50 */
+static int fill_read_pos(struct io_uring *ring, struct diff_ctx *c)
+{
+	if (lseek(c->val[0], 10, SEEK_SET) != 10)
+		return diff_fail(c, "lseek: %s", strerror(errno));
+	diff_tag(sqe_rw(ring, c, IORING_OP_READ, c->val[0], c->buf[0], 20,
+			(__u64)-1), 1, IOSQE_IO_LINK);
+	diff_tag(sqe_rw(ring, c, IORING_OP_READ, c->val[0], c->buf[1], 20,
+			(__u64)-1), 2, 0);
+	return 0;
+}
+
+static int check_read_pos(struct diff_ctx *c, const struct diff_cqe *cqe,
+			  unsigned nr)
+{
+	const char *p = pattern(FILE_LEN, 1);
+	off_t pos = lseek(c->val[0], 0, SEEK_CUR);
+
+	(void)cqe;
+	(void)nr;
+	if (pos != 50)
+		return diff_fail(c, "file position %lld, expected 50",
+				 (long long)pos);
+	if (diff_check_buf(c, c->buf[0], p + 10, 20, "buf 0"))
+		return -1;
+	return diff_check_buf(c, c->buf[1], p + 30, 20, "buf 1");
+}
+
+static int fill_write_full(struct io_uring *ring, struct diff_ctx *c)
+{
+	diff_pattern(c->buf[0], 4096, 3);
+	diff_tag(sqe_rw(ring, c, IORING_OP_WRITE, c->val[0], c->buf[0], 4096,
+			4096), 1, 0);
+	return 0;
+}
+
+static int check_write_full(struct diff_ctx *c, const struct diff_cqe *cqe,
+			    unsigned nr)
+{
+	char *want = pattern(FILE_LEN, 1);
+
+	(void)cqe;
+	(void)nr;
+	diff_pattern(want + 4096, 4096, 3);
+	return diff_check_file(c, "data", want, FILE_LEN);
+}
+
+/* position 50 of "small"; two linked writes of 20 at offset -1 */
+static int fill_write_pos(struct io_uring *ring, struct diff_ctx *c)
+{
+	if (lseek(c->val[0], 50, SEEK_SET) != 50)
+		return diff_fail(c, "lseek: %s", strerror(errno));
+	memset(c->buf[0], 'X', 20);
+	memset(c->buf[1], 'Y', 20);
+	diff_tag(sqe_rw(ring, c, IORING_OP_WRITE, c->val[0], c->buf[0], 20,
+			(__u64)-1), 1, IOSQE_IO_LINK);
+	diff_tag(sqe_rw(ring, c, IORING_OP_WRITE, c->val[0], c->buf[1], 20,
+			(__u64)-1), 2, 0);
+	return 0;
+}
+
+static int check_write_pos(struct diff_ctx *c, const struct diff_cqe *cqe,
+			   unsigned nr)
+{
+	char *want = pattern(100, 1);
+
+	(void)cqe;
+	(void)nr;
+	memset(want + 50, 'X', 20);
+	memset(want + 70, 'Y', 20);
+	if (lseek(c->val[0], 0, SEEK_CUR) != 90)
+		return diff_fail(c, "file position is not 90");
+	return diff_check_file(c, "small", want, 100);
+}
+
+/* 100 + 3000 + 4096 bytes from offset 5 */
+static int fill_readv(struct io_uring *ring, struct diff_ctx *c)
+{
+	static const size_t len[3] = { 100, 3000, 4096 };
+	unsigned i;
+
+	for (i = 0; i < 3; i++) {
+		c->iov[i].iov_base = c->buf[i];
+		c->iov[i].iov_len = len[i];
+	}
+	diff_tag(sqe_rw(ring, c, IORING_OP_READV, c->val[0], c->iov, 3, 5),
+		 1, 0);
+	return 0;
+}
+
+static int check_readv(struct diff_ctx *c, const struct diff_cqe *cqe,
+		       unsigned nr)
+{
+	const char *p = pattern(FILE_LEN, 1) + 5;
+
+	(void)cqe;
+	(void)nr;
+	if (diff_check_buf(c, c->buf[0], p, 100, "iov 0") ||
+	    diff_check_buf(c, c->buf[1], p + 100, 3000, "iov 1"))
+		return -1;
+	return diff_check_buf(c, c->buf[2], p + 3100, 4096, "iov 2");
+}
+
+/* from offset 4000 of 8192: the last iovec is cut short */
+static int fill_readv_short(struct io_uring *ring, struct diff_ctx *c)
+{
+	unsigned i;
+
+	for (i = 0; i < 3; i++) {
+		c->iov[i].iov_base = c->buf[i];
+		c->iov[i].iov_len = DIFF_BUFSZ;
+	}
+	diff_tag(sqe_rw(ring, c, IORING_OP_READV, c->val[0], c->iov, 3, 4000),
+		 1, 0);
+	return 0;
+}
+
+/* 10 + 4000 + 500 bytes at offset 0 of an empty file */
+static int fill_writev(struct io_uring *ring, struct diff_ctx *c)
+{
+	static const size_t len[3] = { 10, 4000, 500 };
+	unsigned i;
+
+	c->val[0] = diff_file(c, "out", NULL, 0, O_WRONLY);
+	if (c->val[0] < 0)
+		return -1;
+	for (i = 0; i < 3; i++) {
+		diff_pattern(c->buf[i], len[i], 10 + i);
+		c->iov[i].iov_base = c->buf[i];
+		c->iov[i].iov_len = len[i];
+	}
+	diff_tag(sqe_rw(ring, c, IORING_OP_WRITEV, c->val[0], c->iov, 3, 0),
+		 1, 0);
+	return 0;
+}
+
+static int check_writev(struct diff_ctx *c, const struct diff_cqe *cqe,
+			unsigned nr)
+{
+	char *want = pattern(4510, 0);
+
+	(void)cqe;
+	(void)nr;
+	diff_pattern(want, 10, 10);
+	diff_pattern(want + 10, 4000, 11);
+	diff_pattern(want + 4010, 500, 12);
+	return diff_check_file(c, "out", want, 4510);
+}
+
+/*
+ * A pipe holding 10 bytes: a read of 64 gets the 10, a write of 3 goes
+ * in (not linked: a short read breaks a link, see diff_link.c).
+ */
+static int fill_pipe(struct io_uring *ring, struct diff_ctx *c)
+{
+	int p[2];
+
+	if (diff_pipe(c, p))
+		return -1;
+	c->val[0] = p[0];
+	if (write(p[1], "0123456789", 10) != 10)
+		return diff_fail(c, "write pipe: %s", strerror(errno));
+	diff_tag(sqe_rw(ring, c, IORING_OP_READ, p[0], c->buf[0], 64, 0), 1, 0);
+	diff_tag(sqe_rw(ring, c, IORING_OP_WRITE, p[1], "abc", 3, 0), 2, 0);
+	return 0;
+}
+
+static int check_pipe(struct diff_ctx *c, const struct diff_cqe *cqe,
+		      unsigned nr)
+{
+	ssize_t n;
+
+	(void)cqe;
+	(void)nr;
+	if (diff_check_buf(c, c->buf[0], "0123456789", 10, "pipe read"))
+		return -1;
+	if (fcntl(c->val[0], F_SETFL, O_NONBLOCK))
+		return diff_fail(c, "fcntl: %s", strerror(errno));
+	n = read(c->val[0], c->buf[1], 64);
+	if (n != 3)
+		return diff_fail(c, "pipe holds %zd bytes after the write, "
+				 "expected 3", n);
+	return diff_check_buf(c, c->buf[1], "abc", 3, "pipe contents");
+}
+
+const struct scenario diff_rw[] = {
+	{
+		.name = "rw_read_full",
+		.setup = setup_data,
+		.fill = fill_read_full,
+		.check = check_read_full,
+		.nr_cqes = 2,
+		.order = ORDER_ANY,
+		.known = { { 1, 4096 }, { 2, 4096 } },
+	}, {
+		.name = "rw_read_short_at_eof",
+		.setup = setup_small,
+		.fill = fill_short_eof,
+		.check = check_short_eof,
+		.nr_cqes = 3,
+		.order = ORDER_ANY,
+		.known = { { 1, 100 }, { 2, 0 }, { 3, 0 } },
+	}, {
+		.name = "rw_read_offset_minus1_advances",
+		.setup = setup_data,
+		.fill = fill_read_pos,
+		.check = check_read_pos,
+		.nr_cqes = 2,
+	}, {
+		.name = "rw_write_full",
+		.setup = setup_data,
+		.fill = fill_write_full,
+		.check = check_write_full,
+		.nr_cqes = 1,
+	}, {
+		.name = "rw_write_offset_minus1_advances",
+		.setup = setup_small,
+		.fill = fill_write_pos,
+		.check = check_write_pos,
+		.nr_cqes = 2,
+	}, {
+		.name = "rw_readv",
+		.setup = setup_data,
+		.fill = fill_readv,
+		.check = check_readv,
+		.nr_cqes = 1,
+		.known = { { 1, 7196 } },
+	}, {
+		.name = "rw_readv_short_at_eof",
+		.setup = setup_data,
+		.fill = fill_readv_short,
+		.nr_cqes = 1,
+	}, {
+		.name = "rw_writev",
+		.fill = fill_writev,
+		.check = check_writev,
+		.nr_cqes = 1,
+	}, {
+		.name = "rw_pipe_read_write",
+		.fill = fill_pipe,
+		.check = check_pipe,
+		.nr_cqes = 2,
+		.order = ORDER_ANY,
+		.known = { { 1, 10 }, { 2, 3 } },
+	},
+	{ .name = NULL }
+};

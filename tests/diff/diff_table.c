@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * diff_table.c - the one table of scenario families, in the order they
+ * run: the simplest operations first, so a broken engine shows there.
+ */
+#include "harness.h"
+
+const struct scenario *const diff_families[] = {
+	diff_nop,
+	diff_errors,
+	diff_rw,
+	diff_fixed,
+	diff_fs,
+	diff_names,
+	diff_link,
+	diff_timeout,
+	diff_cancel,
+	diff_ring,
+	NULL,
+};

@@ -1,0 +1,198 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * diff_util.c - helpers the scenarios share: getting SQEs and submitting
+ * with the results recorded, making files and pipes in the run's temp
+ * dir, and checking side effects. On error they record the first failure
+ * in c->msg (diff_fail) so scenario code stays straight-line.
+ */
+#include <fcntl.h>
+#include <stdarg.h>
+#include <unistd.h>
+#include "harness.h"
+
+int diff_fail(struct diff_ctx *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (c->msg[0])
+		return -1;
+	va_start(ap, fmt);
+	vsnprintf(c->msg, sizeof(c->msg), fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/*
+ * io_uring_submit(), its result and what it left queued recorded. With
+ * SQPOLL what is left depends on the poll thread's progress: not recorded.
+ */
+int diff_submit(struct io_uring *ring, struct diff_ctx *c)
+{
+	int ret = io_uring_submit(ring);
+
+	if (c->nr_submit < DIFF_MAX_SUBMITS) {
+		c->submit[c->nr_submit].ret = ret;
+		if (!(ring->flags & IORING_SETUP_SQPOLL))
+			c->submit[c->nr_submit].left = io_uring_sq_ready(ring);
+		c->nr_submit++;
+	}
+	if (ret < 0)
+		diff_fail(c, "io_uring_submit: %s", strerror(-ret));
+	return ret;
+}
+
+/*
+ * Submit until the SQ is empty: the kernel ends a submit at an SQE it
+ * refuses at submit time, leaving the rest queued. Fits .after_submit.
+ */
+int diff_submit_rest(struct io_uring *ring, struct diff_ctx *c)
+{
+	while (io_uring_sq_ready(ring))
+		if (diff_submit(ring, c) <= 0)
+			return c->msg[0] ? -1 : 0;
+	return 0;
+}
+
+/*
+ * An SQE; submits first when the SQ is full. Never NULL: if the SQ stays
+ * full the run is failed and a scratch SQE absorbs the scenario's writes.
+ */
+struct io_uring_sqe *diff_sqe(struct io_uring *ring, struct diff_ctx *c)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+
+	if (!sqe && diff_submit(ring, c) >= 0)
+		sqe = io_uring_get_sqe(ring);
+	if (!sqe) {
+		diff_fail(c, "no SQE available");
+		sqe = &c->scratch;
+	}
+	return sqe;
+}
+
+/* after the prep helper, which clears flags */
+void diff_tag(struct io_uring_sqe *sqe, __u64 user_data, unsigned flags)
+{
+	sqe->user_data = user_data;
+	sqe->flags = (__u8)flags;
+}
+
+int diff_track_fd(struct diff_ctx *c, int fd)
+{
+	if (c->nr_fd == DIFF_NFD) {
+		close(fd);
+		return diff_fail(c, "more than %d fds", DIFF_NFD);
+	}
+	c->fd[c->nr_fd++] = fd;
+	return fd;
+}
+
+/* name in the run's dir with len bytes of data; an fd open with oflags */
+int diff_file(struct diff_ctx *c, const char *name, const void *data,
+	      size_t len, int oflags)
+{
+	int fd = openat(c->dirfd, name, O_RDWR | O_CREAT | O_TRUNC, 0644);
+
+	if (fd < 0)
+		return diff_fail(c, "create %s: %s", name, strerror(errno));
+	if (len && pwrite(fd, data, len, 0) != (ssize_t)len) {
+		close(fd);
+		return diff_fail(c, "write %s: %s", name, strerror(errno));
+	}
+	close(fd);
+	fd = openat(c->dirfd, name, oflags);
+	if (fd < 0)
+		return diff_fail(c, "open %s: %s", name, strerror(errno));
+	return diff_track_fd(c, fd);
+}
+
+int diff_pipe(struct diff_ctx *c, int p[2])
+{
+	if (pipe(p))
+		return diff_fail(c, "pipe: %s", strerror(errno));
+	if (diff_track_fd(c, p[0]) < 0 || diff_track_fd(c, p[1]) < 0)
+		return -1;
+	return 0;
+}
+
+/* bytes that differ with position and seed, so misplaced data shows */
+void diff_pattern(void *buf, size_t len, unsigned seed)
+{
+	unsigned char *p = buf;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		p[i] = (unsigned char)('a' + (i * 7 + seed) % 26);
+}
+
+int diff_check_buf(struct diff_ctx *c, const void *got, const void *want,
+		   size_t len, const char *what)
+{
+	const unsigned char *g = got, *w = want;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (g[i] != w[i])
+			return diff_fail(c, "%s: byte %zu is 0x%02x, expected 0x%02x",
+					 what, i, g[i], w[i]);
+	return 0;
+}
+
+/* the file name holds exactly data[0..len) */
+int diff_check_file(struct diff_ctx *c, const char *name, const void *data,
+		    size_t len)
+{
+	char *got = malloc(len + 1);
+	ssize_t n;
+	int fd, ret;
+
+	if (!got)
+		return diff_fail(c, "out of memory");
+	fd = openat(c->dirfd, name, O_RDONLY);
+	if (fd < 0) {
+		free(got);
+		return diff_fail(c, "open %s: %s", name, strerror(errno));
+	}
+	n = pread(fd, got, len + 1, 0);
+	close(fd);
+	if (n != (ssize_t)len) {
+		free(got);
+		return diff_fail(c, "%s holds %zd bytes, expected %zu", name,
+				 n, len);
+	}
+	ret = diff_check_buf(c, got, data, len, name);
+	free(got);
+	return ret;
+}
+
+/* name exists (not following a last symlink) with type S_IF*, or 0: absent */
+int diff_path_exists(struct diff_ctx *c, const char *name, mode_t type)
+{
+	struct stat st;
+
+	if (fstatat(c->dirfd, name, &st, AT_SYMLINK_NOFOLLOW)) {
+		if (!type && errno == ENOENT)
+			return 0;
+		return diff_fail(c, "stat %s: %s", name, strerror(errno));
+	}
+	if (!type)
+		return diff_fail(c, "%s exists, expected it gone", name);
+	if ((st.st_mode & S_IFMT) != type)
+		return diff_fail(c, "%s has type 0%o, expected 0%o", name,
+				 st.st_mode & S_IFMT, type);
+	return 0;
+}
+
+/* c->ts[i] = ms milliseconds */
+void diff_ts(struct diff_ctx *c, unsigned i, long long ms)
+{
+	c->ts[i].tv_sec = ms / 1000;
+	c->ts[i].tv_nsec = (ms % 1000) * 1000000;
+}
+
+/* an fd number depends on what else the process has open: keep ">= 0" */
+void diff_normalize_fd(struct diff_cqe *cqe)
+{
+	if (cqe->res >= 0)
+		cqe->res = DIFF_RES_FD;
+}

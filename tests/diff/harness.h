@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * harness.h - the differential harness. A scenario is a batch of SQEs plus
+ * the rules its completions must follow. It runs once per engine, each run
+ * in a fresh temp dir with fresh files, buffers and ring; the CQE lists
+ * (user_data, res, flags) and the io_uring_submit() results of the runs
+ * are then compared. The harness hard-codes no results: what one engine
+ * does is the expectation for the other, except for the few results a
+ * scenario pins in .known so that two identically wrong runs still fail.
+ */
+#ifndef DIFF_HARNESS_H
+#define DIFF_HARNESS_H
+
+#include <limits.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include "test.h"
+
+#define DIFF_MAX_CQES		64
+#define DIFF_MAX_SUBMITS	16
+#define DIFF_MAX_PAIRS		8
+#define DIFF_MAX_KNOWN		8
+#define DIFF_NFD		8
+#define DIFF_NBUF		4
+#define DIFF_BUFSZ		4096
+#define DIFF_NTS		4
+#define DIFF_TIMEOUT_SEC	5	/* a run's CQEs all arrive by then */
+#define DIFF_WATCHDOG_SEC	30	/* a run that takes longer hung */
+
+/* res a normalizer gives to a valid fd; printed as "fd>=0" */
+#define DIFF_RES_FD		INT_MAX
+
+enum diff_order {
+	ORDER_EXACT,	/* the CQE sequences must be identical */
+	ORDER_ANY,	/* compared as multisets (sorted by user_data) */
+};
+
+/* what the harness keeps of a CQE */
+struct diff_cqe {
+	__u64 user_data;
+	__s32 res;
+	__u32 flags;
+};
+
+/* user_data 'first' must complete before 'then' on every engine */
+struct diff_pair {
+	__u64 first;
+	__u64 then;
+};
+
+/* a result known from the kernel's documented behaviour, checked as such */
+struct diff_known {
+	__u64 user_data;	/* 0 ends the list */
+	__s32 res;
+};
+
+/* one result of io_uring_submit(), and what it left in the SQ */
+struct diff_submit {
+	int ret;
+	unsigned left;
+};
+
+/*
+ * What one run of a scenario owns. The harness creates the temp dir and
+ * buffers before setup() and frees everything after the run; fds that
+ * diff_file()/diff_pipe() opened are closed then too.
+ */
+struct diff_ctx {
+	const char *engine;
+	char dir[PATH_MAX / 2];		/* this run's temp dir */
+	int dirfd;			/* O_RDONLY|O_DIRECTORY on dir */
+	int fd[DIFF_NFD];		/* closed after the run */
+	unsigned nr_fd;
+	char *buf[DIFF_NBUF];		/* page aligned, DIFF_BUFSZ, zeroed */
+	struct iovec iov[DIFF_NBUF];	/* free for the scenario's use */
+	struct __kernel_timespec ts[DIFF_NTS];
+	struct statx stx;
+	int val[4];			/* scenario scratch (fds, counts) */
+	struct diff_submit submit[DIFF_MAX_SUBMITS];
+	unsigned nr_submit;
+	struct io_uring_sqe scratch;	/* handed out when the SQ is stuck */
+	char msg[256];			/* the run's first failure */
+};
+
+struct scenario {
+	const char *name;
+	unsigned entries;		/* SQ size; 0 means 8 */
+	unsigned cq_entries;		/* 0 default, else SETUP_CQSIZE */
+	unsigned setup_flags;		/* IORING_SETUP_* */
+	/* make files in c->dir; 0 or -1 after diff_fail() */
+	int (*setup)(struct diff_ctx *c);
+	/*
+	 * Queue the SQEs (it may also register files or buffers, and submit
+	 * through diff_submit() when the batch is larger than the SQ); the
+	 * harness submits what is queued when it returns. 0 or -1.
+	 */
+	int (*fill)(struct io_uring *ring, struct diff_ctx *c);
+	/* optional: runs after that submit; what it queues is submitted too */
+	int (*after_submit)(struct io_uring *ring, struct diff_ctx *c);
+	unsigned nr_cqes;		/* reap until this many, then drain */
+	enum diff_order order;
+	struct diff_pair before[DIFF_MAX_PAIRS];
+	/*
+	 * Optional, narrow: rewrite a result that legitimately differs
+	 * between runs (an fd number). Each scenario documents its own.
+	 * Applied after check(), before order, known and comparison.
+	 */
+	void (*normalize)(struct diff_cqe *cqe);
+	/* optional: side effects of the run, given the raw CQEs; 0 or -1 */
+	int (*check)(struct diff_ctx *c, const struct diff_cqe *cqe,
+		     unsigned nr);
+	void (*teardown)(struct diff_ctx *c);
+	struct diff_known known[DIFF_MAX_KNOWN];
+};
+
+/* the families, each an array ended by a NULL name; diff_table.c lists them */
+extern const struct scenario diff_nop[], diff_errors[], diff_rw[],
+	diff_fixed[], diff_fs[], diff_names[], diff_link[], diff_timeout[],
+	diff_cancel[], diff_ring[];
+extern const struct scenario *const diff_families[];
+
+/* what one engine's run of a scenario produced */
+struct diff_run {
+	const char *engine;
+	struct diff_cqe cqe[DIFF_MAX_CQES];	/* in arrival order */
+	struct diff_cqe sorted[DIFF_MAX_CQES];	/* by user_data, res, flags */
+	unsigned nr;
+	struct diff_submit submit[DIFF_MAX_SUBMITS];
+	unsigned nr_submit;
+	char msg[256];				/* empty if the run went well */
+};
+
+/* harness.c: run s on one engine; failures land in r->msg */
+void diff_run_one(const struct scenario *s, const char *engine,
+		  struct diff_run *r);
+
+/* diff_compare.c: run s on every engine, compare, print; 0 pass, 1 fail */
+int diff_run_scenario(const struct scenario *s, const char *const *engines,
+		      unsigned nr_engines, int verbose);
+
+/* helpers for scenarios (diff_util.c) */
+int diff_fail(struct diff_ctx *c, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+struct io_uring_sqe *diff_sqe(struct io_uring *ring, struct diff_ctx *c);
+void diff_tag(struct io_uring_sqe *sqe, __u64 user_data, unsigned flags);
+int diff_submit(struct io_uring *ring, struct diff_ctx *c);
+int diff_submit_rest(struct io_uring *ring, struct diff_ctx *c);
+int diff_file(struct diff_ctx *c, const char *name, const void *data,
+	      size_t len, int oflags);
+int diff_pipe(struct diff_ctx *c, int p[2]);
+int diff_track_fd(struct diff_ctx *c, int fd);
+void diff_pattern(void *buf, size_t len, unsigned seed);
+int diff_check_file(struct diff_ctx *c, const char *name, const void *data,
+		    size_t len);
+int diff_check_buf(struct diff_ctx *c, const void *got, const void *want,
+		   size_t len, const char *what);
+int diff_path_exists(struct diff_ctx *c, const char *name, mode_t type);
+void diff_ts(struct diff_ctx *c, unsigned i, long long ms);
+void diff_normalize_fd(struct diff_cqe *cqe);
+
+#endif
