@@ -36,7 +36,8 @@ LIB_CFLAGS := $(BASE_CFLAGS) -fPIC -fvisibility=hidden -Isrc -DLIBURING_INTERNAL
 CFLAGS_EXTRA ?=
 LDLIBS	:= -lpthread
 
-LIB_SRCS := $(wildcard src/*.c)
+LIB_SRCS := $(wildcard src/*.c src/user/*.c)
+LIB_HDRS := $(wildcard src/*.h src/user/*.h)
 LIB_PIC  := $(patsubst src/%.c,$(O)/obj/pic/%.o,$(LIB_SRCS))
 LIB_STA  := $(patsubst src/%.c,$(O)/obj/static/%.o,$(LIB_SRCS))
 LIB_SO   := $(O)/lib/libanyring.so
@@ -57,17 +58,19 @@ all: lib tools $(O)/lib/pkgconfig/anyring.pc
 lib: $(LIB_SO) $(LIB_A)
 tools: $(TOOLS)
 
-$(O)/obj/pic/%.o: src/%.c $(wildcard src/*.h) include/anyring.h | $(O)/obj/pic
+$(O)/obj/pic/%.o: src/%.c $(LIB_HDRS) include/anyring.h
+	@mkdir -p $(dir $@)
 	$(CC) $(LIB_CFLAGS) $(CFLAGS_EXTRA) -c -o $@ $<
-$(O)/obj/static/%.o: src/%.c $(wildcard src/*.h) include/anyring.h | $(O)/obj/static
+$(O)/obj/static/%.o: src/%.c $(LIB_HDRS) include/anyring.h
+	@mkdir -p $(dir $@)
 	$(CC) $(LIB_CFLAGS) $(CFLAGS_EXTRA) -c -o $@ $<
 
-$(O)/lib/$(SONAME).$(VERSION): $(LIB_PIC) src/liburing.map | $(O)/lib
+$(O)/lib/libanyring.so.$(VERSION): $(LIB_PIC) src/liburing.map | $(O)/lib
 	$(CC) -shared $(SANFLAGS) -Wl,-soname,$(SONAME) \
 		-Wl,--version-script,src/liburing.map -Wl,-z,defs \
 		-o $@ $(LIB_PIC) $(LDLIBS)
-$(LIB_SO): $(O)/lib/$(SONAME).$(VERSION)
-	ln -sf $(SONAME).$(VERSION) $(O)/lib/$(SONAME)
+$(LIB_SO): $(O)/lib/libanyring.so.$(VERSION)
+	ln -sf libanyring.so.$(VERSION) $(O)/lib/$(SONAME)
 	ln -sf $(SONAME) $@
 $(LIB_A): $(LIB_STA) | $(O)/lib
 	rm -f $@ && ar rcs $@ $(LIB_STA)
@@ -90,7 +93,7 @@ $(O)/tests/differential: $(DIFF_SRCS) $(wildcard tests/diff/*.h) tests/test.h $(
 
 tests: all $(TESTS) $(DIFF_BIN)
 
-$(O)/obj/pic $(O)/obj/static $(O)/lib $(O)/lib/pkgconfig $(O)/bin $(O)/tests:
+$(O)/lib $(O)/lib/pkgconfig $(O)/bin $(O)/tests:
 	mkdir -p $@
 
 setup:
@@ -111,8 +114,8 @@ bench:
 install: all
 	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCDIR) $(DESTDIR)$(BINDIR) \
 		$(DESTDIR)$(LIBDIR)/pkgconfig
-	install -m 644 $(O)/lib/$(SONAME).$(VERSION) $(DESTDIR)$(LIBDIR)/
-	ln -sf $(SONAME).$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME)
+	install -m 644 $(O)/lib/libanyring.so.$(VERSION) $(DESTDIR)$(LIBDIR)/
+	ln -sf libanyring.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME)
 	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libanyring.so
 	install -m 644 $(LIB_A) $(DESTDIR)$(LIBDIR)/
 	install -m 644 include/anyring.h $(DESTDIR)$(INCDIR)/

@@ -21,6 +21,7 @@
 
 struct ar_fd_chunk {
 	_Atomic(const struct ar_engine *) engine[AR_FD_CHUNK];
+	_Atomic(void *) priv[AR_FD_CHUNK];	/* the engine's ring object */
 };
 
 static _Atomic(struct ar_fd_chunk *) ar_fd_table[AR_FD_CHUNKS];
@@ -61,34 +62,48 @@ const struct ar_engine *ar_engine_of_fd(int fd)
 	return e ? e : &ar_kernel_engine;
 }
 
-int ar_engine_claim_fd(int fd, const struct ar_engine *e)
+void *ar_engine_fd_priv(int fd)
+{
+	struct ar_fd_chunk *c = ar_fd_chunk(fd, 0);
+
+	if (!c)
+		return NULL;
+	/* acquire pairs with the release in ar_engine_claim_fd() */
+	return atomic_load_explicit(&c->priv[fd & (AR_FD_CHUNK - 1)],
+				    memory_order_acquire);
+}
+
+int ar_engine_claim_fd(int fd, const struct ar_engine *e, void *priv)
 {
 	struct ar_fd_chunk *c = ar_fd_chunk(fd, 1);
+	unsigned i = fd & (AR_FD_CHUNK - 1);
 
 	if (!c)
 		return fd < 0 ? -EBADF : -ENOMEM;
-	/* release: the engine's ring state is visible before the claim */
-	atomic_store_explicit(&c->engine[fd & (AR_FD_CHUNK - 1)], e,
-			      memory_order_release);
+	atomic_store_explicit(&c->priv[i], priv, memory_order_relaxed);
+	/* release: the ring object (and priv above) are visible before the claim */
+	atomic_store_explicit(&c->engine[i], e, memory_order_release);
 	return 0;
 }
 
 void ar_engine_release_fd(int fd)
 {
 	struct ar_fd_chunk *c = ar_fd_chunk(fd, 0);
+	unsigned i = fd & (AR_FD_CHUNK - 1);
 
-	if (c)
-		atomic_store_explicit(&c->engine[fd & (AR_FD_CHUNK - 1)], NULL,
-				      memory_order_release);
+	if (!c)
+		return;
+	atomic_store_explicit(&c->engine[i], NULL, memory_order_release);
+	atomic_store_explicit(&c->priv[i], NULL, memory_order_release);
 }
 
 /*
  * The engines this build has. The user engine slot is empty until that
  * engine lands; asking for it then fails with -EOPNOTSUPP.
  */
-static const struct ar_engine *ar_user_engine(void)
+static const struct ar_engine *ar_user_engine_get(void)
 {
-	return NULL;
+	return &ar_user_engine;
 }
 
 static int ar_refused(int err)
@@ -131,7 +146,7 @@ int ar_engine_setup(const char *name, unsigned entries,
 		return ar_setup_on(&ar_kernel_engine, why, entries, p);
 	}
 	if (!strcmp(name, "user")) {
-		user = ar_user_engine();
+		user = ar_user_engine_get();
 		if (!user) {
 			ar_debug("engine user requested by %s: not in this build",
 				 src);
@@ -159,7 +174,7 @@ int ar_engine_setup(const char *name, unsigned entries,
 			 "not a refusal, no fallback)", entries, strerror(-fd), src);
 		return fd;
 	}
-	user = ar_user_engine();
+	user = ar_user_engine_get();
 	if (!user) {
 		ar_debug("kernel refused io_uring_setup: %s (auto, %s); the user "
 			 "engine is not in this build, returning the error",

@@ -6,7 +6,7 @@
  *
  * Runs every scenario whose name contains one of the substrings (all when
  * none is given) on the engines named by ANYRING_DIFF_ENGINES (comma
- * separated, default "kernel,kernel"; every run is compared with the
+ * separated, default "kernel,user"; every run is compared with the
  * first). -l lists the scenarios, -v prints the CQE lists of passing
  * scenarios too, -r N runs each scenario N times. Exit 0 all passed, 1 a
  * scenario failed, 77 an engine cannot create rings here.
@@ -26,7 +26,7 @@ static void parse_engines(void)
 	char *save = NULL, *tok;
 
 	snprintf(engine_buf, sizeof(engine_buf), "%s",
-		 env && *env ? env : "kernel,kernel");
+		 env && *env ? env : "kernel,user");
 	for (tok = strtok_r(engine_buf, ",", &save); tok;
 	     tok = strtok_r(NULL, ",", &save)) {
 		if (nr_engines == MAX_ENGINES) {

@@ -1,0 +1,310 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * complete.c - the completion side: posting CQEs (or parking them on the
+ * overflow list: no CQE is ever dropped), the link rules (a failed member
+ * cancels the rest of its chain unless hard-linked), count-based timeouts,
+ * drain bookkeeping, and waking waiters, the ring fd and a registered
+ * eventfd.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "uring.h"
+
+static void ar_batch_queue(struct ar_comp_batch *b, struct ar_ureq *req)
+{
+	req->next = NULL;
+	if (b->queue_tail)
+		b->queue_tail->next = req;
+	else
+		b->queue = req;
+	b->queue_tail = req;
+}
+
+/* every submitted request is tracked until it completes (cancel, drain, exit) */
+void ar_inflight_add(struct ar_uctx *ctx, struct ar_ureq *req)
+{
+	pthread_mutex_lock(&ctx->lock);
+	req->if_prev = NULL;
+	req->if_next = ctx->inflight;
+	if (ctx->inflight)
+		ctx->inflight->if_prev = req;
+	ctx->inflight = req;
+	ctx->nr_inflight++;
+	req->flags |= AR_REQ_F_INFLIGHT;
+	pthread_mutex_unlock(&ctx->lock);
+}
+
+static void ar_inflight_del_locked(struct ar_uctx *ctx, struct ar_ureq *req)
+{
+	if (!(req->flags & AR_REQ_F_INFLIGHT))
+		return;
+	if (req->if_prev)
+		req->if_prev->if_next = req->if_next;
+	else
+		ctx->inflight = req->if_next;
+	if (req->if_next)
+		req->if_next->if_prev = req->if_prev;
+	ctx->nr_inflight--;
+	req->flags &= ~AR_REQ_F_INFLIGHT;
+}
+
+static bool ar_cq_overflow_add(struct ar_uctx *ctx, __u64 user_data, int res,
+			       unsigned cflags)
+{
+	struct ar_cq_overflow *of = malloc(sizeof(*of));
+
+	if (!of) {
+		/* the kernel's last resort too: count it as lost */
+		IO_URING_WRITE_ONCE(ctx->rings->cq_overflow,
+				    ctx->rings->cq_overflow + 1);
+		return false;
+	}
+	of->next = NULL;
+	of->cqe.user_data = user_data;
+	of->cqe.res = res;
+	of->cqe.flags = cflags;
+	if (ctx->of_tail)
+		ctx->of_tail->next = of;
+	else
+		ctx->of_head = of;
+	ctx->of_tail = of;
+	ctx->nr_overflow++;
+	/* the application reads sq_flags with its own loads: an atomic RMW */
+	__atomic_fetch_or(&ctx->rings->sq_flags, IORING_SQ_CQ_OVERFLOW,
+			  __ATOMIC_RELEASE);
+	return true;
+}
+
+/* a free CQ slot, or NULL when the CQ is full */
+static struct io_uring_cqe *ar_cq_slot(struct ar_uctx *ctx)
+{
+	/* acquire pairs with the application's release of the CQ head */
+	unsigned head = io_uring_smp_load_acquire(&ctx->rings->cq.head);
+	unsigned shift = !!(ctx->flags & IORING_SETUP_CQE32);
+
+	if (ctx->cached_cq_tail - head >= ctx->cq_entries)
+		return NULL;
+	return &ctx->rings->cqes[(ctx->cached_cq_tail & (ctx->cq_entries - 1))
+				 << shift];
+}
+
+static void ar_cq_fill(struct ar_uctx *ctx, struct io_uring_cqe *cqe,
+		       __u64 user_data, int res, unsigned cflags)
+{
+	cqe->user_data = user_data;
+	cqe->res = res;
+	cqe->flags = cflags;
+	/* a 32-byte CQE's second half (big_cqe) carries nothing here */
+	if (ctx->flags & IORING_SETUP_CQE32)
+		memset(cqe + 1, 0, sizeof(*cqe));
+	ctx->cached_cq_tail++;
+	/* release pairs with the application's acquire of the CQ tail: the CQE is written */
+	io_uring_smp_store_release(&ctx->rings->cq.tail, ctx->cached_cq_tail);
+}
+
+/* Post one CQE; behind earlier overflowed ones so the order holds. */
+void ar_cq_post_locked(struct ar_uctx *ctx, __u64 user_data, int res,
+		       unsigned cflags)
+{
+	struct io_uring_cqe *cqe = NULL;
+
+	if (!ctx->of_head)
+		cqe = ar_cq_slot(ctx);
+	if (cqe)
+		ar_cq_fill(ctx, cqe, user_data, res, cflags);
+	else
+		ar_cq_overflow_add(ctx, user_data, res, cflags);
+}
+
+/* Move overflowed CQEs into the CQ as far as it has room. */
+void ar_cq_flush_overflow_locked(struct ar_uctx *ctx)
+{
+	struct ar_cq_overflow *of;
+	struct io_uring_cqe *cqe;
+
+	while ((of = ctx->of_head) && (cqe = ar_cq_slot(ctx))) {
+		ar_cq_fill(ctx, cqe, of->cqe.user_data, of->cqe.res,
+			   of->cqe.flags);
+		ctx->of_head = of->next;
+		if (!ctx->of_head)
+			ctx->of_tail = NULL;
+		ctx->nr_overflow--;
+		free(of);
+	}
+	if (!ctx->of_head)
+		__atomic_fetch_and(&ctx->rings->sq_flags, ~IORING_SQ_CQ_OVERFLOW,
+				   __ATOMIC_RELEASE);
+}
+
+void ar_cq_flush_overflow(struct ar_uctx *ctx)
+{
+	if (!ctx->of_head)	/* racy peek; rechecked under the lock */
+		return;
+	pthread_mutex_lock(&ctx->lock);
+	ar_cq_flush_overflow_locked(ctx);
+	pthread_mutex_unlock(&ctx->lock);
+	ar_cq_wake(ctx, false);
+}
+
+void ar_cq_free_overflow(struct ar_uctx *ctx)
+{
+	struct ar_cq_overflow *of;
+
+	while ((of = ctx->of_head)) {
+		ctx->of_head = of->next;
+		free(of);
+	}
+	ctx->of_tail = NULL;
+}
+
+/*
+ * After CQEs were posted: wake io_cqring_wait sleepers, make the ring fd
+ * readable, signal a registered eventfd.
+ */
+void ar_cq_wake(struct ar_uctx *ctx, bool from_worker)
+{
+	uint64_t one = 1;
+
+	/*
+	 * seq_cst fence: the CQ tail store before it, the load of the waiter
+	 * count after; pairs with the fence in ar_cq_wait() between the
+	 * waiter's count increment and its CQ tail load.
+	 */
+	atomic_thread_fence(memory_order_seq_cst);
+	if (atomic_load_explicit(&ctx->cq_waiters, memory_order_relaxed)) {
+		atomic_fetch_add_explicit(&ctx->cq_wait_seq, 1,
+					  memory_order_relaxed);
+		ar_futex_wake(&ctx->cq_wait_seq, INT32_MAX);
+	}
+	/* the ring fd: made readable once per empty-to-ready transition */
+	if (!atomic_exchange_explicit(&ctx->ring_fd_signalled, true,
+				      memory_order_relaxed))
+		(void)!write(ctx->ring_fd, &one, sizeof(one));
+	if (ctx->eventfd >= 0 && (!ctx->eventfd_async || from_worker) &&
+	    !(IO_URING_READ_ONCE(ctx->rings->cq_flags) & IORING_CQ_EVENTFD_DISABLED))
+		(void)!write(ctx->eventfd, &one, sizeof(one));
+}
+
+/* io_fail_links: the rest of a failed chain, each -ECANCELED unless failed itself */
+static void ar_fail_links_locked(struct ar_uctx *ctx, struct ar_ureq *req,
+				 struct ar_comp_batch *b)
+{
+	bool ignore = req->flags & AR_REQ_F_SKIP_LINK_CQES;
+	struct ar_ureq *link = req->link, *nxt;
+
+	req->link = NULL;
+	for (; link; link = nxt) {
+		nxt = link->link;
+		link->link = NULL;
+		if (!(link->flags & AR_REQ_F_FAIL))
+			link->res = -ECANCELED;
+		if (!ignore) {
+			ar_cq_post_locked(ctx, link->user_data, link->res, 0);
+			b->posted = true;
+		}
+		link->state = AR_REQ_DONE;
+		ar_inflight_del_locked(ctx, link);
+		link->next = b->free;
+		b->free = link;
+	}
+}
+
+void ar_complete_locked(struct ar_uctx *ctx, struct ar_ureq *req,
+			       struct ar_comp_batch *b)
+{
+	struct ar_ureq *lt = NULL;
+
+	req->state = AR_REQ_DONE;
+	if ((req->res < 0 && !(req->flags & AR_REQ_F_NOFAIL)) ||
+	    (req->flags & (AR_REQ_F_SHORT | AR_REQ_F_FAIL)))
+		ar_req_set_fail(req);
+	/* a link timeout still armed for this request is now cancelled */
+	if (req->lt)
+		lt = ar_link_timeout_disarm_locked(req);
+
+	if (!(req->flags & AR_REQ_F_SKIP_CQE)) {
+		ar_cq_post_locked(ctx, req->user_data, req->res, req->cflags);
+		b->posted = true;
+	}
+	if (lt) {
+		/* posted after its target's CQE, like the kernel */
+		ar_cq_post_locked(ctx, lt->user_data, -ECANCELED, 0);
+		b->posted = true;
+		lt->state = AR_REQ_DONE;
+		ar_inflight_del_locked(ctx, lt);
+		req->link = lt->link;
+		lt->link = NULL;
+		lt->next = b->free;
+		b->free = lt;
+	}
+	if (req->link) {
+		if ((req->flags & AR_REQ_F_FAIL) && !(req->flags & AR_REQ_F_HARDLINK)) {
+			ar_fail_links_locked(ctx, req, b);
+		} else {
+			ar_batch_queue(b, req->link);
+			req->link = NULL;
+		}
+	}
+	ar_inflight_del_locked(ctx, req);
+	req->next = b->free;
+	b->free = req;
+}
+
+void ar_batch_finish(struct ar_uctx *ctx, struct ar_comp_batch *b,
+			    bool from_worker)
+{
+	struct ar_ureq *req, *next;
+
+	if (b->posted)
+		ar_cq_wake(ctx, from_worker);
+	for (req = b->free; req; req = next) {
+		next = req->next;
+		ar_req_free(req);
+	}
+	if (ctx->drain_active)
+		ar_queue_deferred(ctx);
+	/* the next links of completed requests: no drain check for them */
+	for (req = b->queue; req; req = next) {
+		next = req->next;
+		if (ctx->exiting)
+			ar_req_complete(req, -ECANCELED, 0);
+		else
+			ar_req_queue_nodrain(req);
+	}
+}
+
+/*
+ * Complete a request with res: post its CQE, settle its chain, release
+ * it. Callable from any thread; takes ctx->lock.
+ */
+void ar_req_complete(struct ar_ureq *req, int res, unsigned cflags)
+{
+	struct ar_uctx *ctx = req->ctx;
+	struct ar_comp_batch b;
+	bool from_worker = req->state == AR_REQ_RUNNING;
+
+	ar_batch_init(&b);
+	req->res = res;
+	req->cflags = cflags;
+	pthread_mutex_lock(&ctx->lock);
+	ar_complete_locked(ctx, req, &b);
+	ar_complete_timeouts_locked(ctx, &b);
+	pthread_mutex_unlock(&ctx->lock);
+	ar_batch_finish(ctx, &b, from_worker);
+}
+
+/* count-based timeouts satisfied by what was just posted complete with 0 */
+void ar_complete_timeouts_locked(struct ar_uctx *ctx,
+					struct ar_comp_batch *b)
+{
+	struct ar_ureq *req;
+
+	if (!b->posted || !ctx->timeouts)
+		return;
+	while ((req = ar_timeout_next_satisfied_locked(ctx))) {
+		req->res = 0;
+		ar_complete_locked(ctx, req, b);
+	}
+}

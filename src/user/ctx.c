@@ -1,0 +1,341 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ctx.c - the user engine's ring context: io_uring_setup's checks, the
+ * rings in the kernel's layout, the ring fd, and teardown.
+ *
+ * The ring fd is an eventfd claimed in the engine table: a real fd the
+ * application can close-on-exec, dup or poll. It is made readable when a
+ * CQE lands in an empty CQ and reset when the ring is entered with the CQ
+ * empty (see docs/semantics.md for how that differs from the kernel).
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <fcntl.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <time.h>
+#include "uring.h"
+
+#define AR_SETUP_KNOWN (IORING_SETUP_IOPOLL | IORING_SETUP_SQPOLL |	\
+	IORING_SETUP_SQ_AFF | IORING_SETUP_CQSIZE | IORING_SETUP_CLAMP | \
+	IORING_SETUP_ATTACH_WQ | IORING_SETUP_R_DISABLED |		\
+	IORING_SETUP_SUBMIT_ALL | IORING_SETUP_COOP_TASKRUN |		\
+	IORING_SETUP_TASKRUN_FLAG | IORING_SETUP_SQE128 |		\
+	IORING_SETUP_CQE32 | IORING_SETUP_SINGLE_ISSUER |		\
+	IORING_SETUP_DEFER_TASKRUN | IORING_SETUP_NO_MMAP |		\
+	IORING_SETUP_REGISTERED_FD_ONLY | IORING_SETUP_NO_SQARRAY |	\
+	IORING_SETUP_HYBRID_IOPOLL)
+
+/* the features this engine honours; see docs/semantics.md */
+#define AR_USER_FEATURES (IORING_FEAT_SINGLE_MMAP | IORING_FEAT_NODROP | \
+	IORING_FEAT_SUBMIT_STABLE | IORING_FEAT_RW_CUR_POS |		\
+	IORING_FEAT_CUR_PERSONALITY | IORING_FEAT_FAST_POLL |		\
+	IORING_FEAT_SQPOLL_NONFIXED | IORING_FEAT_EXT_ARG |		\
+	IORING_FEAT_NATIVE_WORKERS | IORING_FEAT_RSRC_TAGS |		\
+	IORING_FEAT_CQE_SKIP | IORING_FEAT_LINKED_FILE |		\
+	IORING_FEAT_MIN_TIMEOUT | IORING_FEAT_NO_IOWAIT)
+
+struct ar_uctx *ar_uctx_of_fd(int fd)
+{
+	if (ar_engine_of_fd(fd) != &ar_user_engine)
+		return NULL;
+	return ar_engine_fd_priv(fd);
+}
+
+static unsigned ar_pow2(unsigned v)
+{
+	unsigned r = 1;
+
+	while (r < v)
+		r <<= 1;
+	return r;
+}
+
+static bool ar_params_resv_clear(const struct io_uring_params *p)
+{
+	unsigned i;
+
+	for (i = 0; i < sizeof(p->resv) / sizeof(p->resv[0]); i++)
+		if (p->resv[i])
+			return false;
+	return true;
+}
+
+/* io_uring_setup's argument checks, in the kernel's terms (all -EINVAL) */
+static int ar_setup_check(unsigned *entries, struct io_uring_params *p)
+{
+	unsigned f = p->flags;
+	unsigned sq, cq;
+
+	if (!ar_params_resv_clear(p) || (f & ~AR_SETUP_KNOWN))
+		return -EINVAL;
+	if ((f & IORING_SETUP_REGISTERED_FD_ONLY) && !(f & IORING_SETUP_NO_MMAP))
+		return -EINVAL;
+	if ((f & IORING_SETUP_SQ_AFF) && !(f & IORING_SETUP_SQPOLL))
+		return -EINVAL;
+	if ((f & IORING_SETUP_SQPOLL) && (f & (IORING_SETUP_COOP_TASKRUN |
+	    IORING_SETUP_TASKRUN_FLAG | IORING_SETUP_DEFER_TASKRUN)))
+		return -EINVAL;
+	if ((f & IORING_SETUP_TASKRUN_FLAG) &&
+	    !(f & (IORING_SETUP_COOP_TASKRUN | IORING_SETUP_DEFER_TASKRUN)))
+		return -EINVAL;
+	if ((f & IORING_SETUP_DEFER_TASKRUN) && !(f & IORING_SETUP_SINGLE_ISSUER))
+		return -EINVAL;
+	if ((f & IORING_SETUP_HYBRID_IOPOLL) && !(f & IORING_SETUP_IOPOLL))
+		return -EINVAL;
+
+	if (!*entries)
+		return -EINVAL;
+	if (*entries > AR_MAX_ENTRIES) {
+		if (!(f & IORING_SETUP_CLAMP))
+			return -EINVAL;
+		*entries = AR_MAX_ENTRIES;
+	}
+	sq = ar_pow2(*entries);
+	if (f & IORING_SETUP_CQSIZE) {
+		if (!p->cq_entries)
+			return -EINVAL;
+		cq = p->cq_entries;
+		if (cq > AR_MAX_CQ_ENTRIES) {
+			if (!(f & IORING_SETUP_CLAMP))
+				return -EINVAL;
+			cq = AR_MAX_CQ_ENTRIES;
+		}
+		cq = ar_pow2(cq);
+		if (cq < sq)
+			return -EINVAL;
+	} else {
+		cq = 2 * sq;
+	}
+	p->sq_entries = sq;
+	p->cq_entries = cq;
+	return 0;
+}
+
+static void ar_fill_offsets(struct ar_uctx *ctx, struct io_uring_params *p)
+{
+	size_t cqes_end = offsetof(struct ar_rings, cqes) +
+		((size_t)ctx->cq_entries * sizeof(struct io_uring_cqe) <<
+		 !!(ctx->flags & IORING_SETUP_CQE32));
+
+	memset(&p->sq_off, 0, sizeof(p->sq_off));
+	memset(&p->cq_off, 0, sizeof(p->cq_off));
+	p->sq_off.head = offsetof(struct ar_rings, sq.head);
+	p->sq_off.tail = offsetof(struct ar_rings, sq.tail);
+	p->sq_off.ring_mask = offsetof(struct ar_rings, sq_ring_mask);
+	p->sq_off.ring_entries = offsetof(struct ar_rings, sq_ring_entries);
+	p->sq_off.flags = offsetof(struct ar_rings, sq_flags);
+	p->sq_off.dropped = offsetof(struct ar_rings, sq_dropped);
+	if (!(ctx->flags & IORING_SETUP_NO_SQARRAY))
+		p->sq_off.array = (__u32)((cqes_end + 63) & ~(size_t)63);
+	p->cq_off.head = offsetof(struct ar_rings, cq.head);
+	p->cq_off.tail = offsetof(struct ar_rings, cq.tail);
+	p->cq_off.ring_mask = offsetof(struct ar_rings, cq_ring_mask);
+	p->cq_off.ring_entries = offsetof(struct ar_rings, cq_ring_entries);
+	p->cq_off.overflow = offsetof(struct ar_rings, cq_overflow);
+	p->cq_off.cqes = offsetof(struct ar_rings, cqes);
+	p->cq_off.flags = offsetof(struct ar_rings, cq_flags);
+}
+
+static void *ar_map_anon(size_t len)
+{
+	void *m = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	return m == MAP_FAILED ? NULL : m;
+}
+
+static int ar_alloc_rings(struct ar_uctx *ctx, struct io_uring_params *p)
+{
+	size_t sqe_sz = sizeof(struct io_uring_sqe) <<
+			!!(ctx->flags & IORING_SETUP_SQE128);
+
+	ar_fill_offsets(ctx, p);
+	if (ctx->flags & IORING_SETUP_NO_SQARRAY)
+		ctx->rings_sz = offsetof(struct ar_rings, cqes) +
+			((size_t)ctx->cq_entries * sizeof(struct io_uring_cqe) <<
+			 !!(ctx->flags & IORING_SETUP_CQE32));
+	else
+		ctx->rings_sz = p->sq_off.array + ctx->sq_entries * sizeof(__u32);
+	ctx->rings = ar_map_anon(ctx->rings_sz);
+	ctx->sqes_sz = sqe_sz * ctx->sq_entries;
+	ctx->sqes = ar_map_anon(ctx->sqes_sz);
+	if (!ctx->rings || !ctx->sqes)
+		return -ENOMEM;
+	if (!(ctx->flags & IORING_SETUP_NO_SQARRAY))
+		ctx->sq_array = (__u32 *)((char *)ctx->rings + p->sq_off.array);
+	ctx->rings->sq_ring_mask = ctx->sq_entries - 1;
+	ctx->rings->cq_ring_mask = ctx->cq_entries - 1;
+	ctx->rings->sq_ring_entries = ctx->sq_entries;
+	ctx->rings->cq_ring_entries = ctx->cq_entries;
+	return 0;
+}
+
+static void ar_uctx_free(struct ar_uctx *ctx)
+{
+	if (ctx->rings)
+		munmap(ctx->rings, ctx->rings_sz);
+	if (ctx->sqes)
+		munmap(ctx->sqes, ctx->sqes_sz);
+	if (ctx->ring_fd >= 0)
+		close(ctx->ring_fd);
+	ar_req_cache_free(ctx);
+	pthread_mutex_destroy(&ctx->uring_lock);
+	pthread_mutex_destroy(&ctx->lock);
+	pthread_mutex_destroy(&ctx->req_lock);
+	free(ctx->restrictions);
+	free(ctx);
+}
+
+static int ar_check_attach_wq(const struct io_uring_params *p)
+{
+	if (!(p->flags & IORING_SETUP_ATTACH_WQ))
+		return 0;
+	if (ar_uctx_of_fd((int)p->wq_fd))
+		return 0;	/* io-wq is per ring here; attaching shares nothing */
+	return fcntl((int)p->wq_fd, F_GETFD) < 0 ? -EBADF : -EINVAL;
+}
+
+static int ar_user_setup(unsigned entries, struct io_uring_params *p)
+{
+	struct ar_uctx *ctx;
+	int ret;
+
+	ret = ar_setup_check(&entries, p);
+	if (ret)
+		return ret;
+	ret = ar_check_attach_wq(p);
+	if (ret)
+		return ret;
+	/* rings in memory the application provides: not supported */
+	if (p->flags & IORING_SETUP_NO_MMAP) {
+		ar_debug("user engine: IORING_SETUP_NO_MMAP is not supported");
+		return -EINVAL;
+	}
+
+	ctx = calloc(1, sizeof(*ctx));
+	if (!ctx)
+		return -ENOMEM;
+	ctx->flags = p->flags;
+	ctx->sq_entries = p->sq_entries;
+	ctx->cq_entries = p->cq_entries;
+	ctx->eventfd = -1;
+	ctx->ring_fd = -1;
+	ctx->disabled = !!(p->flags & IORING_SETUP_R_DISABLED);
+	pthread_mutex_init(&ctx->uring_lock, NULL);
+	pthread_mutex_init(&ctx->lock, NULL);
+	pthread_mutex_init(&ctx->req_lock, NULL);
+	ar_iowq_init(&ctx->iowq, ctx->sq_entries);
+	pthread_mutex_init(&ctx->svc.start_lock, NULL);
+	ctx->svc.wake_fd = -1;
+	ctx->clockid = CLOCK_MONOTONIC;
+
+	ret = ar_alloc_rings(ctx, p);
+	if (ret)
+		goto fail;
+	ctx->ring_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (ctx->ring_fd < 0) {
+		ret = -errno;
+		goto fail;
+	}
+	ret = ar_engine_claim_fd(ctx->ring_fd, &ar_user_engine, ctx);
+	if (ret)
+		goto fail;
+
+	if (p->flags & IORING_SETUP_SQPOLL) {
+		ret = ar_sqpoll_start(ctx, p);
+		if (ret) {
+			ar_engine_release_fd(ctx->ring_fd);
+			goto fail;
+		}
+	}
+	p->features = AR_USER_FEATURES;
+	ctx->features = p->features;
+	return ctx->ring_fd;
+fail:
+	ar_uctx_free(ctx);
+	return ret;
+}
+
+static int ar_user_mmap(int fd, struct io_uring_params *p,
+			struct io_uring *ring)
+{
+	struct ar_uctx *ctx = ar_uctx_of_fd(fd);
+	struct io_uring_sq *sq = &ring->sq;
+	struct io_uring_cq *cq = &ring->cq;
+	char *base;
+
+	if (!ctx)
+		return -EBADF;
+	/* the application's params must describe this ring */
+	if (p->sq_entries != ctx->sq_entries || p->cq_entries != ctx->cq_entries)
+		return -EINVAL;
+	base = (char *)ctx->rings;
+	sq->ring_sz = ctx->rings_sz;
+	cq->ring_sz = ctx->rings_sz;
+	sq->ring_ptr = cq->ring_ptr = base;
+	sq->khead = (unsigned *)(base + p->sq_off.head);
+	sq->ktail = (unsigned *)(base + p->sq_off.tail);
+	sq->kring_mask = (unsigned *)(base + p->sq_off.ring_mask);
+	sq->kring_entries = (unsigned *)(base + p->sq_off.ring_entries);
+	sq->kflags = (unsigned *)(base + p->sq_off.flags);
+	sq->kdropped = (unsigned *)(base + p->sq_off.dropped);
+	sq->array = ctx->sq_array;
+	sq->sqes = ctx->sqes;
+	sq->ring_mask = ctx->sq_entries - 1;
+	sq->ring_entries = ctx->sq_entries;
+	cq->khead = (unsigned *)(base + p->cq_off.head);
+	cq->ktail = (unsigned *)(base + p->cq_off.tail);
+	cq->kring_mask = (unsigned *)(base + p->cq_off.ring_mask);
+	cq->kring_entries = (unsigned *)(base + p->cq_off.ring_entries);
+	cq->koverflow = (unsigned *)(base + p->cq_off.overflow);
+	cq->kflags = (unsigned *)(base + p->cq_off.flags);
+	cq->cqes = ctx->rings->cqes;
+	cq->ring_mask = ctx->cq_entries - 1;
+	cq->ring_entries = ctx->cq_entries;
+	return 0;
+}
+
+/* the memory stays the ring's until the fd is closed, as with munmap of a live ring */
+static void ar_user_unmap(struct io_uring *ring)
+{
+	ring->sq.ring_ptr = ring->cq.ring_ptr = NULL;
+	ring->sq.sqes = NULL;
+}
+
+/*
+ * Closing the ring fd ends the ring: requests in flight are cancelled,
+ * threads joined, registered resources released, memory freed.
+ */
+static int ar_user_close(int fd)
+{
+	struct ar_uctx *ctx = ar_uctx_of_fd(fd);
+
+	if (!ctx)
+		return ar_sys_close(fd);
+	ar_engine_release_fd(fd);
+	if (ctx->sqpoll)
+		ar_sqpoll_stop(ctx);
+	ar_cancel_all(ctx);
+	ar_iowq_exit(ctx);
+	ar_svc_exit(ctx);
+	ar_rsrc_free_all(ctx);
+	ar_cq_free_overflow(ctx);
+	if (ctx->eventfd >= 0)
+		close(ctx->eventfd);
+	ar_uctx_free(ctx);
+	return 0;
+}
+
+const struct ar_engine ar_user_engine = {
+	.name	= "user",
+	.setup	= ar_user_setup,
+	.mmap	= ar_user_mmap,
+	.unmap	= ar_user_unmap,
+	.enter	= ar_user_enter,
+	.reg	= ar_user_register,
+	.close	= ar_user_close,
+};

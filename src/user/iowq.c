@@ -1,0 +1,283 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * iowq.c - the worker pool for work that may block (the kernel's io-wq).
+ *
+ * Two classes, as io-wq has: bounded work (regular files and block
+ * devices, whose blocking is bounded) and unbounded work (anything that may
+ * block indefinitely). Each class has its own limit (default: bounded
+ * min(SQ entries, 4 * CPUs), unbounded RLIMIT_NPROC), changed by
+ * IORING_REGISTER_IOWQ_MAX_WORKERS. Workers are created when work finds
+ * no idle worker, and exit after AR_WORKER_IDLE_MS without work.
+ * Threads are joined: an exited worker is reaped by the next enqueue or at
+ * ring exit. Pool locks are never held across a system call.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "uring.h"
+
+#define AR_WORKER_IDLE_MS	5000
+
+struct ar_worker {
+	struct ar_worker *next;
+	struct ar_uctx *ctx;
+	pthread_t tid;
+	int bound;		/* 0 bounded, 1 unbounded */
+	bool exited;
+};
+
+static unsigned ar_default_bounded(unsigned sq_entries)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned max = cpus > 0 ? 4 * (unsigned)cpus : 4;
+
+	return sq_entries < max ? sq_entries : max;
+}
+
+static unsigned ar_default_unbounded(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NPROC, &rl) || rl.rlim_cur == RLIM_INFINITY ||
+	    rl.rlim_cur > 1U << 20)
+		return 1U << 20;
+	return (unsigned)rl.rlim_cur;
+}
+
+void ar_iowq_init(struct ar_iowq *wq, unsigned sq_entries)
+{
+	pthread_condattr_t ca;
+
+	pthread_mutex_init(&wq->lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&wq->cond, &ca);
+	pthread_condattr_destroy(&ca);
+	wq->max_workers[0] = ar_default_bounded(sq_entries);
+	wq->max_workers[1] = ar_default_unbounded();
+}
+
+/* the head of a class's queue, under wq->lock */
+static struct ar_ureq *ar_iowq_pop(struct ar_iowq *wq, int bound)
+{
+	struct ar_ureq *req = wq->q[bound].head;
+
+	if (!req)
+		return NULL;
+	wq->q[bound].head = req->next;
+	if (!wq->q[bound].head)
+		wq->q[bound].tail = NULL;
+	req->next = NULL;
+	return req;
+}
+
+/* work for this worker: its own class first, then the other if idle there */
+static struct ar_ureq *ar_iowq_next(struct ar_iowq *wq, int bound)
+{
+	return ar_iowq_pop(wq, bound);
+}
+
+static void ar_deadline_ms(struct timespec *ts, unsigned ms)
+{
+	clock_gettime(CLOCK_MONOTONIC, ts);
+	ts->tv_sec += ms / 1000;
+	ts->tv_nsec += (long)(ms % 1000) * 1000000L;
+	if (ts->tv_nsec >= 1000000000L) {
+		ts->tv_sec++;
+		ts->tv_nsec -= 1000000000L;
+	}
+}
+
+static void *ar_worker_main(void *arg)
+{
+	struct ar_worker *w = arg;
+	struct ar_uctx *ctx = w->ctx;
+	struct ar_iowq *wq = &ctx->iowq;
+	struct ar_ureq *req;
+	struct timespec ts;
+
+	ar_block_signals();
+	pthread_mutex_lock(&wq->lock);
+	for (;;) {
+		req = ar_iowq_next(wq, w->bound);
+		if (req) {
+			req->state = AR_REQ_RUNNING;
+			req->worker = pthread_self();
+			pthread_mutex_unlock(&wq->lock);
+			ar_req_issue(req, AR_ISSUE_WORKER);
+			pthread_mutex_lock(&wq->lock);
+			continue;
+		}
+		if (wq->exiting)
+			break;
+		wq->nr_idle[w->bound]++;
+		ar_deadline_ms(&ts, AR_WORKER_IDLE_MS);
+		if (pthread_cond_timedwait(&wq->cond, &wq->lock, &ts) == ETIMEDOUT &&
+		    !wq->q[w->bound].head) {
+			wq->nr_idle[w->bound]--;
+			break;
+		}
+		wq->nr_idle[w->bound]--;
+	}
+	wq->nr_workers[w->bound]--;
+	w->exited = true;
+	pthread_cond_broadcast(&wq->cond);
+	pthread_mutex_unlock(&wq->lock);
+	return NULL;
+}
+
+/* join workers that exited; under wq->lock, their list entries are freed after */
+static struct ar_worker *ar_iowq_take_exited(struct ar_iowq *wq)
+{
+	struct ar_worker **pp = &wq->workers, *w, *done = NULL;
+
+	while ((w = *pp)) {
+		if (w->exited) {
+			*pp = w->next;
+			w->next = done;
+			done = w;
+		} else {
+			pp = &w->next;
+		}
+	}
+	return done;
+}
+
+static void ar_iowq_join(struct ar_worker *done)
+{
+	struct ar_worker *w;
+
+	while ((w = done)) {
+		done = w->next;
+		pthread_join(w->tid, NULL);
+		free(w);
+	}
+}
+
+/* Does this request's work belong to the unbounded class? */
+static int ar_req_unbound(struct ar_ureq *req)
+{
+	struct stat st;
+
+	if (req->fd < 0 || !ar_opdefs[req->opcode].needs_file)
+		return 0;
+	if (fstat(req->fd, &st))
+		return 0;
+	return !(S_ISREG(st.st_mode) || S_ISBLK(st.st_mode));
+}
+
+void ar_iowq_enqueue(struct ar_uctx *ctx, struct ar_ureq *req)
+{
+	struct ar_iowq *wq = &ctx->iowq;
+	struct ar_worker *w = NULL, *done;
+	int bound = ar_req_unbound(req);
+	bool spawn = false;
+
+	req->state = AR_REQ_QUEUED;
+	req->next = NULL;
+	pthread_mutex_lock(&wq->lock);
+	if (wq->q[bound].tail)
+		wq->q[bound].tail->next = req;
+	else
+		wq->q[bound].head = req;
+	wq->q[bound].tail = req;
+	if (wq->nr_idle[bound]) {
+		pthread_cond_signal(&wq->cond);
+	} else if (wq->nr_workers[bound] < wq->max_workers[bound] ||
+		   !wq->nr_workers[bound]) {
+		wq->nr_workers[bound]++;
+		spawn = true;
+	}
+	done = ar_iowq_take_exited(wq);
+	pthread_mutex_unlock(&wq->lock);
+
+	ar_iowq_join(done);
+	if (!spawn)
+		return;
+	w = calloc(1, sizeof(*w));
+	if (w) {
+		w->ctx = ctx;
+		w->bound = bound;
+		if (pthread_create(&w->tid, NULL, ar_worker_main, w)) {
+			free(w);
+			w = NULL;
+		}
+	}
+	pthread_mutex_lock(&wq->lock);
+	if (w) {
+		w->next = wq->workers;
+		wq->workers = w;
+	} else {
+		/* no thread: the queued work waits for a worker that exists */
+		wq->nr_workers[bound]--;
+		ar_debug("io-wq: cannot create a worker thread");
+	}
+	pthread_mutex_unlock(&wq->lock);
+}
+
+/* Take a request off the queue before a worker starts it. */
+bool ar_iowq_cancel(struct ar_uctx *ctx, struct ar_ureq *req)
+{
+	struct ar_iowq *wq = &ctx->iowq;
+	struct ar_ureq **pp, *prev;
+	bool found = false;
+	int b;
+
+	pthread_mutex_lock(&wq->lock);
+	for (b = 0; b < 2 && !found; b++) {
+		prev = NULL;
+		for (pp = &wq->q[b].head; *pp; prev = *pp, pp = &(*pp)->next) {
+			if (*pp != req)
+				continue;
+			*pp = req->next;
+			if (wq->q[b].tail == req)
+				wq->q[b].tail = prev;
+			req->next = NULL;
+			found = true;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&wq->lock);
+	return found;
+}
+
+/* IORING_REGISTER_IOWQ_MAX_WORKERS: set non-zero limits, return the old ones */
+int ar_iowq_max_workers(struct ar_uctx *ctx, unsigned *vals)
+{
+	struct ar_iowq *wq = &ctx->iowq;
+	unsigned old[2];
+	int i;
+
+	pthread_mutex_lock(&wq->lock);
+	for (i = 0; i < 2; i++) {
+		old[i] = wq->max_workers[i];
+		if (vals[i])
+			wq->max_workers[i] = vals[i];
+	}
+	pthread_mutex_unlock(&wq->lock);
+	vals[0] = old[0];
+	vals[1] = old[1];
+	return 0;
+}
+
+/* Ring exit: queued work was cancelled before; wait for the running, join all. */
+void ar_iowq_exit(struct ar_uctx *ctx)
+{
+	struct ar_iowq *wq = &ctx->iowq;
+	struct ar_worker *all;
+
+	pthread_mutex_lock(&wq->lock);
+	wq->exiting = true;
+	pthread_cond_broadcast(&wq->cond);
+	while (wq->nr_workers[0] + wq->nr_workers[1])
+		pthread_cond_wait(&wq->cond, &wq->lock);
+	all = wq->workers;
+	wq->workers = NULL;
+	pthread_mutex_unlock(&wq->lock);
+	/* every listed worker has exited: joining does not block long */
+	ar_iowq_join(all);
+	pthread_cond_destroy(&wq->cond);
+	pthread_mutex_destroy(&wq->lock);
+}

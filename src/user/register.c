@@ -1,0 +1,425 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * register.c - io_uring_register(2) for the user engine: one handler per
+ * opcode, each with the kernel's argument checks and errors. What the
+ * engine cannot honour (provided-buffer rings, NAPI, zero-copy rx, ...)
+ * fails with the kernel's answer for an opcode it does not know, -EINVAL.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/eventfd.h>
+#include "uring.h"
+
+#define AR_REGISTER_LAST	35
+#define AR_RESTRICTION_LAST	4
+
+static int ar_reg_files2(struct ar_uctx *ctx, const void *arg, unsigned size,
+			 bool files)
+{
+	struct io_uring_rsrc_register rr;
+
+	if (size != sizeof(rr) || !arg)
+		return -EINVAL;
+	memcpy(&rr, arg, sizeof(rr));
+	if (!rr.nr || rr.resv2 || (rr.flags & ~IORING_RSRC_REGISTER_SPARSE))
+		return -EINVAL;
+	if ((rr.flags & IORING_RSRC_REGISTER_SPARSE) && rr.data)
+		return -EINVAL;
+	if (files)
+		return ar_rsrc_register_files(ctx,
+			(const int *)(unsigned long)rr.data,
+			(const __u64 *)(unsigned long)rr.tags, rr.nr);
+	return ar_rsrc_register_bufs(ctx,
+		(const struct iovec *)(unsigned long)rr.data,
+		(const __u64 *)(unsigned long)rr.tags, rr.nr);
+}
+
+static int ar_reg_update2(struct ar_uctx *ctx, const void *arg, unsigned size,
+			  bool files)
+{
+	struct io_uring_rsrc_update2 up;
+
+	if (size != sizeof(up) || !arg)
+		return -EINVAL;
+	memcpy(&up, arg, sizeof(up));
+	if (up.resv || up.resv2)
+		return -EINVAL;
+	return ar_rsrc_update(ctx, files, up.offset,
+			      (const void *)(unsigned long)up.data,
+			      (const __u64 *)(unsigned long)up.tags, up.nr);
+}
+
+static int ar_reg_files_update(struct ar_uctx *ctx, const void *arg,
+			       unsigned nr)
+{
+	struct io_uring_files_update up;
+
+	if (!nr || !arg)
+		return -EINVAL;
+	memcpy(&up, arg, sizeof(up));
+	if (up.resv)
+		return -EINVAL;
+	return ar_rsrc_update(ctx, true, up.offset,
+			      (const int *)(unsigned long)up.fds, NULL, nr);
+}
+
+static int ar_reg_eventfd(struct ar_uctx *ctx, const void *arg, unsigned nr,
+			  bool async)
+{
+	int fd, dup_fd;
+
+	if (nr != 1 || !arg)
+		return -EINVAL;
+	memcpy(&fd, arg, sizeof(fd));
+	pthread_mutex_lock(&ctx->lock);
+	if (ctx->eventfd >= 0) {
+		pthread_mutex_unlock(&ctx->lock);
+		return -EBUSY;
+	}
+	pthread_mutex_unlock(&ctx->lock);
+	dup_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	if (dup_fd < 0)
+		return -EBADF;
+	pthread_mutex_lock(&ctx->lock);
+	if (ctx->eventfd >= 0) {
+		pthread_mutex_unlock(&ctx->lock);
+		close(dup_fd);
+		return -EBUSY;
+	}
+	ctx->eventfd_async = async;
+	ctx->eventfd = dup_fd;
+	pthread_mutex_unlock(&ctx->lock);
+	return 0;
+}
+
+static int ar_unreg_eventfd(struct ar_uctx *ctx)
+{
+	int fd;
+
+	pthread_mutex_lock(&ctx->lock);
+	fd = ctx->eventfd;
+	ctx->eventfd = -1;
+	pthread_mutex_unlock(&ctx->lock);
+	if (fd < 0)
+		return -ENXIO;
+	close(fd);
+	return 0;
+}
+
+static int ar_reg_probe(struct ar_uctx *ctx, void *arg, unsigned nr)
+{
+	struct io_uring_probe *p = arg;
+	size_t size;
+	unsigned i;
+
+	(void)ctx;
+	if (nr > AR_OP_LAST_KNOWN + 1)
+		nr = AR_OP_LAST_KNOWN + 1;
+	size = sizeof(*p) + nr * sizeof(p->ops[0]);
+	if (!p)
+		return -EFAULT;
+	for (i = 0; i < size; i++)
+		if (((unsigned char *)p)[i])
+			return -EINVAL;
+	p->last_op = AR_OP_LAST_KNOWN;
+	for (i = 0; i < nr; i++) {
+		p->ops[i].op = (__u8)i;
+		if (i < ar_nr_opdefs && ar_opdefs[i].prep)
+			p->ops[i].flags = IO_URING_OP_SUPPORTED;
+	}
+	p->ops_len = (__u8)nr;
+	return 0;
+}
+
+/* requests run with the process's credentials: a personality records them */
+static int ar_reg_personality(struct ar_uctx *ctx)
+{
+	int id;
+
+	pthread_mutex_lock(&ctx->uring_lock);
+	if (ctx->nr_personalities >= AR_MAX_PERSONALITIES) {
+		pthread_mutex_unlock(&ctx->uring_lock);
+		return -ENOMEM;
+	}
+	id = (int)++ctx->personality_next;
+	ctx->personalities[ctx->nr_personalities++] = (__u16)id;
+	pthread_mutex_unlock(&ctx->uring_lock);
+	return id;
+}
+
+static int ar_unreg_personality(struct ar_uctx *ctx, unsigned id)
+{
+	unsigned i;
+	int ret = -EINVAL;
+
+	pthread_mutex_lock(&ctx->uring_lock);
+	for (i = 0; i < ctx->nr_personalities; i++) {
+		if (ctx->personalities[i] != id)
+			continue;
+		ctx->personalities[i] =
+			ctx->personalities[--ctx->nr_personalities];
+		ret = 0;
+		break;
+	}
+	pthread_mutex_unlock(&ctx->uring_lock);
+	return ret;
+}
+
+bool ar_personality_valid(struct ar_uctx *ctx, unsigned id)
+{
+	unsigned i;
+
+	for (i = 0; i < ctx->nr_personalities; i++)
+		if (ctx->personalities[i] == id)
+			return true;
+	return false;
+}
+
+static int ar_reg_restrictions(struct ar_uctx *ctx, const void *arg,
+			       unsigned nr)
+{
+	const struct io_uring_restriction *res = arg;
+	struct ar_restrictions *r;
+	unsigned i;
+
+	if (!ctx->disabled)
+		return -EBADFD;
+	if (ctx->restrictions)
+		return -EBUSY;
+	if (!res || !nr || nr > 256 * 2)
+		return -EINVAL;
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	for (i = 0; i < nr; i++) {
+		switch (res[i].opcode) {
+		case IORING_RESTRICTION_REGISTER_OP:
+			if (res[i].register_op >= AR_REGISTER_LAST)
+				goto inval;
+			r->register_op[res[i].register_op / 8] |= 1U << (res[i].register_op % 8);
+			break;
+		case IORING_RESTRICTION_SQE_OP:
+			if (res[i].sqe_op > AR_OP_LAST_KNOWN)
+				goto inval;
+			r->sqe_op[res[i].sqe_op / 8] |= 1U << (res[i].sqe_op % 8);
+			break;
+		case IORING_RESTRICTION_SQE_FLAGS_ALLOWED:
+			r->sqe_flags_allowed = res[i].sqe_flags;
+			break;
+		case IORING_RESTRICTION_SQE_FLAGS_REQUIRED:
+			r->sqe_flags_required = res[i].sqe_flags;
+			break;
+		default:
+			goto inval;
+		}
+	}
+	ctx->restrictions = r;
+	return 0;
+inval:
+	free(r);
+	return -EINVAL;
+}
+
+static int ar_reg_enable(struct ar_uctx *ctx)
+{
+	if (!ctx->disabled)
+		return -EBADFD;
+	if (ctx->restrictions)
+		ctx->restrictions->enabled = true;
+	ctx->disabled = false;
+	if (ctx->sqpoll)
+		ar_sqpoll_wake(ctx);
+	return 0;
+}
+
+static int ar_reg_iowq_aff(struct ar_uctx *ctx, const void *arg, unsigned len)
+{
+	if (!arg || !len)
+		return -EINVAL;
+	if (len > sizeof(cpu_set_t))
+		len = sizeof(cpu_set_t);
+	pthread_mutex_lock(&ctx->iowq.lock);
+	CPU_ZERO(&ctx->iowq.cpus);
+	memcpy(&ctx->iowq.cpus, arg, len);
+	ctx->iowq.has_cpus = true;
+	pthread_mutex_unlock(&ctx->iowq.lock);
+	return 0;
+}
+
+static int ar_unreg_iowq_aff(struct ar_uctx *ctx)
+{
+	pthread_mutex_lock(&ctx->iowq.lock);
+	ctx->iowq.has_cpus = false;
+	pthread_mutex_unlock(&ctx->iowq.lock);
+	return 0;
+}
+
+/* IORING_REGISTER_RING_FDS: per-thread indices, like the kernel's per task */
+static int ar_reg_ring_fds(struct ar_uctx *ctx, void *arg, unsigned nr,
+			   bool unregister)
+{
+	struct io_uring_rsrc_update *up = arg;
+	unsigned i, done = 0;
+	int ret = 0;
+
+	(void)ctx;
+	if (!arg || !nr || nr > AR_RINGFD_REG_MAX)
+		return -EINVAL;
+	for (i = 0; i < nr; i++) {
+		unsigned off = up[i].offset;
+
+		if (up[i].resv) {
+			ret = -EINVAL;
+			break;
+		}
+		if (unregister) {
+			if (off >= AR_RINGFD_REG_MAX) {
+				ret = -EINVAL;
+				break;
+			}
+			ar_registered_rings[off] = NULL;
+			done++;
+			continue;
+		}
+		struct ar_uctx *target = ar_uctx_of_fd((int)up[i].data);
+
+		if (!target) {
+			ret = -EOPNOTSUPP;
+			break;
+		}
+		if (off == -1U) {
+			for (off = 0; off < AR_RINGFD_REG_MAX; off++)
+				if (!ar_registered_rings[off])
+					break;
+			if (off == AR_RINGFD_REG_MAX) {
+				ret = -EBUSY;
+				break;
+			}
+		} else if (off >= AR_RINGFD_REG_MAX) {
+			ret = -EINVAL;
+			break;
+		}
+		ar_registered_rings[off] = target;
+		up[i].offset = off;
+		done++;
+	}
+	return done ? (int)done : ret;
+}
+
+static int ar_reg_alloc_range(struct ar_uctx *ctx, const void *arg)
+{
+	struct io_uring_file_index_range range;
+
+	if (!arg)
+		return -EFAULT;
+	memcpy(&range, arg, sizeof(range));
+	if (range.resv)
+		return -EINVAL;
+	return ar_rsrc_alloc_range(ctx, range.off, range.len);
+}
+
+static int ar_reg_clock(struct ar_uctx *ctx, const void *arg)
+{
+	const __u32 *clk = arg;
+
+	if (!arg)
+		return -EFAULT;
+	/* struct io_uring_clock_register: clockid, then reserved words */
+	if (clk[1] || clk[2] || clk[3])
+		return -EINVAL;
+	if (clk[0] != CLOCK_MONOTONIC && clk[0] != CLOCK_BOOTTIME)
+		return -EINVAL;
+	ctx->clockid = (int)clk[0];
+	return 0;
+}
+
+static bool ar_register_allowed(struct ar_uctx *ctx, unsigned opcode)
+{
+	struct ar_restrictions *r = ctx->restrictions;
+
+	if (!r || !r->enabled)
+		return true;
+	return r->register_op[opcode / 8] & (1U << (opcode % 8));
+}
+
+int ar_user_register(unsigned fd, unsigned opcode, const void *arg,
+		     unsigned nr)
+{
+	struct ar_uctx *ctx;
+	void *marg = (void *)arg;
+
+	if (opcode & IORING_REGISTER_USE_REGISTERED_RING) {
+		opcode &= ~IORING_REGISTER_USE_REGISTERED_RING;
+		ctx = fd < AR_RINGFD_REG_MAX ? ar_registered_rings[fd] : NULL;
+	} else {
+		ctx = ar_uctx_of_fd((int)fd);
+	}
+	if (!ctx)
+		return -EBADF;
+	if (opcode >= AR_REGISTER_LAST)
+		return -EINVAL;
+	if (!ar_register_allowed(ctx, opcode))
+		return -EACCES;
+
+	switch (opcode) {
+	case IORING_REGISTER_BUFFERS:
+		return ar_rsrc_register_bufs(ctx, arg, NULL, nr);
+	case IORING_UNREGISTER_BUFFERS:
+		return arg || nr ? -EINVAL : ar_rsrc_unregister(ctx, false);
+	case IORING_REGISTER_FILES:
+		return ar_rsrc_register_files(ctx, arg, NULL, nr);
+	case IORING_UNREGISTER_FILES:
+		return arg || nr ? -EINVAL : ar_rsrc_unregister(ctx, true);
+	case IORING_REGISTER_FILES_UPDATE:
+		return ar_reg_files_update(ctx, arg, nr);
+	case IORING_REGISTER_EVENTFD:
+	case IORING_REGISTER_EVENTFD_ASYNC:
+		return ar_reg_eventfd(ctx, arg, nr,
+				      opcode == IORING_REGISTER_EVENTFD_ASYNC);
+	case IORING_UNREGISTER_EVENTFD:
+		return arg || nr ? -EINVAL : ar_unreg_eventfd(ctx);
+	case IORING_REGISTER_PROBE:
+		return !arg || nr > 256 ? -EINVAL : ar_reg_probe(ctx, marg, nr);
+	case IORING_REGISTER_PERSONALITY:
+		return arg || nr ? -EINVAL : ar_reg_personality(ctx);
+	case IORING_UNREGISTER_PERSONALITY:
+		return arg ? -EINVAL : ar_unreg_personality(ctx, nr);
+	case IORING_REGISTER_RESTRICTIONS:
+		return ar_reg_restrictions(ctx, arg, nr);
+	case IORING_REGISTER_ENABLE_RINGS:
+		return arg || nr ? -EINVAL : ar_reg_enable(ctx);
+	case IORING_REGISTER_FILES2:
+		return ar_reg_files2(ctx, arg, nr, true);
+	case IORING_REGISTER_FILES_UPDATE2:
+		return ar_reg_update2(ctx, arg, nr, true);
+	case IORING_REGISTER_BUFFERS2:
+		return ar_reg_files2(ctx, arg, nr, false);
+	case IORING_REGISTER_BUFFERS_UPDATE:
+		return ar_reg_update2(ctx, arg, nr, false);
+	case IORING_REGISTER_IOWQ_AFF:
+		return ar_reg_iowq_aff(ctx, arg, nr);
+	case IORING_UNREGISTER_IOWQ_AFF:
+		return arg || nr ? -EINVAL : ar_unreg_iowq_aff(ctx);
+	case IORING_REGISTER_IOWQ_MAX_WORKERS:
+		return !arg || nr != 2 ? -EINVAL : ar_iowq_max_workers(ctx, marg);
+	case IORING_REGISTER_RING_FDS:
+		return ar_reg_ring_fds(ctx, marg, nr, false);
+	case IORING_UNREGISTER_RING_FDS:
+		return ar_reg_ring_fds(ctx, marg, nr, true);
+	case IORING_REGISTER_SYNC_CANCEL:
+		return !arg || nr != 1 ? -EINVAL : ar_sync_cancel(ctx, arg);
+	case IORING_REGISTER_FILE_ALLOC_RANGE:
+		return nr ? -EINVAL : ar_reg_alloc_range(ctx, arg);
+	case AR_REGISTER_CLOCK:
+		return nr ? -EINVAL : ar_reg_clock(ctx, arg);
+	default:
+		/* PBUF_RING, PBUF_STATUS, NAPI, CLONE_BUFFERS, ZCRX, RESIZE, MEM_REGION */
+		ar_debug("user engine: io_uring_register opcode %u not supported",
+			 opcode);
+		return -EINVAL;
+	}
+}

@@ -1,0 +1,441 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rsrc.c - registered files and buffers (the kernel's rsrc.c and
+ * filetable.c): dense, sparse, updates, tags, direct-descriptor slots,
+ * the file allocation range and IORING_OP_FILES_UPDATE.
+ *
+ * A registered file is our own dup of the fd, so the application may close
+ * its copy, as with the kernel's file reference. Each slot holds a
+ * refcounted node; a request using a slot takes a reference at issue, so
+ * an update or unregister never pulls a file from under running I/O. When
+ * a node's last reference goes, its fd is closed and a non-zero tag is
+ * posted as a CQE (user_data = tag, res = 0).
+ * Tables are under ctx->uring_lock; dup() and close() happen outside it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/resource.h>
+#include "uring.h"
+
+#define AR_MAX_FIXED_FILES	(1U << 20)
+#define AR_MAX_REG_BUFFERS	(1U << 14)
+#define AR_MAX_BUF_LEN		(1UL << 30)
+
+static struct ar_rsrc_node *ar_node_new(__u64 tag)
+{
+	struct ar_rsrc_node *node = calloc(1, sizeof(*node));
+
+	if (!node)
+		return NULL;
+	atomic_init(&node->refs, 1);
+	node->fd = -1;
+	node->tag = tag;
+	return node;
+}
+
+void ar_rsrc_put(struct ar_uctx *ctx, struct ar_rsrc_node *node)
+{
+	if (!node || atomic_fetch_sub_explicit(&node->refs, 1,
+					       memory_order_acq_rel) != 1)
+		return;
+	if (node->fd >= 0)
+		close(node->fd);
+	if (node->tag) {
+		pthread_mutex_lock(&ctx->lock);
+		ar_cq_post_locked(ctx, node->tag, 0, 0);
+		pthread_mutex_unlock(&ctx->lock);
+		ar_cq_wake(ctx, false);
+	}
+	free(node);
+}
+
+static struct ar_rsrc_node *ar_rsrc_get(struct ar_uctx *ctx,
+					struct ar_rsrc_table *t, unsigned index)
+{
+	struct ar_rsrc_node *node = NULL;
+
+	pthread_mutex_lock(&ctx->uring_lock);
+	if (index < t->nr && (node = t->nodes[index]))
+		atomic_fetch_add_explicit(&node->refs, 1, memory_order_relaxed);
+	pthread_mutex_unlock(&ctx->uring_lock);
+	return node;
+}
+
+struct ar_rsrc_node *ar_rsrc_get_file(struct ar_uctx *ctx, unsigned index)
+{
+	return ar_rsrc_get(ctx, &ctx->files, index);
+}
+
+struct ar_rsrc_node *ar_rsrc_get_buf(struct ar_uctx *ctx, unsigned index)
+{
+	return ar_rsrc_get(ctx, &ctx->bufs, index);
+}
+
+/* a node for fd: our own duplicate; io_uring fds cannot be registered */
+static int ar_file_node(struct ar_uctx *ctx, int fd, __u64 tag,
+			struct ar_rsrc_node **out)
+{
+	struct ar_rsrc_node *node;
+
+	if (ar_uctx_of_fd(fd) || ar_engine_of_fd(fd) != &ar_kernel_engine)
+		return -EBADF;
+	node = ar_node_new(tag);
+	if (!node)
+		return -ENOMEM;
+	node->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	if (node->fd < 0) {
+		int err = errno == EMFILE ? -EMFILE : -EBADF;
+
+		free(node);
+		return err;
+	}
+	(void)ctx;
+	*out = node;
+	return 0;
+}
+
+static int ar_buf_node(const struct iovec *iov, __u64 tag,
+		       struct ar_rsrc_node **out)
+{
+	struct ar_rsrc_node *node;
+
+	if (!iov->iov_base) {
+		if (iov->iov_len)
+			return -EFAULT;
+		*out = NULL;	/* an empty slot */
+		return tag ? -EINVAL : 0;
+	}
+	if (!iov->iov_len || iov->iov_len > AR_MAX_BUF_LEN)
+		return -EFAULT;
+	if ((unsigned long)iov->iov_base + iov->iov_len < (unsigned long)iov->iov_base)
+		return -EOVERFLOW;
+	node = ar_node_new(tag);
+	if (!node)
+		return -ENOMEM;
+	node->iov = *iov;
+	*out = node;
+	return 0;
+}
+
+static void ar_nodes_put(struct ar_uctx *ctx, struct ar_rsrc_node **nodes,
+			 unsigned nr)
+{
+	unsigned i;
+
+	for (i = 0; i < nr; i++)
+		ar_rsrc_put(ctx, nodes[i]);
+	free(nodes);
+}
+
+/* Build the nodes for a new table; fds NULL or data NULL means sparse. */
+static int ar_table_build(struct ar_uctx *ctx, bool files, const void *data,
+			  const __u64 *tags, unsigned nr,
+			  struct ar_rsrc_node ***out)
+{
+	struct ar_rsrc_node **nodes = calloc(nr, sizeof(*nodes));
+	const int *fds = data;
+	const struct iovec *iovs = data;
+	unsigned i;
+	int ret = 0;
+
+	if (!nodes)
+		return -ENOMEM;
+	for (i = 0; data && i < nr && !ret; i++) {
+		__u64 tag = tags ? tags[i] : 0;
+
+		if (!files) {
+			ret = ar_buf_node(&iovs[i], tag, &nodes[i]);
+		} else if (fds[i] == -1) {
+			ret = tag ? -EINVAL : 0;
+		} else if (fds[i] < 0) {
+			ret = -EINVAL;
+		} else {
+			ret = ar_file_node(ctx, fds[i], tag, &nodes[i]);
+		}
+	}
+	if (ret) {
+		/* nothing was registered: no tags are posted for these */
+		for (i = 0; i < nr; i++)
+			if (nodes[i])
+				nodes[i]->tag = 0;
+		ar_nodes_put(ctx, nodes, nr);
+		return ret;
+	}
+	*out = nodes;
+	return 0;
+}
+
+static int ar_table_register(struct ar_uctx *ctx, bool files,
+			     const void *data, const __u64 *tags, unsigned nr)
+{
+	struct ar_rsrc_table *t = files ? &ctx->files : &ctx->bufs;
+	struct ar_rsrc_node **nodes;
+	unsigned max = files ? AR_MAX_FIXED_FILES : AR_MAX_REG_BUFFERS;
+	struct rlimit rl;
+	int ret;
+
+	if (t->registered)
+		return -EBUSY;
+	if (!nr || nr > max)
+		return -EINVAL;
+	if (files && !getrlimit(RLIMIT_NOFILE, &rl) && nr > rl.rlim_cur)
+		return -EMFILE;
+	ret = ar_table_build(ctx, files, data, tags, nr, &nodes);
+	if (ret)
+		return ret;
+	pthread_mutex_lock(&ctx->uring_lock);
+	if (t->registered) {
+		pthread_mutex_unlock(&ctx->uring_lock);
+		ar_nodes_put(ctx, nodes, nr);
+		return -EBUSY;
+	}
+	t->nodes = nodes;
+	t->nr = nr;
+	t->registered = true;
+	t->alloc_start = 0;
+	t->alloc_end = nr;
+	t->alloc_hint = 0;
+	pthread_mutex_unlock(&ctx->uring_lock);
+	return 0;
+}
+
+int ar_rsrc_register_files(struct ar_uctx *ctx, const int *fds,
+			   const __u64 *tags, unsigned nr)
+{
+	return ar_table_register(ctx, true, fds, tags, nr);
+}
+
+int ar_rsrc_register_bufs(struct ar_uctx *ctx, const struct iovec *iovs,
+			  const __u64 *tags, unsigned nr)
+{
+	return ar_table_register(ctx, false, iovs, tags, nr);
+}
+
+int ar_rsrc_unregister(struct ar_uctx *ctx, bool files)
+{
+	struct ar_rsrc_table *t = files ? &ctx->files : &ctx->bufs;
+	struct ar_rsrc_node **nodes;
+	unsigned nr;
+
+	pthread_mutex_lock(&ctx->uring_lock);
+	if (!t->registered) {
+		pthread_mutex_unlock(&ctx->uring_lock);
+		return -ENXIO;
+	}
+	nodes = t->nodes;
+	nr = t->nr;
+	t->nodes = NULL;
+	t->nr = 0;
+	t->registered = false;
+	pthread_mutex_unlock(&ctx->uring_lock);
+	ar_nodes_put(ctx, nodes, nr);
+	return 0;
+}
+
+/* replace slot i with node (NULL clears it); the old node is returned to put */
+static struct ar_rsrc_node *ar_slot_swap(struct ar_rsrc_table *t, unsigned i,
+					 struct ar_rsrc_node *node)
+{
+	struct ar_rsrc_node *old = t->nodes[i];
+
+	t->nodes[i] = node;
+	return old;
+}
+
+/*
+ * FILES_UPDATE(2) and BUFFERS_UPDATE: returns how many slots were updated,
+ * or the error of the first one that failed when none was.
+ */
+int ar_rsrc_update(struct ar_uctx *ctx, bool files, unsigned off,
+		   const void *data, const __u64 *tags, unsigned nr)
+{
+	struct ar_rsrc_table *t = files ? &ctx->files : &ctx->bufs;
+	const int *fds = data;
+	const struct iovec *iovs = data;
+	struct ar_rsrc_node *node, *old;
+	unsigned done;
+	int ret = 0;
+
+	pthread_mutex_lock(&ctx->uring_lock);
+	if (!t->registered) {
+		pthread_mutex_unlock(&ctx->uring_lock);
+		return -ENXIO;
+	}
+	if (off > t->nr || nr > t->nr - off) {
+		pthread_mutex_unlock(&ctx->uring_lock);
+		return -EINVAL;
+	}
+	pthread_mutex_unlock(&ctx->uring_lock);
+
+	for (done = 0; done < nr; done++) {
+		__u64 tag = tags ? tags[done] : 0;
+
+		node = NULL;
+		if (files) {
+			if (fds[done] == IORING_REGISTER_FILES_SKIP)
+				continue;
+			if (fds[done] == -1)
+				ret = tag ? -EINVAL : 0;
+			else if (fds[done] < 0)
+				ret = -EINVAL;
+			else
+				ret = ar_file_node(ctx, fds[done], tag, &node);
+		} else {
+			ret = ar_buf_node(&iovs[done], tag, &node);
+		}
+		if (ret)
+			break;
+		pthread_mutex_lock(&ctx->uring_lock);
+		old = t->registered && off + done < t->nr ?
+		      ar_slot_swap(t, off + done, node) : node;
+		pthread_mutex_unlock(&ctx->uring_lock);
+		ar_rsrc_put(ctx, old);
+	}
+	return done ? (int)done : ret;
+}
+
+/* a direct descriptor: fd into a slot (alloc: a free one); owns fd */
+int ar_rsrc_install_file(struct ar_uctx *ctx, int fd, unsigned slot,
+			 bool alloc)
+{
+	struct ar_rsrc_table *t = &ctx->files;
+	struct ar_rsrc_node *node, *old = NULL;
+	unsigned i, n;
+	int ret = 0;
+
+	node = ar_node_new(0);
+	if (!node) {
+		close(fd);
+		return -ENOMEM;
+	}
+	node->fd = fd;
+	pthread_mutex_lock(&ctx->uring_lock);
+	if (!t->registered) {
+		ret = alloc ? -ENFILE : -ENXIO;
+	} else if (alloc) {
+		n = t->alloc_end - t->alloc_start;
+		ret = -ENFILE;
+		for (i = 0; i < n; i++) {
+			unsigned s = t->alloc_start + (t->alloc_hint + i) % n;
+
+			if (!t->nodes[s]) {
+				t->nodes[s] = node;
+				t->alloc_hint = (s - t->alloc_start + 1) % n;
+				ret = (int)s;
+				break;
+			}
+		}
+	} else if (slot >= t->nr) {
+		ret = -EINVAL;
+	} else {
+		old = ar_slot_swap(t, slot, node);
+	}
+	pthread_mutex_unlock(&ctx->uring_lock);
+	if (ret < 0) {
+		node->fd = -1;
+		free(node);
+		close(fd);
+		return ret;
+	}
+	ar_rsrc_put(ctx, old);
+	return ret;
+}
+
+int ar_rsrc_close_file(struct ar_uctx *ctx, unsigned slot)
+{
+	struct ar_rsrc_table *t = &ctx->files;
+	struct ar_rsrc_node *old = NULL;
+	int ret = 0;
+
+	pthread_mutex_lock(&ctx->uring_lock);
+	if (!t->registered)
+		ret = -ENXIO;
+	else if (slot >= t->nr)
+		ret = -EINVAL;
+	else if (!(old = ar_slot_swap(t, slot, NULL)))
+		ret = -EBADF;
+	pthread_mutex_unlock(&ctx->uring_lock);
+	ar_rsrc_put(ctx, old);
+	return ret;
+}
+
+int ar_rsrc_alloc_range(struct ar_uctx *ctx, unsigned off, unsigned len)
+{
+	struct ar_rsrc_table *t = &ctx->files;
+	int ret = 0;
+
+	pthread_mutex_lock(&ctx->uring_lock);
+	if (off + len < off)
+		ret = -EOVERFLOW;
+	else if (off + len > t->nr)
+		ret = -EINVAL;
+	else {
+		t->alloc_start = off;
+		t->alloc_end = off + len;
+		t->alloc_hint = 0;
+	}
+	pthread_mutex_unlock(&ctx->uring_lock);
+	return ret;
+}
+
+void ar_rsrc_free_all(struct ar_uctx *ctx)
+{
+	ar_rsrc_unregister(ctx, true);
+	ar_rsrc_unregister(ctx, false);
+}
+
+/* IORING_OP_FILES_UPDATE */
+struct ar_files_update {
+	__u64 arg;
+	__u32 nr;
+	__u32 offset;
+};
+
+int ar_files_update_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe)
+{
+	struct ar_files_update *u = ar_req_data(req, struct ar_files_update);
+
+	if (sqe->rw_flags || sqe->splice_fd_in)
+		return -EINVAL;
+	u->offset = (__u32)sqe->off;
+	u->nr = sqe->len;
+	if (!u->nr)
+		return -EINVAL;
+	u->arg = sqe->addr;
+	return 0;
+}
+
+/* with IORING_FILE_INDEX_ALLOC each fd goes to a free slot, written back */
+static int ar_files_update_alloc(struct ar_ureq *req, struct ar_files_update *u)
+{
+	int *fds = (int *)(unsigned long)u->arg;
+	unsigned i;
+	int ret = 0, fd;
+
+	for (i = 0; i < u->nr; i++) {
+		fd = fcntl(fds[i], F_DUPFD_CLOEXEC, 0);
+		if (fd < 0) {
+			ret = -EBADF;
+			break;
+		}
+		ret = ar_rsrc_install_file(req->ctx, fd, 0, true);
+		if (ret < 0)
+			break;
+		fds[i] = ret;
+	}
+	return i ? (int)i : ret;
+}
+
+int ar_files_update_issue(struct ar_ureq *req, unsigned issue_flags)
+{
+	struct ar_files_update *u = ar_req_data(req, struct ar_files_update);
+
+	(void)issue_flags;
+	if (u->offset == IORING_FILE_INDEX_ALLOC)
+		return ar_files_update_alloc(req, u);
+	return ar_rsrc_update(req->ctx, true, u->offset,
+			      (const int *)(unsigned long)u->arg, NULL, u->nr);
+}

@@ -1,0 +1,228 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rw.c - NOP and the read/write family: READ, WRITE, READV, WRITEV,
+ * READ_FIXED, WRITE_FIXED.
+ *
+ * The inline attempt is preadv2/pwritev2 with RWF_NOWAIT. -EAGAIN sends
+ * the request to a readiness poll (pipes, sockets) or a worker (regular
+ * files); on a regular file a partial non-blocking transfer is finished
+ * by a worker, so only EOF makes a read short, as in the kernel. An offset
+ * of -1 means the file position (IORING_FEAT_RW_CUR_POS); on files that
+ * cannot seek the offset is ignored. A short transfer breaks a link.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include "uring.h"
+
+#define AR_RW_INLINE_VECS	4
+
+struct ar_rw {
+	__s64 off;
+	__u64 addr;
+	__u32 len;		/* bytes, or iovecs for the vectored ops */
+	__s32 rw_flags;
+	__u32 done;		/* bytes moved by the inline attempt */
+	__u32 nr_vecs;
+	__u16 buf_index;
+	bool fixed;
+	bool vectored;
+	struct iovec *vecs;	/* inline_vecs or req->alloc */
+	struct iovec inline_vecs[AR_RW_INLINE_VECS];
+};
+
+int ar_nop_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe)
+{
+	(void)req;
+	(void)sqe;
+	return 0;
+}
+
+int ar_nop_issue(struct ar_ureq *req, unsigned issue_flags)
+{
+	(void)req;
+	(void)issue_flags;
+	return 0;
+}
+
+static int ar_rw_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe,
+		      bool vectored, bool fixed)
+{
+	struct ar_rw *rw = ar_req_data(req, struct ar_rw);
+	size_t bytes;
+
+	rw->off = (__s64)sqe->off;
+	rw->addr = sqe->addr;
+	rw->len = sqe->len;
+	rw->rw_flags = (__s32)sqe->rw_flags;
+	rw->buf_index = sqe->buf_index;
+	rw->fixed = fixed;
+	rw->vectored = vectored;
+	if (!vectored) {
+		rw->inline_vecs[0].iov_base = (void *)(unsigned long)rw->addr;
+		rw->inline_vecs[0].iov_len = rw->len;
+		rw->vecs = rw->inline_vecs;
+		rw->nr_vecs = 1;
+		req->expect = rw->len;
+		return 0;
+	}
+	/* readv/writev: the iovec array is copied now (SUBMIT_STABLE) */
+	if (rw->len > UIO_MAXIOV)
+		return -EINVAL;
+	if (rw->len && !rw->addr)
+		return -EFAULT;
+	bytes = rw->len * sizeof(struct iovec);
+	if (rw->len <= AR_RW_INLINE_VECS) {
+		rw->vecs = rw->inline_vecs;
+	} else {
+		rw->vecs = malloc(bytes);
+		if (!rw->vecs)
+			return -ENOMEM;
+		req->alloc = rw->vecs;
+	}
+	if (bytes)
+		memcpy(rw->vecs, (void *)(unsigned long)rw->addr, bytes);
+	rw->nr_vecs = rw->len;
+	req->expect = 0;
+	for (unsigned i = 0; i < rw->nr_vecs; i++)
+		req->expect += (__u32)rw->vecs[i].iov_len;
+	return 0;
+}
+
+int ar_read_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe)
+{
+	return ar_rw_prep(req, sqe, false, false);
+}
+
+int ar_readv_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe)
+{
+	return ar_rw_prep(req, sqe, true, false);
+}
+
+int ar_rw_fixed_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe)
+{
+	return ar_rw_prep(req, sqe, false, true);
+}
+
+/* READ_FIXED/WRITE_FIXED: the range must lie inside the registered buffer */
+static int ar_rw_import_fixed(struct ar_ureq *req, struct ar_rw *rw)
+{
+	struct ar_rsrc_node *node = req->buf_node;
+	__u64 start, end;
+
+	if (!node) {
+		node = ar_rsrc_get_buf(req->ctx, rw->buf_index);
+		if (!node)
+			return -EFAULT;
+		req->buf_node = node;
+	}
+	start = (unsigned long)node->iov.iov_base;
+	end = start + node->iov.iov_len;
+	if (rw->addr < start || rw->addr + rw->len > end ||
+	    rw->addr + rw->len < rw->addr)
+		return -EFAULT;
+	return 0;
+}
+
+/* the iovecs past the first `done` bytes */
+static int ar_rw_iter(struct ar_rw *rw, struct iovec *tmp, int max,
+		      const struct iovec **vecs)
+{
+	size_t skip = rw->done;
+	unsigned i = 0;
+	int n = 0;
+
+	if (!skip) {
+		*vecs = rw->vecs;
+		return (int)rw->nr_vecs;
+	}
+	while (i < rw->nr_vecs && skip >= rw->vecs[i].iov_len)
+		skip -= rw->vecs[i++].iov_len;
+	for (; i < rw->nr_vecs && n < max; i++, n++) {
+		tmp[n].iov_base = (char *)rw->vecs[i].iov_base + skip;
+		tmp[n].iov_len = rw->vecs[i].iov_len - skip;
+		skip = 0;
+	}
+	*vecs = tmp;
+	return n;
+}
+
+static ssize_t ar_rw_call(struct ar_ureq *req, struct ar_rw *rw, bool write,
+			  int flags)
+{
+	struct iovec tmp[AR_RW_INLINE_VECS * 4];
+	const struct iovec *vecs;
+	int nr = ar_rw_iter(rw, tmp, (int)(sizeof(tmp) / sizeof(tmp[0])), &vecs);
+	off_t off = rw->off == -1 ? -1 : (off_t)(rw->off + rw->done);
+	ssize_t ret;
+
+	if (rw->off < -1)
+		return -EINVAL;
+	ret = write ? pwritev2(req->fd, vecs, nr, off, flags) :
+		      preadv2(req->fd, vecs, nr, off, flags);
+	/* a pipe or socket has no offset: the kernel ignores it there */
+	if (ret < 0 && errno == ESPIPE && off != -1)
+		ret = write ? pwritev2(req->fd, vecs, nr, -1, flags) :
+			      preadv2(req->fd, vecs, nr, -1, flags);
+	return ret < 0 ? -errno : ret;
+}
+
+/*
+ * -EAGAIN is the answer itself when the caller asked not to wait
+ * (RWF_NOWAIT, or an O_NONBLOCK file, as the kernel's REQ_F_NOWAIT);
+ * otherwise it means: wait for readiness or let a worker block.
+ */
+static bool ar_rw_nowait(struct ar_ureq *req, struct ar_rw *rw)
+{
+	return (rw->rw_flags & RWF_NOWAIT) || ar_fd_nonblocking(req->fd);
+}
+
+static int ar_rw_issue(struct ar_ureq *req, unsigned issue_flags, bool write)
+{
+	struct ar_rw *rw = ar_req_data(req, struct ar_rw);
+	bool nonblock = issue_flags & AR_ISSUE_NONBLOCK;
+	ssize_t ret;
+	int e = errno;
+
+	if (rw->fixed) {
+		int err = ar_rw_import_fixed(req, rw);
+
+		if (err)
+			return err;
+	}
+	/* no provided buffers exist on this engine (no PROVIDE_BUFFERS, no buffer rings) */
+	if (req->sqe_flags & IOSQE_BUFFER_SELECT)
+		return -ENOBUFS;
+	ret = ar_rw_call(req, rw, write, rw->rw_flags | (nonblock ? RWF_NOWAIT : 0));
+	errno = e;
+	if (ret == -EAGAIN && !ar_rw_nowait(req, rw))
+		return AR_ISSUE_AGAIN;
+	/* this file has no RWF_NOWAIT: a worker does it blocking */
+	if (ret == -EOPNOTSUPP && nonblock && !(rw->rw_flags & RWF_NOWAIT))
+		return AR_ISSUE_PUNT;
+	/* partial on a regular file: the rest blocking, in a worker */
+	if (nonblock && ret > 0 && (__u32)ret < req->expect - rw->done &&
+	    !(rw->rw_flags & RWF_NOWAIT) && ar_fd_is_regular(req->fd)) {
+		rw->done += (__u32)ret;
+		return AR_ISSUE_PUNT;
+	}
+	if (ret >= 0) {
+		ret += rw->done;
+		/* short: the link breaks */
+		if ((__u32)ret != req->expect)
+			req->flags |= AR_REQ_F_SHORT;
+	}
+	return (int)ret;
+}
+
+int ar_read_issue(struct ar_ureq *req, unsigned issue_flags)
+{
+	return ar_rw_issue(req, issue_flags, false);
+}
+
+int ar_write_issue(struct ar_ureq *req, unsigned issue_flags)
+{
+	return ar_rw_issue(req, issue_flags, true);
+}

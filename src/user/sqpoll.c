@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sqpoll.c - IORING_SETUP_SQPOLL: a thread that consumes the SQ so the
+ * application submits without entering. It polls for sq_thread_idle ms
+ * (default 1000) after its last work, then sets IORING_SQ_NEED_WAKEUP and
+ * sleeps until io_uring_enter(IORING_ENTER_SQ_WAKEUP). Polling is bounded
+ * by that idle time, as in the kernel.
+ */
+#include <errno.h>
+#include <sched.h>
+#include <stdlib.h>
+#include "uring.h"
+
+struct ar_sqpoll {
+	pthread_t thread;
+	struct ar_uctx *ctx;
+	__u64 idle_ns;
+	int cpu;			/* -1: no affinity */
+	atomic_bool exiting;
+	atomic_uint wake_seq;		/* futex: bumped by SQ_WAKEUP */
+	atomic_uint consumed_seq;	/* futex: bumped when SQEs are taken */
+};
+
+static void ar_sq_flags_or(struct ar_uctx *ctx, unsigned f)
+{
+	__atomic_fetch_or(&ctx->rings->sq_flags, f, __ATOMIC_RELEASE);
+}
+
+static void ar_sq_flags_clear(struct ar_uctx *ctx, unsigned f)
+{
+	__atomic_fetch_and(&ctx->rings->sq_flags, ~f, __ATOMIC_RELEASE);
+}
+
+/* sleep until SQ_WAKEUP; NEED_WAKEUP is set first, and the SQ rechecked */
+static void ar_sqpoll_sleep(struct ar_sqpoll *sq)
+{
+	struct ar_uctx *ctx = sq->ctx;
+	unsigned seq = atomic_load_explicit(&sq->wake_seq, memory_order_acquire);
+
+	ar_sq_flags_or(ctx, IORING_SQ_NEED_WAKEUP);
+	/*
+	 * Full barrier between setting NEED_WAKEUP and reading the SQ tail;
+	 * pairs with the barrier liburing issues between its tail store and
+	 * its read of the flags (io_uring_smp_mb in the submit path).
+	 */
+	atomic_thread_fence(memory_order_seq_cst);
+	if (!ar_sq_entries_ready(ctx) && !ctx->disabled &&
+	    !atomic_load(&sq->exiting))
+		ar_futex_wait(&sq->wake_seq, seq, 0);
+	ar_sq_flags_clear(ctx, IORING_SQ_NEED_WAKEUP);
+}
+
+static void *ar_sqpoll_main(void *arg)
+{
+	struct ar_sqpoll *sq = arg;
+	struct ar_uctx *ctx = sq->ctx;
+	__u64 last = ar_now_ns();
+	unsigned n;
+
+	ar_block_signals();
+	if (sq->cpu >= 0) {
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET(sq->cpu, &set);
+		pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+	}
+	while (!atomic_load(&sq->exiting)) {
+		n = ctx->disabled ? 0 : ar_sq_entries_ready(ctx);
+		if (n) {
+			ar_submit_sqes(ctx, n);
+			atomic_fetch_add(&sq->consumed_seq, 1);
+			ar_futex_wake(&sq->consumed_seq, INT32_MAX);
+			last = ar_now_ns();
+			continue;
+		}
+		if (ar_now_ns() - last < sq->idle_ns && !ctx->disabled) {
+			sched_yield();
+			continue;
+		}
+		ar_sqpoll_sleep(sq);
+		last = ar_now_ns();
+	}
+	return NULL;
+}
+
+int ar_sqpoll_start(struct ar_uctx *ctx, struct io_uring_params *p)
+{
+	struct ar_sqpoll *sq;
+	long cpus = sysconf(_SC_NPROCESSORS_CONF);
+
+	if ((p->flags & IORING_SETUP_SQ_AFF) &&
+	    (cpus <= 0 || p->sq_thread_cpu >= (unsigned)cpus))
+		return -EINVAL;
+	sq = calloc(1, sizeof(*sq));
+	if (!sq)
+		return -ENOMEM;
+	sq->ctx = ctx;
+	sq->idle_ns = (__u64)(p->sq_thread_idle ? p->sq_thread_idle :
+			      AR_SQ_THREAD_IDLE_MS) * 1000000ULL;
+	sq->cpu = (p->flags & IORING_SETUP_SQ_AFF) ? (int)p->sq_thread_cpu : -1;
+	ctx->sqpoll = sq;
+	if (pthread_create(&sq->thread, NULL, ar_sqpoll_main, sq)) {
+		ctx->sqpoll = NULL;
+		free(sq);
+		return -EAGAIN;
+	}
+	return 0;
+}
+
+void ar_sqpoll_wake(struct ar_uctx *ctx)
+{
+	struct ar_sqpoll *sq = ctx->sqpoll;
+
+	if (!sq)
+		return;
+	atomic_fetch_add_explicit(&sq->wake_seq, 1, memory_order_release);
+	ar_futex_wake(&sq->wake_seq, 1);
+}
+
+/* IORING_ENTER_SQ_WAIT: until the SQ has room */
+int ar_sqpoll_wait_space(struct ar_uctx *ctx)
+{
+	struct ar_sqpoll *sq = ctx->sqpoll;
+	unsigned seq;
+
+	for (;;) {
+		seq = atomic_load_explicit(&sq->consumed_seq, memory_order_acquire);
+		/* the SQ thread's published head: acquire pairs with its release */
+		if (io_uring_smp_load_acquire(&ctx->rings->sq.tail) -
+		    io_uring_smp_load_acquire(&ctx->rings->sq.head) < ctx->sq_entries)
+			return 0;
+		ar_sqpoll_wake(ctx);
+		if (ar_futex_wait(&sq->consumed_seq, seq, 0) == -EINTR)
+			return -EINTR;
+	}
+}
+
+void ar_sqpoll_stop(struct ar_uctx *ctx)
+{
+	struct ar_sqpoll *sq = ctx->sqpoll;
+
+	atomic_store(&sq->exiting, true);
+	ar_sqpoll_wake(ctx);
+	pthread_join(sq->thread, NULL);
+	ctx->sqpoll = NULL;
+	free(sq);
+}

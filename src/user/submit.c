@@ -1,0 +1,357 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * submit.c - the submission side: consuming the SQ, turning SQEs into
+ * requests (the kernel's io_init_req checks, in its order), assembling
+ * links, IO_DRAIN deferral, and issue: a non-blocking attempt in the
+ * submitting thread, then a worker (io-wq) or a readiness poll.
+ */
+#include <errno.h>
+#include <string.h>
+#include <poll.h>
+#include <sys/stat.h>
+#include "uring.h"
+
+#define AR_SQE_COMMON_FLAGS (IOSQE_FIXED_FILE | IOSQE_IO_LINK |		\
+			     IOSQE_IO_HARDLINK | IOSQE_ASYNC)
+#define AR_SQE_VALID_FLAGS (AR_SQE_COMMON_FLAGS | IOSQE_IO_DRAIN |	\
+			    IOSQE_BUFFER_SELECT | IOSQE_CQE_SKIP_SUCCESS)
+
+struct ar_submit_link {
+	struct ar_ureq *head, *last;
+};
+
+/* a request the submit loop hands on: issued once the SQ lock is dropped */
+struct ar_submit_state {
+	struct ar_submit_link link;
+	struct ar_ureq *ready_head, *ready_tail;
+};
+
+static void ar_ready_add(struct ar_submit_state *st, struct ar_ureq *req)
+{
+	req->next = NULL;
+	if (st->ready_tail)
+		st->ready_tail->next = req;
+	else
+		st->ready_head = req;
+	st->ready_tail = req;
+}
+
+static void ar_fail_link_node(struct ar_ureq *req, int res)
+{
+	ar_req_set_fail(req);
+	req->res = res;
+}
+
+static bool ar_restricted(struct ar_uctx *ctx, struct ar_ureq *req)
+{
+	struct ar_restrictions *r = ctx->restrictions;
+
+	if (!r || !r->enabled)
+		return false;
+	if (!(r->sqe_op[req->opcode / 8] & (1U << (req->opcode % 8))))
+		return true;
+	if ((req->sqe_flags & r->sqe_flags_required) != r->sqe_flags_required)
+		return true;
+	return (req->sqe_flags & ~(r->sqe_flags_allowed | r->sqe_flags_required)) != 0;
+}
+
+/* io_init_req: the checks every SQE passes before its opcode's prep */
+static int ar_req_init(struct ar_uctx *ctx, struct ar_ureq *req,
+		       const struct io_uring_sqe *sqe)
+{
+	const struct ar_opdef *def;
+	__u8 flags;
+
+	memcpy(&req->sqe, sqe, sizeof(req->sqe));
+	sqe = &req->sqe;	/* read the stable copy from here on */
+	req->opcode = sqe->opcode;
+	req->sqe_flags = flags = sqe->flags;
+	req->user_data = sqe->user_data;
+	/* the flags first: an SQE failing below still links */
+	if (flags & IOSQE_IO_LINK)
+		req->flags |= AR_REQ_F_LINK;
+	if (flags & IOSQE_IO_HARDLINK)
+		req->flags |= AR_REQ_F_LINK | AR_REQ_F_HARDLINK;
+	if (flags & IOSQE_ASYNC)
+		req->flags |= AR_REQ_F_FORCE_ASYNC;
+	if (flags & IOSQE_FIXED_FILE)
+		req->flags |= AR_REQ_F_FIXED_FILE;
+	if (sqe->opcode >= ar_nr_opdefs || !ar_opdefs[sqe->opcode].prep) {
+		req->opcode = IORING_OP_NOP;
+		return -EINVAL;
+	}
+	def = &ar_opdefs[req->opcode];
+	if (flags & ~AR_SQE_COMMON_FLAGS) {
+		if (flags & ~AR_SQE_VALID_FLAGS)
+			return -EINVAL;
+		if ((flags & IOSQE_BUFFER_SELECT) && !def->buffer_select)
+			return -EOPNOTSUPP;
+		if (flags & IOSQE_CQE_SKIP_SUCCESS) {
+			req->flags |= AR_REQ_F_SKIP_CQE;
+			ctx->drain_disabled = true;
+		}
+		if (flags & IOSQE_IO_DRAIN) {
+			if (ctx->drain_disabled)
+				return -EOPNOTSUPP;
+			ar_drain_init(ctx, req);
+		}
+	}
+	if (ctx->restrictions && ar_restricted(ctx, req))
+		return -EACCES;
+	if (ctx->drain_active)
+		req->flags |= AR_REQ_F_FORCE_ASYNC;
+	if (!def->ioprio && sqe->ioprio)
+		return -EINVAL;
+	if ((ctx->flags & IORING_SETUP_IOPOLL) && !def->iopoll)
+		return -EINVAL;
+	if (def->needs_file)
+		req->fd = sqe->fd;
+	req->personality = sqe->personality;
+	if (req->personality && !ar_personality_valid(ctx, req->personality))
+		return -EINVAL;
+	return def->prep(req, sqe);
+}
+
+/* io_submit_fail_init: fail this SQE; inside a link, fail the whole chain */
+static int ar_submit_fail_init(struct ar_submit_state *st,
+			       struct ar_ureq *req, int ret)
+{
+	struct ar_submit_link *link = &st->link;
+	struct ar_ureq *head = link->head;
+
+	ar_fail_link_node(req, ret);
+	if (head && !(head->flags & AR_REQ_F_FAIL))
+		ar_fail_link_node(head, -ECANCELED);
+	if (!(req->flags & AR_REQ_F_LINK)) {
+		if (head) {
+			link->last->link = req;
+			link->head = NULL;
+			req = head;
+		}
+		ar_ready_add(st, req);
+		return ret;
+	}
+	if (head)
+		link->last->link = req;
+	else
+		link->head = req;
+	link->last = req;
+	return 0;
+}
+
+/* io_submit_sqe: init, then link assembly; 0, or the error that stops the submit */
+static int ar_submit_sqe(struct ar_uctx *ctx, struct ar_submit_state *st,
+			 struct ar_ureq *req, const struct io_uring_sqe *sqe)
+{
+	struct ar_submit_link *link = &st->link;
+	int ret;
+
+	ar_inflight_add(ctx, req);
+	ctx->submit_link_head = link->head;
+	ctx->submit_link_last = link->last;
+	ret = ar_req_init(ctx, req, sqe);
+	if (ret)
+		return ar_submit_fail_init(st, req, ret);
+
+	if (link->head) {
+		link->last->link = req;
+		link->last = req;
+		if (req->flags & AR_REQ_F_LINK)
+			return 0;
+		/* the last of the chain: hand the head on */
+		req = link->head;
+		link->head = NULL;
+	} else if (req->flags & AR_REQ_F_LINK) {
+		link->head = link->last = req;
+		return 0;
+	}
+	ar_ready_add(st, req);
+	return 0;
+}
+
+/* the SQE at the consumer's position, or NULL for a bad SQ array index */
+static const struct io_uring_sqe *ar_get_sqe(struct ar_uctx *ctx)
+{
+	unsigned head = ctx->cached_sq_head++ & (ctx->sq_entries - 1);
+
+	if (ctx->sq_array) {
+		head = IO_URING_READ_ONCE(ctx->sq_array[head]);
+		if (head >= ctx->sq_entries) {
+			IO_URING_WRITE_ONCE(ctx->rings->sq_dropped,
+					    ctx->rings->sq_dropped + 1);
+			return NULL;
+		}
+	}
+	return &ctx->sqes[head << !!(ctx->flags & IORING_SETUP_SQE128)];
+}
+
+unsigned ar_sq_entries_ready(struct ar_uctx *ctx)
+{
+	/* acquire pairs with the application's release of the SQ tail: SQEs are written */
+	unsigned tail = io_uring_smp_load_acquire(&ctx->rings->sq.tail);
+
+	return tail - ctx->cached_sq_head;
+}
+
+/*
+ * io_submit_sqes: consume up to nr SQEs. Returns how many were consumed
+ * (a failed SQE counts and ends the batch, unless SUBMIT_ALL), or -EAGAIN
+ * when nothing could be allocated.
+ */
+int ar_submit_sqes(struct ar_uctx *ctx, unsigned nr)
+{
+	struct ar_submit_state st = { { NULL, NULL }, NULL, NULL };
+	const struct io_uring_sqe *sqe;
+	struct ar_ureq *req, *next;
+	unsigned entries, left;
+	int ret;
+
+	pthread_mutex_lock(&ctx->uring_lock);
+	entries = ar_sq_entries_ready(ctx);
+	if (entries > ctx->sq_entries)
+		entries = ctx->sq_entries;
+	if (!entries) {
+		pthread_mutex_unlock(&ctx->uring_lock);
+		return 0;
+	}
+	ret = (int)(left = nr < entries ? nr : entries);
+	do {
+		req = ar_req_alloc(ctx);
+		if (!req)
+			break;
+		sqe = ar_get_sqe(ctx);
+		if (!sqe) {
+			ar_req_free(req);
+			break;
+		}
+		if (ar_submit_sqe(ctx, &st, req, sqe) &&
+		    !(ctx->flags & IORING_SETUP_SUBMIT_ALL)) {
+			left--;
+			break;
+		}
+	} while (--left);
+	if (left) {
+		ret -= (int)left;
+		if (!ret && !req)
+			ret = -EAGAIN;
+	}
+	/* a chain still open at the end of a submit is flushed as it is */
+	if (st.link.head) {
+		ar_ready_add(&st, st.link.head);
+		st.link.head = NULL;
+	}
+	ctx->submit_link_head = ctx->submit_link_last = NULL;
+	/* release pairs with the application's acquire of the SQ head: entries are free */
+	io_uring_smp_store_release(&ctx->rings->sq.head, ctx->cached_sq_head);
+	pthread_mutex_unlock(&ctx->uring_lock);
+
+	for (req = st.ready_head; req; req = next) {
+		next = req->next;
+		ar_req_queue(req);
+	}
+	return ret;
+}
+
+/* the fd a request works on: a registered file holds a reference until done */
+int ar_req_assign_file(struct ar_ureq *req)
+{
+	if (!ar_opdefs[req->opcode].needs_file || req->file_node)
+		return 0;
+	if (req->flags & AR_REQ_F_FIXED_FILE) {
+		req->file_node = ar_rsrc_get_file(req->ctx, (unsigned)req->sqe.fd);
+		if (!req->file_node)
+			return -EBADF;
+		req->fd = req->file_node->fd;
+	}
+	return 0;
+}
+
+/* Does the file wait for readiness (pipe, socket, tty)? Then poll it. */
+static short ar_req_poll_events(struct ar_ureq *req)
+{
+	const struct ar_opdef *def = &ar_opdefs[req->opcode];
+	struct stat st;
+
+	if (!def->pollin && !def->pollout)
+		return 0;
+	if (fstat(req->fd, &st) || S_ISREG(st.st_mode) || S_ISBLK(st.st_mode))
+		return 0;
+	return def->pollin ? POLLIN : POLLOUT;
+}
+
+/*
+ * Issue a request. Inline (AR_ISSUE_NONBLOCK) "would block" means: wait
+ * for readiness on a pollable file, else punt to io-wq. A worker tries a
+ * pollable file without blocking too, and polls when it is not ready, as
+ * io-wq does, so a cancel can always reach a request waiting on a pipe.
+ */
+void ar_req_issue(struct ar_ureq *req, unsigned issue_flags)
+{
+	const struct ar_opdef *def = &ar_opdefs[req->opcode];
+	bool worker = issue_flags & AR_ISSUE_WORKER;
+	short events = 0;
+	int ret;
+
+	ret = ar_req_assign_file(req);
+	if (ret)
+		goto done;
+	if (worker && (def->pollin || def->pollout)) {
+		events = ar_req_poll_events(req);
+		if (events)
+			issue_flags |= AR_ISSUE_NONBLOCK;
+	}
+	ret = def->issue(req, issue_flags);
+	if (ret == -EAGAIN && (issue_flags & AR_ISSUE_NONBLOCK) &&
+	    !def->pollin && !def->pollout)
+		ret = AR_ISSUE_PUNT;
+	if (ret == AR_ISSUE_AGAIN) {
+		if (!events)
+			events = ar_req_poll_events(req);
+		if (events && !ar_svc_arm_poll(req, events))
+			return;
+		ret = AR_ISSUE_PUNT;
+	}
+	if (ret == AR_ISSUE_PUNT) {
+		if (!worker) {
+			ar_iowq_enqueue(req->ctx, req);
+			return;
+		}
+		/* a worker: block in it */
+		ret = def->issue(req, AR_ISSUE_WORKER);
+		if (ret == AR_ISSUE_AGAIN || ret == AR_ISSUE_PUNT)
+			ret = -EAGAIN;
+	}
+	if (ret == AR_ISSUE_QUEUED)
+		return;
+	/* like the kernel, these opcodes do not mark the request failed */
+	if (def->nofail_res)
+		req->flags |= AR_REQ_F_NOFAIL;
+done:
+	ar_req_complete(req, ret, 0);
+}
+
+/* io_queue_sqe, past the drain check: forced async, or the inline attempt */
+void ar_req_queue_nodrain(struct ar_ureq *req)
+{
+	ar_link_timeout_arm(req);
+	if (req->flags & AR_REQ_F_FORCE_ASYNC) {
+		ar_iowq_enqueue(req->ctx, req);
+		return;
+	}
+	ar_req_issue(req, AR_ISSUE_NONBLOCK);
+}
+
+void ar_req_queue(struct ar_ureq *req)
+{
+	struct ar_uctx *ctx = req->ctx;
+
+	if ((req->flags & AR_REQ_F_FAIL) || ctx->exiting) {
+		ar_req_complete(req, ctx->exiting ? -ECANCELED : req->res, 0);
+		return;
+	}
+	if (ctx->drain_active) {
+		ar_drain_req(req);
+		return;
+	}
+	ar_req_queue_nodrain(req);
+}

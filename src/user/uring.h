@@ -1,0 +1,407 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * uring.h - the user engine: io_uring implemented in the process.
+ *
+ * The shapes follow the kernel's io_uring/: a ring context (io_ring_ctx)
+ * owning the rings in the kernel's memory layout (io_rings), requests
+ * (io_kiocb) made from SQEs and driven by a table of opcode definitions
+ * (opdef), a worker pool for blocking work (io-wq), a service thread that
+ * arms readiness polls and timers, and the CQ posting path with its
+ * overflow list.
+ *
+ * Locks, never held across a system call:
+ *   ctx->uring_lock   SQ consumption and registered-resource tables;
+ *   ctx->lock         the CQ (posting, overflow list), the in-flight list,
+ *                     drain deferral, timeouts and armed polls.
+ * Order: uring_lock before lock.
+ */
+#ifndef ANYRING_USER_URING_H
+#define ANYRING_USER_URING_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sched.h>
+#include <poll.h>
+#include <sys/uio.h>
+#include "../internal.h"
+
+#define AR_MAX_ENTRIES		32768	/* IORING_MAX_ENTRIES */
+#define AR_MAX_CQ_ENTRIES	(2 * AR_MAX_ENTRIES)
+#define AR_SQ_THREAD_IDLE_MS	1000	/* default sq_thread_idle */
+
+/* The kernel's struct io_rings, field for field (offsets reported in p->sq_off/cq_off). */
+struct ar_rings {
+	struct {
+		__u32 head;
+		__u32 tail;
+	} sq, cq;
+	__u32 sq_ring_mask;
+	__u32 cq_ring_mask;
+	__u32 sq_ring_entries;
+	__u32 cq_ring_entries;
+	__u32 sq_dropped;
+	__u32 sq_flags;		/* written by us and read by the app: atomics */
+	__u32 cq_flags;		/* written by the app (EVENTFD_DISABLED) */
+	__u32 cq_overflow;
+	struct io_uring_cqe cqes[] __attribute__((aligned(64)));
+};
+
+struct ar_ureq;
+struct ar_uctx;
+struct ar_sqpoll;
+
+/* issue_flags */
+#define AR_ISSUE_NONBLOCK	(1U << 0)	/* inline attempt: never block */
+#define AR_ISSUE_WORKER		(1U << 1)	/* running in an io-wq worker */
+
+/* an issue handler's answers besides a result */
+#define AR_ISSUE_QUEUED		(-100000)	/* it lives on elsewhere */
+#define AR_ISSUE_AGAIN		(-100001)	/* not ready: poll, else a worker */
+#define AR_ISSUE_PUNT		(-100002)	/* would block: a worker */
+
+/* IORING_ASYNC_CANCEL_* past liburing 2.3's header */
+#define AR_ASYNC_CANCEL_USERDATA	(1U << 4)
+#define AR_ASYNC_CANCEL_OP		(1U << 5)
+
+#define AR_RINGFD_REG_MAX	16
+#define AR_MAX_PERSONALITIES	64
+
+/* One entry per opcode, as the kernel's opdef.c. */
+struct ar_opdef {
+	const char *name;
+	/* read the SQE into the request; no system calls; an error fails it at submit */
+	int (*prep)(struct ar_ureq *req, const struct io_uring_sqe *sqe);
+	/*
+	 * do it: a result; AR_ISSUE_AGAIN (or -EAGAIN from ops without
+	 * pollin/pollout) under AR_ISSUE_NONBLOCK to wait or punt;
+	 * AR_ISSUE_QUEUED when the request completes elsewhere
+	 */
+	int (*issue)(struct ar_ureq *req, unsigned issue_flags);
+	/* release what prep allocated beyond req->alloc; may be NULL */
+	void (*cleanup)(struct ar_ureq *req);
+	unsigned needs_file : 1;	/* sqe->fd names a file (IOSQE_FIXED_FILE allowed) */
+	unsigned pollin : 1;		/* on a pollable file, wait for POLLIN */
+	unsigned pollout : 1;		/* ... or POLLOUT, instead of a worker */
+	unsigned iopoll : 1;		/* allowed on IORING_SETUP_IOPOLL rings */
+	unsigned buffer_select : 1;	/* takes IOSQE_BUFFER_SELECT */
+	unsigned ioprio : 1;		/* takes sqe->ioprio */
+	unsigned nofail_res : 1;	/* an error result does not break a link */
+};
+
+extern const struct ar_opdef ar_opdefs[];
+extern const unsigned ar_nr_opdefs;
+
+/* a registered file or buffer: refcounted so in-flight users keep it */
+struct ar_rsrc_node {
+	atomic_int refs;
+	int fd;			/* files: our dup of the registered fd */
+	struct iovec iov;	/* buffers */
+	__u64 tag;		/* posted as a CQE when the node is released */
+};
+
+struct ar_rsrc_table {
+	struct ar_rsrc_node **nodes;
+	unsigned nr;
+	bool registered;
+	unsigned alloc_start, alloc_end;	/* file allocation range */
+	unsigned alloc_hint;
+};
+
+struct ar_restrictions {
+	bool enabled;
+	__u8 register_op[256 / 8];
+	__u8 sqe_op[256 / 8];
+	__u8 sqe_flags_allowed;
+	__u8 sqe_flags_required;
+};
+
+/* request flags */
+#define AR_REQ_F_FAIL		(1U << 0)	/* failed: a link breaks */
+#define AR_REQ_F_LINK		(1U << 1)	/* IOSQE_IO_LINK (or HARDLINK) */
+#define AR_REQ_F_HARDLINK	(1U << 2)	/* IOSQE_IO_HARDLINK */
+#define AR_REQ_F_SKIP_CQE	(1U << 3)	/* IOSQE_CQE_SKIP_SUCCESS */
+#define AR_REQ_F_SKIP_LINK_CQES	(1U << 4)	/* cancelled links post nothing */
+#define AR_REQ_F_FORCE_ASYNC	(1U << 5)	/* IOSQE_ASYNC, or drained */
+#define AR_REQ_F_DRAIN		(1U << 6)	/* IOSQE_IO_DRAIN */
+#define AR_REQ_F_INFLIGHT	(1U << 7)	/* on ctx->inflight */
+#define AR_REQ_F_POLLED		(1U << 8)	/* armed for readiness */
+#define AR_REQ_F_TIMER		(1U << 9)	/* armed as a timer */
+#define AR_REQ_F_ARM_LT		(1U << 10)	/* a LINK_TIMEOUT follows */
+#define AR_REQ_F_FIXED_FILE	(1U << 11)	/* IOSQE_FIXED_FILE */
+#define AR_REQ_F_NOFAIL		(1U << 12)	/* a negative res does not fail (ETIME_SUCCESS) */
+#define AR_REQ_F_SHORT		(1U << 13)	/* moved fewer bytes than asked */
+
+/* a request's place, for cancellation */
+enum ar_req_state {
+	AR_REQ_PREP,		/* being submitted, deferred or linked */
+	AR_REQ_QUEUED,		/* waiting for a worker */
+	AR_REQ_RUNNING,		/* a worker is in it */
+	AR_REQ_ARMED,		/* waiting on readiness or a timer */
+	AR_REQ_DONE,
+};
+
+#define AR_REQ_OPDATA		192
+
+/* io_kiocb */
+struct ar_ureq {
+	struct ar_uctx *ctx;
+	struct ar_ureq *link;		/* next in its chain */
+	struct ar_ureq *next;		/* the list it is on: io-wq, defer, free, batch */
+	struct ar_ureq *if_prev, *if_next;	/* ctx->inflight */
+	struct ar_ureq *svc_next;	/* armed polls or timers */
+	struct ar_ureq *to_next;	/* ctx->timeouts */
+	struct ar_ureq *lt;		/* its LINK_TIMEOUT, while armed */
+	struct ar_ureq *lt_target;	/* for a LINK_TIMEOUT: the request it guards */
+	__u64 user_data;
+	__u64 deadline_ns;		/* armed timers: CLOCK_MONOTONIC */
+	__s32 res;
+	__u32 cflags;
+	__u32 flags;			/* AR_REQ_F_* */
+	__u32 expect;			/* bytes asked for (short transfers) */
+	unsigned cancel_seq;
+	int fd;				/* resolved fd */
+	__u8 opcode;
+	__u8 sqe_flags;
+	__u16 personality;
+	short poll_events;
+	enum ar_req_state state;
+	struct ar_rsrc_node *file_node;
+	struct ar_rsrc_node *buf_node;
+	pthread_t worker;		/* valid while RUNNING */
+	struct io_uring_sqe sqe;	/* the SQE as submitted (SUBMIT_STABLE) */
+	void *alloc;			/* freed with the request */
+	_Alignas(16) unsigned char opdata[AR_REQ_OPDATA];
+};
+
+#define ar_req_data(req, type) ({					\
+	_Static_assert(sizeof(type) <= AR_REQ_OPDATA, #type " too big");\
+	(type *)(req)->opdata;						\
+})
+
+struct ar_worker;
+
+/* io-wq: one pool per ring; [0] bounded, [1] unbounded */
+struct ar_iowq {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct {
+		struct ar_ureq *head, *tail;
+	} q[2];
+	unsigned nr_workers[2];
+	unsigned nr_idle[2];
+	unsigned max_workers[2];
+	struct ar_worker *workers;
+	bool exiting;
+	bool has_cpus;
+	cpu_set_t cpus;
+};
+
+/* the service thread: armed polls and timers */
+struct ar_svc {
+	pthread_mutex_t start_lock;
+	pthread_t thread;
+	bool started;
+	bool exiting;
+	int wake_fd;			/* eventfd: re-read the armed set */
+	struct ar_ureq *polls;		/* armed polls (under ctx->lock) */
+	struct ar_ureq *timers;		/* armed timers, by deadline */
+	struct pollfd *fds;		/* the service thread's own */
+	struct ar_ureq **reqs;
+	unsigned nfds, cap;
+};
+
+struct ar_cq_overflow {
+	struct ar_cq_overflow *next;
+	struct io_uring_cqe cqe;
+};
+
+/* io_ring_ctx */
+struct ar_uctx {
+	struct ar_rings *rings;
+	size_t rings_sz;
+	struct io_uring_sqe *sqes;
+	size_t sqes_sz;
+	__u32 *sq_array;		/* NULL with IORING_SETUP_NO_SQARRAY */
+	unsigned flags;			/* setup flags */
+	unsigned features;
+	unsigned sq_entries, cq_entries;
+	int ring_fd;			/* an eventfd: readable when CQEs came */
+	atomic_bool ring_fd_signalled;
+	bool exiting;
+	int clockid;			/* IORING_REGISTER_CLOCK */
+
+	/* submission: under uring_lock */
+	pthread_mutex_t uring_lock;
+	unsigned cached_sq_head;
+	bool disabled;			/* IORING_SETUP_R_DISABLED until enabled */
+	bool drain_disabled;		/* CQE_SKIP_SUCCESS was used */
+	struct ar_ureq *submit_link_head;	/* the chain being assembled */
+	struct ar_ureq *submit_link_last;
+	struct ar_rsrc_table files, bufs;
+	struct ar_restrictions *restrictions;
+	unsigned personality_next;
+	unsigned nr_personalities;
+	__u16 personalities[AR_MAX_PERSONALITIES];
+
+	/* completion: under lock */
+	pthread_mutex_t lock;
+	unsigned cached_cq_tail;	/* CQEs posted */
+	unsigned cq_timeouts;		/* timeouts completed: not counted as events */
+	unsigned cq_last_tm_flush;
+	struct ar_cq_overflow *of_head, *of_tail;
+	unsigned nr_overflow;
+	struct ar_ureq *inflight;	/* every submitted, uncompleted request */
+	unsigned nr_inflight;
+	bool drain_active;
+	unsigned nr_drained;
+	struct ar_ureq *defer_head, *defer_tail;	/* held back by IO_DRAIN */
+	struct ar_ureq *timeouts;	/* count-based TIMEOUTs, in target order */
+	unsigned cancel_seq;
+	int eventfd;			/* registered eventfd, -1 if none */
+	bool eventfd_async;
+
+	/* io_cqring_wait sleepers: a futex word bumped on each post */
+	atomic_uint cq_wait_seq;
+	atomic_uint cq_waiters;
+
+	struct ar_iowq iowq;
+	struct ar_svc svc;
+	struct ar_sqpoll *sqpoll;
+
+	/* request cache: no malloc per I/O once warm */
+	pthread_mutex_t req_lock;
+	struct ar_ureq *req_free;
+	struct ar_req_slab *slabs;
+};
+
+extern __thread struct ar_uctx *ar_registered_rings[AR_RINGFD_REG_MAX];
+
+static inline void ar_req_set_fail(struct ar_ureq *req)
+{
+	req->flags |= AR_REQ_F_FAIL;
+	/* a failure posts its CQE; the links it cancels post none */
+	if (req->flags & AR_REQ_F_SKIP_CQE) {
+		req->flags &= ~AR_REQ_F_SKIP_CQE;
+		req->flags |= AR_REQ_F_SKIP_LINK_CQES;
+	}
+}
+
+/* completion work gathered under ctx->lock, finished after it is dropped */
+struct ar_comp_batch {
+	struct ar_ureq *queue, *queue_tail;	/* requests to issue next */
+	struct ar_ureq *free;			/* requests to release */
+	bool posted;
+};
+
+static inline void ar_batch_init(struct ar_comp_batch *b)
+{
+	b->queue = b->queue_tail = b->free = NULL;
+	b->posted = false;
+}
+
+/* ctx.c */
+struct ar_uctx *ar_uctx_of_fd(int fd);
+
+/* req.c */
+struct ar_ureq *ar_req_alloc(struct ar_uctx *ctx);
+void ar_req_free(struct ar_ureq *req);
+void ar_req_cache_free(struct ar_uctx *ctx);
+
+/* submit.c */
+unsigned ar_sq_entries_ready(struct ar_uctx *ctx);
+int ar_submit_sqes(struct ar_uctx *ctx, unsigned nr);
+void ar_req_queue(struct ar_ureq *req);
+void ar_req_queue_nodrain(struct ar_ureq *req);
+void ar_req_issue(struct ar_ureq *req, unsigned issue_flags);
+int ar_req_assign_file(struct ar_ureq *req);
+
+/* drain.c */
+void ar_drain_init(struct ar_uctx *ctx, struct ar_ureq *req);
+void ar_drain_req(struct ar_ureq *req);
+void ar_queue_deferred(struct ar_uctx *ctx);
+struct ar_ureq *ar_drain_take_all_locked(struct ar_uctx *ctx);
+
+/* complete.c */
+void ar_inflight_add(struct ar_uctx *ctx, struct ar_ureq *req);
+void ar_req_complete(struct ar_ureq *req, int res, unsigned cflags);
+void ar_complete_locked(struct ar_uctx *ctx, struct ar_ureq *req,
+			struct ar_comp_batch *b);
+void ar_complete_timeouts_locked(struct ar_uctx *ctx, struct ar_comp_batch *b);
+void ar_batch_finish(struct ar_uctx *ctx, struct ar_comp_batch *b,
+		     bool from_worker);
+void ar_cq_post_locked(struct ar_uctx *ctx, __u64 user_data, int res,
+		       unsigned cflags);
+void ar_cq_flush_overflow(struct ar_uctx *ctx);
+void ar_cq_free_overflow(struct ar_uctx *ctx);
+void ar_cq_wake(struct ar_uctx *ctx, bool from_worker);
+
+/* wait.c */
+int ar_user_enter(unsigned fd, unsigned to_submit, unsigned min_complete,
+		  unsigned flags, const void *arg, size_t argsz);
+__u64 ar_now_ns(void);
+int ar_futex_wait(atomic_uint *word, unsigned val, __u64 deadline_ns);
+void ar_futex_wake(atomic_uint *word, int nr);
+
+/* iowq.c */
+void ar_iowq_init(struct ar_iowq *wq, unsigned sq_entries);
+void ar_iowq_enqueue(struct ar_uctx *ctx, struct ar_ureq *req);
+bool ar_iowq_cancel(struct ar_uctx *ctx, struct ar_ureq *req);
+void ar_iowq_exit(struct ar_uctx *ctx);
+int ar_iowq_max_workers(struct ar_uctx *ctx, unsigned *vals);
+
+/* svc.c: readiness polls and timers */
+int ar_svc_arm_poll(struct ar_ureq *req, short events);
+int ar_svc_prepare_timer(struct ar_uctx *ctx);
+int ar_svc_arm_timer_locked(struct ar_ureq *req);
+bool ar_svc_disarm_locked(struct ar_ureq *req);
+void ar_svc_kick(struct ar_uctx *ctx);
+void ar_svc_exit(struct ar_uctx *ctx);
+
+/* timeout.c */
+struct ar_ureq *ar_timeout_next_satisfied_locked(struct ar_uctx *ctx);
+bool ar_timeout_extract_locked(struct ar_uctx *ctx, struct ar_ureq *req);
+void ar_timeout_fire(struct ar_ureq *req);
+void ar_link_timeout_arm(struct ar_ureq *req);
+struct ar_ureq *ar_link_timeout_disarm_locked(struct ar_ureq *req);
+void ar_link_timeout_fire(struct ar_ureq *lt);
+
+/* cancel.c */
+int ar_cancel_extract_locked(struct ar_ureq *req);
+void ar_cancel_all(struct ar_uctx *ctx);
+int ar_sync_cancel(struct ar_uctx *ctx, const void *arg);
+
+/* rsrc.c, register.c */
+int ar_user_register(unsigned fd, unsigned opcode, const void *arg,
+		     unsigned nr_args);
+struct ar_rsrc_node *ar_rsrc_get_file(struct ar_uctx *ctx, unsigned index);
+struct ar_rsrc_node *ar_rsrc_get_buf(struct ar_uctx *ctx, unsigned index);
+void ar_rsrc_put(struct ar_uctx *ctx, struct ar_rsrc_node *node);
+void ar_rsrc_free_all(struct ar_uctx *ctx);
+int ar_rsrc_register_files(struct ar_uctx *ctx, const int *fds,
+			   const __u64 *tags, unsigned nr);
+int ar_rsrc_register_bufs(struct ar_uctx *ctx, const struct iovec *iovs,
+			  const __u64 *tags, unsigned nr);
+int ar_rsrc_unregister(struct ar_uctx *ctx, bool files);
+int ar_rsrc_update(struct ar_uctx *ctx, bool files, unsigned off,
+		   const void *data, const __u64 *tags, unsigned nr);
+int ar_rsrc_install_file(struct ar_uctx *ctx, int fd, unsigned slot,
+			 bool alloc);
+int ar_rsrc_close_file(struct ar_uctx *ctx, unsigned slot);
+int ar_rsrc_alloc_range(struct ar_uctx *ctx, unsigned off, unsigned len);
+bool ar_personality_valid(struct ar_uctx *ctx, unsigned id);
+
+/* sqpoll.c */
+int ar_sqpoll_start(struct ar_uctx *ctx, struct io_uring_params *p);
+void ar_sqpoll_wake(struct ar_uctx *ctx);
+int ar_sqpoll_wait_space(struct ar_uctx *ctx);
+void ar_sqpoll_stop(struct ar_uctx *ctx);
+
+/* util.c */
+void ar_block_signals(void);
+bool ar_fd_is_regular(int fd);
+bool ar_fd_nonblocking(int fd);
+void ar_ring_fd_clear(struct ar_uctx *ctx);
+
+#endif

@@ -1,0 +1,258 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * wait.c - io_uring_enter for the user engine: submit, then wait for CQEs
+ * as io_cqring_wait does (min_complete, EXT_ARG relative or absolute
+ * timeout, min_wait, sigmask, -ETIME and -EINTR where the kernel returns
+ * them). Sleepers wait on a futex word the completion side bumps.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include "uring.h"
+
+#define AR_ENTER_KNOWN (IORING_ENTER_GETEVENTS | IORING_ENTER_SQ_WAKEUP | \
+	IORING_ENTER_SQ_WAIT | IORING_ENTER_EXT_ARG |			\
+	IORING_ENTER_REGISTERED_RING | IORING_ENTER_ABS_TIMER |		\
+	IORING_ENTER_NO_IOWAIT)
+
+/* registered ring fds are per thread, as the kernel's are per task */
+__thread struct ar_uctx *ar_registered_rings[AR_RINGFD_REG_MAX];
+
+__u64 ar_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
+}
+
+/* FUTEX_WAIT_BITSET takes an absolute CLOCK_MONOTONIC deadline (0: none) */
+int ar_futex_wait(atomic_uint *word, unsigned val, __u64 deadline_ns)
+{
+	struct timespec ts, *tsp = NULL;
+	int e = errno, ret;
+
+	if (deadline_ns) {
+		ts.tv_sec = (time_t)(deadline_ns / 1000000000ULL);
+		ts.tv_nsec = (long)(deadline_ns % 1000000000ULL);
+		tsp = &ts;
+	}
+	ret = (int)syscall(SYS_futex, word, FUTEX_WAIT_BITSET_PRIVATE, val,
+			   tsp, NULL, FUTEX_BITSET_MATCH_ANY);
+	if (ret < 0) {
+		ret = -errno;
+		errno = e;
+	}
+	return ret;
+}
+
+void ar_futex_wake(atomic_uint *word, int nr)
+{
+	syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, nr, NULL, NULL, 0);
+}
+
+struct ar_wait_arg {
+	const sigset_t *sigmask;
+	__u64 deadline_ns;		/* 0: wait without a timeout */
+	__u64 min_wait_ns;
+};
+
+static __u64 ar_ts_ns(const struct __kernel_timespec *ts)
+{
+	return (__u64)ts->tv_sec * 1000000000ULL + (__u64)ts->tv_nsec;
+}
+
+/* io_get_ext_arg: the sigmask, or with EXT_ARG the whole wait argument */
+static int ar_get_wait_arg(unsigned flags, const void *arg, size_t argsz,
+			   struct ar_wait_arg *w)
+{
+	const struct ar_getevents_arg *ea = arg;
+	const struct __kernel_timespec *ts;
+
+	memset(w, 0, sizeof(*w));
+	if (!(flags & IORING_ENTER_EXT_ARG)) {
+		if (flags & IORING_ENTER_ABS_TIMER)
+			return -EINVAL;
+		if (arg && argsz != _NSIG / 8)
+			return -EINVAL;
+		w->sigmask = arg;
+		return 0;
+	}
+	if (argsz != sizeof(*ea) || !ea)
+		return -EINVAL;
+	if (ea->sigmask) {
+		if (ea->sigmask_sz != _NSIG / 8)
+			return -EINVAL;
+		w->sigmask = (const sigset_t *)(unsigned long)ea->sigmask;
+	}
+	w->min_wait_ns = (__u64)ea->min_wait_usec * 1000;
+	if (!ea->ts)
+		return 0;
+	ts = (const struct __kernel_timespec *)(unsigned long)ea->ts;
+	if (ts->tv_sec < 0 || ts->tv_nsec < 0 || ts->tv_nsec >= 1000000000L)
+		return -EINVAL;
+	if (flags & IORING_ENTER_ABS_TIMER)
+		w->deadline_ns = ar_ts_ns(ts) ? ar_ts_ns(ts) : 1;
+	else
+		w->deadline_ns = ar_now_ns() + ar_ts_ns(ts);
+	return 0;
+}
+
+static unsigned ar_cq_events_user(struct ar_uctx *ctx)
+{
+	/* acquire pairs with the posting side's release of the CQ tail */
+	return io_uring_smp_load_acquire(&ctx->rings->cq.tail) -
+	       IO_URING_READ_ONCE(ctx->rings->cq.head);
+}
+
+/* A signal the new mask unblocks is already pending: the wait is interrupted. */
+static bool ar_unblocked_pending(const sigset_t *mask)
+{
+	sigset_t pending;
+	int sig;
+
+	if (sigpending(&pending))
+		return false;
+	for (sig = 1; sig < _NSIG; sig++)
+		if (sigismember(&pending, sig) == 1 && sigismember(mask, sig) == 0)
+			return true;
+	return false;
+}
+
+/* Sleep until woken, the deadline passes (-ETIMEDOUT) or a signal (-EINTR). */
+static int ar_cq_sleep(struct ar_uctx *ctx, unsigned seq, __u64 deadline)
+{
+	int ret = ar_futex_wait(&ctx->cq_wait_seq, seq, deadline);
+
+	return ret == -EAGAIN ? 0 : ret;
+}
+
+static int ar_cqring_wait_loop(struct ar_uctx *ctx, unsigned min_events,
+			       const struct ar_wait_arg *w)
+{
+	unsigned start_tail = IO_URING_READ_ONCE(ctx->rings->cq.tail);
+	__u64 min_deadline = w->min_wait_ns ? ar_now_ns() + w->min_wait_ns : 0;
+	__u64 wake_at;
+	unsigned seq;
+	int ret;
+
+	for (;;) {
+		seq = atomic_load_explicit(&ctx->cq_wait_seq, memory_order_relaxed);
+		/* seq_cst: the seq load above and the waiter count before the CQ tail load; pairs with ar_cq_wake() */
+		atomic_thread_fence(memory_order_seq_cst);
+		ar_cq_flush_overflow(ctx);
+		if (ar_cq_events_user(ctx) >= min_events)
+			return 0;
+		wake_at = w->deadline_ns;
+		if (min_deadline) {
+			__u64 now = ar_now_ns();
+
+			/* past min_wait, any new CQE ends the wait */
+			if (now >= min_deadline) {
+				if (IO_URING_READ_ONCE(ctx->rings->cq.tail) != start_tail)
+					return 0;
+				min_deadline = 0;
+			} else if (!wake_at || min_deadline < wake_at) {
+				wake_at = min_deadline;
+			}
+		}
+		ret = ar_cq_sleep(ctx, seq, wake_at);
+		if (ret == -EINTR)
+			return -EINTR;
+		if (ret == -ETIMEDOUT && wake_at == w->deadline_ns)
+			return -ETIME;
+	}
+}
+
+static int ar_cqring_wait(struct ar_uctx *ctx, unsigned min_events,
+			  const struct ar_wait_arg *w)
+{
+	sigset_t old;
+	int ret;
+
+	ar_cq_flush_overflow(ctx);
+	if (ar_cq_events_user(ctx) >= min_events)
+		return 0;
+	/* about to sleep: the ring fd shows readiness anew from here */
+	ar_ring_fd_clear(ctx);
+
+	if (w->sigmask) {
+		pthread_sigmask(SIG_SETMASK, w->sigmask, &old);
+		if (ar_unblocked_pending(w->sigmask)) {
+			pthread_sigmask(SIG_SETMASK, &old, NULL);
+			return -EINTR;
+		}
+	}
+	atomic_fetch_add_explicit(&ctx->cq_waiters, 1, memory_order_seq_cst);
+	ret = ar_cqring_wait_loop(ctx, min_events, w);
+	atomic_fetch_sub_explicit(&ctx->cq_waiters, 1, memory_order_relaxed);
+	if (w->sigmask)
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+
+	/* like the kernel: CQEs there, the wait did not fail */
+	if (ret && IO_URING_READ_ONCE(ctx->rings->cq.head) !=
+		   IO_URING_READ_ONCE(ctx->rings->cq.tail))
+		return 0;
+	return ret;
+}
+
+static struct ar_uctx *ar_enter_ctx(unsigned fd, unsigned flags, int *err)
+{
+	struct ar_uctx *ctx;
+
+	if (flags & IORING_ENTER_REGISTERED_RING) {
+		if (fd >= AR_RINGFD_REG_MAX) {
+			*err = -EINVAL;
+			return NULL;
+		}
+		ctx = ar_registered_rings[fd];
+	} else {
+		ctx = ar_uctx_of_fd((int)fd);
+	}
+	if (!ctx)
+		*err = -EBADF;
+	return ctx;
+}
+
+int ar_user_enter(unsigned fd, unsigned to_submit, unsigned min_complete,
+		  unsigned flags, const void *arg, size_t argsz)
+{
+	struct ar_wait_arg w;
+	struct ar_uctx *ctx;
+	int ret = 0, ret2, err = 0;
+
+	if (flags & ~AR_ENTER_KNOWN)
+		return -EINVAL;
+	ctx = ar_enter_ctx(fd, flags, &err);
+	if (!ctx)
+		return err;
+	if (ctx->disabled)
+		return -EBADFD;
+
+	if (ctx->flags & IORING_SETUP_SQPOLL) {
+		if (flags & IORING_ENTER_SQ_WAKEUP)
+			ar_sqpoll_wake(ctx);
+		if (flags & IORING_ENTER_SQ_WAIT)
+			ar_sqpoll_wait_space(ctx);
+		ret = (int)to_submit;
+	} else if (to_submit) {
+		ret = ar_submit_sqes(ctx, to_submit);
+		if (ret != (int)to_submit)
+			return ret;
+	}
+	if (flags & IORING_ENTER_GETEVENTS) {
+		if (min_complete > ctx->cq_entries)
+			min_complete = ctx->cq_entries;
+		ret2 = ar_get_wait_arg(flags, arg, argsz, &w);
+		if (!ret2)
+			ret2 = ar_cqring_wait(ctx, min_complete, &w);
+		if (!ret)
+			ret = ret2;
+	}
+	return ret;
+}
