@@ -3,11 +3,16 @@
 # linked once with -lanyring and once with -luring, give the same results:
 # io_uring-cp and link-cp copy a 64 MiB random file byte-identically,
 # ucontext-cp copies small files (it sleeps 1 s per KiB), and io_uring-test
-# reads the same number of bytes.
+# reads the same number of bytes. The -lanyring builds run on each engine
+# (ANYRING_ENGINE=kernel, =user); in the plain build both builds also run
+# under `anyring-run --deny-io-uring` (io_uring refused as in Docker, so
+# auto falls back to the user engine; the -luring build gets libanyring
+# preloaded).
 set -eu
 ex=/usr/share/doc/liburing-dev/examples
 [ -f "$ex/io_uring-cp.c" ] || { echo "skipped: liburing-dev examples not installed"; exit 77; }
 lib="$ANYRING_BUILD/lib"
+run="$ANYRING_BUILD/bin/anyring-run"
 # the examples free nothing at exit (io_uring-test leaks its buffers):
 # leak checks of the library are the api-* tests' job, not theirs
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
@@ -16,8 +21,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 for e in io_uring-cp io_uring-test link-cp ucontext-cp; do
 	src="$ex/$e.c"
-	[ -f "$src" ] || [ -f "$src.gz" ] || { echo "missing $src"; exit 1; }
-	[ -f "$src" ] || { gunzip -c "$src.gz" > "$tmp/$e.c"; src="$tmp/$e.c"; }
+	[ -f "$src" ] || { echo "missing $src"; exit 1; }
 	# under UBSan, link-cp.c's own misaligned struct access (the example
 	# puts its struct after an odd-sized buffer) is not ours to report:
 	# the examples skip the alignment check, the library keeps it
@@ -36,46 +40,63 @@ done
 
 # 64 MiB of random data, not a multiple of the examples' block sizes
 head -c $((64 * 1024 * 1024 + 12345)) /dev/urandom > "$tmp/src"
-for e in io_uring-cp link-cp; do
-	for v in anyring uring; do
-		rm -f "$tmp/dst.$v"
-		"$tmp/$e.$v" "$tmp/src" "$tmp/dst.$v" > "$tmp/$e.$v.out" 2>&1 || {
-			echo "$e ($v) failed:"; cat "$tmp/$e.$v.out"; exit 1; }
-		cmp "$tmp/src" "$tmp/dst.$v" || { echo "$e ($v): copy differs"; exit 1; }
-	done
-	echo "$e: identical 64 MiB copies with -lanyring and -luring"
-done
-
-# ucontext-cp sleeps 1 s (an IORING_OP_TIMEOUT) after each 1 KiB block:
-# copy two small files at once, both builds side by side
 head -c 2600 /dev/urandom > "$tmp/u1"
 head -c 1500 /dev/urandom > "$tmp/u2"
-for v in anyring uring; do
-	"$tmp/ucontext-cp.$v" "$tmp/u1" "$tmp/u1.$v" "$tmp/u2" "$tmp/u2.$v" \
-		> "$tmp/ucontext.$v.out" 2>&1 &
-done
-wait
-for v in anyring uring; do
-	grep -q "finished with 2 success(es) and 0 failure(s)" "$tmp/ucontext.$v.out" || {
-		echo "ucontext-cp ($v) failed:"; cat "$tmp/ucontext.$v.out"; exit 1; }
-	cmp "$tmp/u1" "$tmp/u1.$v" && cmp "$tmp/u2" "$tmp/u2.$v" || {
-		echo "ucontext-cp ($v): copy differs"; exit 1; }
-done
-# (ASan warns once about swapcontext: its own "==pid==" lines are not output)
-grep -v "^==[0-9]*==" "$tmp/ucontext.anyring.out" | sort > "$tmp/ua"
-sort "$tmp/ucontext.uring.out" > "$tmp/uu"
-cmp -s "$tmp/ua" "$tmp/uu" || { echo "ucontext-cp output differs:"; diff "$tmp/uu" "$tmp/ua"; exit 1; }
-echo "ucontext-cp: identical copies and output with -lanyring and -luring"
-
-# io_uring-test reads with O_DIRECT: use a file on a filesystem that has it
+# io_uring-test reads with O_DIRECT: a file on the temp filesystem
 dd if="$tmp/src" of="$tmp/direct" bs=1M count=4 status=none
-for v in anyring uring; do
-	"$tmp/io_uring-test.$v" "$tmp/direct" > "$tmp/test.$v.out" 2>&1 || {
-		echo "io_uring-test ($v) failed:"; cat "$tmp/test.$v.out"; exit 1; }
-done
-if ! cmp -s "$tmp/test.anyring.out" "$tmp/test.uring.out"; then
-	echo "io_uring-test output differs:"
-	diff "$tmp/test.uring.out" "$tmp/test.anyring.out"
-	exit 1
+
+# check LABEL BUILD [PREFIX...]: every example through PREFIX (env, anyring-run)
+check() {
+	label=$1 build=$2; shift 2
+	for e in io_uring-cp link-cp; do
+		rm -f "$tmp/dst"
+		"$@" "$tmp/$e.$build" "$tmp/src" "$tmp/dst" > "$tmp/out" 2>&1 || {
+			echo "$e ($label) failed:"; cat "$tmp/out"; exit 1; }
+		cmp "$tmp/src" "$tmp/dst" || { echo "$e ($label): copy differs"; exit 1; }
+	done
+	"$@" "$tmp/io_uring-test.$build" "$tmp/direct" > "$tmp/test.$label" 2>&1 || {
+		echo "io_uring-test ($label) failed:"; cat "$tmp/test.$label"; exit 1; }
+	grep -v '^==[0-9]*==' "$tmp/test.$label" > "$tmp/t" || true
+	cmp -s "$tmp/t" "$tmp/test.ref" || {
+		echo "io_uring-test ($label) differs:"; diff "$tmp/test.ref" "$tmp/t"; exit 1; }
+	rm -f "$tmp/u1.$label" "$tmp/u2.$label"
+	# ucontext-cp waits 1 s (an IORING_OP_TIMEOUT) per KiB: run it beside the others
+	"$@" "$tmp/ucontext-cp.$build" "$tmp/u1" "$tmp/u1.$label" "$tmp/u2" \
+		"$tmp/u2.$label" > "$tmp/ucontext.$label" 2>&1 &
+	echo "$label: io_uring-cp, link-cp, io_uring-test as with -luring"
+}
+
+# the reference: the -luring builds on the kernel
+"$tmp/io_uring-test.uring" "$tmp/direct" > "$tmp/test.ref" 2>&1
+"$tmp/ucontext-cp.uring" "$tmp/u1" "$tmp/u1.ref" "$tmp/u2" "$tmp/u2.ref" \
+	> "$tmp/ucontext.ref" 2>&1 &
+labels="ref"
+check uring uring env
+check kernel anyring env ANYRING_ENGINE=kernel
+check user anyring env ANYRING_ENGINE=user
+labels="$labels uring kernel user"
+if [ -z "$SAN" ]; then
+	check deny-anyring anyring "$run" --deny-io-uring --
+	check deny-uring uring "$run" --deny-io-uring --
+	labels="$labels deny-anyring deny-uring"
+	# and the rings there were the user engine's, chosen by auto's fallback
+	rm -f "$tmp/dst"
+	"$run" --deny-io-uring --debug -- "$tmp/io_uring-cp.uring" "$tmp/src" \
+		"$tmp/dst" > "$tmp/out" 2>&1
+	grep -q "engine user (auto.*refused" "$tmp/out" || {
+		echo "deny: auto did not fall back to the user engine:"; cat "$tmp/out"; exit 1; }
 fi
-echo "io_uring-test: $(cat "$tmp/test.anyring.out")"
+wait
+sort "$tmp/ucontext.ref" > "$tmp/uref"
+for l in $labels; do
+	grep -q "finished with 2 success(es) and 0 failure(s)" "$tmp/ucontext.$l" || {
+		echo "ucontext-cp ($l) failed:"; cat "$tmp/ucontext.$l"; exit 1; }
+	cmp "$tmp/u1" "$tmp/u1.$l" && cmp "$tmp/u2" "$tmp/u2.$l" || {
+		echo "ucontext-cp ($l): copy differs"; exit 1; }
+	# (ASan warns about swapcontext once: its "==pid==" lines are not output)
+	grep -v '^==[0-9]*==' "$tmp/ucontext.$l" | sort > "$tmp/ul"
+	cmp -s "$tmp/ul" "$tmp/uref" || {
+		echo "ucontext-cp ($l) output differs:"; diff "$tmp/uref" "$tmp/ul"; exit 1; }
+done
+echo "ucontext-cp: identical copies and output ($labels)"
+echo "io_uring-test: $(cat "$tmp/test.ref")"

@@ -6,7 +6,8 @@
 #  - a program linked against the system's liburing.so.2 (-luring), run with
 #    --engine=kernel --debug, gets its ring from libanyring ("engine kernel"
 #    on stderr: the preload interposes liburing's versioned symbols);
-#  - the same program under --deny-io-uring fails with EPERM;
+#  - the same program under --deny-io-uring fails with EPERM with
+#    --engine=kernel, and runs on the user engine with auto;
 #  - bad usage (unknown engine or flag, no command) exits 2, --help 0.
 # Sanitizer builds cannot preload their instrumented libanyring into other
 # programs (the sanitizer runtime must come first), so with SAN set only the
@@ -134,4 +135,11 @@ grep -q '^io_uring_queue_init: error 1 (' "$OUT" ||
 grep -q 'anyring\[[0-9]*\]: .*engine kernel failed' "$OUT" ||
 	fail "the failure did not come through libanyring"
 echo "preload with --deny-io-uring: ok"
+
+# auto (the default) falls back to the user engine when io_uring is refused
+expect 0 "$RUN" --deny-io-uring --debug -- "$TMP/nop"
+grep -q '^nop done$' "$OUT" || fail "the NOP did not complete on the fallback"
+grep -q 'anyring\[[0-9]*\]: .*engine user (auto' "$OUT" ||
+	fail "auto did not fall back to the user engine"
+echo "fallback under --deny-io-uring: ok"
 exit 0
