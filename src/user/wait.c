@@ -182,8 +182,16 @@ static int ar_cqring_wait(struct ar_uctx *ctx, unsigned min_events,
 	ar_ring_fd_clear(ctx);
 
 	if (w->sigmask) {
+		/*
+		 * A pending signal the new mask unblocks is delivered as the
+		 * mask is set: the wait is interrupted. Look before setting it.
+		 * A signal arriving between the mask change and the futex sleep
+		 * is not seen until the next wakeup (docs/semantics.md).
+		 */
+		bool pending = ar_unblocked_pending(w->sigmask);
+
 		pthread_sigmask(SIG_SETMASK, w->sigmask, &old);
-		if (ar_unblocked_pending(w->sigmask)) {
+		if (pending) {
 			pthread_sigmask(SIG_SETMASK, &old, NULL);
 			return -EINTR;
 		}

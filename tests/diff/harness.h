@@ -16,10 +16,11 @@
 #include <sys/uio.h>
 #include "test.h"
 
-#define DIFF_MAX_CQES		64
-#define DIFF_MAX_SUBMITS	16
+#define DIFF_MAX_CQES		128
+#define DIFF_MAX_SUBMITS	32
 #define DIFF_MAX_PAIRS		8
 #define DIFF_MAX_KNOWN		8
+#define DIFF_MAX_NOTES		16
 #define DIFF_NFD		8
 #define DIFF_NBUF		4
 #define DIFF_BUFSZ		4096
@@ -29,6 +30,14 @@
 
 /* res a normalizer gives to a valid fd; printed as "fd>=0" */
 #define DIFF_RES_FD		INT_MAX
+
+/*
+ * flags of a note: an observation of the run that is not a CQE (a ring
+ * flag, a register result, an eventfd being readable), made with
+ * diff_note() and compared like a CQE whose user_data is its key. Notes
+ * follow the run's CQEs, in the order they were made.
+ */
+#define DIFF_NOTE_FLAGS		0xffffffffU
 
 enum diff_order {
 	ORDER_EXACT,	/* the CQE sequences must be identical */
@@ -78,6 +87,11 @@ struct diff_ctx {
 	int val[4];			/* scenario scratch (fds, counts) */
 	struct diff_submit submit[DIFF_MAX_SUBMITS];
 	unsigned nr_submit;
+	/* CQEs the scenario reaped itself (diff_reap), in arrival order */
+	struct diff_cqe early[DIFF_MAX_CQES];
+	unsigned nr_early;
+	struct diff_cqe note[DIFF_MAX_NOTES];	/* diff_note() */
+	unsigned nr_note;
 	struct io_uring_sqe scratch;	/* handed out when the SQ is stuck */
 	char msg[256];			/* the run's first failure */
 };
@@ -87,6 +101,7 @@ struct scenario {
 	unsigned entries;		/* SQ size; 0 means 8 */
 	unsigned cq_entries;		/* 0 default, else SETUP_CQSIZE */
 	unsigned setup_flags;		/* IORING_SETUP_* */
+	unsigned sq_thread_idle;	/* ms, with SQPOLL; 0 the default */
 	/* make files in c->dir; 0 or -1 after diff_fail() */
 	int (*setup)(struct diff_ctx *c);
 	/*
@@ -97,7 +112,8 @@ struct scenario {
 	int (*fill)(struct io_uring *ring, struct diff_ctx *c);
 	/* optional: runs after that submit; what it queues is submitted too */
 	int (*after_submit)(struct io_uring *ring, struct diff_ctx *c);
-	unsigned nr_cqes;		/* reap until this many, then drain */
+	/* reap until this many (diff_reap()'s count, notes do not), then drain */
+	unsigned nr_cqes;
 	enum diff_order order;
 	struct diff_pair before[DIFF_MAX_PAIRS];
 	/*
@@ -145,6 +161,8 @@ struct io_uring_sqe *diff_sqe(struct io_uring *ring, struct diff_ctx *c);
 void diff_tag(struct io_uring_sqe *sqe, __u64 user_data, unsigned flags);
 int diff_submit(struct io_uring *ring, struct diff_ctx *c);
 int diff_submit_rest(struct io_uring *ring, struct diff_ctx *c);
+int diff_reap(struct io_uring *ring, struct diff_ctx *c, unsigned nr);
+void diff_note(struct diff_ctx *c, __u64 key, int value);
 int diff_file(struct diff_ctx *c, const char *name, const void *data,
 	      size_t len, int oflags);
 int diff_pipe(struct diff_ctx *c, int p[2]);
