@@ -32,8 +32,12 @@ static void fmt_cqe(char *out, size_t len, const struct diff_run *r,
 		return;
 	}
 	fmt_res(res, sizeof(res), cqe->res);
-	snprintf(out, len, "%llu: %s 0x%x",
-		 (unsigned long long)cqe->user_data, res, cqe->flags);
+	if (cqe->flags == DIFF_NOTE_FLAGS)
+		snprintf(out, len, "note %llu: %s",
+			 (unsigned long long)cqe->user_data, res);
+	else
+		snprintf(out, len, "%llu: %s 0x%x",
+			 (unsigned long long)cqe->user_data, res, cqe->flags);
 }
 
 /* a cell of the table; the last column unpadded */

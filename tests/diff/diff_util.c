@@ -54,6 +54,49 @@ int diff_submit_rest(struct io_uring *ring, struct diff_ctx *c)
 }
 
 /*
+ * Reap nr CQEs now, waiting up to DIFF_TIMEOUT_SEC for them: for scenarios
+ * that look at the ring between rounds of reaping. They count towards the
+ * scenario's nr_cqes and come first in the run's CQE list.
+ */
+int diff_reap(struct io_uring *ring, struct diff_ctx *c, unsigned nr)
+{
+	struct __kernel_timespec ts = { .tv_sec = DIFF_TIMEOUT_SEC };
+	struct io_uring_cqe *cqe;
+	int ret;
+
+	while (nr-- && !c->msg[0]) {
+		if (c->nr_early == DIFF_MAX_CQES)
+			return diff_fail(c, "more than %d CQEs", DIFF_MAX_CQES);
+		do {
+			cqe = NULL;
+			ret = io_uring_wait_cqe_timeout(ring, &cqe, &ts);
+		} while (ret == -EINTR);
+		if (ret < 0 || !cqe)
+			return diff_fail(c, "diff_reap: %s", ret < 0 ?
+					 strerror(-ret) : "no CQE");
+		c->early[c->nr_early].user_data = cqe->user_data;
+		c->early[c->nr_early].res = cqe->res;
+		c->early[c->nr_early].flags = cqe->flags;
+		c->nr_early++;
+		io_uring_cqe_seen(ring, cqe);
+	}
+	return c->msg[0] ? -1 : 0;
+}
+
+/* record an observation, compared between the runs like a CQE */
+void diff_note(struct diff_ctx *c, __u64 key, int value)
+{
+	if (c->nr_note == DIFF_MAX_NOTES) {
+		diff_fail(c, "more than %d notes", DIFF_MAX_NOTES);
+		return;
+	}
+	c->note[c->nr_note].user_data = key;
+	c->note[c->nr_note].res = value;
+	c->note[c->nr_note].flags = DIFF_NOTE_FLAGS;
+	c->nr_note++;
+}
+
+/*
  * An SQE; submits first when the SQ is full. Never NULL: if the SQ stays
  * full the run is failed and a scratch SQE absorbs the scenario's writes.
  */

@@ -135,6 +135,7 @@ static int ring_init(const struct scenario *s, struct diff_ctx *c,
 
 	memset(&p, 0, sizeof(p));
 	p.flags = s->setup_flags;
+	p.sq_thread_idle = s->sq_thread_idle;
 	if (s->cq_entries) {
 		p.flags |= IORING_SETUP_CQSIZE;
 		p.cq_entries = s->cq_entries;
@@ -145,6 +146,20 @@ static int ring_init(const struct scenario *s, struct diff_ctx *c,
 		return diff_fail(c, "ring setup on %s: %s", c->engine,
 				 strerror(-ret));
 	return 0;
+}
+
+/* the notes follow the CQEs; they are never normalized */
+static void add_notes(struct diff_ctx *c, struct diff_run *r)
+{
+	unsigned i;
+
+	for (i = 0; i < c->nr_note; i++) {
+		if (r->nr == DIFF_MAX_CQES) {
+			diff_fail(c, "more than %d CQEs and notes", DIFF_MAX_CQES);
+			return;
+		}
+		r->cqe[r->nr++] = c->note[i];
+	}
 }
 
 /* fill, submit, the optional second step, reap, post-check */
@@ -167,12 +182,16 @@ static void exercise(const struct scenario *s, struct diff_ctx *c,
 		if (io_uring_sq_ready(ring) && diff_submit(ring, c) < 0)
 			return;
 	}
+	/* what the scenario reaped itself arrived first */
+	memcpy(r->cqe, c->early, c->nr_early * sizeof(r->cqe[0]));
+	r->nr = c->nr_early;
 	reap(s, ring, c, r);
 	if (!c->msg[0] && s->check && s->check(c, r->cqe, r->nr))
 		diff_fail(c, "post-check failed");
 	if (s->normalize)
 		for (i = 0; i < r->nr; i++)
 			s->normalize(&r->cqe[i]);
+	add_notes(c, r);
 }
 
 /*
