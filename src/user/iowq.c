@@ -90,6 +90,28 @@ static void ar_deadline_ms(struct timespec *ts, unsigned ms)
 	}
 }
 
+/*
+ * IORING_REGISTER_IOWQ_AFF: a worker applies the pool's CPU set when it
+ * sees a new generation, before its next work item (no syscall under the
+ * pool lock). Under wq->lock; returns whether to apply *set.
+ */
+static bool ar_worker_aff_changed(struct ar_iowq *wq, unsigned *gen,
+				  cpu_set_t *set)
+{
+	if (*gen == wq->aff_gen)
+		return false;
+	*gen = wq->aff_gen;
+	if (wq->has_cpus) {
+		*set = wq->cpus;
+	} else {
+		/* unregistered: every CPU again */
+		CPU_ZERO(set);
+		for (int i = 0; i < CPU_SETSIZE; i++)
+			CPU_SET(i, set);
+	}
+	return true;
+}
+
 static void *ar_worker_main(void *arg)
 {
 	struct ar_worker *w = arg;
@@ -97,6 +119,9 @@ static void *ar_worker_main(void *arg)
 	struct ar_iowq *wq = &ctx->iowq;
 	struct ar_ureq *req;
 	struct timespec ts;
+	unsigned aff_gen = 0;
+	cpu_set_t set;
+	bool apply;
 
 	ar_block_signals();
 	pthread_mutex_lock(&wq->lock);
@@ -105,7 +130,10 @@ static void *ar_worker_main(void *arg)
 		if (req) {
 			req->state = AR_REQ_RUNNING;
 			req->worker = pthread_self();
+			apply = ar_worker_aff_changed(wq, &aff_gen, &set);
 			pthread_mutex_unlock(&wq->lock);
+			if (apply)
+				pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
 			ar_req_issue(req, AR_ISSUE_WORKER);
 			pthread_mutex_lock(&wq->lock);
 			continue;

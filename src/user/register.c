@@ -246,6 +246,7 @@ static int ar_reg_iowq_aff(struct ar_uctx *ctx, const void *arg, unsigned len)
 	CPU_ZERO(&ctx->iowq.cpus);
 	memcpy(&ctx->iowq.cpus, arg, len);
 	ctx->iowq.has_cpus = true;
+	ctx->iowq.aff_gen++;
 	pthread_mutex_unlock(&ctx->iowq.lock);
 	return 0;
 }
@@ -254,6 +255,7 @@ static int ar_unreg_iowq_aff(struct ar_uctx *ctx)
 {
 	pthread_mutex_lock(&ctx->iowq.lock);
 	ctx->iowq.has_cpus = false;
+	ctx->iowq.aff_gen++;
 	pthread_mutex_unlock(&ctx->iowq.lock);
 	return 0;
 }

@@ -196,6 +196,7 @@ struct ar_iowq {
 	bool exiting;
 	bool has_cpus;
 	cpu_set_t cpus;
+	unsigned aff_gen;		/* bumped on each (un)register */
 };
 
 /* the service thread: armed polls and timers */

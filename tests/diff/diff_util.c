@@ -113,6 +113,17 @@ struct io_uring_sqe *diff_sqe(struct io_uring *ring, struct diff_ctx *c)
 	return sqe;
 }
 
+/* a NOP with user_data ud and SQE flags */
+struct io_uring_sqe *diff_nop(struct io_uring *ring, struct diff_ctx *c,
+			      __u64 ud, unsigned flags)
+{
+	struct io_uring_sqe *sqe = diff_sqe(ring, c);
+
+	io_uring_prep_nop(sqe);
+	diff_tag(sqe, ud, flags);
+	return sqe;
+}
+
 /* after the prep helper, which clears flags */
 void diff_tag(struct io_uring_sqe *sqe, __u64 user_data, unsigned flags)
 {

@@ -35,7 +35,8 @@
  * flags of a note: an observation of the run that is not a CQE (a ring
  * flag, a register result, an eventfd being readable), made with
  * diff_note() and compared like a CQE whose user_data is its key. Notes
- * follow the run's CQEs, in the order they were made.
+ * follow the run's CQEs, in the order they were made. Keys start at 1000
+ * by convention, clear of the user_data the scenarios use.
  */
 #define DIFF_NOTE_FLAGS		0xffffffffU
 
@@ -159,6 +160,8 @@ int diff_fail(struct diff_ctx *c, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 struct io_uring_sqe *diff_sqe(struct io_uring *ring, struct diff_ctx *c);
 void diff_tag(struct io_uring_sqe *sqe, __u64 user_data, unsigned flags);
+struct io_uring_sqe *diff_nop(struct io_uring *ring, struct diff_ctx *c,
+			      __u64 ud, unsigned flags);
 int diff_submit(struct io_uring *ring, struct diff_ctx *c);
 int diff_submit_rest(struct io_uring *ring, struct diff_ctx *c);
 int diff_reap(struct io_uring *ring, struct diff_ctx *c, unsigned nr);
