@@ -192,6 +192,13 @@ static int ar_rw_issue(struct ar_ureq *req, unsigned issue_flags, bool write)
 		if (err)
 			return err;
 	}
+	/*
+	 * IOPOLL needs a file whose completions are found by polling; no file
+	 * here is (the kernel answers so for files without ->iopoll, and for
+	 * O_DIRECT on devices without poll queues).
+	 */
+	if (req->ctx->flags & IORING_SETUP_IOPOLL)
+		return -EOPNOTSUPP;
 	/* no provided buffers exist on this engine (no PROVIDE_BUFFERS, no buffer rings) */
 	if (req->sqe_flags & IOSQE_BUFFER_SELECT)
 		return -ENOBUFS;

@@ -13,6 +13,7 @@ const struct scenario *const diff_families[] = {
 	diff_fs,
 	diff_names,
 	diff_link,
+	diff_linkerr,
 	diff_timeout,
 	diff_cancel,
 	diff_ring,

@@ -114,7 +114,7 @@ struct io_uring_sqe *diff_sqe(struct io_uring *ring, struct diff_ctx *c)
 }
 
 /* a NOP with user_data ud and SQE flags */
-struct io_uring_sqe *diff_nop(struct io_uring *ring, struct diff_ctx *c,
+struct io_uring_sqe *diff_prep_nop(struct io_uring *ring, struct diff_ctx *c,
 			      __u64 ud, unsigned flags)
 {
 	struct io_uring_sqe *sqe = diff_sqe(ring, c);

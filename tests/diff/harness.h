@@ -133,7 +133,7 @@ struct scenario {
 /* the families, each an array ended by a NULL name; diff_table.c lists them */
 extern const struct scenario diff_nop[], diff_errors[], diff_rw[],
 	diff_fixed[], diff_fs[], diff_names[], diff_link[], diff_timeout[],
-	diff_cancel[], diff_ring[];
+	diff_cancel[], diff_ring[], diff_linkerr[];
 extern const struct scenario *const diff_families[];
 
 /* what one engine's run of a scenario produced */
@@ -160,7 +160,7 @@ int diff_fail(struct diff_ctx *c, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 struct io_uring_sqe *diff_sqe(struct io_uring *ring, struct diff_ctx *c);
 void diff_tag(struct io_uring_sqe *sqe, __u64 user_data, unsigned flags);
-struct io_uring_sqe *diff_nop(struct io_uring *ring, struct diff_ctx *c,
+struct io_uring_sqe *diff_prep_nop(struct io_uring *ring, struct diff_ctx *c,
 			      __u64 ud, unsigned flags);
 int diff_submit(struct io_uring *ring, struct diff_ctx *c);
 int diff_submit_rest(struct io_uring *ring, struct diff_ctx *c);
