@@ -97,10 +97,7 @@ void ar_engine_release_fd(int fd)
 	atomic_store_explicit(&c->priv[i], NULL, memory_order_release);
 }
 
-/*
- * The engines this build has. The user engine slot is empty until that
- * engine lands; asking for it then fails with -EOPNOTSUPP.
- */
+/* The engines this build has besides the kernel. */
 static const struct ar_engine *ar_user_engine_get(void)
 {
 	return &ar_user_engine;
@@ -116,6 +113,12 @@ static int ar_setup_on(const struct ar_engine *e, const char *why,
 {
 	int fd = e->setup(entries, p);
 
+	/*
+	 * A kernel ring may get the number of a user ring's fd that the
+	 * application closed behind our back: that claim is stale.
+	 */
+	if (fd >= 0 && e == &ar_kernel_engine)
+		ar_engine_release_fd(fd);
 	if (fd >= 0)
 		ar_debug("ring fd %d: engine %s (%s)", fd, e->name, why);
 	else
@@ -165,6 +168,7 @@ int ar_engine_setup(const char *name, unsigned entries,
 	saved = *p;
 	fd = ar_kernel_engine.setup(entries, p);
 	if (fd >= 0) {
+		ar_engine_release_fd(fd);	/* a stale user claim, as above */
 		ar_debug("ring fd %d: engine kernel (auto, %s: io_uring_setup works)",
 			 fd, src);
 		return fd;
