@@ -128,5 +128,31 @@ install: all
 			-Wl,-rpath,$(LIBDIR) $(LDLIBS) || exit 1; \
 	done
 
+# ---- fuzzing: `make fuzz` builds build/fuzz/fuzz_sqe (clang, libFuzzer) ----
+# The library sources are compiled into the fuzzer with its sanitizers and
+# coverage, not linked from libanyring.so. See tests/fuzz/fuzz_sqe.c.
+FUZZ_CC	 ?= clang
+FUZZ_O	 := build/fuzz
+FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined \
+	    -fno-omit-frame-pointer
+FUZZ_CFLAGS := -std=gnu11 -O1 -g $(WARN) -D_GNU_SOURCE -Iinclude $(FUZZ_SAN)
+FUZZ_SRCS := $(wildcard tests/fuzz/*.c)
+FUZZ_OBJS := $(patsubst src/%.c,$(FUZZ_O)/lib/%.o,$(LIB_SRCS)) \
+	     $(patsubst tests/fuzz/%.c,$(FUZZ_O)/%.o,$(FUZZ_SRCS))
+
+.PHONY: fuzz
+fuzz: $(FUZZ_O)/fuzz_sqe
+
+$(FUZZ_O)/lib/%.o: src/%.c $(LIB_HDRS) include/anyring.h
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -Isrc \
+		-DLIBURING_INTERNAL -c -o $@ $<
+$(FUZZ_O)/%.o: tests/fuzz/%.c tests/fuzz/fuzz.h include/anyring.h
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+$(FUZZ_O)/fuzz_sqe: $(FUZZ_OBJS)
+	$(FUZZ_CC) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $(FUZZ_OBJS) $(LDLIBS)
+# ---- end fuzzing ----
+
 clean:
 	rm -rf build

@@ -169,7 +169,7 @@ void ar_cq_wake(struct ar_uctx *ctx, bool from_worker)
 
 	/*
 	 * seq_cst fence: the CQ tail store before it, the load of the waiter
-	 * count after; pairs with the fence in ar_cq_wait() between the
+	 * count after; pairs with the fence in ar_cqring_wait_loop() after the
 	 * waiter's count increment and its CQ tail load.
 	 */
 	atomic_thread_fence(memory_order_seq_cst);

@@ -15,6 +15,8 @@ static void fmt_res(char *out, size_t len, int res)
 
 	if (res == DIFF_RES_FD)
 		snprintf(out, len, "fd>=0");
+	else if (res == DIFF_RES_RACED)
+		snprintf(out, len, "raced");
 	else if (name)
 		snprintf(out, len, "%d %s", res, name);
 	else

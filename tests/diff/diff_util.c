@@ -97,15 +97,20 @@ void diff_note(struct diff_ctx *c, __u64 key, int value)
 }
 
 /*
- * An SQE; submits first when the SQ is full. Never NULL: if the SQ stays
+ * An SQE; submits first when the SQ is full (and with SQPOLL waits for
+ * room). Never NULL: if the SQ stays
  * full the run is failed and a scratch SQE absorbs the scenario's writes.
  */
 struct io_uring_sqe *diff_sqe(struct io_uring *ring, struct diff_ctx *c)
 {
 	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
 
-	if (!sqe && diff_submit(ring, c) >= 0)
+	if (!sqe && diff_submit(ring, c) >= 0) {
+		/* the poll thread frees the entries when it gets to them */
+		if (ring->flags & IORING_SETUP_SQPOLL)
+			io_uring_sqring_wait(ring);
 		sqe = io_uring_get_sqe(ring);
+	}
 	if (!sqe) {
 		diff_fail(c, "no SQE available");
 		sqe = &c->scratch;

@@ -30,6 +30,12 @@
 
 /* res a normalizer gives to a valid fd; printed as "fd>=0" */
 #define DIFF_RES_FD		INT_MAX
+/*
+ * res a normalizer gives to each of the results a race allows (a cancel
+ * meeting a request that may be queued, running or done); printed as
+ * "raced". The scenario's check() verifies the results agree.
+ */
+#define DIFF_RES_RACED		(INT_MAX - 1)
 
 /*
  * flags of a note: an observation of the run that is not a CQE (a ring
@@ -133,7 +139,10 @@ struct scenario {
 /* the families, each an array ended by a NULL name; diff_table.c lists them */
 extern const struct scenario diff_nop[], diff_errors[], diff_rw[],
 	diff_fixed[], diff_fs[], diff_names[], diff_link[], diff_timeout[],
-	diff_cancel[], diff_ring[], diff_linkerr[];
+	diff_cancel[], diff_ring[], diff_linkerr[],
+	diff_chain[], diff_drain[], diff_tmo[], diff_race[],
+	diff_rsrc[], diff_cfg[], diff_ctl[],
+	diff_overflow[], diff_ops[];
 extern const struct scenario *const diff_families[];
 
 /* what one engine's run of a scenario produced */
