@@ -169,15 +169,13 @@ void ar_cq_wake(struct ar_uctx *ctx, bool from_worker)
 
 	/*
 	 * seq_cst fence: the CQ tail store before it, the load of the waiter
-	 * count after; pairs with the fence in ar_cqring_wait_loop() after the
-	 * waiter's count increment and its CQ tail load.
+	 * count after; pairs with the seq_cst increment in ar_waitq_add(),
+	 * which comes before the waiter's CQ tail load: either the waiter
+	 * sees the CQE or we see the waiter.
 	 */
 	atomic_thread_fence(memory_order_seq_cst);
-	if (atomic_load_explicit(&ctx->cq_waiters, memory_order_relaxed)) {
-		atomic_fetch_add_explicit(&ctx->cq_wait_seq, 1,
-					  memory_order_relaxed);
-		ar_futex_wake(&ctx->cq_wait_seq, INT32_MAX);
-	}
+	if (atomic_load_explicit(&ctx->cq_waiters, memory_order_relaxed))
+		ar_waitq_wake(ctx, false);
 	/* the ring fd: made readable once per empty-to-ready transition */
 	if (!atomic_exchange_explicit(&ctx->ring_fd_signalled, true,
 				      memory_order_relaxed))

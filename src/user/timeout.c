@@ -34,7 +34,8 @@ static int ar_get_timespec(__u64 addr, __u64 *ns)
 
 	if (!ts)
 		return -EFAULT;
-	if (ts->tv_sec < 0 || ts->tv_nsec < 0 || ts->tv_nsec >= 1000000000L)
+	/* the kernel rejects negatives only; tv_nsec >= 1e9 is taken as given */
+	if (ts->tv_sec < 0 || ts->tv_nsec < 0)
 		return -EINVAL;
 	*ns = (__u64)ts->tv_sec * 1000000000ULL + (__u64)ts->tv_nsec;
 	return 0;
@@ -190,7 +191,7 @@ struct ar_ureq *ar_timeout_next_satisfied_locked(struct ar_uctx *ctx)
 	}
 	ar_timeout_del_counted(ctx, req);
 	ar_svc_disarm_locked(req);
-	ctx->cq_timeouts++;
+	__atomic_fetch_add(&ctx->cq_timeouts, 1, __ATOMIC_RELAXED);
 	return req;
 }
 
@@ -215,11 +216,17 @@ void ar_timeout_fire(struct ar_ureq *req)
 	}
 	pthread_mutex_lock(&ctx->lock);
 	ar_timeout_del_counted(ctx, req);
-	ctx->cq_timeouts++;
+	__atomic_fetch_add(&ctx->cq_timeouts, 1, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&ctx->lock);
 	ar_req_complete(req, -ETIME, 0);
 }
 
+/*
+ * TIMEOUT_REMOVE: without IORING_TIMEOUT_UPDATE a removal (also when only
+ * IORING_LINK_TIMEOUT_UPDATE is set, as in the kernel); with it, an update
+ * of a TIMEOUT, or of a LINK_TIMEOUT when LINK_TIMEOUT_UPDATE is set too.
+ * An update takes no clock flags: the timeout keeps its own clock.
+ */
 int ar_timeout_remove_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe)
 {
 	struct ar_timeout_rem *r = ar_req_data(req, struct ar_timeout_rem);
@@ -231,12 +238,9 @@ int ar_timeout_remove_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe)
 	r->addr = sqe->addr;
 	r->flags = flags;
 	if (flags & IORING_TIMEOUT_UPDATE_MASK) {
-		if ((flags & IORING_TIMEOUT_UPDATE_MASK) == IORING_TIMEOUT_UPDATE_MASK)
-			return -EINVAL;
-		if (flags & ~(IORING_TIMEOUT_UPDATE_MASK | IORING_TIMEOUT_ABS |
-			      IORING_TIMEOUT_CLOCK_MASK))
-			return -EINVAL;
 		if ((flags & IORING_TIMEOUT_CLOCK_MASK) == IORING_TIMEOUT_CLOCK_MASK)
+			return -EINVAL;
+		if (flags & ~(IORING_TIMEOUT_UPDATE_MASK | IORING_TIMEOUT_ABS))
 			return -EINVAL;
 		ret = ar_get_timespec(sqe->addr2, &r->ts_ns);
 		if (ret)
@@ -259,17 +263,27 @@ static struct ar_ureq *ar_find_timeout_locked(struct ar_uctx *ctx, __u8 op,
 	return NULL;
 }
 
+/* re-arm with the new time on the timeout's own clock; a count no longer applies */
 static int ar_timeout_update_locked(struct ar_uctx *ctx,
 				    struct ar_timeout_rem *r)
 {
-	__u8 op = (r->flags & IORING_LINK_TIMEOUT_UPDATE) ?
-		  IORING_OP_LINK_TIMEOUT : IORING_OP_TIMEOUT;
-	struct ar_ureq *req = ar_find_timeout_locked(ctx, op, r->addr);
+	bool link = r->flags & IORING_LINK_TIMEOUT_UPDATE;
+	struct ar_ureq *req = ar_find_timeout_locked(ctx,
+		link ? IORING_OP_LINK_TIMEOUT : IORING_OP_TIMEOUT, r->addr);
+	struct ar_timeout *t;
 
 	if (!req)
 		return -ENOENT;
+	t = ar_req_data(req, struct ar_timeout);
 	ar_svc_disarm_locked(req);
-	req->deadline_ns = ar_deadline(r->ts_ns, r->flags);
+	if (!link) {
+		ar_timeout_del_counted(ctx, req);
+		t->off = 0;
+	}
+	t->flags = (t->flags & ~IORING_TIMEOUT_ABS) |
+		   (r->flags & IORING_TIMEOUT_ABS);
+	t->rel_or_abs_ns = r->ts_ns;
+	req->deadline_ns = ar_deadline(t->rel_or_abs_ns, t->flags);
 	ar_svc_arm_timer_locked(req);
 	return 0;
 }
@@ -282,7 +296,7 @@ int ar_timeout_remove_issue(struct ar_ureq *req, unsigned issue_flags)
 
 	(void)issue_flags;
 	pthread_mutex_lock(&ctx->lock);
-	if (r->flags & IORING_TIMEOUT_UPDATE_MASK) {
+	if (r->flags & IORING_TIMEOUT_UPDATE) {
 		int ret = ar_timeout_update_locked(ctx, r);
 
 		pthread_mutex_unlock(&ctx->lock);

@@ -23,6 +23,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sched.h>
+#include <signal.h>
 #include <poll.h>
 #include <sys/uio.h>
 #include "../internal.h"
@@ -263,8 +264,9 @@ struct ar_uctx {
 	int eventfd;			/* registered eventfd, -1 if none */
 	bool eventfd_async;
 
-	/* io_cqring_wait sleepers: a futex word bumped on each post */
-	atomic_uint cq_wait_seq;
+	/* io_cqring_wait sleepers (waitq.c) */
+	pthread_mutex_t wait_lock;
+	struct ar_waiter *waitq;
 	atomic_uint cq_waiters;
 
 	struct ar_iowq iowq;
@@ -278,6 +280,16 @@ struct ar_uctx {
 };
 
 extern __thread struct ar_uctx *ar_registered_rings[AR_RINGFD_REG_MAX];
+
+/* a thread waiting for CQEs (waitq.c); target and force under wait_lock */
+struct ar_waiter {
+	struct ar_waiter *next;		/* on ctx->waitq */
+	int efd;			/* eventfd it sleeps on */
+	atomic_int refs;
+	unsigned target;		/* wake once the CQ tail reaches it */
+	unsigned nr_timeouts;		/* ... or a timeout completed */
+	bool force;
+};
 
 static inline void ar_req_set_fail(struct ar_ureq *req)
 {
@@ -344,6 +356,16 @@ int ar_user_enter(unsigned fd, unsigned to_submit, unsigned min_complete,
 __u64 ar_now_ns(void);
 int ar_futex_wait(atomic_uint *word, unsigned val, __u64 deadline_ns);
 void ar_futex_wake(atomic_uint *word, int nr);
+
+/* waitq.c */
+struct ar_waiter *ar_waiter_self(void);
+void ar_waitq_add(struct ar_uctx *ctx, struct ar_waiter *w);
+void ar_waitq_del(struct ar_uctx *ctx, struct ar_waiter *w);
+void ar_waitq_retarget(struct ar_uctx *ctx, struct ar_waiter *w,
+		       unsigned target);
+void ar_waitq_wake(struct ar_uctx *ctx, bool all);
+int ar_waiter_sleep(struct ar_waiter *w, __u64 deadline_ns,
+		    const sigset_t *sigmask);
 
 /* iowq.c */
 void ar_iowq_init(struct ar_iowq *wq, unsigned sq_entries);

@@ -3,7 +3,7 @@
  * wait.c - io_uring_enter for the user engine: submit, then wait for CQEs
  * as io_cqring_wait does (min_complete, EXT_ARG relative or absolute
  * timeout, min_wait, sigmask, -ETIME and -EINTR where the kernel returns
- * them). Sleepers wait on a futex word the completion side bumps.
+ * them). Sleepers queue on the ring's wait queue (waitq.c).
  */
 #include <errno.h>
 #include <limits.h>
@@ -110,69 +110,53 @@ static unsigned ar_cq_events_user(struct ar_uctx *ctx)
 	       IO_URING_READ_ONCE(ctx->rings->cq.head);
 }
 
-/* A signal the new mask unblocks is already pending: the wait is interrupted. */
-static bool ar_unblocked_pending(const sigset_t *mask)
+/*
+ * io_cqring_wait's loop. It ends with 0 once min_events CQEs are there or
+ * a timeout request completed (old-style wait timeouts rely on that),
+ * -ETIME at the deadline, -EINTR on a signal. min_wait: once it passed,
+ * any CQE ends the wait, and with no later deadline it ends there.
+ */
+static int ar_cqring_wait_loop(struct ar_uctx *ctx, struct ar_waiter *w,
+			       unsigned min_events, const struct ar_wait_arg *a)
 {
-	sigset_t pending;
-	int sig;
-
-	if (sigpending(&pending))
-		return false;
-	for (sig = 1; sig < _NSIG; sig++)
-		if (sigismember(&pending, sig) == 1 && sigismember(mask, sig) == 0)
-			return true;
-	return false;
-}
-
-/* Sleep until woken, the deadline passes (-ETIMEDOUT) or a signal (-EINTR). */
-static int ar_cq_sleep(struct ar_uctx *ctx, unsigned seq, __u64 deadline)
-{
-	int ret = ar_futex_wait(&ctx->cq_wait_seq, seq, deadline);
-
-	return ret == -EAGAIN ? 0 : ret;
-}
-
-static int ar_cqring_wait_loop(struct ar_uctx *ctx, unsigned min_events,
-			       const struct ar_wait_arg *w)
-{
-	unsigned start_tail = IO_URING_READ_ONCE(ctx->rings->cq.tail);
-	__u64 min_deadline = w->min_wait_ns ? ar_now_ns() + w->min_wait_ns : 0;
+	__u64 min_deadline = a->min_wait_ns ? ar_now_ns() + a->min_wait_ns : 0;
 	__u64 wake_at;
-	unsigned seq;
 	int ret;
 
 	for (;;) {
-		seq = atomic_load_explicit(&ctx->cq_wait_seq, memory_order_relaxed);
-		/* seq_cst: the seq load above and the waiter count before the CQ tail load; pairs with ar_cq_wake() */
-		atomic_thread_fence(memory_order_seq_cst);
 		ar_cq_flush_overflow(ctx);
 		if (ar_cq_events_user(ctx) >= min_events)
 			return 0;
-		wake_at = w->deadline_ns;
+		if (__atomic_load_n(&ctx->cq_timeouts, __ATOMIC_RELAXED) !=
+		    w->nr_timeouts)
+			return 0;
+		wake_at = a->deadline_ns;
 		if (min_deadline) {
-			__u64 now = ar_now_ns();
-
-			/* past min_wait, any new CQE ends the wait */
-			if (now >= min_deadline) {
-				if (IO_URING_READ_ONCE(ctx->rings->cq.tail) != start_tail)
-					return 0;
+			if (ar_now_ns() >= min_deadline) {
+				if (!a->deadline_ns || min_deadline >= a->deadline_ns ||
+				    ar_cq_events_user(ctx))
+					return -ETIME;
+				/* from here, any CQE ends the wait */
 				min_deadline = 0;
-			} else if (!wake_at || min_deadline < wake_at) {
-				wake_at = min_deadline;
+				ar_waitq_retarget(ctx, w,
+					IO_URING_READ_ONCE(ctx->rings->cq.head) + 1);
+				continue;
 			}
+			if (!wake_at || min_deadline < wake_at)
+				wake_at = min_deadline;
 		}
-		ret = ar_cq_sleep(ctx, seq, wake_at);
+		ret = ar_waiter_sleep(w, wake_at, a->sigmask);
 		if (ret == -EINTR)
 			return -EINTR;
-		if (ret == -ETIMEDOUT && wake_at == w->deadline_ns)
+		if (ret == -ETIMEDOUT && wake_at == a->deadline_ns)
 			return -ETIME;
 	}
 }
 
 static int ar_cqring_wait(struct ar_uctx *ctx, unsigned min_events,
-			  const struct ar_wait_arg *w)
+			  const struct ar_wait_arg *a)
 {
-	sigset_t old;
+	struct ar_waiter *w;
 	int ret;
 
 	ar_cq_flush_overflow(ctx);
@@ -180,27 +164,15 @@ static int ar_cqring_wait(struct ar_uctx *ctx, unsigned min_events,
 		return 0;
 	/* about to sleep: the ring fd shows readiness anew from here */
 	ar_ring_fd_clear(ctx);
-
-	if (w->sigmask) {
-		/*
-		 * A pending signal the new mask unblocks is delivered as the
-		 * mask is set: the wait is interrupted. Look before setting it.
-		 * A signal arriving between the mask change and the futex sleep
-		 * is not seen until the next wakeup (docs/semantics.md).
-		 */
-		bool pending = ar_unblocked_pending(w->sigmask);
-
-		pthread_sigmask(SIG_SETMASK, w->sigmask, &old);
-		if (pending) {
-			pthread_sigmask(SIG_SETMASK, &old, NULL);
-			return -EINTR;
-		}
-	}
-	atomic_fetch_add_explicit(&ctx->cq_waiters, 1, memory_order_seq_cst);
-	ret = ar_cqring_wait_loop(ctx, min_events, w);
-	atomic_fetch_sub_explicit(&ctx->cq_waiters, 1, memory_order_relaxed);
-	if (w->sigmask)
-		pthread_sigmask(SIG_SETMASK, &old, NULL);
+	w = ar_waiter_self();
+	if (!w)
+		return -ENOMEM;
+	w->target = IO_URING_READ_ONCE(ctx->rings->cq.head) + min_events;
+	w->nr_timeouts = __atomic_load_n(&ctx->cq_timeouts, __ATOMIC_RELAXED);
+	w->force = false;
+	ar_waitq_add(ctx, w);
+	ret = ar_cqring_wait_loop(ctx, w, min_events, a);
+	ar_waitq_del(ctx, w);
 
 	/* like the kernel: CQEs there, the wait did not fail */
 	if (ret && IO_URING_READ_ONCE(ctx->rings->cq.head) !=

@@ -1,0 +1,178 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * waitq.c - the CQ wait queue (the kernel's ctx->cq_wait with
+ * io_wake_function): each thread waiting on a ring is a waiter with its
+ * own eventfd, queued on the ring with the CQ tail it waits for. Posting
+ * CQEs wakes only the waiters whose target is reached (or whose wait must
+ * end for another reason: a timeout completed), as io_should_wake does.
+ *
+ * A waiter sleeps in ppoll() on its eventfd: the sigmask is applied
+ * atomically, and a signal handler always ends the wait with -EINTR (ppoll
+ * is never restarted, SA_RESTART or not), as io_uring_enter behaves.
+ *
+ * Waiters are per thread and refcounted: a waker holds a reference while
+ * it writes to the eventfd, so a thread that exits meanwhile does not have
+ * its fd closed (and reused) under the write. wait_lock is never held
+ * across a system call.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <sys/eventfd.h>
+#include "uring.h"
+
+#define AR_WAKE_BATCH	16
+
+static pthread_key_t ar_waiter_key;
+static pthread_once_t ar_waiter_once = PTHREAD_ONCE_INIT;
+static __thread struct ar_waiter *ar_self;
+
+static void ar_waiter_put(struct ar_waiter *w)
+{
+	if (atomic_fetch_sub_explicit(&w->refs, 1, memory_order_acq_rel) != 1)
+		return;
+	close(w->efd);
+	free(w);
+}
+
+/* thread exit: drop the thread's own reference */
+static void ar_waiter_dtor(void *arg)
+{
+	ar_waiter_put(arg);
+}
+
+static void ar_waiter_key_init(void)
+{
+	pthread_key_create(&ar_waiter_key, ar_waiter_dtor);
+}
+
+/* this thread's waiter, made on first use; NULL without memory or fds */
+struct ar_waiter *ar_waiter_self(void)
+{
+	struct ar_waiter *w = ar_self;
+
+	if (w)
+		return w;
+	pthread_once(&ar_waiter_once, ar_waiter_key_init);
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return NULL;
+	w->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (w->efd < 0) {
+		free(w);
+		return NULL;
+	}
+	atomic_init(&w->refs, 1);
+	ar_self = w;
+	pthread_setspecific(ar_waiter_key, w);
+	return w;
+}
+
+void ar_waitq_add(struct ar_uctx *ctx, struct ar_waiter *w)
+{
+	pthread_mutex_lock(&ctx->wait_lock);
+	w->next = ctx->waitq;
+	ctx->waitq = w;
+	/* seq_cst: pairs with the fence in ar_cq_wake() (store then load on both sides) */
+	atomic_fetch_add_explicit(&ctx->cq_waiters, 1, memory_order_seq_cst);
+	pthread_mutex_unlock(&ctx->wait_lock);
+}
+
+void ar_waitq_del(struct ar_uctx *ctx, struct ar_waiter *w)
+{
+	struct ar_waiter **pp;
+
+	pthread_mutex_lock(&ctx->wait_lock);
+	for (pp = &ctx->waitq; *pp; pp = &(*pp)->next) {
+		if (*pp == w) {
+			*pp = w->next;
+			break;
+		}
+	}
+	atomic_fetch_sub_explicit(&ctx->cq_waiters, 1, memory_order_relaxed);
+	pthread_mutex_unlock(&ctx->wait_lock);
+}
+
+void ar_waitq_retarget(struct ar_uctx *ctx, struct ar_waiter *w,
+		       unsigned target)
+{
+	pthread_mutex_lock(&ctx->wait_lock);
+	w->target = target;
+	pthread_mutex_unlock(&ctx->wait_lock);
+}
+
+/* io_should_wake: the CQ tail reached the target, or a timeout completed */
+static bool ar_should_wake(struct ar_uctx *ctx, struct ar_waiter *w)
+{
+	unsigned tail = io_uring_smp_load_acquire(&ctx->rings->cq.tail);
+
+	return (int)(tail - w->target) >= 0 || w->force ||
+	       __atomic_load_n(&ctx->cq_timeouts, __ATOMIC_RELAXED) != w->nr_timeouts;
+}
+
+/* Wake the waiters whose wait is over; the caller saw cq_waiters > 0. */
+void ar_waitq_wake(struct ar_uctx *ctx, bool all)
+{
+	struct ar_waiter *stack[AR_WAKE_BATCH], **batch = stack, *w;
+	unsigned n = 0, cap = AR_WAKE_BATCH, i;
+	uint64_t one = 1;
+
+	pthread_mutex_lock(&ctx->wait_lock);
+	/* more waiters than the stack holds (many threads on one ring): rare */
+	if (atomic_load_explicit(&ctx->cq_waiters, memory_order_relaxed) > cap) {
+		cap = atomic_load_explicit(&ctx->cq_waiters, memory_order_relaxed);
+		batch = malloc(cap * sizeof(*batch));
+		if (!batch) {
+			batch = stack;
+			cap = AR_WAKE_BATCH;
+		}
+	}
+	for (w = ctx->waitq; w && n < cap; w = w->next) {
+		if (!all && !ar_should_wake(ctx, w))
+			continue;
+		atomic_fetch_add_explicit(&w->refs, 1, memory_order_relaxed);
+		batch[n++] = w;
+	}
+	pthread_mutex_unlock(&ctx->wait_lock);
+	for (i = 0; i < n; i++) {
+		(void)!write(batch[i]->efd, &one, sizeof(one));
+		ar_waiter_put(batch[i]);
+	}
+	if (batch != stack)
+		free(batch);
+}
+
+/*
+ * Sleep until woken, the CLOCK_MONOTONIC deadline (0: none) passes
+ * (-ETIMEDOUT) or a signal handler runs (-EINTR); sigmask as in ppoll.
+ */
+int ar_waiter_sleep(struct ar_waiter *w, __u64 deadline_ns,
+		    const sigset_t *sigmask)
+{
+	struct pollfd pfd = { .fd = w->efd, .events = POLLIN };
+	struct timespec ts, *tsp = NULL;
+	uint64_t v;
+	__u64 now;
+	int e = errno, ret;
+
+	if (deadline_ns) {
+		now = ar_now_ns();
+		if (now >= deadline_ns)
+			return -ETIMEDOUT;
+		ts.tv_sec = (time_t)((deadline_ns - now) / 1000000000ULL);
+		ts.tv_nsec = (long)((deadline_ns - now) % 1000000000ULL);
+		tsp = &ts;
+	}
+	ret = ppoll(&pfd, 1, tsp, sigmask);
+	if (ret < 0) {
+		ret = errno == EINTR ? -EINTR : -errno;
+	} else if (ret == 0) {
+		ret = -ETIMEDOUT;
+	} else {
+		(void)!read(w->efd, &v, sizeof(v));
+		ret = 0;
+	}
+	errno = e;
+	return ret;
+}
