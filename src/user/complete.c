@@ -166,6 +166,7 @@ void ar_cq_free_overflow(struct ar_uctx *ctx)
 void ar_cq_wake(struct ar_uctx *ctx, bool from_worker)
 {
 	uint64_t one = 1;
+	int efd;
 
 	/*
 	 * seq_cst fence: the CQ tail store before it, the load of the waiter
@@ -180,9 +181,11 @@ void ar_cq_wake(struct ar_uctx *ctx, bool from_worker)
 	if (!atomic_exchange_explicit(&ctx->ring_fd_signalled, true,
 				      memory_order_relaxed))
 		(void)!write(ctx->ring_fd, &one, sizeof(one));
-	if (ctx->eventfd >= 0 && (!ctx->eventfd_async || from_worker) &&
+	/* acquire pairs with the release in ar_reg_eventfd() */
+	efd = __atomic_load_n(&ctx->eventfd, __ATOMIC_ACQUIRE);
+	if (efd >= 0 && (!ctx->eventfd_async || from_worker) &&
 	    !(IO_URING_READ_ONCE(ctx->rings->cq_flags) & IORING_CQ_EVENTFD_DISABLED))
-		(void)!write(ctx->eventfd, &one, sizeof(one));
+		(void)!write(efd, &one, sizeof(one));
 }
 
 /* io_fail_links: the rest of a failed chain, each -ECANCELED unless failed itself */
@@ -261,7 +264,7 @@ void ar_batch_finish(struct ar_uctx *ctx, struct ar_comp_batch *b,
 		next = req->next;
 		ar_req_free(req);
 	}
-	if (ctx->drain_active)
+	if (ar_drain_active(ctx))
 		ar_queue_deferred(ctx);
 	/* the next links of completed requests: no drain check for them */
 	for (req = b->queue; req; req = next) {

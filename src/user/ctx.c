@@ -188,6 +188,7 @@ static void ar_uctx_free(struct ar_uctx *ctx)
 	pthread_mutex_destroy(&ctx->req_lock);
 	pthread_mutex_destroy(&ctx->wait_lock);
 	free(ctx->restrictions);
+	free(ctx->personalities);
 	free(ctx);
 }
 
@@ -327,7 +328,9 @@ static int ar_user_close(int fd)
 	ar_rsrc_free_all(ctx);
 	ar_cq_free_overflow(ctx);
 	if (ctx->eventfd >= 0)
-		close(ctx->eventfd);
+		ar_internal_close(ctx->eventfd);
+	for (unsigned i = 0; i < ctx->nr_dead_evfds; i++)
+		ar_internal_close(ctx->dead_evfds[i]);
 	ar_uctx_free(ctx);
 	return 0;
 }

@@ -22,7 +22,9 @@ void ar_drain_init(struct ar_uctx *ctx, struct ar_ureq *req)
 {
 	struct ar_ureq *head = ctx->submit_link_head;
 
-	ctx->drain_active = true;
+	pthread_mutex_lock(&ctx->lock);
+	__atomic_store_n(&ctx->drain_active, true, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&ctx->lock);
 	if (head)
 		head->flags |= AR_REQ_F_DRAIN | AR_REQ_F_FORCE_ASYNC;
 	else
@@ -88,7 +90,7 @@ void ar_drain_req(struct ar_ureq *req)
 	ctx->nr_drained += ar_linked_nr(req);
 	ar_queue_deferred_locked(ctx, &ready);
 	if (!drain && !ctx->defer_head)
-		ctx->drain_active = false;
+		__atomic_store_n(&ctx->drain_active, false, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&ctx->lock);
 	ar_queue_list(ready);
 }

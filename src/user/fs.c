@@ -395,10 +395,14 @@ int ar_close_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe)
 	return 0;
 }
 
-/* the kernel will not close an io_uring fd: here, a user engine ring's */
+/*
+ * The kernel will not close an io_uring fd: here, a user engine ring's.
+ * The engine's own fds (dups of registered files, its eventfds) are not
+ * the application's to close: in the kernel they would not exist.
+ */
 static bool ar_close_refused(struct ar_ureq *req, int fd)
 {
-	return fd == req->ctx->ring_fd || ar_uctx_of_fd(fd);
+	return fd == req->ctx->ring_fd || ar_engine_of_fd(fd) != &ar_kernel_engine;
 }
 
 /* inline: close(2) does not wait for the file's last reference */

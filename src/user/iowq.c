@@ -123,7 +123,6 @@ static void *ar_worker_main(void *arg)
 	cpu_set_t set;
 	bool apply;
 
-	ar_block_signals();
 	pthread_mutex_lock(&wq->lock);
 	for (;;) {
 		req = ar_iowq_next(wq, w->bound);
@@ -228,7 +227,7 @@ void ar_iowq_enqueue(struct ar_uctx *ctx, struct ar_ureq *req)
 	if (w) {
 		w->ctx = ctx;
 		w->bound = bound;
-		if (pthread_create(&w->tid, NULL, ar_worker_main, w)) {
+		if (ar_thread_create(&w->tid, ar_worker_main, w)) {
 			free(w);
 			w = NULL;
 		}

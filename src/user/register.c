@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <stdio.h>
 #include <sys/eventfd.h>
 #include "uring.h"
 
@@ -67,31 +68,53 @@ static int ar_reg_files_update(struct ar_uctx *ctx, const void *arg,
 			      (const int *)(unsigned long)up.fds, NULL, nr);
 }
 
+/* Is fd an eventfd? -EBADF if not an fd, -EINVAL if another kind of file. */
+static int ar_check_eventfd(int fd)
+{
+	char path[64], link[64];
+	ssize_t n;
+
+	if (fcntl(fd, F_GETFD) < 0)
+		return -EBADF;
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	n = readlink(path, link, sizeof(link) - 1);
+	if (n < 0)
+		return 0;	/* no /proc: take it as given */
+	link[n] = 0;
+	return strcmp(link, "anon_inode:[eventfd]") ? -EINVAL : 0;
+}
+
+/*
+ * The registered eventfd is our dup. ar_cq_wake() reads it without a
+ * lock, so an unregistered dup is not closed until the ring exits: a
+ * concurrent signal never writes into an fd number that was reused.
+ */
 static int ar_reg_eventfd(struct ar_uctx *ctx, const void *arg, unsigned nr,
 			  bool async)
 {
-	int fd, dup_fd;
+	int fd, dup_fd, ret;
 
 	if (nr != 1 || !arg)
 		return -EINVAL;
 	memcpy(&fd, arg, sizeof(fd));
-	pthread_mutex_lock(&ctx->lock);
-	if (ctx->eventfd >= 0) {
-		pthread_mutex_unlock(&ctx->lock);
+	if (__atomic_load_n(&ctx->eventfd, __ATOMIC_ACQUIRE) >= 0)
 		return -EBUSY;
-	}
-	pthread_mutex_unlock(&ctx->lock);
+	ret = ar_check_eventfd(fd);
+	if (ret)
+		return ret;
 	dup_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 	if (dup_fd < 0)
 		return -EBADF;
+	ar_internal_claim(dup_fd);
 	pthread_mutex_lock(&ctx->lock);
 	if (ctx->eventfd >= 0) {
 		pthread_mutex_unlock(&ctx->lock);
-		close(dup_fd);
+		ar_internal_close(dup_fd);
 		return -EBUSY;
 	}
 	ctx->eventfd_async = async;
-	ctx->eventfd = dup_fd;
+	/* release: eventfd_async is set before the fd is seen */
+	__atomic_store_n(&ctx->eventfd, dup_fd, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&ctx->lock);
 	return 0;
 }
@@ -101,13 +124,13 @@ static int ar_unreg_eventfd(struct ar_uctx *ctx)
 	int fd;
 
 	pthread_mutex_lock(&ctx->lock);
-	fd = ctx->eventfd;
-	ctx->eventfd = -1;
+	fd = __atomic_exchange_n(&ctx->eventfd, -1, __ATOMIC_ACQ_REL);
+	if (fd >= 0 && ctx->nr_dead_evfds < AR_DEAD_EVFDS)
+		ctx->dead_evfds[ctx->nr_dead_evfds++] = fd;
+	else if (fd >= 0)
+		fd = -2;	/* no room: keep it registered-dead, leak the dup */
 	pthread_mutex_unlock(&ctx->lock);
-	if (fd < 0)
-		return -ENXIO;
-	close(fd);
-	return 0;
+	return fd == -1 ? -ENXIO : 0;
 }
 
 static int ar_reg_probe(struct ar_uctx *ctx, void *arg, unsigned nr)
@@ -135,48 +158,61 @@ static int ar_reg_probe(struct ar_uctx *ctx, void *arg, unsigned nr)
 	return 0;
 }
 
-/* requests run with the process's credentials: a personality records them */
+/*
+ * Personalities: ids 1..65535 handed out cyclically, as the kernel's
+ * xa_alloc_cyclic. Requests run with the process's credentials, so an id
+ * records nothing more than its existence (docs/semantics.md).
+ */
+#define AR_PERS_MAX	65535U
+
+static bool ar_pers_test(struct ar_uctx *ctx, unsigned id)
+{
+	return ctx->personalities && id && id <= AR_PERS_MAX &&
+	       (ctx->personalities[id / 8] & (1U << (id % 8)));
+}
+
 static int ar_reg_personality(struct ar_uctx *ctx)
 {
-	int id;
+	unsigned i, id;
+	int ret = -EBUSY;
 
 	pthread_mutex_lock(&ctx->uring_lock);
-	if (ctx->nr_personalities >= AR_MAX_PERSONALITIES) {
+	if (!ctx->personalities)
+		ctx->personalities = calloc(AR_PERS_MAX / 8 + 1, 1);
+	if (!ctx->personalities) {
 		pthread_mutex_unlock(&ctx->uring_lock);
 		return -ENOMEM;
 	}
-	id = (int)++ctx->personality_next;
-	ctx->personalities[ctx->nr_personalities++] = (__u16)id;
-	pthread_mutex_unlock(&ctx->uring_lock);
-	return id;
-}
-
-static int ar_unreg_personality(struct ar_uctx *ctx, unsigned id)
-{
-	unsigned i;
-	int ret = -EINVAL;
-
-	pthread_mutex_lock(&ctx->uring_lock);
-	for (i = 0; i < ctx->nr_personalities; i++) {
-		if (ctx->personalities[i] != id)
+	for (i = 0; i < AR_PERS_MAX; i++) {
+		id = (ctx->personality_next + i) % AR_PERS_MAX + 1;
+		if (ar_pers_test(ctx, id))
 			continue;
-		ctx->personalities[i] =
-			ctx->personalities[--ctx->nr_personalities];
-		ret = 0;
+		ctx->personalities[id / 8] |= 1U << (id % 8);
+		ctx->personality_next = id;
+		ret = (int)id;
 		break;
 	}
 	pthread_mutex_unlock(&ctx->uring_lock);
 	return ret;
 }
 
+static int ar_unreg_personality(struct ar_uctx *ctx, unsigned id)
+{
+	int ret = -EINVAL;
+
+	pthread_mutex_lock(&ctx->uring_lock);
+	if (ar_pers_test(ctx, id)) {
+		ctx->personalities[id / 8] &= ~(1U << (id % 8));
+		ret = 0;
+	}
+	pthread_mutex_unlock(&ctx->uring_lock);
+	return ret;
+}
+
+/* under uring_lock (submission) */
 bool ar_personality_valid(struct ar_uctx *ctx, unsigned id)
 {
-	unsigned i;
-
-	for (i = 0; i < ctx->nr_personalities; i++)
-		if (ctx->personalities[i] == id)
-			return true;
-	return false;
+	return ar_pers_test(ctx, id);
 }
 
 static int ar_reg_restrictions(struct ar_uctx *ctx, const void *arg,

@@ -41,8 +41,7 @@ void ar_rsrc_put(struct ar_uctx *ctx, struct ar_rsrc_node *node)
 	if (!node || atomic_fetch_sub_explicit(&node->refs, 1,
 					       memory_order_acq_rel) != 1)
 		return;
-	if (node->fd >= 0)
-		close(node->fd);
+	ar_internal_close(node->fd);
 	if (node->tag) {
 		pthread_mutex_lock(&ctx->lock);
 		ar_cq_post_locked(ctx, node->tag, 0, 0);
@@ -85,7 +84,7 @@ static int ar_file_node(struct ar_uctx *ctx, int fd, __u64 tag,
 	node = ar_node_new(tag);
 	if (!node)
 		return -ENOMEM;
-	node->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	node->fd = ar_internal_claim(fcntl(fd, F_DUPFD_CLOEXEC, 0));
 	if (node->fd < 0) {
 		int err = errno == EMFILE ? -EMFILE : -EBADF;
 
@@ -311,7 +310,7 @@ int ar_rsrc_install_file(struct ar_uctx *ctx, int fd, unsigned slot,
 		close(fd);
 		return -ENOMEM;
 	}
-	node->fd = fd;
+	node->fd = ar_internal_claim(fd);
 	pthread_mutex_lock(&ctx->uring_lock);
 	if (!t->registered) {
 		ret = alloc ? -ENFILE : -ENXIO;
@@ -337,7 +336,7 @@ int ar_rsrc_install_file(struct ar_uctx *ctx, int fd, unsigned slot,
 	if (ret < 0) {
 		node->fd = -1;
 		free(node);
-		close(fd);
+		ar_internal_close(fd);
 		return ret;
 	}
 	ar_rsrc_put(ctx, old);

@@ -18,6 +18,7 @@
 #include "uring.h"
 
 #define AR_RW_INLINE_VECS	4
+#define AR_MAX_RW_COUNT		0x7ffff000U	/* the kernel's MAX_RW_COUNT */
 
 struct ar_rw {
 	__s64 off;
@@ -51,7 +52,7 @@ static int ar_rw_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe,
 		      bool vectored, bool fixed)
 {
 	struct ar_rw *rw = ar_req_data(req, struct ar_rw);
-	size_t bytes;
+	size_t bytes, total;
 
 	rw->off = (__s64)sqe->off;
 	rw->addr = sqe->addr;
@@ -65,7 +66,7 @@ static int ar_rw_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe,
 		rw->inline_vecs[0].iov_len = rw->len;
 		rw->vecs = rw->inline_vecs;
 		rw->nr_vecs = 1;
-		req->expect = rw->len;
+		req->expect = rw->len < AR_MAX_RW_COUNT ? rw->len : AR_MAX_RW_COUNT;
 		return 0;
 	}
 	/* readv/writev: the iovec array is copied now (SUBMIT_STABLE) */
@@ -85,9 +86,11 @@ static int ar_rw_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe,
 	if (bytes)
 		memcpy(rw->vecs, (void *)(unsigned long)rw->addr, bytes);
 	rw->nr_vecs = rw->len;
-	req->expect = 0;
+	/* one call moves at most MAX_RW_COUNT bytes, as read(2) */
+	total = 0;
 	for (unsigned i = 0; i < rw->nr_vecs; i++)
-		req->expect += (__u32)rw->vecs[i].iov_len;
+		total += rw->vecs[i].iov_len;
+	req->expect = total < AR_MAX_RW_COUNT ? (__u32)total : AR_MAX_RW_COUNT;
 	return 0;
 }
 
@@ -170,13 +173,13 @@ static ssize_t ar_rw_call(struct ar_ureq *req, struct ar_rw *rw, bool write,
 }
 
 /*
- * -EAGAIN is the answer itself when the caller asked not to wait
- * (RWF_NOWAIT, or an O_NONBLOCK file, as the kernel's REQ_F_NOWAIT);
- * otherwise it means: wait for readiness or let a worker block.
+ * -EAGAIN is the answer itself only when the SQE asked not to wait
+ * (RWF_NOWAIT); otherwise it means: wait for readiness or let a worker
+ * block. On 6.18 an O_NONBLOCK file waits for readiness too (measured).
  */
-static bool ar_rw_nowait(struct ar_ureq *req, struct ar_rw *rw)
+static bool ar_rw_nowait(struct ar_rw *rw)
 {
-	return (rw->rw_flags & RWF_NOWAIT) || ar_fd_nonblocking(req->fd);
+	return rw->rw_flags & RWF_NOWAIT;
 }
 
 static int ar_rw_issue(struct ar_ureq *req, unsigned issue_flags, bool write)
@@ -204,7 +207,7 @@ static int ar_rw_issue(struct ar_ureq *req, unsigned issue_flags, bool write)
 		return -ENOBUFS;
 	ret = ar_rw_call(req, rw, write, rw->rw_flags | (nonblock ? RWF_NOWAIT : 0));
 	errno = e;
-	if (ret == -EAGAIN && !ar_rw_nowait(req, rw))
+	if (ret == -EAGAIN && !ar_rw_nowait(rw))
 		return AR_ISSUE_AGAIN;
 	/* this file has no RWF_NOWAIT: a worker does it blocking */
 	if (ret == -EOPNOTSUPP && nonblock && !(rw->rw_flags & RWF_NOWAIT))

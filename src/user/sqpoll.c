@@ -57,7 +57,6 @@ static void *ar_sqpoll_main(void *arg)
 	__u64 last = ar_now_ns();
 	unsigned n;
 
-	ar_block_signals();
 	if (sq->cpu >= 0) {
 		cpu_set_t set;
 
@@ -100,7 +99,7 @@ int ar_sqpoll_start(struct ar_uctx *ctx, struct io_uring_params *p)
 			      AR_SQ_THREAD_IDLE_MS) * 1000000ULL;
 	sq->cpu = (p->flags & IORING_SETUP_SQ_AFF) ? (int)p->sq_thread_cpu : -1;
 	ctx->sqpoll = sq;
-	if (pthread_create(&sq->thread, NULL, ar_sqpoll_main, sq)) {
+	if (ar_thread_create(&sq->thread, ar_sqpoll_main, sq)) {
 		ctx->sqpoll = NULL;
 		free(sq);
 		return -EAGAIN;

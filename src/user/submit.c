@@ -98,7 +98,7 @@ static int ar_req_init(struct ar_uctx *ctx, struct ar_ureq *req,
 	}
 	if (ctx->restrictions && ar_restricted(ctx, req))
 		return -EACCES;
-	if (ctx->drain_active)
+	if (ar_drain_active(ctx))
 		req->flags |= AR_REQ_F_FORCE_ASYNC;
 	if (!def->ioprio && sqe->ioprio)
 		return -EINVAL;
@@ -349,7 +349,7 @@ void ar_req_queue(struct ar_ureq *req)
 		ar_req_complete(req, ctx->exiting ? -ECANCELED : req->res, 0);
 		return;
 	}
-	if (ctx->drain_active) {
+	if (ar_drain_active(ctx)) {
 		ar_drain_req(req);
 		return;
 	}

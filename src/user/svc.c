@@ -109,8 +109,8 @@ static void *ar_svc_main(void *arg)
 	struct timespec ts, *tsp;
 	uint64_t v;
 	__u64 now;
+	int n;
 
-	ar_block_signals();
 	pthread_mutex_lock(&ctx->lock);
 	while (!svc->exiting) {
 		if (ar_svc_build(svc))
@@ -125,9 +125,11 @@ static void *ar_svc_main(void *arg)
 			tsp = &ts;
 		}
 		pthread_mutex_unlock(&ctx->lock);
-		if (ppoll(svc->fds, svc->nfds, tsp, NULL) > 0 &&
-		    svc->fds[0].revents)
+		n = ppoll(svc->fds, svc->nfds, tsp, NULL);
+		if (n > 0 && svc->fds[0].revents)
 			(void)!read(svc->wake_fd, &v, sizeof(v));
+		else if (n < 0 && errno != EINTR)
+			usleep(1000);	/* (too many fds armed) no busy loop */
 		pthread_mutex_lock(&ctx->lock);
 		ar_svc_collect(ctx, &timers, &ready);
 		pthread_mutex_unlock(&ctx->lock);
@@ -155,11 +157,11 @@ static int ar_svc_start(struct ar_uctx *ctx)
 
 	pthread_mutex_lock(&svc->start_lock);
 	if (!svc->started) {
-		svc->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+		svc->wake_fd = ar_internal_claim(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
 		if (svc->wake_fd < 0) {
 			ret = -errno;
-		} else if (pthread_create(&svc->thread, NULL, ar_svc_main, ctx)) {
-			close(svc->wake_fd);
+		} else if (ar_thread_create(&svc->thread, ar_svc_main, ctx)) {
+			ar_internal_close(svc->wake_fd);
 			svc->wake_fd = -1;
 			ret = -EAGAIN;
 		} else {
@@ -236,7 +238,7 @@ void ar_svc_exit(struct ar_uctx *ctx)
 		pthread_mutex_unlock(&ctx->lock);
 		ar_svc_kick(ctx);
 		pthread_join(svc->thread, NULL);
-		close(svc->wake_fd);
+		ar_internal_close(svc->wake_fd);
 	}
 	free(svc->fds);
 	free(svc->reqs);

@@ -67,7 +67,7 @@ struct ar_sqpoll;
 #define AR_ASYNC_CANCEL_OP		(1U << 5)
 
 #define AR_RINGFD_REG_MAX	16
-#define AR_MAX_PERSONALITIES	64
+#define AR_DEAD_EVFDS		16
 
 /* One entry per opcode, as the kernel's opdef.c. */
 struct ar_opdef {
@@ -244,8 +244,7 @@ struct ar_uctx {
 	struct ar_rsrc_table files, bufs;
 	struct ar_restrictions *restrictions;
 	unsigned personality_next;
-	unsigned nr_personalities;
-	__u16 personalities[AR_MAX_PERSONALITIES];
+	__u8 *personalities;		/* bitmap of ids in use */
 
 	/* completion: under lock */
 	pthread_mutex_t lock;
@@ -261,8 +260,10 @@ struct ar_uctx {
 	struct ar_ureq *defer_head, *defer_tail;	/* held back by IO_DRAIN */
 	struct ar_ureq *timeouts;	/* count-based TIMEOUTs, in target order */
 	unsigned cancel_seq;
-	int eventfd;			/* registered eventfd, -1 if none */
+	int eventfd;			/* registered eventfd (our dup), -1 if none */
 	bool eventfd_async;
+	int dead_evfds[AR_DEAD_EVFDS];	/* unregistered dups, closed at exit */
+	unsigned nr_dead_evfds;
 
 	/* io_cqring_wait sleepers (waitq.c) */
 	pthread_mutex_t wait_lock;
@@ -299,6 +300,16 @@ static inline void ar_req_set_fail(struct ar_ureq *req)
 		req->flags &= ~AR_REQ_F_SKIP_CQE;
 		req->flags |= AR_REQ_F_SKIP_LINK_CQES;
 	}
+}
+
+/*
+ * drain_active is written under ctx->lock and read without it: a stale
+ * read only sends a request through ar_drain_req(), which decides under
+ * the lock. Release/acquire pair the two sides.
+ */
+static inline bool ar_drain_active(struct ar_uctx *ctx)
+{
+	return __atomic_load_n(&ctx->drain_active, __ATOMIC_ACQUIRE);
 }
 
 /* completion work gathered under ctx->lock, finished after it is dropped */
@@ -422,9 +433,11 @@ int ar_sqpoll_wait_space(struct ar_uctx *ctx);
 void ar_sqpoll_stop(struct ar_uctx *ctx);
 
 /* util.c */
-void ar_block_signals(void);
 bool ar_fd_is_regular(int fd);
-bool ar_fd_nonblocking(int fd);
+int ar_thread_create(pthread_t *tid, void *(*fn)(void *), void *arg);
 void ar_ring_fd_clear(struct ar_uctx *ctx);
+extern const struct ar_engine ar_internal_fd;
+int ar_internal_claim(int fd);
+void ar_internal_close(int fd);
 
 #endif

@@ -9,15 +9,6 @@
 #include <sys/stat.h>
 #include "uring.h"
 
-/* Engine threads take no signals: the application's handlers run in its threads. */
-void ar_block_signals(void)
-{
-	sigset_t all;
-
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, NULL);
-}
-
 bool ar_fd_is_regular(int fd)
 {
 	struct stat st;
@@ -28,12 +19,21 @@ bool ar_fd_is_regular(int fd)
 	return ret;
 }
 
-bool ar_fd_nonblocking(int fd)
+/*
+ * Start an engine thread with every signal blocked from its first
+ * instruction, so a process-directed signal never runs the application's
+ * handler on it.
+ */
+int ar_thread_create(pthread_t *tid, void *(*fn)(void *), void *arg)
 {
-	int e = errno, fl = fcntl(fd, F_GETFL);
+	sigset_t all, old;
+	int ret;
 
-	errno = e;
-	return fl >= 0 && (fl & O_NONBLOCK);
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	ret = pthread_create(tid, NULL, fn, arg);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return ret;
 }
 
 /* The CQ is empty and the ring is about to wait: the ring fd is not readable. */
@@ -51,4 +51,75 @@ void ar_ring_fd_clear(struct ar_uctx *ctx)
 	if (IO_URING_READ_ONCE(ctx->rings->cq.head) !=
 	    io_uring_smp_load_acquire(&ctx->rings->cq.tail))
 		ar_cq_wake(ctx, false);
+}
+
+/*
+ * The engine's own fds are claimed with this marker: they are not the
+ * application's, so io_uring calls on them fail -EBADF, CLOSE refuses
+ * them and they cannot be registered.
+ */
+static int ar_internal_enter(unsigned fd, unsigned to_submit,
+			     unsigned min_complete, unsigned flags,
+			     const void *arg, size_t argsz)
+{
+	(void)fd; (void)to_submit; (void)min_complete; (void)flags;
+	(void)arg; (void)argsz;
+	return -EBADF;
+}
+
+static int ar_internal_reg(unsigned fd, unsigned opcode, const void *arg,
+			   unsigned nr_args)
+{
+	(void)fd; (void)opcode; (void)arg; (void)nr_args;
+	return -EBADF;
+}
+
+static int ar_internal_mmap(int fd, struct io_uring_params *p,
+			    struct io_uring *ring)
+{
+	(void)fd; (void)p; (void)ring;
+	return -EBADF;
+}
+
+static void ar_internal_unmap(struct io_uring *ring)
+{
+	(void)ring;
+}
+
+static int ar_internal_setup(unsigned entries, struct io_uring_params *p)
+{
+	(void)entries; (void)p;
+	return -EINVAL;
+}
+
+static int ar_internal_close_op(int fd)
+{
+	(void)fd;
+	return -EBADF;
+}
+
+const struct ar_engine ar_internal_fd = {
+	.name	= "internal",
+	.setup	= ar_internal_setup,
+	.mmap	= ar_internal_mmap,
+	.unmap	= ar_internal_unmap,
+	.enter	= ar_internal_enter,
+	.reg	= ar_internal_reg,
+	.close	= ar_internal_close_op,
+};
+
+/* an fd of the engine's own, marked as such */
+int ar_internal_claim(int fd)
+{
+	if (fd >= 0)
+		ar_engine_claim_fd(fd, &ar_internal_fd, NULL);
+	return fd;
+}
+
+void ar_internal_close(int fd)
+{
+	if (fd < 0)
+		return;
+	ar_engine_release_fd(fd);
+	close(fd);
 }

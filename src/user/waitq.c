@@ -32,7 +32,7 @@ static void ar_waiter_put(struct ar_waiter *w)
 {
 	if (atomic_fetch_sub_explicit(&w->refs, 1, memory_order_acq_rel) != 1)
 		return;
-	close(w->efd);
+	ar_internal_close(w->efd);
 	free(w);
 }
 
@@ -58,7 +58,7 @@ struct ar_waiter *ar_waiter_self(void)
 	w = calloc(1, sizeof(*w));
 	if (!w)
 		return NULL;
-	w->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	w->efd = ar_internal_claim(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
 	if (w->efd < 0) {
 		free(w);
 		return NULL;
