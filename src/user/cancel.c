@@ -72,40 +72,43 @@ int ar_async_cancel_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe)
 	return 0;
 }
 
-/* io_cancel_req_match */
+/* io_cancel_req_match, without marking */
 static bool ar_cancel_match(struct ar_ureq *self, struct ar_cancel *c,
 			    struct ar_ureq *req, int fd)
 {
 	bool match_ud = !(c->flags & (IORING_ASYNC_CANCEL_FD | AR_ASYNC_CANCEL_OP));
 
-	if (req == self)
+	if (req == self || req->cancel_seq == c->seq)
+		return false;	/* each request counts once per cancel */
+	if (c->flags & IORING_ASYNC_CANCEL_ANY)
+		return true;
+	if ((c->flags & IORING_ASYNC_CANCEL_FD) && req->fd != fd)
 		return false;
-	if (!(c->flags & IORING_ASYNC_CANCEL_ANY)) {
-		if ((c->flags & IORING_ASYNC_CANCEL_FD) && req->fd != fd)
-			return false;
-		if ((c->flags & AR_ASYNC_CANCEL_OP) && req->opcode != c->opcode)
-			return false;
-		if ((match_ud || (c->flags & AR_ASYNC_CANCEL_USERDATA)) &&
-		    req->user_data != c->addr)
-			return false;
-	}
-	/* each request counts once per cancel */
-	if (req->cancel_seq == c->seq)
+	if ((c->flags & AR_ASYNC_CANCEL_OP) && req->opcode != c->opcode)
 		return false;
-	req->cancel_seq = c->seq;
-	return true;
+	return !((match_ud || (c->flags & AR_ASYNC_CANCEL_USERDATA)) &&
+		 req->user_data != c->addr);
+}
+
+static bool ar_in_iowq(struct ar_ureq *req)
+{
+	return req->state == AR_REQ_QUEUED || req->state == AR_REQ_RUNNING;
 }
 
 /*
- * Find and extract the matches of c (self excluded): the result for the
- * canceller (a count with ALL/ANY), the extracted requests in *done.
+ * Find and extract the matches of c (self excluded), in the kernel's
+ * order: io-wq work first, then armed polls and timeouts. With ALL/ANY the
+ * kernel cancels all matching io-wq work in one step and counts it once;
+ * polls and timeouts count one each. Returns the canceller's result, the
+ * extracted requests in *done_out (submission order).
  */
 static int ar_cancel_run(struct ar_uctx *ctx, struct ar_cancel *c,
 			 struct ar_ureq *self, struct ar_ureq **done_out)
 {
 	bool all = c->flags & (IORING_ASYNC_CANCEL_ALL | IORING_ASYNC_CANCEL_ANY);
-	struct ar_ureq *cur, *done = NULL, **tail = &done, *next;
-	int fd = c->fd, ret = -ENOENT, nr = 0, r;
+	struct ar_ureq *cur, *done = NULL, **tail = &done;
+	int fd = c->fd, ret = -ENOENT, nr = 0, r, pass;
+	bool wq_hit = false;
 
 	if ((c->flags & IORING_ASYNC_CANCEL_FD_FIXED) &&
 	    (c->flags & IORING_ASYNC_CANCEL_FD)) {
@@ -119,23 +122,32 @@ static int ar_cancel_run(struct ar_uctx *ctx, struct ar_cancel *c,
 	pthread_mutex_lock(&ctx->lock);
 	if (self)
 		c->seq = ++ctx->cancel_seq;
-	for (cur = ctx->inflight; cur; cur = next) {
-		next = cur->if_next;
-		if (!ar_cancel_match(self, c, cur, fd))
-			continue;
-		r = ar_cancel_extract_locked(cur);
-		if (r == -ENOENT)
-			continue;
-		if (!r) {
-			*tail = cur;
-			tail = &cur->next;
-			*tail = NULL;
+	for (pass = 0; pass < 2; pass++) {
+		for (cur = ctx->inflight; cur; cur = cur->if_next) {
+			if (ar_in_iowq(cur) != (pass == 0) ||
+			    !ar_cancel_match(self, c, cur, fd))
+				continue;
+			r = ar_cancel_extract_locked(cur);
+			if (r == -ENOENT)
+				continue;
+			cur->cancel_seq = c->seq;
+			if (!r) {
+				*tail = cur;
+				tail = &cur->next;
+				*tail = NULL;
+			}
+			ret = r;
+			if (!all)
+				goto out;
+			if (pass == 0)
+				wq_hit = true;
+			else
+				nr++;
 		}
-		nr++;
-		ret = r;
-		if (!all)
-			break;
+		if (pass == 0 && wq_hit)
+			nr++;
 	}
+out:
 	pthread_mutex_unlock(&ctx->lock);
 	*done_out = done;
 	return all ? nr : ret;

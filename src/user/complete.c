@@ -25,12 +25,15 @@ static void ar_batch_queue(struct ar_comp_batch *b, struct ar_ureq *req)
 /* every submitted request is tracked until it completes (cancel, drain, exit) */
 void ar_inflight_add(struct ar_uctx *ctx, struct ar_ureq *req)
 {
+	/* appended: walks (cancel, exit) go in submission order */
 	pthread_mutex_lock(&ctx->lock);
-	req->if_prev = NULL;
-	req->if_next = ctx->inflight;
-	if (ctx->inflight)
-		ctx->inflight->if_prev = req;
-	ctx->inflight = req;
+	req->if_next = NULL;
+	req->if_prev = ctx->inflight_tail;
+	if (ctx->inflight_tail)
+		ctx->inflight_tail->if_next = req;
+	else
+		ctx->inflight = req;
+	ctx->inflight_tail = req;
 	ctx->nr_inflight++;
 	req->flags |= AR_REQ_F_INFLIGHT;
 	pthread_mutex_unlock(&ctx->lock);
@@ -46,6 +49,8 @@ static void ar_inflight_del_locked(struct ar_uctx *ctx, struct ar_ureq *req)
 		ctx->inflight = req->if_next;
 	if (req->if_next)
 		req->if_next->if_prev = req->if_prev;
+	else
+		ctx->inflight_tail = req->if_prev;
 	ctx->nr_inflight--;
 	req->flags &= ~AR_REQ_F_INFLIGHT;
 }
@@ -68,7 +73,7 @@ static bool ar_cq_overflow_add(struct ar_uctx *ctx, __u64 user_data, int res,
 	if (ctx->of_tail)
 		ctx->of_tail->next = of;
 	else
-		ctx->of_head = of;
+		__atomic_store_n(&ctx->of_head, of, __ATOMIC_RELAXED);
 	ctx->of_tail = of;
 	ctx->nr_overflow++;
 	/* the application reads sq_flags with its own loads: an atomic RMW */
@@ -127,7 +132,7 @@ void ar_cq_flush_overflow_locked(struct ar_uctx *ctx)
 	while ((of = ctx->of_head) && (cqe = ar_cq_slot(ctx))) {
 		ar_cq_fill(ctx, cqe, of->cqe.user_data, of->cqe.res,
 			   of->cqe.flags);
-		ctx->of_head = of->next;
+		__atomic_store_n(&ctx->of_head, of->next, __ATOMIC_RELAXED);
 		if (!ctx->of_head)
 			ctx->of_tail = NULL;
 		ctx->nr_overflow--;
@@ -138,14 +143,22 @@ void ar_cq_flush_overflow_locked(struct ar_uctx *ctx)
 				   __ATOMIC_RELEASE);
 }
 
+/* flushed CQEs count for count-based timeouts, as posted ones do */
 void ar_cq_flush_overflow(struct ar_uctx *ctx)
 {
-	if (!ctx->of_head)	/* racy peek; rechecked under the lock */
-		return;
+	struct ar_comp_batch b;
+	unsigned tail;
+
+	if (!__atomic_load_n(&ctx->of_head, __ATOMIC_RELAXED))
+		return;	/* a peek; rechecked under the lock */
+	ar_batch_init(&b);
 	pthread_mutex_lock(&ctx->lock);
+	tail = ctx->cached_cq_tail;
 	ar_cq_flush_overflow_locked(ctx);
+	b.posted = tail != ctx->cached_cq_tail;
+	ar_complete_timeouts_locked(ctx, &b);
 	pthread_mutex_unlock(&ctx->lock);
-	ar_cq_wake(ctx, false);
+	ar_batch_finish(ctx, &b, false);
 }
 
 void ar_cq_free_overflow(struct ar_uctx *ctx)

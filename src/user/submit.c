@@ -346,6 +346,8 @@ void ar_req_queue(struct ar_ureq *req)
 	struct ar_uctx *ctx = req->ctx;
 
 	if ((req->flags & AR_REQ_F_FAIL) || ctx->exiting) {
+		/* failed at submit: the whole chain fails, hard links too */
+		req->flags &= ~AR_REQ_F_HARDLINK;
 		ar_req_complete(req, ctx->exiting ? -ECANCELED : req->res, 0);
 		return;
 	}

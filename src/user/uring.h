@@ -254,6 +254,7 @@ struct ar_uctx {
 	struct ar_cq_overflow *of_head, *of_tail;
 	unsigned nr_overflow;
 	struct ar_ureq *inflight;	/* every submitted, uncompleted request */
+	struct ar_ureq *inflight_tail;
 	unsigned nr_inflight;
 	bool drain_active;
 	unsigned nr_drained;
