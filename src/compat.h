@@ -83,5 +83,7 @@ _Static_assert(sizeof(struct ar_getevents_arg) ==
 
 /* The highest opcode number anyring knows a name for (IORING_OP_PIPE). */
 #define AR_OP_LAST_KNOWN		62
+/* ... which is also 6.18's last (IORING_OP_LAST - 1) */
+#define AR_OP_LAST_KNOWN_6_18		62
 
 #endif

@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <string.h>
+#include <fcntl.h>
 #include <unistd.h>
 #include "uring.h"
 #include "ops.h"
@@ -183,22 +184,40 @@ int ar_async_cancel_issue(struct ar_ureq *req, unsigned issue_flags)
  */
 int ar_sync_cancel(struct ar_uctx *ctx, const void *arg)
 {
-	const struct io_uring_sync_cancel_reg *reg = arg;
+	/* 6.18's io_uring_sync_cancel_reg; liburing 2.3 has pad[4] in its tail */
+	const struct {
+		__u64 addr;
+		__s32 fd;
+		__u32 flags;
+		struct __kernel_timespec timeout;
+		__u8 opcode;
+		__u8 pad[7];
+		__u64 pad2[3];
+	} *reg = arg;
 	struct ar_cancel c;
 	struct ar_ureq *done;
 	__u64 deadline = 0;
 	unsigned i;
 	int ret;
 
-	for (i = 0; i < sizeof(reg->pad) / sizeof(reg->pad[0]); i++)
-		if (reg->pad[i])
-			return -EINVAL;
+	_Static_assert(sizeof(*reg) == sizeof(struct io_uring_sync_cancel_reg),
+		       "sync cancel layout");
 	memset(&c, 0, sizeof(c));
 	c.addr = reg->addr;
 	c.flags = reg->flags;
 	c.fd = reg->fd;
+	c.opcode = reg->opcode;
 	if (c.flags & ~AR_CANCEL_FLAGS)
 		return -EINVAL;
+	for (i = 0; i < sizeof(reg->pad); i++)
+		if (reg->pad[i])
+			return -EINVAL;
+	for (i = 0; i < 3; i++)
+		if (reg->pad2[i])
+			return -EINVAL;
+	if ((c.flags & IORING_ASYNC_CANCEL_FD) &&
+	    !(c.flags & IORING_ASYNC_CANCEL_FD_FIXED) && fcntl(c.fd, F_GETFD) < 0)
+		return -EBADF;
 	if (reg->timeout.tv_sec != -1 || reg->timeout.tv_nsec != -1)
 		deadline = ar_now_ns() + (__u64)reg->timeout.tv_sec * 1000000000ULL +
 			   (__u64)reg->timeout.tv_nsec;
@@ -210,12 +229,12 @@ int ar_sync_cancel(struct ar_uctx *ctx, const void *arg)
 		ret = ar_cancel_run(ctx, &c, NULL, &done);
 		ar_cancel_complete(done);
 		if (ret != -EALREADY)
-			break;
+			return ret;
+		/* a worker is finishing the match: wait for it, then look again */
 		if (deadline && ar_now_ns() >= deadline)
 			return -ETIME;
-		usleep(1000);	/* a worker is finishing the match */
+		usleep(1000);
 	}
-	return ret > 0 ? 0 : ret;
 }
 
 /* Ring exit: everything still waiting completes -ECANCELED; wait for the running. */

@@ -26,7 +26,8 @@ void ar_drain_init(struct ar_uctx *ctx, struct ar_ureq *req)
 	__atomic_store_n(&ctx->drain_active, true, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&ctx->lock);
 	if (head)
-		head->flags |= AR_REQ_F_DRAIN | AR_REQ_F_FORCE_ASYNC;
+		head->flags |= AR_REQ_F_DRAIN | AR_REQ_F_FORCE_ASYNC |
+			       AR_REQ_F_DRAIN_PATH;
 	else
 		req->flags |= AR_REQ_F_DRAIN;
 }

@@ -41,6 +41,10 @@
 #include <unistd.h>
 #include "fs.h"
 
+#define AR___O_TMPFILE		020000000	/* O_TMPFILE without O_DIRECTORY */
+#ifndef RESOLVE_CACHED
+#define RESOLVE_CACHED		0x20
+#endif
 #ifndef SYS_openat2
 #define SYS_openat2		437
 #endif
@@ -343,21 +347,44 @@ static int ar_open_issue(struct ar_ureq *req, unsigned issue_flags)
 {
 	struct ar_open *open = ar_req_data(req, struct ar_open);
 	struct open_how how = open->how;
+	bool nonblock = issue_flags & AR_ISSUE_NONBLOCK;
 	long fd;
 
-	if (issue_flags & AR_ISSUE_NONBLOCK)
-		return -EAGAIN;
+	/*
+	 * The inline attempt, as the kernel's: a cached lookup
+	 * (RESOLVE_CACHED, -EAGAIN if it would block) with O_NONBLOCK, so a
+	 * FIFO opens (or fails -ENXIO) at once; not for O_CREAT, O_TRUNC,
+	 * O_TMPFILE. The fd loses the O_NONBLOCK it was not asked for.
+	 */
+	if (nonblock) {
+		if (how.flags & (O_CREAT | O_TRUNC | AR___O_TMPFILE))
+			return -EAGAIN;
+		if (!open->v2)
+			how.mode = 0;	/* openat(2) ignores it without O_CREAT */
+		how.flags |= O_NONBLOCK;
+		how.resolve |= RESOLVE_CACHED;
+	}
 	/* an fd only until the file table has it: not for a child to see */
 	if (open->file_slot)
 		how.flags |= O_CLOEXEC;
-	if (open->v2)
+	if (open->v2 || nonblock)
 		fd = syscall(SYS_openat2, open->dfd, open->path, &how,
 			     sizeof(how));
 	else
 		fd = syscall(SYS_openat, open->dfd, open->path,
 			     (int)how.flags, (unsigned)how.mode);
-	if (fd < 0)
+	if (fd < 0) {
+		/*
+		 * Would block, no openat2 here (old kernel, sandbox), or flags
+		 * openat(2) ignores but openat2(2) refuses: a worker does it.
+		 */
+		if (nonblock && (errno == EAGAIN || errno == ENOSYS ||
+				 (errno == EINVAL && !open->v2)))
+			return -EAGAIN;
 		return -errno;
+	}
+	if (nonblock && !(open->how.flags & O_NONBLOCK))
+		fcntl((int)fd, F_SETFL, fcntl((int)fd, F_GETFL) & ~O_NONBLOCK);
 	if (!open->file_slot)
 		return (int)fd;
 	return ar_open_install(req, (int)fd, open->file_slot);

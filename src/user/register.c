@@ -15,7 +15,7 @@
 #include <sys/eventfd.h>
 #include "uring.h"
 
-#define AR_REGISTER_LAST	35
+#define AR_REGISTER_LAST	36	/* 6.18: IORING_REGISTER_QUERY is 35 */
 #define AR_RESTRICTION_LAST	4
 
 static int ar_reg_files2(struct ar_uctx *ctx, const void *arg, unsigned size,
@@ -226,7 +226,8 @@ static int ar_reg_restrictions(struct ar_uctx *ctx, const void *arg,
 		return -EBADFD;
 	if (ctx->restrictions)
 		return -EBUSY;
-	if (!res || !nr || nr > 256 * 2)
+	/* an empty list is valid: then nothing is allowed */
+	if (!res || nr > AR_RESTRICTION_LAST + AR_REGISTER_LAST)
 		return -EINVAL;
 	r = calloc(1, sizeof(*r));
 	if (!r)
@@ -239,7 +240,7 @@ static int ar_reg_restrictions(struct ar_uctx *ctx, const void *arg,
 			r->register_op[res[i].register_op / 8] |= 1U << (res[i].register_op % 8);
 			break;
 		case IORING_RESTRICTION_SQE_OP:
-			if (res[i].sqe_op > AR_OP_LAST_KNOWN)
+			if (res[i].sqe_op > AR_OP_LAST_KNOWN_6_18)
 				goto inval;
 			r->sqe_op[res[i].sqe_op / 8] |= 1U << (res[i].sqe_op % 8);
 			break;

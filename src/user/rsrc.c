@@ -119,13 +119,12 @@ static int ar_buf_node(const struct iovec *iov, __u64 tag,
 	return 0;
 }
 
+/* from the last slot down: the kernel posts a table's tags in that order */
 static void ar_nodes_put(struct ar_uctx *ctx, struct ar_rsrc_node **nodes,
 			 unsigned nr)
 {
-	unsigned i;
-
-	for (i = 0; i < nr; i++)
-		ar_rsrc_put(ctx, nodes[i]);
+	while (nr--)
+		ar_rsrc_put(ctx, nodes[nr]);
 	free(nodes);
 }
 
@@ -150,7 +149,7 @@ static int ar_table_build(struct ar_uctx *ctx, bool files, const void *data,
 		} else if (fds[i] == -1) {
 			ret = tag ? -EINVAL : 0;
 		} else if (fds[i] < 0) {
-			ret = -EINVAL;
+			ret = -EBADF;
 		} else {
 			ret = ar_file_node(ctx, fds[i], tag, &nodes[i]);
 		}
@@ -279,7 +278,7 @@ int ar_rsrc_update(struct ar_uctx *ctx, bool files, unsigned off,
 			if (fds[done] == -1)
 				ret = tag ? -EINVAL : 0;
 			else if (fds[done] < 0)
-				ret = -EINVAL;
+				ret = -EBADF;
 			else
 				ret = ar_file_node(ctx, fds[done], tag, &node);
 		} else {

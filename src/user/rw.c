@@ -14,6 +14,8 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <sys/uio.h>
 #include "uring.h"
 
@@ -34,18 +36,85 @@ struct ar_rw {
 	struct iovec inline_vecs[AR_RW_INLINE_VECS];
 };
 
+/* IORING_OP_NOP and its 6.18 flags (sqe->rw_flags is nop_flags) */
+#define AR_NOP_INJECT_RESULT	(1U << 0)
+#define AR_NOP_FILE		(1U << 1)
+#define AR_NOP_FIXED_FILE	(1U << 2)
+#define AR_NOP_FIXED_BUFFER	(1U << 3)
+#define AR_NOP_TW		(1U << 4)
+#define AR_NOP_CQE32		(1U << 5)
+#define AR_NOP_FLAGS		(AR_NOP_INJECT_RESULT | AR_NOP_FILE | \
+				 AR_NOP_FIXED_FILE | AR_NOP_FIXED_BUFFER | AR_NOP_TW)
+
+struct ar_nop {
+	__u32 flags;
+	int result;
+	int fd;
+	__u16 buf_index;
+};
+
+/*
+ * AR_NOP_CQE32 (extra words in a big CQE) is not taken: it fails -EINVAL
+ * like an unknown flag (docs/semantics.md). TW changes nothing here.
+ */
 int ar_nop_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe)
 {
-	(void)req;
-	(void)sqe;
+	struct ar_nop *nop = ar_req_data(req, struct ar_nop);
+
+	nop->flags = sqe->rw_flags;
+	if (nop->flags & ~AR_NOP_FLAGS)
+		return -EINVAL;
+	nop->result = (nop->flags & AR_NOP_INJECT_RESULT) ? (int)sqe->len : 0;
+	nop->fd = sqe->fd;
+	nop->buf_index = sqe->buf_index;
 	return 0;
 }
 
 int ar_nop_issue(struct ar_ureq *req, unsigned issue_flags)
 {
-	(void)req;
+	struct ar_nop *nop = ar_req_data(req, struct ar_nop);
+	struct ar_rsrc_node *node;
+
 	(void)issue_flags;
-	return 0;
+	if (nop->flags & AR_NOP_FILE) {
+		if (nop->flags & AR_NOP_FIXED_FILE) {
+			node = ar_rsrc_get_file(req->ctx, (unsigned)nop->fd);
+			if (!node)
+				return -EBADF;
+			ar_rsrc_put(req->ctx, node);
+		} else if (fcntl(nop->fd, F_GETFD) < 0 ||
+			   ar_engine_of_fd(nop->fd) == &ar_internal_fd) {
+			return -EBADF;
+		}
+	}
+	if (nop->flags & AR_NOP_FIXED_BUFFER) {
+		node = ar_rsrc_get_buf(req->ctx, nop->buf_index);
+		if (!node)
+			return -EFAULT;
+		ar_rsrc_put(req->ctx, node);
+	}
+	return nop->result;
+}
+
+/* ioprio_check_cap: class and level must be valid; RT needs privilege */
+static int ar_ioprio_check(__u16 prio)
+{
+	unsigned class = prio >> 13, level = prio & 7;
+
+	switch (class) {
+	case 1:		/* IOPRIO_CLASS_RT */
+		if (geteuid() != 0)
+			return -EPERM;
+		/* fall through */
+	case 2:		/* IOPRIO_CLASS_BE */
+		return 0;
+	case 3:		/* IOPRIO_CLASS_IDLE */
+		return 0;
+	case 0:		/* IOPRIO_CLASS_NONE */
+		return level ? -EINVAL : 0;
+	default:
+		return -EINVAL;
+	}
 }
 
 static int ar_rw_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe,
@@ -53,6 +122,13 @@ static int ar_rw_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe,
 {
 	struct ar_rw *rw = ar_req_data(req, struct ar_rw);
 	size_t bytes, total;
+	int ret;
+
+	if (sqe->ioprio) {
+		ret = ar_ioprio_check(sqe->ioprio);
+		if (ret)
+			return ret;
+	}
 
 	rw->off = (__s64)sqe->off;
 	rw->addr = sqe->addr;

@@ -98,8 +98,9 @@ static int ar_req_init(struct ar_uctx *ctx, struct ar_ureq *req,
 	}
 	if (ctx->restrictions && ar_restricted(ctx, req))
 		return -EACCES;
+	/* as the kernel: once a drain was seen, later requests take the slow path */
 	if (ar_drain_active(ctx))
-		req->flags |= AR_REQ_F_FORCE_ASYNC;
+		req->flags |= AR_REQ_F_FORCE_ASYNC | AR_REQ_F_DRAIN_PATH;
 	if (!def->ioprio && sqe->ioprio)
 		return -EINVAL;
 	if ((ctx->flags & IORING_SETUP_IOPOLL) && !def->iopoll)
@@ -351,7 +352,12 @@ void ar_req_queue(struct ar_ureq *req)
 		ar_req_complete(req, ctx->exiting ? -ECANCELED : req->res, 0);
 		return;
 	}
-	if (ar_drain_active(ctx)) {
+	/*
+	 * The kernel checks drain when it issues an SQE, right after its
+	 * init; here all of a batch is inited first, so the check that
+	 * counts is the one made at init (AR_REQ_F_DRAIN_PATH).
+	 */
+	if ((req->flags & AR_REQ_F_DRAIN_PATH) && ar_drain_active(ctx)) {
 		ar_drain_req(req);
 		return;
 	}
