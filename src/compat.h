@@ -22,6 +22,9 @@
 #ifndef IORING_SETUP_HYBRID_IOPOLL
 #define IORING_SETUP_HYBRID_IOPOLL	(1U << 17)	/* 6.13 */
 #endif
+#ifndef IORING_SETUP_CQE_MIXED
+#define IORING_SETUP_CQE_MIXED		(1U << 18)	/* 6.18 */
+#endif
 
 /* io_uring_enter(2) flags */
 #ifndef IORING_ENTER_REGISTERED_RING

@@ -27,7 +27,7 @@
 	IORING_SETUP_CQE32 | IORING_SETUP_SINGLE_ISSUER |		\
 	IORING_SETUP_DEFER_TASKRUN | IORING_SETUP_NO_MMAP |		\
 	IORING_SETUP_REGISTERED_FD_ONLY | IORING_SETUP_NO_SQARRAY |	\
-	IORING_SETUP_HYBRID_IOPOLL)
+	IORING_SETUP_HYBRID_IOPOLL | IORING_SETUP_CQE_MIXED)
 
 /* the features this engine honours; see docs/semantics.md */
 #define AR_USER_FEATURES (IORING_FEAT_SINGLE_MMAP | IORING_FEAT_NODROP | \
@@ -117,9 +117,10 @@ static int ar_setup_check(unsigned *entries, struct io_uring_params *p)
 
 static void ar_fill_offsets(struct ar_uctx *ctx, struct io_uring_params *p)
 {
-	size_t cqes_end = offsetof(struct ar_rings, cqes) +
-		((size_t)ctx->cq_entries * sizeof(struct io_uring_cqe) <<
-		 !!(ctx->flags & IORING_SETUP_CQE32));
+	/* the kernel's rings_size(): with CQE32 the whole size doubles */
+	size_t cqes_end = (offsetof(struct ar_rings, cqes) +
+		(size_t)ctx->cq_entries * sizeof(struct io_uring_cqe)) <<
+		!!(ctx->flags & IORING_SETUP_CQE32);
 
 	memset(&p->sq_off, 0, sizeof(p->sq_off));
 	memset(&p->cq_off, 0, sizeof(p->cq_off));
@@ -198,7 +199,8 @@ static int ar_check_attach_wq(const struct io_uring_params *p)
 		return 0;
 	if (ar_uctx_of_fd((int)p->wq_fd))
 		return 0;	/* io-wq is per ring here; attaching shares nothing */
-	return fcntl((int)p->wq_fd, F_GETFD) < 0 ? -EBADF : -EINVAL;
+	/* measured on 6.18: a closed fd gives -ENXIO, another file -EINVAL */
+	return fcntl((int)p->wq_fd, F_GETFD) < 0 ? -ENXIO : -EINVAL;
 }
 
 static int ar_user_setup(unsigned entries, struct io_uring_params *p)
@@ -206,6 +208,8 @@ static int ar_user_setup(unsigned entries, struct io_uring_params *p)
 	struct ar_uctx *ctx;
 	int ret;
 
+	if (!p)
+		return -EFAULT;
 	ret = ar_setup_check(&entries, p);
 	if (ret)
 		return ret;
@@ -215,7 +219,8 @@ static int ar_user_setup(unsigned entries, struct io_uring_params *p)
 	/* rings in memory the application provides: not supported */
 	if (p->flags & IORING_SETUP_NO_MMAP) {
 		ar_debug("user engine: IORING_SETUP_NO_MMAP is not supported");
-		return -EINVAL;
+		/* the kernel faults on NULL addresses first (user_addr, resv2 in 2.3) */
+		return p->sq_off.resv2 && p->cq_off.resv2 ? -EINVAL : -EFAULT;
 	}
 
 	ctx = calloc(1, sizeof(*ctx));

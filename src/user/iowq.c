@@ -112,6 +112,8 @@ static bool ar_worker_aff_changed(struct ar_iowq *wq, unsigned *gen,
 	return true;
 }
 
+static unsigned ar_iowq_limit(struct ar_iowq *wq, int bound);
+
 static void *ar_worker_main(void *arg)
 {
 	struct ar_worker *w = arg;
@@ -212,7 +214,7 @@ void ar_iowq_enqueue(struct ar_uctx *ctx, struct ar_ureq *req)
 	wq->q[bound].tail = req;
 	if (wq->nr_idle[bound]) {
 		pthread_cond_signal(&wq->cond);
-	} else if (wq->nr_workers[bound] < wq->max_workers[bound] ||
+	} else if (wq->nr_workers[bound] < ar_iowq_limit(wq, bound) ||
 		   !wq->nr_workers[bound]) {
 		wq->nr_workers[bound]++;
 		spawn = true;
@@ -270,20 +272,36 @@ bool ar_iowq_cancel(struct ar_uctx *ctx, struct ar_ureq *req)
 	return found;
 }
 
-/* IORING_REGISTER_IOWQ_MAX_WORKERS: set non-zero limits, return the old ones */
+/*
+ * IORING_REGISTER_IOWQ_MAX_WORKERS: in the kernel the limits belong to the
+ * task's io-wq, which all its rings share, so a limit set through one ring
+ * is seen through the others. Here the set limits are process-wide (0:
+ * the ring's default); non-zero values are set, the previous ones returned.
+ */
+static pthread_mutex_t ar_iowq_limits_lock = PTHREAD_MUTEX_INITIALIZER;
+static unsigned ar_iowq_limits[2];
+
+static unsigned ar_iowq_limit(struct ar_iowq *wq, int bound)
+{
+	unsigned v = __atomic_load_n(&ar_iowq_limits[bound], __ATOMIC_RELAXED);
+
+	return v ? v : wq->max_workers[bound];
+}
+
 int ar_iowq_max_workers(struct ar_uctx *ctx, unsigned *vals)
 {
 	struct ar_iowq *wq = &ctx->iowq;
 	unsigned old[2];
 	int i;
 
-	pthread_mutex_lock(&wq->lock);
+	pthread_mutex_lock(&ar_iowq_limits_lock);
 	for (i = 0; i < 2; i++) {
-		old[i] = wq->max_workers[i];
+		old[i] = ar_iowq_limit(wq, i);
 		if (vals[i])
-			wq->max_workers[i] = vals[i];
+			__atomic_store_n(&ar_iowq_limits[i], vals[i],
+					 __ATOMIC_RELAXED);
 	}
-	pthread_mutex_unlock(&wq->lock);
+	pthread_mutex_unlock(&ar_iowq_limits_lock);
 	vals[0] = old[0];
 	vals[1] = old[1];
 	return 0;

@@ -23,20 +23,25 @@ static int ar_reg_files2(struct ar_uctx *ctx, const void *arg, unsigned size,
 {
 	struct io_uring_rsrc_register rr;
 
-	if (size != sizeof(rr) || !arg)
+	bool sparse;
+
+	if (size != sizeof(rr))
 		return -EINVAL;
+	if (!arg)
+		return -EFAULT;
 	memcpy(&rr, arg, sizeof(rr));
 	if (!rr.nr || rr.resv2 || (rr.flags & ~IORING_RSRC_REGISTER_SPARSE))
 		return -EINVAL;
-	if ((rr.flags & IORING_RSRC_REGISTER_SPARSE) && rr.data)
+	sparse = rr.flags & IORING_RSRC_REGISTER_SPARSE;
+	if (sparse && rr.data)
 		return -EINVAL;
 	if (files)
 		return ar_rsrc_register_files(ctx,
 			(const int *)(unsigned long)rr.data,
-			(const __u64 *)(unsigned long)rr.tags, rr.nr);
+			(const __u64 *)(unsigned long)rr.tags, rr.nr, sparse);
 	return ar_rsrc_register_bufs(ctx,
 		(const struct iovec *)(unsigned long)rr.data,
-		(const __u64 *)(unsigned long)rr.tags, rr.nr);
+		(const __u64 *)(unsigned long)rr.tags, rr.nr, sparse);
 }
 
 static int ar_reg_update2(struct ar_uctx *ctx, const void *arg, unsigned size,
@@ -44,8 +49,10 @@ static int ar_reg_update2(struct ar_uctx *ctx, const void *arg, unsigned size,
 {
 	struct io_uring_rsrc_update2 up;
 
-	if (size != sizeof(up) || !arg)
+	if (size != sizeof(up))
 		return -EINVAL;
+	if (!arg)
+		return -EFAULT;
 	memcpy(&up, arg, sizeof(up));
 	if (up.resv || up.resv2)
 		return -EINVAL;
@@ -59,8 +66,10 @@ static int ar_reg_files_update(struct ar_uctx *ctx, const void *arg,
 {
 	struct io_uring_files_update up;
 
-	if (!nr || !arg)
+	if (!nr)
 		return -EINVAL;
+	if (!arg)
+		return -EFAULT;
 	memcpy(&up, arg, sizeof(up));
 	if (up.resv)
 		return -EINVAL;
@@ -94,8 +103,10 @@ static int ar_reg_eventfd(struct ar_uctx *ctx, const void *arg, unsigned nr,
 {
 	int fd, dup_fd, ret;
 
-	if (nr != 1 || !arg)
+	if (nr != 1)
 		return -EINVAL;
+	if (!arg)
+		return -EFAULT;
 	memcpy(&fd, arg, sizeof(fd));
 	if (__atomic_load_n(&ctx->eventfd, __ATOMIC_ACQUIRE) >= 0)
 		return -EBUSY;
@@ -306,8 +317,10 @@ static int ar_reg_ring_fds(struct ar_uctx *ctx, void *arg, unsigned nr,
 	int ret = 0;
 
 	(void)ctx;
-	if (!arg || !nr || nr > AR_RINGFD_REG_MAX)
+	if (!nr || nr > AR_RINGFD_REG_MAX)
 		return -EINVAL;
+	if (!arg)
+		return -EFAULT;
 	for (i = 0; i < nr; i++) {
 		unsigned off = up[i].offset;
 
@@ -316,7 +329,7 @@ static int ar_reg_ring_fds(struct ar_uctx *ctx, void *arg, unsigned nr,
 			break;
 		}
 		if (unregister) {
-			if (off >= AR_RINGFD_REG_MAX) {
+			if (off >= AR_RINGFD_REG_MAX || up[i].data) {
 				ret = -EINVAL;
 				break;
 			}
@@ -354,7 +367,7 @@ static int ar_reg_alloc_range(struct ar_uctx *ctx, const void *arg)
 	struct io_uring_file_index_range range;
 
 	if (!arg)
-		return -EFAULT;
+		return -EINVAL;
 	memcpy(&range, arg, sizeof(range));
 	if (range.resv)
 		return -EINVAL;
@@ -406,11 +419,11 @@ int ar_user_register(unsigned fd, unsigned opcode, const void *arg,
 
 	switch (opcode) {
 	case IORING_REGISTER_BUFFERS:
-		return ar_rsrc_register_bufs(ctx, arg, NULL, nr);
+		return ar_rsrc_register_bufs(ctx, arg, NULL, nr, false);
 	case IORING_UNREGISTER_BUFFERS:
 		return arg || nr ? -EINVAL : ar_rsrc_unregister(ctx, false);
 	case IORING_REGISTER_FILES:
-		return ar_rsrc_register_files(ctx, arg, NULL, nr);
+		return ar_rsrc_register_files(ctx, arg, NULL, nr, false);
 	case IORING_UNREGISTER_FILES:
 		return arg || nr ? -EINVAL : ar_rsrc_unregister(ctx, true);
 	case IORING_REGISTER_FILES_UPDATE:

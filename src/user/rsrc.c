@@ -167,7 +167,8 @@ static int ar_table_build(struct ar_uctx *ctx, bool files, const void *data,
 }
 
 static int ar_table_register(struct ar_uctx *ctx, bool files,
-			     const void *data, const __u64 *tags, unsigned nr)
+			     const void *data, const __u64 *tags, unsigned nr,
+			     bool sparse)
 {
 	struct ar_rsrc_table *t = files ? &ctx->files : &ctx->bufs;
 	struct ar_rsrc_node **nodes;
@@ -177,10 +178,14 @@ static int ar_table_register(struct ar_uctx *ctx, bool files,
 
 	if (t->registered)
 		return -EBUSY;
-	if (!nr || nr > max)
+	if (!nr)
 		return -EINVAL;
+	if (nr > max)
+		return files ? -EMFILE : -EINVAL;
 	if (files && !getrlimit(RLIMIT_NOFILE, &rl) && nr > rl.rlim_cur)
 		return -EMFILE;
+	if (!data && !sparse)
+		return -EFAULT;
 	ret = ar_table_build(ctx, files, data, tags, nr, &nodes);
 	if (ret)
 		return ret;
@@ -200,16 +205,17 @@ static int ar_table_register(struct ar_uctx *ctx, bool files,
 	return 0;
 }
 
+/* sparse: no data, every slot empty (IORING_RSRC_REGISTER_SPARSE) */
 int ar_rsrc_register_files(struct ar_uctx *ctx, const int *fds,
-			   const __u64 *tags, unsigned nr)
+			   const __u64 *tags, unsigned nr, bool sparse)
 {
-	return ar_table_register(ctx, true, fds, tags, nr);
+	return ar_table_register(ctx, true, fds, tags, nr, sparse);
 }
 
 int ar_rsrc_register_bufs(struct ar_uctx *ctx, const struct iovec *iovs,
-			  const __u64 *tags, unsigned nr)
+			  const __u64 *tags, unsigned nr, bool sparse)
 {
-	return ar_table_register(ctx, false, iovs, tags, nr);
+	return ar_table_register(ctx, false, iovs, tags, nr, sparse);
 }
 
 int ar_rsrc_unregister(struct ar_uctx *ctx, bool files)
@@ -262,11 +268,13 @@ int ar_rsrc_update(struct ar_uctx *ctx, bool files, unsigned off,
 		pthread_mutex_unlock(&ctx->uring_lock);
 		return -ENXIO;
 	}
-	if (off > t->nr || nr > t->nr - off) {
+	if (!nr || off > t->nr || nr > t->nr - off) {
 		pthread_mutex_unlock(&ctx->uring_lock);
 		return -EINVAL;
 	}
 	pthread_mutex_unlock(&ctx->uring_lock);
+	if (!data)
+		return -EFAULT;
 
 	for (done = 0; done < nr; done++) {
 		__u64 tag = tags ? tags[done] : 0;

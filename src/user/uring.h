@@ -416,9 +416,9 @@ struct ar_rsrc_node *ar_rsrc_get_buf(struct ar_uctx *ctx, unsigned index);
 void ar_rsrc_put(struct ar_uctx *ctx, struct ar_rsrc_node *node);
 void ar_rsrc_free_all(struct ar_uctx *ctx);
 int ar_rsrc_register_files(struct ar_uctx *ctx, const int *fds,
-			   const __u64 *tags, unsigned nr);
+			   const __u64 *tags, unsigned nr, bool sparse);
 int ar_rsrc_register_bufs(struct ar_uctx *ctx, const struct iovec *iovs,
-			  const __u64 *tags, unsigned nr);
+			  const __u64 *tags, unsigned nr, bool sparse);
 int ar_rsrc_unregister(struct ar_uctx *ctx, bool files);
 int ar_rsrc_update(struct ar_uctx *ctx, bool files, unsigned off,
 		   const void *data, const __u64 *tags, unsigned nr);

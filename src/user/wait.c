@@ -62,17 +62,30 @@ struct ar_wait_arg {
 	__u64 min_wait_ns;
 };
 
-static __u64 ar_ts_ns(const struct __kernel_timespec *ts)
+/* io_get_ext_arg: the sigmask, or with EXT_ARG the whole wait argument */
+/*
+ * An absolute time on the ring's clock (IORING_REGISTER_CLOCK: MONOTONIC
+ * by default, or BOOTTIME) as a CLOCK_MONOTONIC deadline.
+ */
+static __u64 ar_abs_to_mono(struct ar_uctx *ctx, __u64 abs_ns)
 {
-	return (__u64)ts->tv_sec * 1000000000ULL + (__u64)ts->tv_nsec;
+	struct timespec t;
+	__u64 now;
+
+	if (ctx->clockid == CLOCK_MONOTONIC)
+		return abs_ns;
+	clock_gettime(ctx->clockid, &t);
+	now = (__u64)t.tv_sec * 1000000000ULL + (__u64)t.tv_nsec;
+	return abs_ns > now ? ar_now_ns() + (abs_ns - now) : 1;
 }
 
-/* io_get_ext_arg: the sigmask, or with EXT_ARG the whole wait argument */
-static int ar_get_wait_arg(unsigned flags, const void *arg, size_t argsz,
+static int ar_get_wait_arg(struct ar_uctx *ctx, unsigned flags,
+			   const void *arg, size_t argsz,
 			   struct ar_wait_arg *w)
 {
 	const struct ar_getevents_arg *ea = arg;
 	const struct __kernel_timespec *ts;
+	__s64 ns;
 
 	memset(w, 0, sizeof(*w));
 	if (!(flags & IORING_ENTER_EXT_ARG)) {
@@ -83,8 +96,10 @@ static int ar_get_wait_arg(unsigned flags, const void *arg, size_t argsz,
 		w->sigmask = arg;
 		return 0;
 	}
-	if (argsz != sizeof(*ea) || !ea)
+	if (argsz != sizeof(*ea))
 		return -EINVAL;
+	if (!ea)
+		return -EFAULT;
 	if (ea->sigmask) {
 		if (ea->sigmask_sz != _NSIG / 8)
 			return -EINVAL;
@@ -94,12 +109,15 @@ static int ar_get_wait_arg(unsigned flags, const void *arg, size_t argsz,
 	if (!ea->ts)
 		return 0;
 	ts = (const struct __kernel_timespec *)(unsigned long)ea->ts;
-	if (ts->tv_sec < 0 || ts->tv_nsec < 0 || ts->tv_nsec >= 1000000000L)
-		return -EINVAL;
+	/*
+	 * Like the kernel, no range check: the value is taken as a sum of
+	 * nanoseconds; a time at or before now has already expired.
+	 */
+	ns = (__s64)ts->tv_sec * 1000000000LL + ts->tv_nsec;
 	if (flags & IORING_ENTER_ABS_TIMER)
-		w->deadline_ns = ar_ts_ns(ts) ? ar_ts_ns(ts) : 1;
+		w->deadline_ns = ns > 0 ? ar_abs_to_mono(ctx, (__u64)ns) : 1;
 	else
-		w->deadline_ns = ar_now_ns() + ar_ts_ns(ts);
+		w->deadline_ns = ar_now_ns() + (ns > 0 ? (__u64)ns : 0);
 	return 0;
 }
 
@@ -228,7 +246,7 @@ int ar_user_enter(unsigned fd, unsigned to_submit, unsigned min_complete,
 	if (flags & IORING_ENTER_GETEVENTS) {
 		if (min_complete > ctx->cq_entries)
 			min_complete = ctx->cq_entries;
-		ret2 = ar_get_wait_arg(flags, arg, argsz, &w);
+		ret2 = ar_get_wait_arg(ctx, flags, arg, argsz, &w);
 		if (!ret2)
 			ret2 = ar_cqring_wait(ctx, min_complete, &w);
 		if (!ret)
