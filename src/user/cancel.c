@@ -34,7 +34,7 @@ struct ar_cancel {
  */
 int ar_cancel_extract_locked(struct ar_ureq *req)
 {
-	switch (req->state) {
+	switch (ar_req_state(req)) {
 	case AR_REQ_QUEUED:
 		return ar_iowq_cancel(req->ctx, req) ? 0 : -EALREADY;
 	case AR_REQ_RUNNING:
@@ -93,7 +93,7 @@ static bool ar_cancel_match(struct ar_ureq *self, struct ar_cancel *c,
 
 static bool ar_in_iowq(struct ar_ureq *req)
 {
-	return req->state == AR_REQ_QUEUED || req->state == AR_REQ_RUNNING;
+	return ar_req_state(req) == AR_REQ_QUEUED || ar_req_state(req) == AR_REQ_RUNNING;
 }
 
 /*

@@ -218,7 +218,7 @@ static void ar_fail_links_locked(struct ar_uctx *ctx, struct ar_ureq *req,
 			ar_cq_post_locked(ctx, link->user_data, link->res, 0);
 			b->posted = true;
 		}
-		link->state = AR_REQ_DONE;
+		ar_req_set_state(link, AR_REQ_DONE);
 		ar_inflight_del_locked(ctx, link);
 		link->next = b->free;
 		b->free = link;
@@ -230,7 +230,7 @@ void ar_complete_locked(struct ar_uctx *ctx, struct ar_ureq *req,
 {
 	struct ar_ureq *lt = NULL;
 
-	req->state = AR_REQ_DONE;
+	ar_req_set_state(req, AR_REQ_DONE);
 	if ((req->res < 0 && !(req->flags & AR_REQ_F_NOFAIL)) ||
 	    (req->flags & (AR_REQ_F_SHORT | AR_REQ_F_FAIL)))
 		ar_req_set_fail(req);
@@ -246,7 +246,7 @@ void ar_complete_locked(struct ar_uctx *ctx, struct ar_ureq *req,
 		/* posted after its target's CQE, like the kernel */
 		ar_cq_post_locked(ctx, lt->user_data, -ECANCELED, 0);
 		b->posted = true;
-		lt->state = AR_REQ_DONE;
+		ar_req_set_state(lt, AR_REQ_DONE);
 		ar_inflight_del_locked(ctx, lt);
 		req->link = lt->link;
 		lt->link = NULL;
@@ -297,7 +297,7 @@ void ar_req_complete(struct ar_ureq *req, int res, unsigned cflags)
 {
 	struct ar_uctx *ctx = req->ctx;
 	struct ar_comp_batch b;
-	bool from_worker = req->state == AR_REQ_RUNNING;
+	bool from_worker = ar_req_state(req) == AR_REQ_RUNNING;
 
 	ar_batch_init(&b);
 	req->res = res;

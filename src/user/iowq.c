@@ -129,7 +129,7 @@ static void *ar_worker_main(void *arg)
 	for (;;) {
 		req = ar_iowq_next(wq, w->bound);
 		if (req) {
-			req->state = AR_REQ_RUNNING;
+			ar_req_set_state(req, AR_REQ_RUNNING);
 			req->worker = pthread_self();
 			apply = ar_worker_aff_changed(wq, &aff_gen, &set);
 			pthread_mutex_unlock(&wq->lock);
@@ -204,7 +204,7 @@ void ar_iowq_enqueue(struct ar_uctx *ctx, struct ar_ureq *req)
 	int bound = ar_req_unbound(req);
 	bool spawn = false;
 
-	req->state = AR_REQ_QUEUED;
+	ar_req_set_state(req, AR_REQ_QUEUED);
 	req->next = NULL;
 	pthread_mutex_lock(&wq->lock);
 	if (wq->q[bound].tail)

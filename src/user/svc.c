@@ -140,7 +140,7 @@ static void *ar_svc_main(void *arg)
 		}
 		for (req = ready; req; req = next) {
 			next = req->next;
-			req->state = AR_REQ_PREP;
+			ar_req_set_state(req, AR_REQ_PREP);
 			ar_req_issue(req, AR_ISSUE_NONBLOCK);
 		}
 		pthread_mutex_lock(&ctx->lock);
@@ -181,7 +181,7 @@ int ar_svc_arm_poll(struct ar_ureq *req, short events)
 		return -EAGAIN;
 	pthread_mutex_lock(&ctx->lock);
 	req->poll_events = events;
-	req->state = AR_REQ_ARMED;
+	ar_req_set_state(req, AR_REQ_ARMED);
 	req->flags |= AR_REQ_F_POLLED;
 	req->svc_next = ctx->svc.polls;
 	ctx->svc.polls = req;

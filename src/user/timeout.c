@@ -161,7 +161,7 @@ int ar_timeout_issue(struct ar_ureq *req, unsigned issue_flags)
 	if (ar_svc_prepare_timer(ctx))
 		return -ENOMEM;
 	pthread_mutex_lock(&ctx->lock);
-	req->state = AR_REQ_ARMED;
+	ar_req_set_state(req, AR_REQ_ARMED);
 	if (t->off)
 		ar_timeout_add_counted(ctx, req);
 	req->deadline_ns = ar_deadline(t->rel_or_abs_ns, t->flags);
@@ -198,7 +198,7 @@ struct ar_ureq *ar_timeout_next_satisfied_locked(struct ar_uctx *ctx)
 /* Take a TIMEOUT out of play for remove/cancel; true if it was pending. */
 bool ar_timeout_extract_locked(struct ar_uctx *ctx, struct ar_ureq *req)
 {
-	if (req->opcode != IORING_OP_TIMEOUT || req->state != AR_REQ_ARMED ||
+	if (req->opcode != IORING_OP_TIMEOUT || ar_req_state(req) != AR_REQ_ARMED ||
 	    !ar_svc_disarm_locked(req))
 		return false;
 	ar_timeout_del_counted(ctx, req);
@@ -258,7 +258,7 @@ static struct ar_ureq *ar_find_timeout_locked(struct ar_uctx *ctx, __u8 op,
 
 	for (req = ctx->inflight; req; req = req->if_next)
 		if (req->opcode == op && req->user_data == user_data &&
-		    req->state == AR_REQ_ARMED && (req->flags & AR_REQ_F_TIMER))
+		    ar_req_state(req) == AR_REQ_ARMED && (req->flags & AR_REQ_F_TIMER))
 			return req;
 	return NULL;
 }
@@ -346,7 +346,7 @@ void ar_link_timeout_arm(struct ar_ureq *req)
 	pthread_mutex_lock(&ctx->lock);
 	req->lt = lt;
 	lt->lt_target = req;
-	lt->state = AR_REQ_ARMED;
+	ar_req_set_state(lt, AR_REQ_ARMED);
 	lt->deadline_ns = ar_deadline(t->rel_or_abs_ns, t->flags);
 	kick = ar_svc_arm_timer_locked(lt);
 	pthread_mutex_unlock(&ctx->lock);

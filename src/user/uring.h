@@ -294,6 +294,22 @@ struct ar_waiter {
 	bool force;
 };
 
+/*
+ * A request's state is read by cancellation under ctx->lock while a worker
+ * or the service thread moves it on under their own locks; the decision is
+ * always re-checked where it is acted on (the io-wq queue under its lock,
+ * the armed lists under ctx->lock), so relaxed atomics suffice.
+ */
+static inline enum ar_req_state ar_req_state(const struct ar_ureq *req)
+{
+	return __atomic_load_n(&req->state, __ATOMIC_RELAXED);
+}
+
+static inline void ar_req_set_state(struct ar_ureq *req, enum ar_req_state s)
+{
+	__atomic_store_n(&req->state, s, __ATOMIC_RELAXED);
+}
+
 static inline void ar_req_set_fail(struct ar_ureq *req)
 {
 	req->flags |= AR_REQ_F_FAIL;
