@@ -98,21 +98,31 @@ void diff_note(struct diff_ctx *c, __u64 key, int value)
 
 /*
  * An SQE; submits first when the SQ is full (and with SQPOLL waits for
- * room). Never NULL: if the SQ stays
- * full the run is failed and a scratch SQE absorbs the scenario's writes.
+ * room). Never NULL: if the SQ stays full the run is failed and a scratch
+ * SQE absorbs the scenario's writes.
  */
 struct io_uring_sqe *diff_sqe(struct io_uring *ring, struct diff_ctx *c)
 {
 	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+	unsigned tries = 0;
+	int ret = 0;
 
-	if (!sqe && diff_submit(ring, c) >= 0) {
-		/* the poll thread frees the entries when it gets to them */
-		if (ring->flags & IORING_SETUP_SQPOLL)
-			io_uring_sqring_wait(ring);
+	if (!sqe && diff_submit(ring, c) >= 0)
 		sqe = io_uring_get_sqe(ring);
+	/*
+	 * The poll thread frees the entries when it gets to them. The
+	 * kernel's SQ_WAIT may return while it is still submitting them,
+	 * before it publishes the new SQ head: wait again, a bounded time.
+	 */
+	while (!sqe && (ring->flags & IORING_SETUP_SQPOLL) && ret >= 0 &&
+	       tries++ < 10000) {
+		ret = io_uring_sqring_wait(ring);
+		sqe = io_uring_get_sqe(ring);
+		if (!sqe)
+			usleep(100);
 	}
 	if (!sqe) {
-		diff_fail(c, "no SQE available");
+		diff_fail(c, "no SQE available (SQ wait: %d)", ret);
 		sqe = &c->scratch;
 	}
 	return sqe;
@@ -120,7 +130,7 @@ struct io_uring_sqe *diff_sqe(struct io_uring *ring, struct diff_ctx *c)
 
 /* a NOP with user_data ud and SQE flags */
 struct io_uring_sqe *diff_prep_nop(struct io_uring *ring, struct diff_ctx *c,
-			      __u64 ud, unsigned flags)
+				   __u64 ud, unsigned flags)
 {
 	struct io_uring_sqe *sqe = diff_sqe(ring, c);
 

@@ -3,10 +3,11 @@
  * harness.h - the differential harness. A scenario is a batch of SQEs plus
  * the rules its completions must follow. It runs once per engine, each run
  * in a fresh temp dir with fresh files, buffers and ring; the CQE lists
- * (user_data, res, flags) and the io_uring_submit() results of the runs
- * are then compared. The harness hard-codes no results: what one engine
- * does is the expectation for the other, except for the few results a
- * scenario pins in .known so that two identically wrong runs still fail.
+ * (user_data, res, flags), the notes (observations that are not CQEs)
+ * and the io_uring_submit() results of the runs are then compared. The
+ * harness hard-codes no results: what one engine does is the expectation
+ * for the other, except for the few results a scenario pins in .known so
+ * that two identically wrong runs still fail.
  */
 #ifndef DIFF_HARNESS_H
 #define DIFF_HARNESS_H
@@ -119,7 +120,7 @@ struct scenario {
 	int (*fill)(struct io_uring *ring, struct diff_ctx *c);
 	/* optional: runs after that submit; what it queues is submitted too */
 	int (*after_submit)(struct io_uring *ring, struct diff_ctx *c);
-	/* reap until this many (diff_reap()'s count, notes do not), then drain */
+	/* reap until this many (diff_reap()'s count, notes not), then drain */
 	unsigned nr_cqes;
 	enum diff_order order;
 	struct diff_pair before[DIFF_MAX_PAIRS];
@@ -170,7 +171,7 @@ int diff_fail(struct diff_ctx *c, const char *fmt, ...)
 struct io_uring_sqe *diff_sqe(struct io_uring *ring, struct diff_ctx *c);
 void diff_tag(struct io_uring_sqe *sqe, __u64 user_data, unsigned flags);
 struct io_uring_sqe *diff_prep_nop(struct io_uring *ring, struct diff_ctx *c,
-			      __u64 ud, unsigned flags);
+				   __u64 ud, unsigned flags);
 int diff_submit(struct io_uring *ring, struct diff_ctx *c);
 int diff_submit_rest(struct io_uring *ring, struct diff_ctx *c);
 int diff_reap(struct io_uring *ring, struct diff_ctx *c, unsigned nr);

@@ -1,0 +1,389 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * diff_cfg.c - requests on rings set up differently: SQPOLL (file reads,
+ * a failing chain, pipe reads with cancel and link timeout, registered
+ * files, a drain, and a 1 ms sq_thread_idle so the thread sleeps and
+ * IORING_SQ_NEED_WAKEUP is raised), SQE128 and CQE32 (alone and
+ * together), NO_SQARRAY, SUBMIT_ALL with a broken chain, IOPOLL (what it
+ * accepts and refuses), SINGLE_ISSUER, and a large CQSIZE.
+ */
+#include <fcntl.h>
+#include <time.h>
+#include <unistd.h>
+#include "harness.h"
+
+#ifndef IORING_SETUP_NO_SQARRAY
+#define IORING_SETUP_NO_SQARRAY		(1U << 16)
+#endif
+
+#define NOTE_WAKEUP	1000	/* IORING_SQ_NEED_WAKEUP seen after idling */
+
+/* val[0]: "data", 16384 bytes of pattern seed 1 */
+static int setup_data(struct diff_ctx *c)
+{
+	static char p[16384];
+
+	diff_pattern(p, sizeof(p), 1);
+	c->val[0] = diff_file(c, "data", p, sizeof(p), O_RDWR);
+	return c->val[0] < 0 ? -1 : 0;
+}
+
+static void read_fd(struct io_uring *ring, struct diff_ctx *c, __u64 ud,
+		    int fd, unsigned len, __u64 off, unsigned flags)
+{
+	struct io_uring_sqe *sqe = diff_sqe(ring, c);
+
+	io_uring_prep_read(sqe, fd, c->buf[ud % DIFF_NBUF], len, off);
+	diff_tag(sqe, ud, flags);
+}
+
+/* reads 1..4 at offsets 0, 4096, ...: buf[ud % 4] gets block ud - 1 */
+static int fill_reads(struct io_uring *ring, struct diff_ctx *c)
+{
+	unsigned i;
+
+	for (i = 1; i <= 4; i++)
+		read_fd(ring, c, i, c->val[0], 4096, (i - 1) * 4096ULL, 0);
+	return 0;
+}
+
+static int check_reads(struct diff_ctx *c, const struct diff_cqe *cqe,
+		       unsigned nr)
+{
+	static char p[16384];
+	unsigned i;
+
+	(void)cqe;
+	(void)nr;
+	diff_pattern(p, sizeof(p), 1);
+	for (i = 1; i <= 4; i++)
+		if (diff_check_buf(c, c->buf[i % DIFF_NBUF], p + (i - 1) * 4096,
+				   4096, "block"))
+			return -1;
+	return 0;
+}
+
+/* a chain failing in the middle, a hard-linked pair, a lone NOP */
+static int fill_chains(struct io_uring *ring, struct diff_ctx *c)
+{
+	diff_prep_nop(ring, c, 1, IOSQE_IO_LINK);
+	read_fd(ring, c, 2, -1, 64, 0, IOSQE_IO_LINK);
+	diff_prep_nop(ring, c, 3, 0);
+	read_fd(ring, c, 4, -1, 64, 0, IOSQE_IO_HARDLINK);
+	diff_prep_nop(ring, c, 5, 0);
+	diff_prep_nop(ring, c, 6, 0);
+	return 0;
+}
+
+/* an empty pipe: a read and its cancel; a read under a 10 ms link timeout */
+static int fill_pipe_mix(struct io_uring *ring, struct diff_ctx *c)
+{
+	struct io_uring_sqe *sqe;
+	int p[2];
+
+	if (diff_pipe(c, p))
+		return -1;
+	read_fd(ring, c, 1, p[0], 64, 0, 0);
+	sqe = diff_sqe(ring, c);
+	io_uring_prep_cancel64(sqe, 1, 0);
+	diff_tag(sqe, 2, 0);
+	read_fd(ring, c, 3, p[0], 64, 0, IOSQE_IO_LINK);
+	diff_ts(c, 0, 10);
+	sqe = diff_sqe(ring, c);
+	io_uring_prep_link_timeout(sqe, &c->ts[0], 0);
+	diff_tag(sqe, 4, 0);
+	return 0;
+}
+
+/* slots [data, -1]: a read through 0, one through the empty 1 */
+static int fill_fixed(struct io_uring *ring, struct diff_ctx *c)
+{
+	int fds[2] = { c->val[0], -1 };
+	int ret = io_uring_register_files(ring, fds, 2);
+
+	if (ret)
+		return diff_fail(c, "register files: %s", strerror(-ret));
+	read_fd(ring, c, 1, 0, 4096, 0, IOSQE_FIXED_FILE | IOSQE_IO_LINK);
+	read_fd(ring, c, 2, 0, 4096, 4096, IOSQE_FIXED_FILE);
+	read_fd(ring, c, 3, 1, 4096, 0, IOSQE_FIXED_FILE);
+	return 0;
+}
+
+static int fill_drain(struct io_uring *ring, struct diff_ctx *c)
+{
+	struct io_uring_sqe *sqe = diff_sqe(ring, c);
+
+	diff_ts(c, 0, 10);
+	io_uring_prep_timeout(sqe, &c->ts[0], 0, 0);
+	diff_tag(sqe, 1, 0);
+	diff_prep_nop(ring, c, 2, IOSQE_IO_DRAIN);
+	diff_prep_nop(ring, c, 3, 0);
+	return 0;
+}
+
+static int fill_nops(struct io_uring *ring, struct diff_ctx *c,
+		     unsigned first, unsigned n)
+{
+	unsigned i;
+
+	for (i = first; i < first + n; i++)
+		diff_prep_nop(ring, c, i, 0);
+	return 0;
+}
+
+static int fill_nops4(struct io_uring *ring, struct diff_ctx *c)
+{
+	return fill_nops(ring, c, 1, 4);
+}
+
+static int fill_nops20(struct io_uring *ring, struct diff_ctx *c)
+{
+	return fill_nops(ring, c, 1, 20);
+}
+
+static int fill_nops40(struct io_uring *ring, struct diff_ctx *c)
+{
+	return fill_nops(ring, c, 1, 40);
+}
+
+/*
+ * The poll thread idles for 1 ms: after 50 ms it sleeps and asks for a
+ * wakeup; io_uring_submit() gives it with IORING_ENTER_SQ_WAKEUP.
+ */
+static int idle_then_more(struct io_uring *ring, struct diff_ctx *c)
+{
+	struct timespec ts = { 0, 50 * 1000000L };
+
+	if (diff_reap(ring, c, 4))
+		return -1;
+	nanosleep(&ts, NULL);
+	diff_note(c, NOTE_WAKEUP, !!(IO_URING_READ_ONCE(*ring->sq.kflags) &
+				     IORING_SQ_NEED_WAKEUP));
+	if (fill_nops(ring, c, 5, 4) || diff_submit(ring, c) < 0 ||
+	    diff_reap(ring, c, 4))
+		return -1;
+	nanosleep(&ts, NULL);
+	return fill_nops(ring, c, 9, 2);
+}
+
+/* write, fsync, read back, a short read breaking a link */
+static int fill_rw_chain(struct io_uring *ring, struct diff_ctx *c)
+{
+	struct io_uring_sqe *sqe;
+
+	diff_pattern(c->buf[0], 4096, 9);
+	sqe = diff_sqe(ring, c);
+	io_uring_prep_write(sqe, c->val[0], c->buf[0], 4096, 16384);
+	diff_tag(sqe, 1, IOSQE_IO_LINK);
+	sqe = diff_sqe(ring, c);
+	io_uring_prep_fsync(sqe, c->val[0], 0);
+	diff_tag(sqe, 2, IOSQE_IO_LINK);
+	read_fd(ring, c, 3, c->val[0], 4096, 16384, IOSQE_IO_LINK);
+	read_fd(ring, c, 5, c->val[0], 4096, 20000, IOSQE_IO_LINK);
+	diff_prep_nop(ring, c, 6, 0);
+	return 0;
+}
+
+static int check_rw_chain(struct diff_ctx *c, const struct diff_cqe *cqe,
+			  unsigned nr)
+{
+	(void)cqe;
+	(void)nr;
+	return diff_check_buf(c, c->buf[3], c->buf[0], 4096, "read back");
+}
+
+/*
+ * SUBMIT_ALL: an invalid opcode inside a chain fails the chain but not the
+ * submit; an unknown flag on a lone SQE; a chain after both runs.
+ */
+static int fill_submit_all_chain(struct io_uring *ring, struct diff_ctx *c)
+{
+	diff_prep_nop(ring, c, 1, IOSQE_IO_LINK);
+	diff_prep_nop(ring, c, 2, IOSQE_IO_LINK)->opcode = 250;
+	diff_prep_nop(ring, c, 3, 0);
+	diff_prep_nop(ring, c, 4, 1U << 7);
+	diff_prep_nop(ring, c, 5, IOSQE_IO_LINK);
+	diff_prep_nop(ring, c, 6, 0);
+	return 0;
+}
+
+/* IOPOLL: a NOP is fine; a buffered read and a timeout are not */
+static int fill_iopoll(struct io_uring *ring, struct diff_ctx *c)
+{
+	struct io_uring_sqe *sqe;
+
+	diff_prep_nop(ring, c, 1, 0);
+	read_fd(ring, c, 2, c->val[0], 4096, 0, 0);
+	diff_ts(c, 0, 10);
+	sqe = diff_sqe(ring, c);
+	io_uring_prep_timeout(sqe, &c->ts[0], 0, 0);
+	diff_tag(sqe, 3, 0);
+	diff_prep_nop(ring, c, 4, 0);
+	return 0;
+}
+
+/* IOPOLL with links: a NOP chain, and one broken by a buffered read */
+static int fill_iopoll_links(struct io_uring *ring, struct diff_ctx *c)
+{
+	diff_prep_nop(ring, c, 1, IOSQE_IO_LINK);
+	diff_prep_nop(ring, c, 2, 0);
+	read_fd(ring, c, 3, c->val[0], 4096, 0, IOSQE_IO_LINK);
+	diff_prep_nop(ring, c, 4, 0);
+	return 0;
+}
+
+/* SQE128/CQE32 do not change what a NOP chain and a read do */
+static int fill_big_mix(struct io_uring *ring, struct diff_ctx *c)
+{
+	diff_prep_nop(ring, c, 1, IOSQE_IO_LINK);
+	read_fd(ring, c, 2, c->val[0], 4096, 4096, IOSQE_IO_LINK);
+	diff_prep_nop(ring, c, 3, 0);
+	read_fd(ring, c, 4, -1, 64, 0, IOSQE_IO_LINK);
+	diff_prep_nop(ring, c, 5, 0);
+	return fill_nops(ring, c, 6, 10);
+}
+
+const struct scenario diff_cfg[] = {
+	{
+		.name = "cfg_sqpoll_file_reads",
+		.setup_flags = IORING_SETUP_SQPOLL,
+		.setup = setup_data,
+		.fill = fill_reads,
+		.check = check_reads,
+		.nr_cqes = 4,
+		.order = ORDER_ANY,
+		.known = { { 1, 4096 }, { 4, 4096 } },
+	}, {
+		.name = "cfg_sqpoll_chains",
+		.setup_flags = IORING_SETUP_SQPOLL,
+		.fill = fill_chains,
+		.nr_cqes = 6,
+		.order = ORDER_ANY,
+		.before = { { 1, 2 }, { 2, 3 }, { 4, 5 } },
+		.known = { { 3, -ECANCELED }, { 5, 0 } },
+	}, {
+		.name = "cfg_sqpoll_pipe_cancel_link_timeout",
+		.setup_flags = IORING_SETUP_SQPOLL,
+		.fill = fill_pipe_mix,
+		.nr_cqes = 4,
+		.order = ORDER_ANY,
+		.before = { { 4, 3 } },
+		.known = { { 1, -ECANCELED }, { 2, 0 }, { 3, -ECANCELED },
+			   { 4, -ETIME } },
+	}, {
+		.name = "cfg_sqpoll_fixed_files",
+		.setup_flags = IORING_SETUP_SQPOLL,
+		.setup = setup_data,
+		.fill = fill_fixed,
+		.nr_cqes = 3,
+		.order = ORDER_ANY,
+		.known = { { 1, 4096 }, { 2, 4096 }, { 3, -EBADF } },
+	}, {
+		.name = "cfg_sqpoll_drain",
+		.setup_flags = IORING_SETUP_SQPOLL,
+		.fill = fill_drain,
+		.nr_cqes = 3,
+		.order = ORDER_ANY,
+		.before = { { 1, 2 }, { 2, 3 } },
+	}, {
+		.name = "cfg_sqpoll_idle_wakeup",
+		.setup_flags = IORING_SETUP_SQPOLL,
+		.sq_thread_idle = 1,
+		.fill = fill_nops4,
+		.after_submit = idle_then_more,
+		.nr_cqes = 10,
+		.known = { { NOTE_WAKEUP, 1 }, { 10, 0 } },
+	}, {
+		.name = "cfg_sqe128_nops",
+		.setup_flags = IORING_SETUP_SQE128,
+		.fill = fill_nops20,
+		.nr_cqes = 20,
+	}, {
+		.name = "cfg_sqe128_rw_chain",
+		.setup_flags = IORING_SETUP_SQE128,
+		.setup = setup_data,
+		.fill = fill_rw_chain,
+		.check = check_rw_chain,
+		.nr_cqes = 5,
+		.known = { { 1, 4096 }, { 3, 4096 }, { 5, 480 },
+			   { 6, -ECANCELED } },
+	}, {
+		.name = "cfg_cqe32_nops",
+		.setup_flags = IORING_SETUP_CQE32,
+		.fill = fill_nops20,
+		.nr_cqes = 20,
+	}, {
+		.name = "cfg_cqe32_overflow",
+		.entries = 4,
+		.cq_entries = 8,
+		.setup_flags = IORING_SETUP_CQE32,
+		.fill = fill_nops20,
+		.nr_cqes = 20,
+	}, {
+		.name = "cfg_sqe128_cqe32_mix",
+		.setup_flags = IORING_SETUP_SQE128 | IORING_SETUP_CQE32,
+		.setup = setup_data,
+		.fill = fill_big_mix,
+		.nr_cqes = 15,
+		.order = ORDER_ANY,
+		.before = { { 1, 2 }, { 2, 3 }, { 4, 5 } },
+	}, {
+		.name = "cfg_no_sqarray_nops",
+		.setup_flags = IORING_SETUP_NO_SQARRAY,
+		.fill = fill_nops20,
+		.nr_cqes = 20,
+	}, {
+		.name = "cfg_no_sqarray_chains",
+		.setup_flags = IORING_SETUP_NO_SQARRAY,
+		.fill = fill_chains,
+		.nr_cqes = 6,
+		.order = ORDER_ANY,
+		.before = { { 1, 2 }, { 2, 3 }, { 4, 5 } },
+		.known = { { 2, -EBADF }, { 3, -ECANCELED }, { 5, 0 } },
+	}, {
+		.name = "cfg_no_sqarray_sqpoll",
+		.setup_flags = IORING_SETUP_NO_SQARRAY | IORING_SETUP_SQPOLL,
+		.fill = fill_nops20,
+		.nr_cqes = 20,
+	}, {
+		.name = "cfg_submit_all_broken_chain",
+		.setup_flags = IORING_SETUP_SUBMIT_ALL,
+		.fill = fill_submit_all_chain,
+		.nr_cqes = 6,
+		.order = ORDER_ANY,
+		.before = { { 5, 6 } },
+		.known = { { 1, -ECANCELED }, { 2, -EINVAL }, { 3, -ECANCELED },
+			   { 4, -EINVAL }, { 6, 0 } },
+	}, {
+		.name = "cfg_iopoll_refusals",
+		.setup_flags = IORING_SETUP_IOPOLL,
+		.setup = setup_data,
+		.fill = fill_iopoll,
+		.after_submit = diff_submit_rest,
+		.nr_cqes = 4,
+		.order = ORDER_ANY,
+		.known = { { 1, 0 }, { 4, 0 } },
+	}, {
+		.name = "cfg_iopoll_links",
+		.setup_flags = IORING_SETUP_IOPOLL,
+		.setup = setup_data,
+		.fill = fill_iopoll_links,
+		.nr_cqes = 4,
+		.order = ORDER_ANY,
+		.before = { { 1, 2 }, { 3, 4 } },
+	}, {
+		.name = "cfg_single_issuer",
+		.setup_flags = IORING_SETUP_SINGLE_ISSUER,
+		.setup = setup_data,
+		.fill = fill_rw_chain,
+		.check = check_rw_chain,
+		.nr_cqes = 5,
+	}, {
+		.name = "cfg_cqsize_64",
+		.entries = 4,
+		.cq_entries = 64,
+		.fill = fill_nops40,
+		.nr_cqes = 40,
+	},
+	{ .name = NULL }
+};

@@ -1,0 +1,467 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * diff_ctl.c - what rings are told through io_uring_register(): an
+ * eventfd (readable after completions, not when notifications are
+ * toggled off, the async variant, unregistered, registered twice),
+ * personalities in sqe->personality, restrictions on an R_DISABLED ring
+ * (allowed and refused opcodes, SQE flags allowed and required, register
+ * opcodes, bad restriction lists, a ring not disabled), submitting
+ * before the ring is enabled, and the probe of the implemented opcodes.
+ * Register results and "the eventfd is readable" (yes/no, never a count)
+ * are notes.
+ */
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+#include "harness.h"
+
+#define NOTE		1000	/* register results, in order */
+#define NOTE_READABLE	1100	/* the eventfd polls readable */
+
+static void note(struct diff_ctx *c, int value)
+{
+	diff_note(c, NOTE + c->nr_note, value);
+}
+
+/* val[0]: an eventfd, non-blocking */
+static int setup_eventfd(struct diff_ctx *c)
+{
+	int fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+
+	if (fd < 0)
+		return diff_fail(c, "eventfd: %s", strerror(errno));
+	c->val[0] = diff_track_fd(c, fd);
+	return c->val[0] < 0 ? -1 : 0;
+}
+
+static int check_readable(struct diff_ctx *c, const struct diff_cqe *cqe,
+			  unsigned nr)
+{
+	struct pollfd pfd = { .fd = c->val[0], .events = POLLIN };
+
+	(void)cqe;
+	(void)nr;
+	if (poll(&pfd, 1, 0) < 0)
+		return diff_fail(c, "poll: %s", strerror(errno));
+	diff_note(c, NOTE_READABLE, !!(pfd.revents & POLLIN));
+	return 0;
+}
+
+static int fill_nops(struct io_uring *ring, struct diff_ctx *c,
+		     unsigned flags)
+{
+	unsigned i;
+
+	for (i = 1; i <= 3; i++)
+		diff_prep_nop(ring, c, i, flags);
+	return 0;
+}
+
+static int fill_eventfd(struct io_uring *ring, struct diff_ctx *c)
+{
+	note(c, io_uring_register_eventfd(ring, c->val[0]));
+	return fill_nops(ring, c, 0);
+}
+
+/* nothing completes: nothing to signal */
+static int fill_eventfd_idle(struct io_uring *ring, struct diff_ctx *c)
+{
+	note(c, io_uring_register_eventfd(ring, c->val[0]));
+	return 0;
+}
+
+/* IORING_CQ_EVENTFD_DISABLED set before anything completes */
+static int fill_eventfd_off(struct io_uring *ring, struct diff_ctx *c)
+{
+	note(c, io_uring_register_eventfd(ring, c->val[0]));
+	note(c, io_uring_cq_eventfd_toggle(ring, false));
+	note(c, io_uring_cq_eventfd_enabled(ring));
+	return fill_nops(ring, c, 0);
+}
+
+/* off, then on again for a second round */
+static int fill_eventfd_toggle(struct io_uring *ring, struct diff_ctx *c)
+{
+	note(c, io_uring_register_eventfd(ring, c->val[0]));
+	note(c, io_uring_cq_eventfd_toggle(ring, false));
+	return fill_nops(ring, c, 0);
+}
+
+static int toggle_on(struct io_uring *ring, struct diff_ctx *c)
+{
+	struct pollfd pfd = { .fd = c->val[0], .events = POLLIN };
+
+	if (diff_reap(ring, c, 3))
+		return -1;
+	poll(&pfd, 1, 0);
+	diff_note(c, NOTE_READABLE + 1, !!(pfd.revents & POLLIN));
+	note(c, io_uring_cq_eventfd_toggle(ring, true));
+	diff_prep_nop(ring, c, 4, 0);
+	return 0;
+}
+
+/* the async variant with completions inline */
+static int fill_eventfd_async(struct io_uring *ring, struct diff_ctx *c)
+{
+	note(c, io_uring_register_eventfd_async(ring, c->val[0]));
+	return fill_nops(ring, c, 0);
+}
+
+/* registered, unregistered (twice), then completions; twice registered */
+static int fill_eventfd_unreg(struct io_uring *ring, struct diff_ctx *c)
+{
+	note(c, io_uring_register_eventfd(ring, c->val[0]));
+	note(c, io_uring_register_eventfd(ring, c->val[0]));
+	note(c, io_uring_register_eventfd_async(ring, c->val[0]));
+	note(c, io_uring_unregister_eventfd(ring));
+	note(c, io_uring_unregister_eventfd(ring));
+	return fill_nops(ring, c, 0);
+}
+
+/* an fd that is not an eventfd, a closed one */
+static int fill_eventfd_bad(struct io_uring *ring, struct diff_ctx *c)
+{
+	int p[2];
+
+	if (diff_pipe(c, p))
+		return -1;
+	note(c, io_uring_register_eventfd(ring, p[0]));
+	note(c, io_uring_unregister_eventfd(ring));
+	note(c, io_uring_register_eventfd(ring, 99999));
+	return fill_nops(ring, c, 0);
+}
+
+/*
+ * A personality: NOP and OPENAT run under it; an id never handed out is
+ * refused at submit; after unregistering, so is the old one.
+ */
+static int fill_personality(struct io_uring *ring, struct diff_ctx *c)
+{
+	struct io_uring_sqe *sqe;
+	int id = io_uring_register_personality(ring);
+
+	diff_note(c, NOTE, id > 0);
+	c->val[1] = id;
+	diff_prep_nop(ring, c, 1, 0)->personality = (__u16)id;
+	sqe = diff_sqe(ring, c);
+	io_uring_prep_openat(sqe, c->dirfd, "f", O_RDONLY, 0);
+	diff_tag(sqe, 2, 0);
+	sqe->personality = (__u16)id;
+	diff_prep_nop(ring, c, 3, 0)->personality = (__u16)(id + 7);
+	diff_prep_nop(ring, c, 4, 0);
+	return 0;
+}
+
+static int personality_gone(struct io_uring *ring, struct diff_ctx *c)
+{
+	if (diff_submit_rest(ring, c))
+		return -1;
+	diff_note(c, NOTE + 1, io_uring_unregister_personality(ring,
+							       c->val[1]));
+	diff_note(c, NOTE + 2, io_uring_unregister_personality(ring,
+							       c->val[1]));
+	diff_prep_nop(ring, c, 5, 0)->personality = (__u16)c->val[1];
+	diff_prep_nop(ring, c, 6, 0);
+	return diff_submit_rest(ring, c);
+}
+
+static int setup_file(struct diff_ctx *c)
+{
+	return diff_file(c, "f", "hello", 5, O_RDONLY) < 0 ? -1 : 0;
+}
+
+static int check_personality(struct diff_ctx *c, const struct diff_cqe *cqe,
+			     unsigned nr)
+{
+	unsigned i;
+
+	for (i = 0; i < nr; i++)
+		if (cqe[i].user_data == 2 && cqe[i].res >= 0)
+			diff_track_fd(c, cqe[i].res);
+	return 0;
+}
+
+static void normalize_open(struct diff_cqe *cqe)
+{
+	if (cqe->user_data == 2)
+		diff_normalize_fd(cqe);
+}
+
+static void restrict_op(struct io_uring_restriction *r, __u8 op)
+{
+	memset(r, 0, sizeof(*r));
+	r->opcode = IORING_RESTRICTION_SQE_OP;
+	r->sqe_op = op;
+}
+
+static void restrict_reg(struct io_uring_restriction *r, __u8 op)
+{
+	memset(r, 0, sizeof(*r));
+	r->opcode = IORING_RESTRICTION_REGISTER_OP;
+	r->register_op = op;
+}
+
+static void restrict_flags(struct io_uring_restriction *r, __u16 kind,
+			   __u8 flags)
+{
+	memset(r, 0, sizeof(*r));
+	r->opcode = kind;
+	r->sqe_flags = flags;
+}
+
+/* NOP and READ allowed; registering files allowed, buffers not */
+static int fill_restrict_ops(struct io_uring *ring, struct diff_ctx *c)
+{
+	struct io_uring_restriction r[4];
+	struct io_uring_sqe *sqe;
+	int fd = diff_file(c, "f", "hello", 5, O_RDONLY);
+
+	if (fd < 0)
+		return -1;
+	restrict_op(&r[0], IORING_OP_NOP);
+	restrict_op(&r[1], IORING_OP_READ);
+	restrict_reg(&r[2], IORING_REGISTER_FILES);
+	restrict_reg(&r[3], IORING_UNREGISTER_FILES);
+	note(c, io_uring_register_restrictions(ring, r, 4));
+	note(c, io_uring_enable_rings(ring));
+	note(c, io_uring_register_files(ring, &fd, 1));
+	c->iov[0].iov_base = c->buf[0];
+	c->iov[0].iov_len = DIFF_BUFSZ;
+	note(c, io_uring_register_buffers(ring, c->iov, 1));
+	note(c, io_uring_unregister_files(ring));
+	note(c, io_uring_register_personality(ring));
+	diff_prep_nop(ring, c, 1, 0);
+	sqe = diff_sqe(ring, c);
+	io_uring_prep_read(sqe, fd, c->buf[1], 64, 0);
+	diff_tag(sqe, 2, 0);
+	sqe = diff_sqe(ring, c);
+	io_uring_prep_openat(sqe, c->dirfd, "f", O_RDONLY, 0);
+	diff_tag(sqe, 3, 0);
+	diff_prep_nop(ring, c, 4, 0);
+	return 0;
+}
+
+/* NOP allowed with IO_LINK only: plain and linked pass, ASYNC does not */
+static int fill_restrict_flags(struct io_uring *ring, struct diff_ctx *c)
+{
+	struct io_uring_restriction r[2];
+
+	restrict_op(&r[0], IORING_OP_NOP);
+	restrict_flags(&r[1], IORING_RESTRICTION_SQE_FLAGS_ALLOWED,
+		       IOSQE_IO_LINK);
+	note(c, io_uring_register_restrictions(ring, r, 2));
+	note(c, io_uring_enable_rings(ring));
+	diff_prep_nop(ring, c, 1, 0);
+	diff_prep_nop(ring, c, 2, IOSQE_IO_LINK);
+	diff_prep_nop(ring, c, 3, 0);
+	diff_prep_nop(ring, c, 4, IOSQE_ASYNC);
+	diff_prep_nop(ring, c, 5, IOSQE_IO_LINK | IOSQE_IO_HARDLINK);
+	diff_prep_nop(ring, c, 6, 0);
+	return 0;
+}
+
+/* ASYNC required: an SQE without it is refused */
+static int fill_restrict_required(struct io_uring *ring, struct diff_ctx *c)
+{
+	struct io_uring_restriction r[2];
+
+	restrict_op(&r[0], IORING_OP_NOP);
+	restrict_flags(&r[1], IORING_RESTRICTION_SQE_FLAGS_REQUIRED,
+		       IOSQE_ASYNC);
+	note(c, io_uring_register_restrictions(ring, r, 2));
+	note(c, io_uring_enable_rings(ring));
+	diff_prep_nop(ring, c, 1, IOSQE_ASYNC);
+	diff_prep_nop(ring, c, 2, 0);
+	diff_prep_nop(ring, c, 3, IOSQE_ASYNC | IOSQE_IO_LINK);
+	diff_prep_nop(ring, c, 4, IOSQE_ASYNC);
+	return 0;
+}
+
+/*
+ * Bad lists: an unknown restriction kind, a register opcode past the
+ * last, an empty list; then a good one, a second one, enable, enable
+ * again, restrictions after enabling.
+ */
+static int fill_restrict_bad(struct io_uring *ring, struct diff_ctx *c)
+{
+	struct io_uring_restriction r[2];
+
+	restrict_op(&r[0], IORING_OP_NOP);
+	restrict_flags(&r[1], IORING_RESTRICTION_LAST, 0);
+	note(c, io_uring_register_restrictions(ring, r, 2));
+	restrict_reg(&r[1], 200);
+	note(c, io_uring_register_restrictions(ring, r, 2));
+	note(c, io_uring_register_restrictions(ring, r, 0));
+	note(c, io_uring_register_restrictions(ring, r, 1));
+	note(c, io_uring_register_restrictions(ring, r, 1));
+	note(c, io_uring_enable_rings(ring));
+	note(c, io_uring_enable_rings(ring));
+	note(c, io_uring_register_restrictions(ring, r, 1));
+	diff_prep_nop(ring, c, 1, 0);
+	diff_prep_nop(ring, c, 2, IOSQE_ASYNC);
+	return 0;
+}
+
+/* a ring that was never disabled */
+static int fill_restrict_enabled_ring(struct io_uring *ring,
+				      struct diff_ctx *c)
+{
+	struct io_uring_restriction r;
+
+	restrict_op(&r, IORING_OP_NOP);
+	note(c, io_uring_register_restrictions(ring, &r, 1));
+	note(c, io_uring_enable_rings(ring));
+	diff_prep_nop(ring, c, 1, 0);
+	return 0;
+}
+
+/* R_DISABLED: submitting is refused until the ring is enabled */
+static int fill_disabled_submit(struct io_uring *ring, struct diff_ctx *c)
+{
+	diff_prep_nop(ring, c, 1, 0);
+	diff_prep_nop(ring, c, 2, 0);
+	note(c, io_uring_submit(ring));
+	note(c, (int)io_uring_sq_ready(ring));
+	note(c, io_uring_enable_rings(ring));
+	return 0;
+}
+
+/* the opcodes the user engine implements, as the probe reports them */
+static const __u8 implemented[] = {
+	IORING_OP_NOP, IORING_OP_READV, IORING_OP_WRITEV, IORING_OP_FSYNC,
+	IORING_OP_READ_FIXED, IORING_OP_WRITE_FIXED,
+	IORING_OP_SYNC_FILE_RANGE, IORING_OP_TIMEOUT,
+	IORING_OP_TIMEOUT_REMOVE, IORING_OP_ASYNC_CANCEL,
+	IORING_OP_LINK_TIMEOUT, IORING_OP_FALLOCATE, IORING_OP_OPENAT,
+	IORING_OP_CLOSE, IORING_OP_FILES_UPDATE, IORING_OP_STATX,
+	IORING_OP_READ, IORING_OP_WRITE, IORING_OP_FADVISE,
+	IORING_OP_MADVISE, IORING_OP_OPENAT2, IORING_OP_RENAMEAT,
+	IORING_OP_UNLINKAT, IORING_OP_MKDIRAT, IORING_OP_SYMLINKAT,
+	IORING_OP_LINKAT,
+};
+
+static int fill_probe(struct io_uring *ring, struct diff_ctx *c)
+{
+	struct io_uring_probe *p = io_uring_get_probe_ring(ring);
+	unsigned i, missing = 0;
+
+	if (!p)
+		return diff_fail(c, "io_uring_get_probe_ring failed");
+	for (i = 0; i < sizeof(implemented); i++)
+		if (!io_uring_opcode_supported(p, implemented[i]))
+			missing++;
+	diff_note(c, NOTE, (int)missing);
+	diff_note(c, NOTE + 1, p->last_op >= IORING_OP_LINKAT);
+	io_uring_free_probe(p);
+	return 0;
+}
+
+const struct scenario diff_ctl[] = {
+	{
+		.name = "ctl_eventfd_readable",
+		.setup = setup_eventfd,
+		.fill = fill_eventfd,
+		.check = check_readable,
+		.nr_cqes = 3,
+		.known = { { NOTE, 0 }, { NOTE_READABLE, 1 } },
+	}, {
+		.name = "ctl_eventfd_nothing_completed",
+		.setup = setup_eventfd,
+		.fill = fill_eventfd_idle,
+		.check = check_readable,
+		.nr_cqes = 0,
+		.known = { { NOTE_READABLE, 0 } },
+	}, {
+		.name = "ctl_eventfd_disabled",
+		.setup = setup_eventfd,
+		.fill = fill_eventfd_off,
+		.check = check_readable,
+		.nr_cqes = 3,
+		.known = { { NOTE_READABLE, 0 } },
+	}, {
+		.name = "ctl_eventfd_toggled_back_on",
+		.setup = setup_eventfd,
+		.fill = fill_eventfd_toggle,
+		.after_submit = toggle_on,
+		.check = check_readable,
+		.nr_cqes = 4,
+		.known = { { NOTE_READABLE + 1, 0 }, { NOTE_READABLE, 1 } },
+	}, {
+		.name = "ctl_eventfd_async_inline_completions",
+		.setup = setup_eventfd,
+		.fill = fill_eventfd_async,
+		.check = check_readable,
+		.nr_cqes = 3,
+	}, {
+		.name = "ctl_eventfd_unregistered",
+		.setup = setup_eventfd,
+		.fill = fill_eventfd_unreg,
+		.check = check_readable,
+		.nr_cqes = 3,
+		.known = { { NOTE_READABLE, 0 } },
+	}, {
+		.name = "ctl_eventfd_bad_fds",
+		.setup = setup_eventfd,
+		.fill = fill_eventfd_bad,
+		.check = check_readable,
+		.nr_cqes = 3,
+	}, {
+		.name = "ctl_personality",
+		.setup = setup_file,
+		.fill = fill_personality,
+		.after_submit = personality_gone,
+		.check = check_personality,
+		.normalize = normalize_open,
+		.nr_cqes = 6,
+		.order = ORDER_ANY,
+		.known = { { NOTE, 1 }, { 1, 0 }, { 2, DIFF_RES_FD },
+			   { NOTE + 1, 0 } },
+	}, {
+		.name = "ctl_restrictions_opcodes",
+		.setup_flags = IORING_SETUP_R_DISABLED,
+		.fill = fill_restrict_ops,
+		.after_submit = diff_submit_rest,
+		.nr_cqes = 4,
+		.order = ORDER_ANY,
+		.known = { { 1, 0 }, { 2, 5 }, { 3, -EACCES }, { 4, 0 } },
+	}, {
+		.name = "ctl_restrictions_flags_allowed",
+		.setup_flags = IORING_SETUP_R_DISABLED,
+		.fill = fill_restrict_flags,
+		.after_submit = diff_submit_rest,
+		.nr_cqes = 6,
+		.order = ORDER_ANY,
+		.known = { { 1, 0 }, { 4, -EACCES } },
+	}, {
+		.name = "ctl_restrictions_flags_required",
+		.setup_flags = IORING_SETUP_R_DISABLED,
+		.fill = fill_restrict_required,
+		.after_submit = diff_submit_rest,
+		.nr_cqes = 4,
+		.order = ORDER_ANY,
+		.known = { { 1, 0 }, { 2, -EACCES } },
+	}, {
+		.name = "ctl_restrictions_bad_lists",
+		.setup_flags = IORING_SETUP_R_DISABLED,
+		.fill = fill_restrict_bad,
+		.after_submit = diff_submit_rest,
+		.nr_cqes = 2,
+		.order = ORDER_ANY,
+	}, {
+		.name = "ctl_restrictions_ring_not_disabled",
+		.fill = fill_restrict_enabled_ring,
+		.nr_cqes = 1,
+	}, {
+		.name = "ctl_submit_before_enable",
+		.setup_flags = IORING_SETUP_R_DISABLED,
+		.fill = fill_disabled_submit,
+		.nr_cqes = 2,
+	}, {
+		.name = "ctl_probe_implemented_opcodes",
+		.fill = fill_probe,
+		.nr_cqes = 0,
+		.known = { { NOTE, 0 }, { NOTE + 1, 1 } },
+	},
+	{ .name = NULL }
+};
