@@ -200,7 +200,11 @@ static int ar_table_register(struct ar_uctx *ctx, bool files,
 	t->registered = true;
 	t->alloc_start = 0;
 	t->alloc_end = nr;
+	/* the kernel's bitmap hint: past the last slot filled at registration */
 	t->alloc_hint = 0;
+	for (unsigned i = 0; i < nr; i++)
+		if (nodes[i])
+			t->alloc_hint = i + 1;
 	pthread_mutex_unlock(&ctx->uring_lock);
 	return 0;
 }
@@ -239,14 +243,39 @@ int ar_rsrc_unregister(struct ar_uctx *ctx, bool files)
 	return 0;
 }
 
-/* replace slot i with node (NULL clears it); the old node is returned to put */
+/*
+ * Replace slot i with node (NULL clears it); the old node is returned to
+ * put. The allocation hint moves as the kernel's file bitmap hint does:
+ * past a slot that gets filled, onto a slot that gets emptied.
+ */
 static struct ar_rsrc_node *ar_slot_swap(struct ar_rsrc_table *t, unsigned i,
 					 struct ar_rsrc_node *node)
 {
 	struct ar_rsrc_node *old = t->nodes[i];
 
 	t->nodes[i] = node;
+	if (node && !old)
+		t->alloc_hint = i + 1;
+	else if (!node && old)
+		t->alloc_hint = i;
 	return old;
+}
+
+/* io_file_bitmap_get: a free slot from the hint to the end, then from the start */
+static int ar_slot_alloc(struct ar_rsrc_table *t)
+{
+	unsigned end = t->alloc_end, i;
+
+	for (;;) {
+		for (i = t->alloc_hint < t->alloc_start ? t->alloc_start :
+		     t->alloc_hint; i < end; i++)
+			if (!t->nodes[i])
+				return (int)i;
+		if (t->alloc_hint == t->alloc_start)
+			return -ENFILE;
+		end = t->alloc_hint;
+		t->alloc_hint = t->alloc_start;
+	}
 }
 
 /*
@@ -309,7 +338,6 @@ int ar_rsrc_install_file(struct ar_uctx *ctx, int fd, unsigned slot,
 {
 	struct ar_rsrc_table *t = &ctx->files;
 	struct ar_rsrc_node *node, *old = NULL;
-	unsigned i, n;
 	int ret = 0;
 
 	node = ar_node_new(0);
@@ -322,18 +350,9 @@ int ar_rsrc_install_file(struct ar_uctx *ctx, int fd, unsigned slot,
 	if (!t->registered) {
 		ret = alloc ? -ENFILE : -ENXIO;
 	} else if (alloc) {
-		n = t->alloc_end - t->alloc_start;
-		ret = -ENFILE;
-		for (i = 0; i < n; i++) {
-			unsigned s = t->alloc_start + (t->alloc_hint + i) % n;
-
-			if (!t->nodes[s]) {
-				t->nodes[s] = node;
-				t->alloc_hint = (s - t->alloc_start + 1) % n;
-				ret = (int)s;
-				break;
-			}
-		}
+		ret = ar_slot_alloc(t);
+		if (ret >= 0)
+			ar_slot_swap(t, (unsigned)ret, node);
 	} else if (slot >= t->nr) {
 		ret = -EINVAL;
 	} else {
@@ -381,7 +400,7 @@ int ar_rsrc_alloc_range(struct ar_uctx *ctx, unsigned off, unsigned len)
 	else {
 		t->alloc_start = off;
 		t->alloc_end = off + len;
-		t->alloc_hint = 0;
+		t->alloc_hint = off;
 	}
 	pthread_mutex_unlock(&ctx->uring_lock);
 	return ret;
