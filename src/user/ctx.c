@@ -181,8 +181,6 @@ static void ar_uctx_free(struct ar_uctx *ctx)
 		munmap(ctx->rings, ctx->rings_sz);
 	if (ctx->sqes)
 		munmap(ctx->sqes, ctx->sqes_sz);
-	if (ctx->ring_fd >= 0)
-		close(ctx->ring_fd);
 	ar_req_cache_free(ctx);
 	pthread_mutex_destroy(&ctx->uring_lock);
 	pthread_mutex_destroy(&ctx->lock);
@@ -232,6 +230,7 @@ static int ar_user_setup(unsigned entries, struct io_uring_params *p)
 	ctx->eventfd = -1;
 	ctx->ring_fd = -1;
 	ctx->disabled = !!(p->flags & IORING_SETUP_R_DISABLED);
+	atomic_init(&ctx->refs, 1);
 	pthread_mutex_init(&ctx->uring_lock, NULL);
 	pthread_mutex_init(&ctx->lock, NULL);
 	pthread_mutex_init(&ctx->req_lock, NULL);
@@ -264,6 +263,8 @@ static int ar_user_setup(unsigned entries, struct io_uring_params *p)
 	ctx->features = p->features;
 	return ctx->ring_fd;
 fail:
+	if (ctx->ring_fd >= 0)
+		close(ctx->ring_fd);
 	ar_uctx_free(ctx);
 	return ret;
 }
@@ -325,6 +326,7 @@ static int ar_user_close(int fd)
 	if (!ctx)
 		return ar_sys_close(fd);
 	ar_engine_release_fd(fd);
+	atomic_store_explicit(&ctx->dead, true, memory_order_release);
 	if (ctx->sqpoll)
 		ar_sqpoll_stop(ctx);
 	ar_cancel_all(ctx);
@@ -336,8 +338,21 @@ static int ar_user_close(int fd)
 		ar_internal_close(ctx->eventfd);
 	for (unsigned i = 0; i < ctx->nr_dead_evfds; i++)
 		ar_internal_close(ctx->dead_evfds[i]);
-	ar_uctx_free(ctx);
+	close(fd);
+	ar_uctx_put(ctx);
 	return 0;
+}
+
+void ar_uctx_get(struct ar_uctx *ctx)
+{
+	atomic_fetch_add_explicit(&ctx->refs, 1, memory_order_relaxed);
+}
+
+/* the last reference: registered-ring entries can outlive the fd */
+void ar_uctx_put(struct ar_uctx *ctx)
+{
+	if (atomic_fetch_sub_explicit(&ctx->refs, 1, memory_order_acq_rel) == 1)
+		ar_uctx_free(ctx);
 }
 
 const struct ar_engine ar_user_engine = {

@@ -308,11 +308,47 @@ static int ar_unreg_iowq_aff(struct ar_uctx *ctx)
 	return 0;
 }
 
-/* IORING_REGISTER_RING_FDS: per-thread indices, like the kernel's per task */
+/*
+ * IORING_REGISTER_RING_FDS: per-thread indices, like the kernel's per-task
+ * table. An entry holds a reference on its ring, so a ring closed while
+ * another thread still has it registered stays allocated (entering it
+ * then fails -EBADF) until that entry goes: unregistered, or the thread
+ * exits.
+ */
+static pthread_key_t ar_ring_reg_key;
+static pthread_once_t ar_ring_reg_once = PTHREAD_ONCE_INIT;
+
+static void ar_ring_reg_dtor(void *arg)
+{
+	unsigned i;
+
+	(void)arg;
+	for (i = 0; i < AR_RINGFD_REG_MAX; i++) {
+		if (ar_registered_rings[i]) {
+			ar_uctx_put(ar_registered_rings[i]);
+			ar_registered_rings[i] = NULL;
+		}
+	}
+}
+
+static void ar_ring_reg_key_init(void)
+{
+	pthread_key_create(&ar_ring_reg_key, ar_ring_reg_dtor);
+}
+
+static int ar_ring_fd_target(int fd, struct ar_uctx **out)
+{
+	if (fcntl(fd, F_GETFD) < 0)
+		return -EBADF;
+	*out = ar_uctx_of_fd(fd);
+	return *out ? 0 : -EOPNOTSUPP;
+}
+
 static int ar_reg_ring_fds(struct ar_uctx *ctx, void *arg, unsigned nr,
 			   bool unregister)
 {
 	struct io_uring_rsrc_update *up = arg;
+	struct ar_uctx *target;
 	unsigned i, done = 0;
 	int ret = 0;
 
@@ -321,6 +357,9 @@ static int ar_reg_ring_fds(struct ar_uctx *ctx, void *arg, unsigned nr,
 		return -EINVAL;
 	if (!arg)
 		return -EFAULT;
+	pthread_once(&ar_ring_reg_once, ar_ring_reg_key_init);
+	/* any non-NULL value: the destructor runs at thread exit */
+	pthread_setspecific(ar_ring_reg_key, ar_registered_rings);
 	for (i = 0; i < nr; i++) {
 		unsigned off = up[i].offset;
 
@@ -333,16 +372,15 @@ static int ar_reg_ring_fds(struct ar_uctx *ctx, void *arg, unsigned nr,
 				ret = -EINVAL;
 				break;
 			}
+			if (ar_registered_rings[off])
+				ar_uctx_put(ar_registered_rings[off]);
 			ar_registered_rings[off] = NULL;
 			done++;
 			continue;
 		}
-		struct ar_uctx *target = ar_uctx_of_fd((int)up[i].data);
-
-		if (!target) {
-			ret = -EOPNOTSUPP;
+		ret = ar_ring_fd_target((int)up[i].data, &target);
+		if (ret)
 			break;
-		}
 		if (off == -1U) {
 			for (off = 0; off < AR_RINGFD_REG_MAX; off++)
 				if (!ar_registered_rings[off])
@@ -354,7 +392,11 @@ static int ar_reg_ring_fds(struct ar_uctx *ctx, void *arg, unsigned nr,
 		} else if (off >= AR_RINGFD_REG_MAX) {
 			ret = -EINVAL;
 			break;
+		} else if (ar_registered_rings[off]) {
+			ret = -EBUSY;
+			break;
 		}
+		ar_uctx_get(target);
 		ar_registered_rings[off] = target;
 		up[i].offset = off;
 		done++;
@@ -410,7 +452,7 @@ int ar_user_register(unsigned fd, unsigned opcode, const void *arg,
 	} else {
 		ctx = ar_uctx_of_fd((int)fd);
 	}
-	if (!ctx)
+	if (!ctx || ar_uctx_dead(ctx))
 		return -EBADF;
 	if (opcode >= AR_REGISTER_LAST)
 		return -EINVAL;

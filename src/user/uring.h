@@ -233,6 +233,8 @@ struct ar_uctx {
 	int ring_fd;			/* an eventfd: readable when CQEs came */
 	atomic_bool ring_fd_signalled;
 	bool exiting;
+	atomic_bool dead;		/* its fd is closed */
+	atomic_int refs;		/* the fd, registered-ring entries */
 	int clockid;			/* IORING_REGISTER_CLOCK */
 
 	/* submission: under uring_lock */
@@ -345,6 +347,13 @@ static inline void ar_batch_init(struct ar_comp_batch *b)
 
 /* ctx.c */
 struct ar_uctx *ar_uctx_of_fd(int fd);
+void ar_uctx_get(struct ar_uctx *ctx);
+void ar_uctx_put(struct ar_uctx *ctx);
+
+static inline bool ar_uctx_dead(struct ar_uctx *ctx)
+{
+	return atomic_load_explicit(&ctx->dead, memory_order_acquire);
+}
 
 /* req.c */
 struct ar_ureq *ar_req_alloc(struct ar_uctx *ctx);

@@ -212,8 +212,10 @@ static struct ar_uctx *ar_enter_ctx(unsigned fd, unsigned flags, int *err)
 	} else {
 		ctx = ar_uctx_of_fd((int)fd);
 	}
-	if (!ctx)
+	if (!ctx || ar_uctx_dead(ctx)) {
 		*err = -EBADF;
+		return NULL;
+	}
 	return ctx;
 }
 
