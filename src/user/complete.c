@@ -243,9 +243,11 @@ void ar_complete_locked(struct ar_uctx *ctx, struct ar_ureq *req,
 		b->posted = true;
 	}
 	if (lt) {
-		/* posted after its target's CQE, like the kernel */
-		ar_cq_post_locked(ctx, lt->user_data, -ECANCELED, 0);
-		b->posted = true;
+		/* posted after its target's CQE, like the kernel; not a failure */
+		if (!(lt->flags & AR_REQ_F_SKIP_CQE)) {
+			ar_cq_post_locked(ctx, lt->user_data, -ECANCELED, 0);
+			b->posted = true;
+		}
 		ar_req_set_state(lt, AR_REQ_DONE);
 		ar_inflight_del_locked(ctx, lt);
 		req->link = lt->link;

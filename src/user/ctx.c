@@ -86,6 +86,8 @@ static int ar_setup_check(unsigned *entries, struct io_uring_params *p)
 		return -EINVAL;
 	if ((f & IORING_SETUP_HYBRID_IOPOLL) && !(f & IORING_SETUP_IOPOLL))
 		return -EINVAL;
+	if ((f & IORING_SETUP_CQE32) && (f & IORING_SETUP_CQE_MIXED))
+		return -EINVAL;
 
 	if (!*entries)
 		return -EINVAL;
@@ -182,6 +184,8 @@ static void ar_uctx_free(struct ar_uctx *ctx)
 	if (ctx->sqes)
 		munmap(ctx->sqes, ctx->sqes_sz);
 	ar_req_cache_free(ctx);
+	ar_iowq_free(&ctx->iowq);
+	pthread_mutex_destroy(&ctx->svc.start_lock);
 	pthread_mutex_destroy(&ctx->uring_lock);
 	pthread_mutex_destroy(&ctx->lock);
 	pthread_mutex_destroy(&ctx->req_lock);
@@ -338,6 +342,8 @@ static int ar_user_close(int fd)
 		ar_internal_close(ctx->eventfd);
 	for (unsigned i = 0; i < ctx->nr_dead_evfds; i++)
 		ar_internal_close(ctx->dead_evfds[i]);
+	free(ctx->dead_evfds);
+	ctx->dead_evfds = NULL;
 	close(fd);
 	ar_uctx_put(ctx);
 	return 0;

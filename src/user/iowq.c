@@ -53,7 +53,10 @@ void ar_iowq_init(struct ar_iowq *wq, unsigned sq_entries)
 	pthread_mutex_init(&wq->lock, NULL);
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&wq->cond, &ca);
+	/* one condition per class: new work wakes a worker that can take it */
+	pthread_cond_init(&wq->cond[0], &ca);
+	pthread_cond_init(&wq->cond[1], &ca);
+	pthread_cond_init(&wq->exit_cond, &ca);
 	pthread_condattr_destroy(&ca);
 	wq->max_workers[0] = ar_default_bounded(sq_entries);
 	wq->max_workers[1] = ar_default_unbounded();
@@ -73,7 +76,7 @@ static struct ar_ureq *ar_iowq_pop(struct ar_iowq *wq, int bound)
 	return req;
 }
 
-/* work for this worker: its own class first, then the other if idle there */
+/* work for this worker: its own class's */
 static struct ar_ureq *ar_iowq_next(struct ar_iowq *wq, int bound)
 {
 	return ar_iowq_pop(wq, bound);
@@ -143,7 +146,7 @@ static void *ar_worker_main(void *arg)
 			break;
 		wq->nr_idle[w->bound]++;
 		ar_deadline_ms(&ts, AR_WORKER_IDLE_MS);
-		if (pthread_cond_timedwait(&wq->cond, &wq->lock, &ts) == ETIMEDOUT &&
+		if (pthread_cond_timedwait(&wq->cond[w->bound], &wq->lock, &ts) == ETIMEDOUT &&
 		    !wq->q[w->bound].head) {
 			wq->nr_idle[w->bound]--;
 			break;
@@ -152,7 +155,7 @@ static void *ar_worker_main(void *arg)
 	}
 	wq->nr_workers[w->bound]--;
 	w->exited = true;
-	pthread_cond_broadcast(&wq->cond);
+	pthread_cond_broadcast(&wq->exit_cond);
 	pthread_mutex_unlock(&wq->lock);
 	return NULL;
 }
@@ -207,13 +210,19 @@ void ar_iowq_enqueue(struct ar_uctx *ctx, struct ar_ureq *req)
 	ar_req_set_state(req, AR_REQ_QUEUED);
 	req->next = NULL;
 	pthread_mutex_lock(&wq->lock);
+	if (wq->exiting) {
+		/* the ring is gone (its fd closed): no worker will come */
+		pthread_mutex_unlock(&wq->lock);
+		ar_req_complete(req, -ECANCELED, 0);
+		return;
+	}
 	if (wq->q[bound].tail)
 		wq->q[bound].tail->next = req;
 	else
 		wq->q[bound].head = req;
 	wq->q[bound].tail = req;
 	if (wq->nr_idle[bound]) {
-		pthread_cond_signal(&wq->cond);
+		pthread_cond_signal(&wq->cond[bound]);
 	} else if (wq->nr_workers[bound] < ar_iowq_limit(wq, bound) ||
 		   !wq->nr_workers[bound]) {
 		wq->nr_workers[bound]++;
@@ -315,14 +324,22 @@ void ar_iowq_exit(struct ar_uctx *ctx)
 
 	pthread_mutex_lock(&wq->lock);
 	wq->exiting = true;
-	pthread_cond_broadcast(&wq->cond);
+	pthread_cond_broadcast(&wq->cond[0]);
+	pthread_cond_broadcast(&wq->cond[1]);
 	while (wq->nr_workers[0] + wq->nr_workers[1])
-		pthread_cond_wait(&wq->cond, &wq->lock);
+		pthread_cond_wait(&wq->exit_cond, &wq->lock);
 	all = wq->workers;
 	wq->workers = NULL;
 	pthread_mutex_unlock(&wq->lock);
 	/* every listed worker has exited: joining does not block long */
 	ar_iowq_join(all);
-	pthread_cond_destroy(&wq->cond);
+}
+
+/* with the ring's memory: requests may still be handed in after exit */
+void ar_iowq_free(struct ar_iowq *wq)
+{
+	pthread_cond_destroy(&wq->cond[0]);
+	pthread_cond_destroy(&wq->cond[1]);
+	pthread_cond_destroy(&wq->exit_cond);
 	pthread_mutex_destroy(&wq->lock);
 }

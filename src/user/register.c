@@ -136,12 +136,18 @@ static int ar_unreg_eventfd(struct ar_uctx *ctx)
 
 	pthread_mutex_lock(&ctx->lock);
 	fd = __atomic_exchange_n(&ctx->eventfd, -1, __ATOMIC_ACQ_REL);
-	if (fd >= 0 && ctx->nr_dead_evfds < AR_DEAD_EVFDS)
-		ctx->dead_evfds[ctx->nr_dead_evfds++] = fd;
-	else if (fd >= 0)
-		fd = -2;	/* no room: keep it registered-dead, leak the dup */
+	if (fd >= 0) {
+		int *dead = realloc(ctx->dead_evfds,
+				    (ctx->nr_dead_evfds + 1) * sizeof(*dead));
+
+		if (dead) {
+			ctx->dead_evfds = dead;
+			dead[ctx->nr_dead_evfds++] = fd;
+		}
+		/* (no memory: the dup stays open until the process exits) */
+	}
 	pthread_mutex_unlock(&ctx->lock);
-	return fd == -1 ? -ENXIO : 0;
+	return fd < 0 ? -ENXIO : 0;
 }
 
 static int ar_reg_probe(struct ar_uctx *ctx, void *arg, unsigned nr)
@@ -238,7 +244,9 @@ static int ar_reg_restrictions(struct ar_uctx *ctx, const void *arg,
 	if (ctx->restrictions)
 		return -EBUSY;
 	/* an empty list is valid: then nothing is allowed */
-	if (!res || nr > AR_RESTRICTION_LAST + AR_REGISTER_LAST)
+	/* IORING_MAX_RESTRICTIONS: RESTRICTION_LAST + OP_LAST + REGISTER_LAST */
+	if (!res || nr > AR_RESTRICTION_LAST + AR_OP_LAST_KNOWN_6_18 + 1 +
+			 AR_REGISTER_LAST)
 		return -EINVAL;
 	r = calloc(1, sizeof(*r));
 	if (!r)

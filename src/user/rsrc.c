@@ -441,6 +441,12 @@ static int ar_files_update_alloc(struct ar_ureq *req, struct ar_files_update *u)
 	int ret = 0, fd;
 
 	for (i = 0; i < u->nr; i++) {
+		/* what registration refuses (io_uring and engine fds) this does too */
+		if (fds[i] < 0 || ar_uctx_of_fd(fds[i]) ||
+		    ar_engine_of_fd(fds[i]) != &ar_kernel_engine) {
+			ret = -EBADF;
+			break;
+		}
 		fd = fcntl(fds[i], F_DUPFD_CLOEXEC, 0);
 		if (fd < 0) {
 			ret = -EBADF;

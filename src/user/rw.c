@@ -278,11 +278,17 @@ static int ar_rw_issue(struct ar_ureq *req, unsigned issue_flags, bool write)
 	 */
 	if (req->ctx->flags & IORING_SETUP_IOPOLL)
 		return -EOPNOTSUPP;
+	/* polled I/O (RWF_HIPRI) needs an IOPOLL ring: -EINVAL, as 6.18 */
+	if (rw->rw_flags & RWF_HIPRI)
+		return -EINVAL;
 	/* no provided buffers exist on this engine (no PROVIDE_BUFFERS, no buffer rings) */
 	if (req->sqe_flags & IOSQE_BUFFER_SELECT)
 		return -ENOBUFS;
 	ret = ar_rw_call(req, rw, write, rw->rw_flags | (nonblock ? RWF_NOWAIT : 0));
 	errno = e;
+	/* a buffered write asked not to wait: the kernel says -EAGAIN */
+	if (ret == -EOPNOTSUPP && write && ar_rw_nowait(rw))
+		return -EAGAIN;
 	if (ret == -EAGAIN && !ar_rw_nowait(rw))
 		return AR_ISSUE_AGAIN;
 	/* this file has no RWF_NOWAIT: a worker does it blocking */

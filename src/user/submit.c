@@ -6,6 +6,7 @@
  * submitting thread, then a worker (io-wq) or a readiness poll.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 #include <poll.h>
 #include <sys/stat.h>
@@ -76,6 +77,8 @@ static int ar_req_init(struct ar_uctx *ctx, struct ar_ureq *req,
 		req->flags |= AR_REQ_F_FORCE_ASYNC;
 	if (flags & IOSQE_FIXED_FILE)
 		req->flags |= AR_REQ_F_FIXED_FILE;
+	if (flags & IOSQE_CQE_SKIP_SUCCESS)
+		req->flags |= AR_REQ_F_SKIP_CQE;
 	if (sqe->opcode >= ar_nr_opdefs || !ar_opdefs[sqe->opcode].prep) {
 		req->opcode = IORING_OP_NOP;
 		return -EINVAL;
@@ -86,10 +89,8 @@ static int ar_req_init(struct ar_uctx *ctx, struct ar_ureq *req,
 			return -EINVAL;
 		if ((flags & IOSQE_BUFFER_SELECT) && !def->buffer_select)
 			return -EOPNOTSUPP;
-		if (flags & IOSQE_CQE_SKIP_SUCCESS) {
-			req->flags |= AR_REQ_F_SKIP_CQE;
+		if (flags & IOSQE_CQE_SKIP_SUCCESS)
 			ctx->drain_disabled = true;
-		}
 		if (flags & IOSQE_IO_DRAIN) {
 			if (ctx->drain_disabled)
 				return -EOPNOTSUPP;
@@ -324,8 +325,13 @@ void ar_req_issue(struct ar_ureq *req, unsigned issue_flags)
 	}
 	if (ret == AR_ISSUE_QUEUED)
 		return;
-	/* like the kernel, these opcodes do not mark the request failed */
-	if (def->nofail_res)
+	/*
+	 * Like the kernel, these opcodes do not mark the request failed on
+	 * their own errors. A bad plain fd is not theirs: the kernel's core
+	 * fails the request before the opcode runs (checked only then).
+	 */
+	if (def->nofail_res && !(ret == -EBADF && def->needs_file &&
+				 fcntl(req->fd, F_GETFD) < 0))
 		req->flags |= AR_REQ_F_NOFAIL;
 done:
 	ar_req_complete(req, ret, 0);

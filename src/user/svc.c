@@ -156,7 +156,9 @@ static int ar_svc_start(struct ar_uctx *ctx)
 	int ret = 0;
 
 	pthread_mutex_lock(&svc->start_lock);
-	if (!svc->started) {
+	if (svc->exiting) {
+		ret = -ECANCELED;	/* the ring is gone */
+	} else if (!svc->started) {
 		svc->wake_fd = ar_internal_claim(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
 		if (svc->wake_fd < 0) {
 			ret = -errno;
@@ -232,15 +234,22 @@ void ar_svc_exit(struct ar_uctx *ctx)
 {
 	struct ar_svc *svc = &ctx->svc;
 
-	if (svc->started) {
-		pthread_mutex_lock(&ctx->lock);
-		svc->exiting = true;
-		pthread_mutex_unlock(&ctx->lock);
+	bool started;
+
+	/* both locks: the thread reads exiting under one, starters under the other */
+	pthread_mutex_lock(&svc->start_lock);
+	pthread_mutex_lock(&ctx->lock);
+	svc->exiting = true;
+	pthread_mutex_unlock(&ctx->lock);
+	started = svc->started;
+	pthread_mutex_unlock(&svc->start_lock);
+	if (started) {
 		ar_svc_kick(ctx);
 		pthread_join(svc->thread, NULL);
 		ar_internal_close(svc->wake_fd);
 	}
 	free(svc->fds);
 	free(svc->reqs);
-	pthread_mutex_destroy(&svc->start_lock);
+	svc->fds = NULL;
+	svc->reqs = NULL;
 }

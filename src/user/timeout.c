@@ -37,7 +37,10 @@ static int ar_get_timespec(__u64 addr, __u64 *ns)
 	/* the kernel rejects negatives only; tv_nsec >= 1e9 is taken as given */
 	if (ts->tv_sec < 0 || ts->tv_nsec < 0)
 		return -EINVAL;
-	*ns = (__u64)ts->tv_sec * 1000000000ULL + (__u64)ts->tv_nsec;
+	/* too far to represent: never (the kernel saturates too) */
+	if (__builtin_mul_overflow((__u64)ts->tv_sec, 1000000000ULL, ns) ||
+	    __builtin_add_overflow(*ns, (__u64)ts->tv_nsec, ns))
+		*ns = UINT64_MAX;
 	return 0;
 }
 
@@ -60,7 +63,7 @@ static __u64 ar_deadline(__u64 ns, __u32 flags)
 	__u64 now_ns, mono = ar_now_ns();
 
 	if (!(flags & IORING_TIMEOUT_ABS))
-		return mono + ns;
+		return ns > UINT64_MAX - mono ? UINT64_MAX : mono + ns;
 	clock_gettime(ar_clock_of(flags), &now);
 	now_ns = (__u64)now.tv_sec * 1000000000ULL + (__u64)now.tv_nsec;
 	return ns > now_ns ? mono + (ns - now_ns) : mono;
@@ -155,11 +158,12 @@ int ar_timeout_issue(struct ar_ureq *req, unsigned issue_flags)
 {
 	struct ar_timeout *t = ar_req_data(req, struct ar_timeout);
 	struct ar_uctx *ctx = req->ctx;
-	int kick;
+	int kick, ret;
 
 	(void)issue_flags;
-	if (ar_svc_prepare_timer(ctx))
-		return -ENOMEM;
+	ret = ar_svc_prepare_timer(ctx);
+	if (ret)
+		return ret;
 	pthread_mutex_lock(&ctx->lock);
 	ar_req_set_state(req, AR_REQ_ARMED);
 	if (t->off)

@@ -67,7 +67,6 @@ struct ar_sqpoll;
 #define AR_ASYNC_CANCEL_OP		(1U << 5)
 
 #define AR_RINGFD_REG_MAX	16
-#define AR_DEAD_EVFDS		16
 
 /* One entry per opcode, as the kernel's opdef.c. */
 struct ar_opdef {
@@ -187,7 +186,8 @@ struct ar_worker;
 /* io-wq: one pool per ring; [0] bounded, [1] unbounded */
 struct ar_iowq {
 	pthread_mutex_t lock;
-	pthread_cond_t cond;
+	pthread_cond_t cond[2];		/* idle workers of each class */
+	pthread_cond_t exit_cond;	/* a worker exited */
 	struct {
 		struct ar_ureq *head, *tail;
 	} q[2];
@@ -266,7 +266,7 @@ struct ar_uctx {
 	unsigned cancel_seq;
 	int eventfd;			/* registered eventfd (our dup), -1 if none */
 	bool eventfd_async;
-	int dead_evfds[AR_DEAD_EVFDS];	/* unregistered dups, closed at exit */
+	int *dead_evfds;		/* unregistered dups, closed at exit */
 	unsigned nr_dead_evfds;
 
 	/* io_cqring_wait sleepers (waitq.c) */
@@ -410,6 +410,7 @@ void ar_iowq_init(struct ar_iowq *wq, unsigned sq_entries);
 void ar_iowq_enqueue(struct ar_uctx *ctx, struct ar_ureq *req);
 bool ar_iowq_cancel(struct ar_uctx *ctx, struct ar_ureq *req);
 void ar_iowq_exit(struct ar_uctx *ctx);
+void ar_iowq_free(struct ar_iowq *wq);
 int ar_iowq_max_workers(struct ar_uctx *ctx, unsigned *vals);
 
 /* svc.c: readiness polls and timers */

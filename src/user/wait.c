@@ -113,11 +113,16 @@ static int ar_get_wait_arg(struct ar_uctx *ctx, unsigned flags,
 	 * Like the kernel, no range check: the value is taken as a sum of
 	 * nanoseconds; a time at or before now has already expired.
 	 */
-	ns = (__s64)ts->tv_sec * 1000000000LL + ts->tv_nsec;
+	if (__builtin_mul_overflow((__s64)ts->tv_sec, 1000000000LL, &ns) ||
+	    __builtin_add_overflow(ns, (__s64)ts->tv_nsec, &ns))
+		ns = ts->tv_sec < 0 ? -1 : INT64_MAX;	/* saturate, as the kernel */
 	if (flags & IORING_ENTER_ABS_TIMER)
 		w->deadline_ns = ns > 0 ? ar_abs_to_mono(ctx, (__u64)ns) : 1;
+	else if (ns <= 0)
+		w->deadline_ns = ar_now_ns();
 	else
-		w->deadline_ns = ar_now_ns() + (ns > 0 ? (__u64)ns : 0);
+		w->deadline_ns = (__u64)ns > UINT64_MAX / 2 ? UINT64_MAX / 2 :
+				 ar_now_ns() + (__u64)ns;
 	return 0;
 }
 
@@ -216,21 +221,38 @@ static struct ar_uctx *ar_enter_ctx(unsigned fd, unsigned flags, int *err)
 		*err = -EBADF;
 		return NULL;
 	}
+	/* as the kernel's fdget: the ring stays while this enter runs */
+	ar_uctx_get(ctx);
 	return ctx;
 }
+
+static int ar_enter_ring(struct ar_uctx *ctx, unsigned to_submit,
+			       unsigned min_complete, unsigned flags,
+			       const void *arg, size_t argsz);
 
 int ar_user_enter(unsigned fd, unsigned to_submit, unsigned min_complete,
 		  unsigned flags, const void *arg, size_t argsz)
 {
-	struct ar_wait_arg w;
 	struct ar_uctx *ctx;
-	int ret = 0, ret2, err = 0;
+	int ret, err = 0;
 
 	if (flags & ~AR_ENTER_KNOWN)
 		return -EINVAL;
 	ctx = ar_enter_ctx(fd, flags, &err);
 	if (!ctx)
 		return err;
+	ret = ar_enter_ring(ctx, to_submit, min_complete, flags, arg, argsz);
+	ar_uctx_put(ctx);
+	return ret;
+}
+
+static int ar_enter_ring(struct ar_uctx *ctx, unsigned to_submit,
+			       unsigned min_complete, unsigned flags,
+			       const void *arg, size_t argsz)
+{
+	struct ar_wait_arg w;
+	int ret = 0, ret2;
+
 	if (ctx->disabled)
 		return -EBADFD;
 

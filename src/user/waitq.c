@@ -160,9 +160,12 @@ int ar_waiter_sleep(struct ar_waiter *w, __u64 deadline_ns,
 		now = ar_now_ns();
 		if (now >= deadline_ns)
 			return -ETIMEDOUT;
-		ts.tv_sec = (time_t)((deadline_ns - now) / 1000000000ULL);
-		ts.tv_nsec = (long)((deadline_ns - now) % 1000000000ULL);
-		tsp = &ts;
+		/* a deadline centuries away (a saturated timeout) is no deadline */
+		if (deadline_ns - now < (1ULL << 62)) {
+			ts.tv_sec = (time_t)((deadline_ns - now) / 1000000000ULL);
+			ts.tv_nsec = (long)((deadline_ns - now) % 1000000000ULL);
+			tsp = &ts;
+		}
 	}
 	ret = ppoll(&pfd, 1, tsp, sigmask);
 	if (ret < 0) {
