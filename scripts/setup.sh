@@ -3,7 +3,9 @@
 # only those missing. Run by `make test` and `make bench` before anything.
 set -eu
 
-pkgs="gcc make libc6-dev liburing-dev liburing2 pkg-config binutils coreutils"
+# clang and libclang-rt-dev (libFuzzer, the sanitizer runtimes; clang only
+# recommends it): `make fuzz` and tests/fuzz.sh
+pkgs="gcc make libc6-dev liburing-dev liburing2 pkg-config binutils coreutils clang libclang-rt-dev"
 [ "${1:-}" = bench ] && pkgs="$pkgs fio"
 
 missing=""

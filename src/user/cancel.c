@@ -54,12 +54,17 @@ int ar_async_cancel_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe)
 {
 	struct ar_cancel *c = ar_req_data(req, struct ar_cancel);
 
+	if (sqe->flags & IOSQE_BUFFER_SELECT)
+		return -EINVAL;
 	if (sqe->off || sqe->splice_fd_in)
 		return -EINVAL;
 	c->addr = sqe->addr;
 	c->flags = sqe->cancel_flags;
 	if (c->flags & ~AR_CANCEL_FLAGS)
 		return -EINVAL;
+	/* IOSQE_FIXED_FILE on the cancel makes its fd a fixed one */
+	if ((c->flags & IORING_ASYNC_CANCEL_FD) && (sqe->flags & IOSQE_FIXED_FILE))
+		c->flags |= IORING_ASYNC_CANCEL_FD_FIXED;
 	if (c->flags & IORING_ASYNC_CANCEL_FD) {
 		if (c->flags & IORING_ASYNC_CANCEL_ANY)
 			return -EINVAL;
@@ -171,6 +176,10 @@ int ar_async_cancel_issue(struct ar_ureq *req, unsigned issue_flags)
 	int ret;
 
 	(void)issue_flags;
+	/* a plain fd is looked up first, as the kernel's fget */
+	if ((c->flags & IORING_ASYNC_CANCEL_FD) &&
+	    !(c->flags & IORING_ASYNC_CANCEL_FD_FIXED) && fcntl(c->fd, F_GETFD) < 0)
+		return -EBADF;
 	ret = ar_cancel_run(req->ctx, c, req, &done);
 	/* the cancel's CQE first, then the cancelled requests' */
 	ar_req_complete(req, ret, 0);

@@ -244,8 +244,11 @@ void ar_complete_locked(struct ar_uctx *ctx, struct ar_ureq *req,
 	}
 	if (lt) {
 		/* posted after its target's CQE, like the kernel; not a failure */
-		if (!(lt->flags & AR_REQ_F_SKIP_CQE)) {
-			ar_cq_post_locked(ctx, lt->user_data, -ECANCELED, 0);
+		if (!(lt->flags & AR_REQ_F_SKIP_CQE) ||
+		    (lt->flags & AR_REQ_F_LT_EXPIRED)) {
+			ar_cq_post_locked(ctx, lt->user_data,
+					  lt->flags & AR_REQ_F_LT_EXPIRED ?
+					  -ENOENT : -ECANCELED, 0);
 			b->posted = true;
 		}
 		ar_req_set_state(lt, AR_REQ_DONE);

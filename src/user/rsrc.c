@@ -423,6 +423,8 @@ int ar_files_update_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe)
 {
 	struct ar_files_update *u = ar_req_data(req, struct ar_files_update);
 
+	if (sqe->flags & (IOSQE_FIXED_FILE | IOSQE_BUFFER_SELECT))
+		return -EINVAL;
 	if (sqe->rw_flags || sqe->splice_fd_in)
 		return -EINVAL;
 	u->offset = (__u32)sqe->off;
@@ -465,8 +467,11 @@ int ar_files_update_issue(struct ar_ureq *req, unsigned issue_flags)
 	struct ar_files_update *u = ar_req_data(req, struct ar_files_update);
 
 	(void)issue_flags;
-	if (u->offset == IORING_FILE_INDEX_ALLOC)
+	if (u->offset == IORING_FILE_INDEX_ALLOC) {
+		if (!req->ctx->files.registered)
+			return -ENXIO;
 		return ar_files_update_alloc(req, u);
+	}
 	return ar_rsrc_update(req->ctx, true, u->offset,
 			      (const int *)(unsigned long)u->arg, NULL, u->nr);
 }

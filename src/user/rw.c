@@ -148,6 +148,9 @@ static int ar_rw_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe,
 	/* readv/writev: the iovec array is copied now (SUBMIT_STABLE) */
 	if (rw->len > UIO_MAXIOV)
 		return -EINVAL;
+	/* a selected buffer replaces exactly one vector */
+	if ((sqe->flags & IOSQE_BUFFER_SELECT) && rw->len != 1)
+		return -EINVAL;
 	if (rw->len && !rw->addr)
 		return -EFAULT;
 	bytes = rw->len * sizeof(struct iovec);
@@ -258,19 +261,16 @@ static bool ar_rw_nowait(struct ar_rw *rw)
 	return rw->rw_flags & RWF_NOWAIT;
 }
 
-static int ar_rw_issue(struct ar_ureq *req, unsigned issue_flags, bool write)
+/* RWF_* flags 6.18 knows: HIPRI DSYNC SYNC NOWAIT APPEND NOAPPEND ATOMIC DONTCACHE */
+#define AR_RWF_SUPPORTED	0xffU
+
+/*
+ * The checks before any I/O, in the kernel's order: the file first (a bad
+ * plain fd is found only when one of the later checks fails, so the hot
+ * path makes no extra system call), then the flags, then the buffer.
+ */
+static int ar_rw_check_inner(struct ar_ureq *req, struct ar_rw *rw)
 {
-	struct ar_rw *rw = ar_req_data(req, struct ar_rw);
-	bool nonblock = issue_flags & AR_ISSUE_NONBLOCK;
-	ssize_t ret;
-	int e = errno;
-
-	if (rw->fixed) {
-		int err = ar_rw_import_fixed(req, rw);
-
-		if (err)
-			return err;
-	}
 	/*
 	 * IOPOLL needs a file whose completions are found by polling; no file
 	 * here is (the kernel answers so for files without ->iopoll, and for
@@ -278,17 +278,51 @@ static int ar_rw_issue(struct ar_ureq *req, unsigned issue_flags, bool write)
 	 */
 	if (req->ctx->flags & IORING_SETUP_IOPOLL)
 		return -EOPNOTSUPP;
+	if ((__u32)rw->rw_flags & ~AR_RWF_SUPPORTED)
+		return -EOPNOTSUPP;
 	/* polled I/O (RWF_HIPRI) needs an IOPOLL ring: -EINVAL, as 6.18 */
 	if (rw->rw_flags & RWF_HIPRI)
 		return -EINVAL;
 	/* no provided buffers exist on this engine (no PROVIDE_BUFFERS, no buffer rings) */
 	if (req->sqe_flags & IOSQE_BUFFER_SELECT)
 		return -ENOBUFS;
+	if (rw->fixed)
+		return ar_rw_import_fixed(req, rw);
+	return 0;
+}
+
+static int ar_rw_check(struct ar_ureq *req, struct ar_rw *rw)
+{
+	int err = ar_rw_check_inner(req, rw);
+
+	if (err && !req->file_node && fcntl(req->fd, F_GETFD) < 0)
+		return -EBADF;
+	return err;
+}
+
+static int ar_rw_issue(struct ar_ureq *req, unsigned issue_flags, bool write)
+{
+	struct ar_rw *rw = ar_req_data(req, struct ar_rw);
+	bool nonblock = issue_flags & AR_ISSUE_NONBLOCK;
+	ssize_t ret;
+	int e = errno;
+
+	int err = ar_rw_check(req, rw);
+
+	if (err)
+		return err;
 	ret = ar_rw_call(req, rw, write, rw->rw_flags | (nonblock ? RWF_NOWAIT : 0));
 	errno = e;
-	/* a buffered write asked not to wait: the kernel says -EAGAIN */
-	if (ret == -EOPNOTSUPP && write && ar_rw_nowait(rw))
-		return -EAGAIN;
+	/*
+	 * A buffered write asked not to wait: the kernel says -EAGAIN inline;
+	 * from io-wq (IOSQE_ASYNC) it writes (measured on 6.18).
+	 */
+	if (ret == -EOPNOTSUPP && write && ar_rw_nowait(rw)) {
+		if (!(issue_flags & AR_ISSUE_WORKER))
+			return -EAGAIN;
+		ret = ar_rw_call(req, rw, write, rw->rw_flags & ~RWF_NOWAIT);
+		errno = e;
+	}
 	if (ret == -EAGAIN && !ar_rw_nowait(rw))
 		return AR_ISSUE_AGAIN;
 	/* this file has no RWF_NOWAIT: a worker does it blocking */

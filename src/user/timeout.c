@@ -237,6 +237,8 @@ int ar_timeout_remove_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe)
 	__u32 flags = sqe->timeout_flags;
 	int ret;
 
+	if (sqe->flags & (IOSQE_FIXED_FILE | IOSQE_BUFFER_SELECT))
+		return -EINVAL;
 	if (sqe->buf_index || sqe->len || sqe->splice_fd_in)
 		return -EINVAL;
 	r->addr = sqe->addr;
@@ -352,6 +354,13 @@ void ar_link_timeout_arm(struct ar_ureq *req)
 	lt->lt_target = req;
 	ar_req_set_state(lt, AR_REQ_ARMED);
 	lt->deadline_ns = ar_deadline(t->rel_or_abs_ns, t->flags);
+	/*
+	 * Already due: in the kernel such a timer fires before the inline
+	 * completion of its target is flushed and its cancel finds nothing
+	 * (-ENOENT); the target's completion posts that (complete.c).
+	 */
+	if (lt->deadline_ns <= ar_now_ns())
+		lt->flags |= AR_REQ_F_LT_EXPIRED;
 	kick = ar_svc_arm_timer_locked(lt);
 	pthread_mutex_unlock(&ctx->lock);
 	if (kick)

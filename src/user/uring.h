@@ -133,6 +133,7 @@ struct ar_restrictions {
 #define AR_REQ_F_NOFAIL		(1U << 12)	/* a negative res does not fail (ETIME_SUCCESS) */
 #define AR_REQ_F_SHORT		(1U << 13)	/* moved fewer bytes than asked */
 #define AR_REQ_F_DRAIN_PATH	(1U << 14)	/* a drain was active at its init */
+#define AR_REQ_F_LT_EXPIRED	(1U << 15)	/* a LINK_TIMEOUT due when armed */
 
 /* a request's place, for cancellation */
 enum ar_req_state {

@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fuzz.h - the differential SQE fuzzer: one input is decoded into a batch
+ * of at most FZ_MAX_SQES requests from a small, safe grammar (fuzz_decode.c),
+ * made deterministic on the kernel by fuzz_order.c, run once per engine in
+ * a fresh temp dir (fuzz_run.c) and the runs compared (fuzz_compare.c).
+ *
+ * Safety: every fd a request names is one the run opened (or -1, or a
+ * number known to be closed), every path is a relative name from a fixed
+ * set resolved against the run's own temp dir, every pointer is memory the
+ * run owns (or NULL) with lengths bounded to it.
+ */
+#ifndef FUZZ_H
+#define FUZZ_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <liburing.h>
+
+#define FZ_MAX_SQES	16
+#define FZ_REC_LEN	9	/* bytes per SQE in the input */
+#define FZ_HDR_LEN	2	/* config, count */
+#define FZ_MAX_CQES	64
+#define FZ_MAX_SUBMITS	(FZ_MAX_SQES + 4)
+
+/* the run's data buffers: FZ_NBUF of FZ_BUFSZ in one arena */
+#define FZ_NBUF		8
+#define FZ_BUFSZ	4096
+#define FZ_ARENA	(FZ_NBUF * FZ_BUFSZ)
+#define FZ_NIOV		1100	/* > UIO_MAXIOV, every entry valid */
+#define FZ_NSLOTS	8	/* registered file table */
+#define FZ_NTS		5	/* timespecs; index FZ_NTS means NULL */
+#define FZ_PIPE_FILL	200	/* bytes in the pipe before the batch */
+
+/* res the comparison gives a valid fd */
+#define FZ_RES_FD	INT32_MAX
+
+/* the abstract operations of the grammar */
+enum fz_op {
+	FZ_NOP, FZ_READ, FZ_WRITE, FZ_READV, FZ_WRITEV, FZ_READ_FIXED,
+	FZ_WRITE_FIXED, FZ_FSYNC, FZ_FALLOCATE, FZ_FADVISE, FZ_STATX,
+	FZ_OPENAT, FZ_CLOSE, FZ_MKDIRAT, FZ_UNLINKAT, FZ_RENAMEAT,
+	FZ_SYMLINKAT, FZ_LINKAT, FZ_TIMEOUT, FZ_TIMEOUT_REMOVE,
+	FZ_LINK_TIMEOUT, FZ_ASYNC_CANCEL, FZ_FILES_UPDATE, FZ_INVALID,
+	FZ_NR_OPS
+};
+
+/* the run's fd table, by index; FZ_FD_BAD is a number known to be closed */
+enum fz_fd {
+	FZ_FD_F0, FZ_FD_F1, FZ_FD_F2, FZ_FD_PIPE_R, FZ_FD_PIPE_W, FZ_FD_DIR,
+	FZ_FD_NEG, FZ_FD_BAD, FZ_NR_FDS
+};
+#define FZ_NR_FILES	3	/* f0, f1, f2: the harness's regular files */
+
+/* the poke: one field the op does not use for a pointer or an fd */
+enum fz_poke {
+	FZ_POKE_NONE, FZ_POKE_IOPRIO, FZ_POKE_PERSONALITY, FZ_POKE_BUF_INDEX,
+	FZ_POKE_FILE_INDEX, FZ_POKE_LEN, FZ_POKE_OFF, FZ_POKE_RW_FLAGS,
+};
+
+/* one decoded request; which fields mean what depends on op */
+struct fz_sqe {
+	uint8_t op;		/* enum fz_op */
+	uint8_t flags;		/* IOSQE_*, as given to the SQE */
+	uint64_t ud;
+	int fd;			/* enum fz_fd, or a slot with IOSQE_FIXED_FILE */
+	int fd2;		/* rename/link: the new dirfd (enum fz_fd) */
+	int name, name2;	/* indexes into fz_names */
+	int buf;		/* arena buffer, -1 NULL */
+	uint32_t boff;		/* offset into the arena (fixed ops: absolute) */
+	uint32_t len;
+	uint64_t off;
+	uint32_t op_flags;	/* rw_flags, open flags, timeout flags, ... */
+	uint32_t mode;
+	int ts;			/* timespec index, FZ_NTS = NULL */
+	uint32_t count;		/* TIMEOUT count */
+	uint64_t target;	/* cancel/remove: the user_data looked for */
+	int nr;			/* iovecs, files */
+	int iov;		/* first iovec */
+	int slot;		/* OPENAT direct / CLOSE slot, -1 none; FZ_NSLOTS+
+				   ... out of range; -2 IORING_FILE_INDEX_ALLOC */
+	int fu[4];		/* FILES_UPDATE fds (enum fz_fd, -2 SKIP) */
+	int poke;		/* enum fz_poke */
+	uint32_t poke_val;
+	/* set by fuzz_order.c */
+	int nopped;		/* replaced by a NOP (a race on the kernel) */
+	int excluded;		/* its CQE is not compared (a race) */
+	const char *why;	/* why nopped or excluded */
+};
+
+/* ring configuration, from the input's first byte */
+struct fz_cfg {
+	unsigned sq_entries;
+	unsigned cq_entries;	/* 0: default */
+	unsigned setup_flags;
+	int reg_files;
+	int reg_bufs;
+};
+
+struct fz_batch {
+	struct fz_cfg cfg;
+	struct fz_sqe sqe[FZ_MAX_SQES];
+	unsigned nr;
+};
+
+extern const char *const fz_names[];		/* relative names */
+extern const unsigned fz_nr_names;
+extern const char *const fz_link_targets[];	/* symlink contents */
+extern const unsigned fz_nr_link_targets;
+extern const char *const fz_op_names[];
+
+/* fuzz_decode.c */
+void fz_decode(const uint8_t *data, size_t size, struct fz_batch *b);
+/* fuzz_findings.c; fz_keep_findings: do not steer around them */
+extern int fz_keep_findings;
+void fz_avoid_findings(struct fz_batch *b);
+/* fuzz_order.c: make the batch deterministic on the kernel */
+void fz_order(struct fz_batch *b);
+void fz_print_batch(const struct fz_batch *b);
+
+/* what a run keeps of a CQE */
+struct fz_cqe {
+	uint64_t user_data;
+	int32_t res;
+	uint32_t flags;
+};
+
+/* one entry of the final state of the temp dir */
+struct fz_entry {
+	char path[32];
+	mode_t mode;
+	nlink_t nlink;
+	off_t size;
+	uint64_t hash;		/* content, or symlink target */
+};
+#define FZ_MAX_ENTRIES	64
+
+struct fz_result {
+	const char *engine;
+	int init_ret;
+	int reg_files_ret, reg_bufs_ret;
+	int submit[FZ_MAX_SUBMITS];
+	unsigned nr_submit;
+	unsigned queued;		/* SQEs handed to the engine */
+	struct fz_cqe cqe[FZ_MAX_CQES];
+	unsigned nr_cqe;
+	int reap_err;			/* a wait error other than -ETIME */
+	int extra_fds;			/* fds left after exit, OPENAT's closed */
+	struct fz_entry ent[FZ_MAX_ENTRIES];
+	unsigned nr_ent;
+	uint64_t file_hash[FZ_NR_FILES];	/* f0..f2 through their fds */
+	off_t file_size[FZ_NR_FILES];
+	int pipe_bytes;
+	uint64_t arena_hash;
+	long long usec;			/* how long the run took */
+};
+
+/* fuzz_run.c: run the batch on one engine */
+void fz_run(const struct fz_batch *b, const char *engine,
+	    struct fz_result *r);
+/* fuzz_compare.c: 0 same, else prints both runs and returns 1 */
+int fz_compare(const struct fz_batch *b, struct fz_result *a,
+	       struct fz_result *c, int verbose);
+uint64_t fz_hash(const void *p, size_t len, uint64_t h);
+
+#endif

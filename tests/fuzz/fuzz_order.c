@@ -1,0 +1,457 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fuzz_order.c - make a decoded batch deterministic on the kernel, so that
+ * any difference between two runs is a difference between the engines.
+ *
+ * A request is "sync" when the kernel settles it during the submitting
+ * io_uring_enter in a fixed order: an op the kernel issues inline (NOP,
+ * pipe I/O, bad fds, FILES_UPDATE, direct CLOSE, cancels, timeout arming)
+ * without IOSQE_ASYNC, whose chain predecessor is sync and not a timer,
+ * not in a chain left open at the end of the submit (io-wq runs those),
+ * and with no drain before it unless everything before it is sync.
+ * Anything else may run in io-wq at any time. A sync chain head is "early":
+ * it is issued before the SQEs after it; a sync chain member runs from task
+ * work after the submit loop, still in a fixed order.
+ *
+ * Three rules, each a race seen as a mismatch between two kernel runs:
+ *
+ * 1. Two requests that touch the same state (a buffer, a harness file's
+ *    content or position, the pipe, the names in the temp dir, the fixed
+ *    file table), one of them writing, must be ordered: the same link
+ *    chain, an early request first, or both sync. Otherwise the later one
+ *    becomes a NOP (keeping flags and user_data).
+ * 2. A count-based TIMEOUT counts CQEs as they come: its count is set to
+ *    0 when any request outside its chain completes at an unknown time
+ *    (not sync, or a timer), or when it expires at once.
+ * 3. A canceller (ASYNC_CANCEL, TIMEOUT_REMOVE, LINK_TIMEOUT) must find its
+ *    targets in a known state. If it cannot, and the targets and the
+ *    canceller are side-effect free and end their chains, both CQEs are
+ *    left out of the comparison; otherwise the canceller becomes a NOP.
+ *
+ * Each change is recorded in the SQE (why) and printed with the batch.
+ */
+#include <stdio.h>
+#include <string.h>
+#include "fuzz.h"
+
+/* resources, as bits of a mask */
+#define RES_BUF(k)	(1U << (k))			/* 0..7 */
+#define RES_FILE(k)	(1U << (8 + (k)))		/* 8..10 */
+#define RES_FILES	(RES_FILE(0) | RES_FILE(1) | RES_FILE(2))
+#define RES_PIPE	(1U << 11)
+#define RES_NAMES	(1U << 12)
+#define RES_SLOTS	(1U << 13)
+#define RES_BUFS	0xffU
+
+#define LINKS		(IOSQE_IO_LINK | IOSQE_IO_HARDLINK)
+
+struct props {
+	int chain;
+	int timer;
+	int sync;
+	int early;
+	unsigned r, w;
+};
+
+struct order {
+	struct fz_batch *b;
+	struct props p[FZ_MAX_SQES];
+	int slot_writers;
+};
+
+static int is_timer(const struct fz_sqe *s)
+{
+	return !s->nopped && (s->op == FZ_TIMEOUT || s->op == FZ_LINK_TIMEOUT);
+}
+
+static int uses_file(const struct fz_sqe *s)
+{
+	switch (s->op) {
+	case FZ_READ: case FZ_WRITE: case FZ_READV: case FZ_WRITEV:
+	case FZ_READ_FIXED: case FZ_WRITE_FIXED: case FZ_FSYNC:
+	case FZ_FALLOCATE: case FZ_FADVISE:
+		return !s->nopped;
+	default:
+		return 0;
+	}
+}
+
+static int is_rw(const struct fz_sqe *s)
+{
+	return uses_file(s) && s->op <= FZ_WRITE_FIXED;
+}
+
+/* does the kernel issue it inline (given no ASYNC flag)? */
+static int inline_type(const struct fz_sqe *s)
+{
+	if (s->nopped)
+		return 1;
+	switch (s->op) {
+	case FZ_NOP: case FZ_INVALID: case FZ_FILES_UPDATE: case FZ_CLOSE:
+	case FZ_ASYNC_CANCEL: case FZ_TIMEOUT_REMOVE: case FZ_TIMEOUT:
+	case FZ_LINK_TIMEOUT:
+		return 1;
+	default:
+		break;
+	}
+	if (!is_rw(s) || (s->flags & IOSQE_FIXED_FILE))
+		return 0;
+	return s->fd == FZ_FD_PIPE_R || s->fd == FZ_FD_PIPE_W ||
+		s->fd == FZ_FD_NEG || s->fd == FZ_FD_BAD;
+}
+
+/* the file state a file op touches: a harness file's content, the pipe */
+static unsigned file_res(const struct order *o, const struct fz_sqe *s,
+			 unsigned *r)
+{
+	static const int slot_fd[FZ_NSLOTS] = {
+		FZ_FD_F0, FZ_FD_F1, FZ_FD_PIPE_R, FZ_FD_PIPE_W,
+		FZ_FD_NEG, FZ_FD_NEG, FZ_FD_NEG, FZ_FD_NEG,
+	};
+	int fd = s->fd;
+
+	if (s->flags & IOSQE_FIXED_FILE) {
+		*r |= RES_SLOTS;
+		if (!o->b->cfg.reg_files)
+			return 0;
+		if (o->slot_writers)
+			return RES_FILES | RES_PIPE;
+		fd = fd < FZ_NSLOTS ? slot_fd[fd] : FZ_FD_NEG;
+	}
+	if (fd <= FZ_FD_F2)
+		return RES_FILE(fd);
+	if (fd == FZ_FD_PIPE_R || fd == FZ_FD_PIPE_W)
+		return RES_PIPE;
+	return 0;
+}
+
+/* the arena buffers a request reads or fills */
+static unsigned buf_res(const struct fz_sqe *s)
+{
+	unsigned m = 0, first, last, k;
+	int e;
+
+	switch (s->op) {
+	case FZ_READ:
+	case FZ_WRITE:
+		return s->buf < 0 ? 0 : RES_BUF(s->buf);
+	case FZ_READV:
+	case FZ_WRITEV:
+		if (s->nr >= FZ_NBUF)
+			return RES_BUFS;
+		for (e = s->iov; e < s->iov + s->nr; e++)
+			m |= RES_BUF(e % FZ_NBUF);
+		return m;
+	default:
+		if (!s->len)
+			return 0;
+		first = s->boff / FZ_BUFSZ;
+		last = (s->boff + s->len - 1) / FZ_BUFSZ;
+		for (k = first; k <= last && k < FZ_NBUF; k++)
+			m |= RES_BUF(k);
+		return m;
+	}
+}
+
+static int touches_pipe(const struct order *o, const struct fz_sqe *s)
+{
+	unsigned r = 0;
+
+	return uses_file(s) && (file_res(o, s, &r) & RES_PIPE);
+}
+
+/* requests a canceller may find, by index; returns how many */
+static unsigned targets(const struct order *o, unsigned c, unsigned *t)
+{
+	const struct fz_batch *b = o->b;
+	const struct fz_sqe *s = &b->sqe[c];
+	unsigned i, n = 0;
+
+	if (s->nopped)
+		return 0;
+	if (s->op == FZ_LINK_TIMEOUT) {
+		if (c && o->p[c - 1].chain == o->p[c].chain)
+			t[n++] = c - 1;
+		return n;
+	}
+	for (i = 0; i < b->nr; i++) {
+		const struct fz_sqe *x = &b->sqe[i];
+
+		if (i == c)
+			continue;
+		if (s->op == FZ_TIMEOUT_REMOVE) {
+			int want = s->op_flags & IORING_LINK_TIMEOUT_UPDATE ?
+				FZ_LINK_TIMEOUT : FZ_TIMEOUT;
+
+			if (x->ud == s->target && !x->nopped && x->op == want)
+				t[n++] = i;
+		} else if (s->op_flags & IORING_ASYNC_CANCEL_ANY) {
+			t[n++] = i;
+		} else if (s->op_flags & IORING_ASYNC_CANCEL_FD) {
+			if (uses_file(x))
+				t[n++] = i;
+		} else if (x->ud == s->target) {
+			t[n++] = i;
+		}
+	}
+	return n;
+}
+
+/*
+ * Is SQE i in a chain still open at the end of its submit (its last SQE
+ * says LINK)? The kernel ends such a chain there and hands it to io-wq.
+ */
+static int chain_open(const struct fz_batch *b, unsigned i)
+{
+	unsigned end = (i / b->cfg.sq_entries + 1) * b->cfg.sq_entries;
+
+	if (end > b->nr)
+		end = b->nr;
+	while (i + 1 < end && (b->sqe[i].flags & LINKS))
+		i++;
+	return !!(b->sqe[i].flags & LINKS);
+}
+
+/* the properties of SQE i, given those of the SQEs before it */
+static void props(struct order *o, unsigned i)
+{
+	struct fz_batch *b = o->b;
+	struct fz_sqe *s = &b->sqe[i];
+	struct props *p = &o->p[i];
+	unsigned t[FZ_MAX_SQES], n, k, j, r = 0, w = 0, f;
+	int drained = !!(s->flags & IOSQE_IO_DRAIN), all_sync = 1;
+
+	p->chain = i;
+	if (i && i % b->cfg.sq_entries && (b->sqe[i - 1].flags & LINKS))
+		p->chain = o->p[i - 1].chain;
+	p->timer = is_timer(s);
+	for (j = 0; j < i; j++) {
+		drained |= !!(b->sqe[j].flags & IOSQE_IO_DRAIN);
+		all_sync &= o->p[j].sync;
+	}
+	p->sync = inline_type(s) && !(s->flags & IOSQE_ASYNC) &&
+		(!drained || all_sync) && !chain_open(b, i);
+	if (p->chain != (int)i)
+		p->sync = p->sync && o->p[i - 1].sync && !o->p[i - 1].timer;
+	p->early = p->sync && p->chain == (int)i;
+
+	if (!s->nopped) {
+		switch (s->op) {
+		case FZ_READ: case FZ_READV: case FZ_READ_FIXED:
+			w |= buf_res(s);
+			f = file_res(o, s, &r);
+			/* reading moves the position (-1) or drains the pipe */
+			if (s->off == -1ULL)
+				w |= f;
+			else
+				r |= f & RES_FILES, w |= f & RES_PIPE;
+			break;
+		case FZ_WRITE: case FZ_WRITEV: case FZ_WRITE_FIXED:
+			r |= buf_res(s);
+			w |= file_res(o, s, &r);
+			break;
+		case FZ_FALLOCATE:
+			w |= file_res(o, s, &r) & RES_FILES;
+			break;
+		case FZ_FSYNC: case FZ_FADVISE:
+			file_res(o, s, &r);
+			break;
+		case FZ_STATX:
+			r |= RES_NAMES;
+			break;
+		case FZ_OPENAT:
+			r |= RES_NAMES;
+			if (s->op_flags & (O_CREAT | O_TRUNC))
+				w |= RES_NAMES;
+			if (s->op_flags & O_TRUNC)
+				w |= RES_FILES;
+			if (s->slot != -1)
+				w |= RES_SLOTS;
+			break;
+		case FZ_CLOSE: case FZ_FILES_UPDATE:
+			w |= RES_SLOTS;
+			break;
+		case FZ_MKDIRAT: case FZ_UNLINKAT: case FZ_RENAMEAT:
+		case FZ_SYMLINKAT: case FZ_LINKAT:
+			w |= RES_NAMES;
+			break;
+		case FZ_ASYNC_CANCEL: case FZ_TIMEOUT_REMOVE:
+		case FZ_LINK_TIMEOUT:
+			/* a pipe request's state changes when the pipe does */
+			n = targets(o, i, t);
+			for (k = 0; k < n; k++)
+				if (touches_pipe(o, &b->sqe[t[k]]))
+					r |= RES_PIPE;
+			if (s->op_flags & IORING_ASYNC_CANCEL_FD_FIXED &&
+			    s->op == FZ_ASYNC_CANCEL)
+				r |= RES_SLOTS;
+			break;
+		default:
+			break;
+		}
+	}
+	p->r = r;
+	p->w = w;
+}
+
+static void nopify(struct fz_sqe *s, const char *why)
+{
+	s->nopped = 1;
+	s->why = why;
+}
+
+static int ordered(const struct order *o, unsigned j, unsigned i)
+{
+	const struct props *a = &o->p[j], *c = &o->p[i];
+
+	return a->chain == c->chain || a->early || (a->sync && c->sync);
+}
+
+/* rule 1, in submission order */
+static void rule_conflicts(struct order *o)
+{
+	static char why[FZ_MAX_SQES][40];
+	struct fz_batch *b = o->b;
+	unsigned i, j;
+
+	for (i = 0; i < b->nr; i++) {
+		props(o, i);
+		for (j = 0; j < i; j++) {
+			const struct props *a = &o->p[j], *c = &o->p[i];
+
+			if (!((a->w & (c->r | c->w)) || (c->w & a->r)))
+				continue;
+			if (ordered(o, j, i))
+				continue;
+			snprintf(why[i], sizeof(why[i]), "races with #%u", j);
+			nopify(&b->sqe[i], why[i]);
+			props(o, i);
+			break;
+		}
+	}
+}
+
+/* a timer that cannot fire within the submit: relative 1 ms .. 1.5 s */
+static int timer_slow(const struct fz_sqe *s)
+{
+	return s->ts >= 1 && s->ts <= 3 && !(s->op_flags & IORING_TIMEOUT_ABS);
+}
+
+/* a timer its prep refuses: negative or NULL timespec */
+static int timer_refused(const struct fz_sqe *s)
+{
+	return s->ts >= 4;
+}
+
+/* rule 2 */
+static void rule_counts(struct order *o)
+{
+	struct fz_batch *b = o->b;
+	unsigned i, j;
+
+	for (i = 0; i < b->nr; i++) {
+		struct fz_sqe *s = &b->sqe[i];
+
+		if (s->nopped || s->op != FZ_TIMEOUT || !s->count)
+			continue;
+		for (j = 0; j < b->nr; j++) {
+			if (j == i || o->p[j].chain == o->p[i].chain)
+				continue;
+			if (!o->p[j].sync || o->p[j].timer)
+				break;
+		}
+		if (j < b->nr || !timer_slow(s)) {
+			s->count = 0;
+			s->why = "count 0: CQEs race with it";
+		}
+	}
+}
+
+/* is the state of target t known when canceller c looks for it? */
+static int known_state(const struct order *o, unsigned c, unsigned t)
+{
+	const struct props *pc = &o->p[c], *pt = &o->p[t];
+	const struct fz_sqe *s = &o->b->sqe[t];
+
+	if (t > c)
+		return pc->early || (pc->sync && pt->sync && !pt->timer);
+	if (pt->timer)
+		return timer_refused(s) ||
+			(pt->sync && pc->sync && timer_slow(s));
+	return pt->early || (pt->sync && pc->sync);
+}
+
+static int pure(const struct fz_sqe *s, int ignore_link)
+{
+	if (!ignore_link && (s->flags & LINKS))
+		return 0;
+	if (s->nopped)
+		return 1;
+	return s->op == FZ_NOP || s->op == FZ_FSYNC || s->op == FZ_FADVISE ||
+		s->op == FZ_STATX || s->op == FZ_TIMEOUT;
+}
+
+/* rule 3 */
+static void rule_cancels(struct order *o)
+{
+	struct fz_batch *b = o->b;
+	unsigned i, k, n, t[FZ_MAX_SQES];
+
+	for (i = 0; i < b->nr; i++) {
+		struct fz_sqe *s = &b->sqe[i];
+		int known = 1, all_pure = !(s->flags & LINKS);
+
+		if (s->nopped || (s->op != FZ_ASYNC_CANCEL &&
+				  s->op != FZ_TIMEOUT_REMOVE &&
+				  s->op != FZ_LINK_TIMEOUT))
+			continue;
+		n = targets(o, i, t);
+		for (k = 0; k < n; k++) {
+			const struct fz_sqe *x = &b->sqe[t[k]];
+
+			if (s->op == FZ_LINK_TIMEOUT) {
+				/* armed after its request went pending */
+				known &= o->p[t[k]].sync &&
+					(timer_slow(s) || !touches_pipe(o, x));
+				all_pure &= pure(x, 1);
+			} else {
+				known &= known_state(o, i, t[k]);
+				all_pure &= pure(x, 0);
+			}
+		}
+		if (known)
+			continue;
+		if (!all_pure) {
+			nopify(s, "cancel races with its target");
+			continue;
+		}
+		s->excluded = 1;
+		s->why = "cancel races: CQE not compared";
+		for (k = 0; k < n; k++) {
+			b->sqe[t[k]].excluded = 1;
+			b->sqe[t[k]].why = "cancel target: CQE not compared";
+		}
+	}
+}
+
+void fz_order(struct fz_batch *b)
+{
+	struct order o;
+	unsigned i;
+
+	memset(&o, 0, sizeof(o));
+	o.b = b;
+	for (i = 0; i < b->nr; i++) {
+		const struct fz_sqe *s = &b->sqe[i];
+
+		if (s->op == FZ_FILES_UPDATE || s->op == FZ_CLOSE ||
+		    (s->op == FZ_OPENAT && s->slot != -1))
+			o.slot_writers = 1;
+	}
+	rule_conflicts(&o);
+	/* nops may have made later requests sync: recompute */
+	for (i = 0; i < b->nr; i++)
+		props(&o, i);
+	rule_counts(&o);
+	rule_cancels(&o);
+}

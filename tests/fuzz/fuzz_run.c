@@ -1,0 +1,643 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fuzz_run.c - one run of a batch on one engine: a fresh temp dir with the
+ * same files, a pipe holding FZ_PIPE_FILL bytes, a fresh arena and ring;
+ * queue and submit (a chunk per SQ size), reap with a bounded wait, record
+ * what the run left (CQEs, the temp dir's tree, the harness files, the
+ * pipe, the arena), exit the ring, close the fds OPENAT returned and count
+ * any other fd the run left open (not closing it: it is the engine's).
+ *
+ * The reap stops when every submitted SQE has its CQE, else after
+ * FZ_QUIET_MS (plus FZ_TIMER_MS per timer) without a CQE, and never later
+ * than FZ_REAP_MS after the submit: what has not completed by then is
+ * waiting on the empty pipe (or behind such a request) and never will.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include "anyring.h"
+#include "fuzz.h"
+
+#define FZ_QUIET_MS	15
+#define FZ_TIMER_MS	3
+#define FZ_REAP_MS	200
+#define FZ_BAD_FD	9999
+#define FZ_FD_BITS	65536
+
+struct env {
+	char dir[256];
+	int dirfd;
+	int fd[FZ_NR_FDS];
+	unsigned char *arena;
+	struct iovec *iov;
+	struct iovec reg_iov[2];
+	struct __kernel_timespec ts[FZ_NTS];
+	struct statx stx[FZ_MAX_SQES];
+	int fu[FZ_MAX_SQES][4];
+	unsigned char pre_fds[FZ_FD_BITS / 8];	/* open before the ring */
+};
+
+static long long now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000LL + ts.tv_nsec / 1000;
+}
+
+static void die(const char *what)
+{
+	fprintf(stderr, "fuzz: %s: %s\n", what, strerror(errno));
+	abort();
+}
+
+uint64_t fz_hash(const void *p, size_t len, uint64_t h)
+{
+	const unsigned char *c = p;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		h = (h ^ c[i]) * 0x100000001b3ULL;
+	return h;
+}
+
+static void pattern(void *buf, size_t len, unsigned seed)
+{
+	unsigned char *p = buf;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		p[i] = (unsigned char)('a' + (i * 7 + seed) % 26);
+}
+
+static void make_file(struct env *e, const char *name, size_t len,
+		      unsigned seed)
+{
+	char buf[8192];
+	int fd = openat(e->dirfd, name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC,
+			0644);
+
+	if (fd < 0)
+		die(name);
+	pattern(buf, len, seed);
+	if (len && write(fd, buf, len) != (ssize_t)len)
+		die(name);
+	close(fd);
+}
+
+/* the bitmap of open fds */
+static void scan_fds(unsigned char *bits)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *de;
+
+	memset(bits, 0, FZ_FD_BITS / 8);
+	if (!d)
+		die("/proc/self/fd");
+	while ((de = readdir(d))) {
+		int fd = atoi(de->d_name);
+
+		if (de->d_name[0] == '.' || fd == dirfd(d) || fd >= FZ_FD_BITS)
+			continue;
+		bits[fd / 8] |= 1 << (fd % 8);
+	}
+	closedir(d);
+}
+
+static int bit(const unsigned char *bits, int fd)
+{
+	return fd >= 0 && fd < FZ_FD_BITS && (bits[fd / 8] & (1 << (fd % 8)));
+}
+
+static void env_init(struct env *e)
+{
+	const char *tmp = getenv("TMPDIR");
+	int p[2], i;
+	char fill[FZ_PIPE_FILL];
+
+	if (!tmp || !*tmp)
+		tmp = "/tmp";
+	snprintf(e->dir, sizeof(e->dir), "%s/anyring-fuzz-XXXXXX", tmp);
+	if (!mkdtemp(e->dir))
+		die("mkdtemp");
+	e->dirfd = open(e->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (e->dirfd < 0)
+		die(e->dir);
+	make_file(e, "f0", 8192, 1);
+	make_file(e, "f1", 100, 2);
+	make_file(e, "f2", 0, 3);
+	if (mkdirat(e->dirfd, "d", 0755))
+		die("mkdir d");
+	make_file(e, "d/x", 10, 4);
+	e->fd[FZ_FD_F0] = openat(e->dirfd, "f0", O_RDWR | O_CLOEXEC);
+	e->fd[FZ_FD_F1] = openat(e->dirfd, "f1", O_RDWR | O_CLOEXEC);
+	e->fd[FZ_FD_F2] = openat(e->dirfd, "f2", O_RDWR | O_CLOEXEC);
+	if (e->fd[FZ_FD_F0] < 0 || e->fd[FZ_FD_F1] < 0 || e->fd[FZ_FD_F2] < 0)
+		die("open f0..f2");
+	if (pipe2(p, O_CLOEXEC))
+		die("pipe");
+	pattern(fill, sizeof(fill), 5);
+	if (write(p[1], fill, sizeof(fill)) != (ssize_t)sizeof(fill))
+		die("fill pipe");
+	e->fd[FZ_FD_PIPE_R] = p[0];
+	e->fd[FZ_FD_PIPE_W] = p[1];
+	e->fd[FZ_FD_DIR] = e->dirfd;
+	e->fd[FZ_FD_NEG] = -1;
+	e->fd[FZ_FD_BAD] = FZ_BAD_FD;
+	if (fcntl(FZ_BAD_FD, F_GETFD) != -1) {
+		fprintf(stderr, "fuzz: fd %d is open, it must not be\n",
+			FZ_BAD_FD);
+		abort();
+	}
+
+	if (posix_memalign((void **)&e->arena, 4096, FZ_ARENA))
+		die("arena");
+	pattern(e->arena, FZ_ARENA, 9);
+	e->iov = calloc(FZ_NIOV, sizeof(*e->iov));
+	if (!e->iov)
+		die("iov");
+	for (i = 0; i < FZ_NIOV; i++) {
+		e->iov[i].iov_base = e->arena + (i % FZ_NBUF) * FZ_BUFSZ +
+			((i / FZ_NBUF) % 32) * 128;
+		e->iov[i].iov_len = 16 + (i % 8) * 8;
+	}
+	e->reg_iov[0].iov_base = e->arena + 4 * FZ_BUFSZ;
+	e->reg_iov[0].iov_len = 2 * FZ_BUFSZ;
+	e->reg_iov[1].iov_base = e->arena + 6 * FZ_BUFSZ;
+	e->reg_iov[1].iov_len = FZ_BUFSZ;
+	/*
+	 * 0, 1 ms, 2 ms, tv_nsec over a second (the kernel takes it: 1.5 s),
+	 * invalid (negative)
+	 */
+	e->ts[0].tv_nsec = 0;
+	e->ts[1].tv_nsec = 1000000;
+	e->ts[2].tv_nsec = 2000000;
+	e->ts[3].tv_nsec = 1500000000;
+	e->ts[4].tv_sec = -1;
+	scan_fds(e->pre_fds);
+}
+
+static int rm_one(const char *path, const struct stat *st, int type,
+		  struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	return type == FTW_DP ? rmdir(path) : unlink(path);
+}
+
+static void env_fini(struct env *e)
+{
+	int i;
+
+	for (i = FZ_FD_F0; i <= FZ_FD_PIPE_W; i++)
+		close(e->fd[i]);
+	close(e->dirfd);
+	free(e->arena);
+	free(e->iov);
+	nftw(e->dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static const char *name(int k)
+{
+	return fz_names[k];
+}
+
+/* an fd of the run, or the slot number itself for a fixed file */
+static int fd_of(const struct env *e, const struct fz_sqe *s, int fd)
+{
+	if (s->flags & IOSQE_FIXED_FILE)
+		return fd;
+	return e->fd[fd];
+}
+
+static struct __kernel_timespec *ts_of(struct env *e, int i)
+{
+	return i < FZ_NTS ? &e->ts[i] : NULL;
+}
+
+static void prep_rw(struct env *e, const struct fz_sqe *s,
+		    struct io_uring_sqe *sqe)
+{
+	int fd = fd_of(e, s, s->fd);
+	void *buf = s->buf < 0 ? NULL : e->arena + s->buf * FZ_BUFSZ + s->boff;
+
+	switch (s->op) {
+	case FZ_READ:
+		io_uring_prep_read(sqe, fd, buf, s->len, s->off);
+		break;
+	case FZ_WRITE:
+		io_uring_prep_write(sqe, fd, buf, s->len, s->off);
+		break;
+	case FZ_READV:
+		io_uring_prep_readv(sqe, fd, e->iov + s->iov, s->nr, s->off);
+		break;
+	case FZ_WRITEV:
+		io_uring_prep_writev(sqe, fd, e->iov + s->iov, s->nr, s->off);
+		break;
+	case FZ_READ_FIXED:
+		io_uring_prep_read_fixed(sqe, fd, e->arena + s->boff, s->len,
+					 s->off, s->nr);
+		break;
+	default:
+		io_uring_prep_write_fixed(sqe, fd, e->arena + s->boff, s->len,
+					  s->off, s->nr);
+		break;
+	}
+	sqe->rw_flags = s->op_flags;
+}
+
+static void prep_fs(struct env *e, const struct fz_sqe *s, unsigned i,
+		    struct io_uring_sqe *sqe)
+{
+	int dfd = e->fd[s->fd], dfd2 = e->fd[s->fd2];
+
+	switch (s->op) {
+	case FZ_STATX:
+		io_uring_prep_statx(sqe, dfd, name(s->name), s->op_flags,
+				    s->mode, &e->stx[i]);
+		break;
+	case FZ_OPENAT:
+		if (s->slot == -1)
+			io_uring_prep_openat(sqe, dfd, name(s->name),
+					     s->op_flags, s->mode);
+		else
+			io_uring_prep_openat_direct(sqe, dfd, name(s->name),
+				s->op_flags, s->mode, s->slot == -2 ?
+				IORING_FILE_INDEX_ALLOC : (unsigned)s->slot);
+		break;
+	case FZ_MKDIRAT:
+		io_uring_prep_mkdirat(sqe, dfd, name(s->name), s->mode);
+		break;
+	case FZ_UNLINKAT:
+		io_uring_prep_unlinkat(sqe, dfd, name(s->name), s->op_flags);
+		break;
+	case FZ_RENAMEAT:
+		io_uring_prep_renameat(sqe, dfd, name(s->name), dfd2,
+				       name(s->name2), s->op_flags);
+		break;
+	case FZ_LINKAT:
+		io_uring_prep_linkat(sqe, dfd, name(s->name), dfd2,
+				     name(s->name2), s->op_flags);
+		break;
+	default:
+		io_uring_prep_symlinkat(sqe, fz_link_targets[s->name2], dfd,
+					name(s->name));
+		break;
+	}
+}
+
+static void prep_other(struct env *e, const struct fz_sqe *s, unsigned i,
+		       struct io_uring_sqe *sqe)
+{
+	int k;
+
+	switch (s->op) {
+	case FZ_FSYNC:
+		io_uring_prep_fsync(sqe, fd_of(e, s, s->fd), s->op_flags);
+		sqe->off = s->off;
+		sqe->len = s->len;
+		break;
+	case FZ_FALLOCATE:
+		io_uring_prep_fallocate(sqe, fd_of(e, s, s->fd), s->mode,
+					s->off, s->len);
+		break;
+	case FZ_FADVISE:
+		io_uring_prep_fadvise(sqe, fd_of(e, s, s->fd), s->off, s->len,
+				      s->op_flags);
+		break;
+	case FZ_CLOSE:
+		io_uring_prep_close_direct(sqe, s->slot);
+		break;
+	case FZ_TIMEOUT:
+		io_uring_prep_timeout(sqe, ts_of(e, s->ts), s->count,
+				      s->op_flags);
+		break;
+	case FZ_TIMEOUT_REMOVE:
+		if (s->op_flags & IORING_TIMEOUT_UPDATE_MASK)
+			io_uring_prep_timeout_update(sqe, ts_of(e, s->ts),
+						     s->target, s->op_flags);
+		else
+			io_uring_prep_timeout_remove(sqe, s->target,
+						     s->op_flags);
+		break;
+	case FZ_LINK_TIMEOUT:
+		io_uring_prep_link_timeout(sqe, ts_of(e, s->ts), s->op_flags);
+		break;
+	case FZ_ASYNC_CANCEL:
+		io_uring_prep_cancel64(sqe, s->target, s->op_flags);
+		if (s->op_flags & IORING_ASYNC_CANCEL_FD)
+			sqe->fd = s->op_flags & IORING_ASYNC_CANCEL_FD_FIXED ?
+				s->fd : e->fd[s->fd];
+		break;
+	case FZ_FILES_UPDATE:
+		for (k = 0; k < 4; k++)
+			e->fu[i][k] = s->fu[k] == 8 ? IORING_REGISTER_FILES_SKIP :
+				e->fd[s->fu[k]];
+		io_uring_prep_files_update(sqe, e->fu[i], s->nr, s->slot == -2 ?
+					   (int)IORING_FILE_INDEX_ALLOC : s->slot);
+		break;
+	case FZ_INVALID:
+		io_uring_prep_nop(sqe);
+		sqe->opcode = 255;
+		break;
+	default:
+		io_uring_prep_nop(sqe);
+		break;
+	}
+}
+
+static void poke(const struct fz_sqe *s, struct io_uring_sqe *sqe)
+{
+	uint32_t v = s->poke_val;
+
+	switch (s->poke) {
+	case FZ_POKE_IOPRIO:
+		sqe->ioprio = v;
+		break;
+	case FZ_POKE_PERSONALITY:
+		sqe->personality = v;
+		break;
+	case FZ_POKE_BUF_INDEX:
+		sqe->buf_index = v;
+		break;
+	case FZ_POKE_FILE_INDEX:
+		sqe->file_index = v;
+		break;
+	case FZ_POKE_LEN:
+		sqe->len = v;
+		break;
+	case FZ_POKE_OFF:
+		sqe->off = v;
+		break;
+	case FZ_POKE_RW_FLAGS:
+		/* bit 0 is IORING_NOP_INJECT_RESULT, the others unknown */
+		sqe->rw_flags = v & 1 ? 1 : 1U << (16 + v % 15);
+		break;
+	default:
+		break;
+	}
+}
+
+static void prep(struct env *e, const struct fz_sqe *s, unsigned i,
+		 struct io_uring_sqe *sqe)
+{
+	if (s->nopped)
+		io_uring_prep_nop(sqe);
+	else if (s->op >= FZ_READ && s->op <= FZ_WRITE_FIXED)
+		prep_rw(e, s, sqe);
+	else if (s->op == FZ_STATX || s->op == FZ_OPENAT ||
+		 (s->op >= FZ_MKDIRAT && s->op <= FZ_LINKAT))
+		prep_fs(e, s, i, sqe);
+	else
+		prep_other(e, s, i, sqe);
+	sqe->flags = s->flags;
+	io_uring_sqe_set_data64(sqe, s->ud);
+	if (!s->nopped)
+		poke(s, sqe);
+}
+
+/* submit until the SQ is empty; 0, or -1 when a submit failed */
+static int submit_all(struct io_uring *ring, struct fz_result *r)
+{
+	while (io_uring_sq_ready(ring)) {
+		int ret = io_uring_submit(ring);
+
+		if (r->nr_submit < FZ_MAX_SUBMITS)
+			r->submit[r->nr_submit++] = ret;
+		if (ret <= 0)
+			return -1;
+	}
+	return 0;
+}
+
+static void take(struct io_uring *ring, struct io_uring_cqe *cqe,
+		 struct fz_result *r)
+{
+	if (r->nr_cqe < FZ_MAX_CQES) {
+		r->cqe[r->nr_cqe].user_data = cqe->user_data;
+		r->cqe[r->nr_cqe].res = cqe->res;
+		r->cqe[r->nr_cqe].flags = cqe->flags;
+	}
+	r->nr_cqe++;
+	io_uring_cqe_seen(ring, cqe);
+}
+
+static void reap(struct io_uring *ring, const struct fz_batch *b,
+		 struct fz_result *r)
+{
+	long long start = now_us(), last = start, quiet, end;
+	struct io_uring_cqe *cqe;
+	unsigned i, expected = 0, timers = 0;
+
+	for (i = 0; i < r->nr_submit; i++)
+		if (r->submit[i] > 0)
+			expected += r->submit[i];
+	for (i = 0; i < b->nr; i++)
+		if (!b->sqe[i].nopped && (b->sqe[i].op == FZ_TIMEOUT ||
+					  b->sqe[i].op == FZ_LINK_TIMEOUT))
+			timers++;
+	quiet = (FZ_QUIET_MS + FZ_TIMER_MS * timers) * 1000LL;
+	end = start + FZ_REAP_MS * 1000LL;
+
+	while (r->nr_cqe < expected) {
+		long long deadline = last + quiet < end ? last + quiet : end;
+		long long left = deadline - now_us();
+		struct __kernel_timespec ts;
+		int ret;
+
+		if (left <= 0)
+			break;
+		ts.tv_sec = left / 1000000;
+		ts.tv_nsec = (left % 1000000) * 1000;
+		cqe = NULL;
+		ret = io_uring_wait_cqe_timeout(ring, &cqe, &ts);
+		if (ret == -ETIME || ret == -EINTR)
+			continue;
+		if (ret < 0 || !cqe) {
+			r->reap_err = ret < 0 ? ret : -EFAULT;
+			return;
+		}
+		take(ring, cqe, r);
+		last = now_us();
+	}
+	/* an engine posting more CQEs than requests shows here */
+	while (!io_uring_peek_cqe(ring, &cqe) && cqe)
+		take(ring, cqe, r);
+}
+
+/* nftw has no argument: the snapshot being filled */
+static struct fz_result *snap;
+static size_t snap_base;
+
+static uint64_t hash_fd(int fd, off_t *size)
+{
+	unsigned char buf[8192];
+	uint64_t h = 0xcbf29ce484222325ULL;
+	off_t off = 0;
+	ssize_t n;
+	struct stat st;
+
+	if (fstat(fd, &st))
+		die("fstat");
+	*size = st.st_size;
+	while ((n = pread(fd, buf, sizeof(buf), off)) > 0) {
+		h = fz_hash(buf, n, h);
+		off += n;
+	}
+	return h;
+}
+
+static int snap_one(const char *path, const struct stat *st, int type,
+		    struct FTW *ftw)
+{
+	struct fz_entry *ent;
+	char target[256];
+	ssize_t n;
+	int fd;
+
+	(void)type;
+	(void)ftw;
+	if (strlen(path) <= snap_base)
+		return 0;	/* the temp dir itself */
+	if (snap->nr_ent == FZ_MAX_ENTRIES)
+		return 0;
+	ent = &snap->ent[snap->nr_ent++];
+	memset(ent, 0, sizeof(*ent));
+	snprintf(ent->path, sizeof(ent->path), "%s", path + snap_base + 1);
+	ent->mode = st->st_mode;
+	if (S_ISREG(st->st_mode)) {
+		ent->nlink = st->st_nlink;
+		fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+		if (fd < 0)
+			die(path);
+		ent->hash = hash_fd(fd, &ent->size);
+		close(fd);
+	} else if (S_ISLNK(st->st_mode)) {
+		n = readlink(path, target, sizeof(target));
+		ent->hash = fz_hash(target, n > 0 ? n : 0, 1);
+	}
+	return 0;
+}
+
+static int ent_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct fz_entry *)a)->path,
+		      ((const struct fz_entry *)b)->path);
+}
+
+static void snapshot(struct env *e, struct fz_result *r)
+{
+	int i;
+
+	snap = r;
+	snap_base = strlen(e->dir);
+	nftw(e->dir, snap_one, 16, FTW_PHYS);
+	qsort(r->ent, r->nr_ent, sizeof(r->ent[0]), ent_cmp);
+	for (i = 0; i < FZ_NR_FILES; i++)
+		r->file_hash[i] = hash_fd(e->fd[i], &r->file_size[i]);
+	if (ioctl(e->fd[FZ_FD_PIPE_R], FIONREAD, &r->pipe_bytes))
+		r->pipe_bytes = -errno;
+	r->arena_hash = fz_hash(e->arena, FZ_ARENA, 0xcbf29ce484222325ULL);
+}
+
+/*
+ * Close the fds OPENAT opened (they name something in the temp dir, even
+ * those whose CQE was skipped); count any other new fd without touching
+ * it: it belongs to the engine and outlived the ring.
+ */
+static void fd_cleanup(struct env *e, struct fz_result *r)
+{
+	static unsigned char now[FZ_FD_BITS / 8];
+	char link[32], target[sizeof(e->dir) + 64];
+	size_t dlen = strlen(e->dir);
+	ssize_t n;
+	int fd;
+
+	scan_fds(now);
+	for (fd = 0; fd < FZ_FD_BITS; fd++) {
+		if (!bit(now, fd) || bit(e->pre_fds, fd))
+			continue;
+		snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+		n = readlink(link, target, sizeof(target) - 1);
+		target[n > 0 ? n : 0] = 0;
+		if (n > (ssize_t)dlen && !strncmp(target, e->dir, dlen) &&
+		    target[dlen] == '/')
+			close(fd);
+		else
+			r->extra_fds++;
+	}
+}
+
+void fz_run(const struct fz_batch *b, const char *engine,
+	    struct fz_result *r)
+{
+	struct env *e = calloc(1, sizeof(*e));
+	struct io_uring_params p;
+	struct io_uring ring;
+	unsigned i;
+	int failed = 0;
+	long long start = now_us();
+
+	memset(r, 0, sizeof(*r));
+	r->engine = engine;
+	if (!e)
+		die("env");
+	env_init(e);
+
+	memset(&p, 0, sizeof(p));
+	p.flags = b->cfg.setup_flags;
+	if (b->cfg.cq_entries) {
+		p.flags |= IORING_SETUP_CQSIZE;
+		p.cq_entries = b->cfg.cq_entries;
+	}
+	r->init_ret = anyring_queue_init_engine(engine, b->cfg.sq_entries,
+						&ring, &p);
+	if (r->init_ret) {
+		snapshot(e, r);
+		fd_cleanup(e, r);
+		goto out;
+	}
+	if (b->cfg.reg_files) {
+		int files[FZ_NSLOTS] = {
+			e->fd[FZ_FD_F0], e->fd[FZ_FD_F1], e->fd[FZ_FD_PIPE_R],
+			e->fd[FZ_FD_PIPE_W], -1, -1, -1, -1,
+		};
+
+		r->reg_files_ret = io_uring_register_files(&ring, files,
+							   FZ_NSLOTS);
+	}
+	if (b->cfg.reg_bufs)
+		r->reg_bufs_ret = io_uring_register_buffers(&ring, e->reg_iov, 2);
+
+	for (i = 0; i < b->nr && !failed; i++) {
+		struct io_uring_sqe *sqe;
+
+		/* chunks of sq_entries: fuzz_order.c ends chains there */
+		if (i && !(i % b->cfg.sq_entries) && submit_all(&ring, r)) {
+			failed = 1;
+			break;
+		}
+		sqe = io_uring_get_sqe(&ring);
+		if (!sqe)
+			break;
+		prep(e, &b->sqe[i], i, sqe);
+		r->queued++;
+	}
+	if (!failed)
+		submit_all(&ring, r);
+	reap(&ring, b, r);
+	snapshot(e, r);
+	io_uring_queue_exit(&ring);
+	fd_cleanup(e, r);
+out:
+	env_fini(e);
+	free(e);
+	r->usec = now_us() - start;
+}
