@@ -47,10 +47,19 @@ void ar_ring_fd_clear(struct ar_uctx *ctx)
 		return;
 	(void)!read(ctx->ring_fd, &v, sizeof(v));
 	errno = e;
-	/* a CQE posted meanwhile must leave the fd readable */
+	/*
+	 * A CQE posted meanwhile must leave the fd readable. seq_cst: the
+	 * flag store above before the tail load; pairs with the exchange in
+	 * ar_cq_wake() that follows the poster's tail store.
+	 */
+	atomic_thread_fence(memory_order_seq_cst);
 	if (IO_URING_READ_ONCE(ctx->rings->cq.head) !=
-	    io_uring_smp_load_acquire(&ctx->rings->cq.tail))
-		ar_cq_wake(ctx, false);
+	    io_uring_smp_load_acquire(&ctx->rings->cq.tail) &&
+	    !atomic_exchange_explicit(&ctx->ring_fd_signalled, true,
+				      memory_order_relaxed)) {
+		v = 1;
+		(void)!write(ctx->ring_fd, &v, sizeof(v));
+	}
 }
 
 /*

@@ -148,6 +148,7 @@ struct fz_result {
 	unsigned nr_cqe;
 	int reap_err;			/* a wait error other than -ETIME */
 	int extra_fds;			/* fds left after exit, OPENAT's closed */
+	char extra_what[64];		/* what the first of them is */
 	struct fz_entry ent[FZ_MAX_ENTRIES];
 	unsigned nr_ent;
 	uint64_t file_hash[FZ_NR_FILES];	/* f0..f2 through their fds */

@@ -112,6 +112,8 @@ static void print_run(const struct fz_batch *b, const struct fz_result *r)
 	printf(", reap error %d, %u CQEs, %d fds left, pipe %d bytes, "
 	       "%lld us\n", r->reap_err, r->nr_cqe, r->extra_fds,
 	       r->pipe_bytes, r->usec);
+	if (r->extra_fds)
+		printf("    first fd left: %s\n", r->extra_what);
 	print_cqes("arrival ", r->cqe, r->nr_cqe < FZ_MAX_CQES ?
 		   r->nr_cqe : FZ_MAX_CQES);
 	print_cqes("compared", norm, n);

@@ -570,8 +570,9 @@ static void fd_cleanup(struct env *e, struct fz_result *r)
 		if (n > (ssize_t)dlen && !strncmp(target, e->dir, dlen) &&
 		    target[dlen] == '/')
 			close(fd);
-		else
-			r->extra_fds++;
+		else if (!r->extra_fds++)
+			snprintf(r->extra_what, sizeof(r->extra_what),
+				 "fd %d %s", fd, target);
 	}
 }
 

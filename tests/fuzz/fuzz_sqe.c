@@ -49,11 +49,15 @@ static int verbose;
 
 /*
  * Skip (77) when the engine cannot make rings here; else one NOP through
- * it, so what an engine keeps per thread for good (the user engine's
- * waiter eventfd) exists before the first run counts fds.
+ * it and a wait that sleeps, so what an engine keeps per thread for good
+ * (the user engine's waiter eventfd) exists before the first run counts
+ * fds. The NOP alone is not enough: when it completes before the wait
+ * looks, nothing sleeps and the waiter is made in the first run (one
+ * eventfd "left open" there, a false mismatch).
  */
 static void probe(const char *engine)
 {
+	struct __kernel_timespec ts = { .tv_nsec = 1000000 };
 	struct io_uring_params p;
 	struct io_uring_sqe *sqe;
 	struct io_uring_cqe *cqe;
@@ -72,6 +76,10 @@ static void probe(const char *engine)
 	sqe->flags = IOSQE_ASYNC;	/* so that the wait sleeps */
 	if (io_uring_submit_and_wait(&ring, 1) == 1 &&
 	    !io_uring_wait_cqe(&ring, &cqe))
+		io_uring_cqe_seen(&ring, cqe);
+	/* the CQ is empty: this wait sleeps 1 ms (-ETIME) */
+	ret = io_uring_wait_cqe_timeout(&ring, &cqe, &ts);
+	if (!ret)
 		io_uring_cqe_seen(&ring, cqe);
 	io_uring_queue_exit(&ring);
 }
