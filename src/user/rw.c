@@ -271,6 +271,19 @@ static bool ar_rw_nowait(struct ar_rw *rw)
  */
 static int ar_rw_check_inner(struct ar_ureq *req, struct ar_rw *rw)
 {
+	/* the buffer first (io_import), as the kernel's io_read/io_write */
+	/* no provided buffers exist on this engine (no PROVIDE_BUFFERS, no buffer rings) */
+	if (req->sqe_flags & IOSQE_BUFFER_SELECT)
+		return -ENOBUFS;
+	if (rw->fixed) {
+		int err = ar_rw_import_fixed(req, rw);
+
+		if (err)
+			return err;
+	}
+	/* then the file: kiocb_set_rw_flags, then the IOPOLL rules */
+	if ((__u32)rw->rw_flags & ~AR_RWF_SUPPORTED)
+		return -EOPNOTSUPP;
 	/*
 	 * IOPOLL needs a file whose completions are found by polling; no file
 	 * here is (the kernel answers so for files without ->iopoll, and for
@@ -278,16 +291,9 @@ static int ar_rw_check_inner(struct ar_ureq *req, struct ar_rw *rw)
 	 */
 	if (req->ctx->flags & IORING_SETUP_IOPOLL)
 		return -EOPNOTSUPP;
-	if ((__u32)rw->rw_flags & ~AR_RWF_SUPPORTED)
-		return -EOPNOTSUPP;
 	/* polled I/O (RWF_HIPRI) needs an IOPOLL ring: -EINVAL, as 6.18 */
 	if (rw->rw_flags & RWF_HIPRI)
 		return -EINVAL;
-	/* no provided buffers exist on this engine (no PROVIDE_BUFFERS, no buffer rings) */
-	if (req->sqe_flags & IOSQE_BUFFER_SELECT)
-		return -ENOBUFS;
-	if (rw->fixed)
-		return ar_rw_import_fixed(req, rw);
 	return 0;
 }
 
