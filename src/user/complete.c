@@ -192,8 +192,9 @@ void ar_cq_wake(struct ar_uctx *ctx, bool from_worker)
 		ar_waitq_wake(ctx, false);
 	/* the ring fd: made readable once per empty-to-ready transition */
 	if (!atomic_exchange_explicit(&ctx->ring_fd_signalled, true,
-				      memory_order_relaxed))
-		(void)!write(ctx->ring_fd, &one, sizeof(one));
+				      memory_order_relaxed) &&
+	    (efd = __atomic_load_n(&ctx->ring_fd, __ATOMIC_ACQUIRE)) >= 0)
+		(void)!write(efd, &one, sizeof(one));
 	/* acquire pairs with the release in ar_reg_eventfd() */
 	efd = __atomic_load_n(&ctx->eventfd, __ATOMIC_ACQUIRE);
 	if (efd >= 0 && (!ctx->eventfd_async || from_worker) &&
@@ -244,8 +245,7 @@ void ar_complete_locked(struct ar_uctx *ctx, struct ar_ureq *req,
 	}
 	if (lt) {
 		/* posted after its target's CQE, like the kernel; not a failure */
-		if (!(lt->flags & AR_REQ_F_SKIP_CQE) ||
-		    (lt->flags & AR_REQ_F_LT_EXPIRED)) {
+		if (!(lt->flags & AR_REQ_F_SKIP_CQE)) {
 			ar_cq_post_locked(ctx, lt->user_data,
 					  lt->flags & AR_REQ_F_LT_EXPIRED ?
 					  -ENOENT : -ECANCELED, 0);

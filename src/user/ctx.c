@@ -326,6 +326,7 @@ static void ar_user_unmap(struct io_uring *ring)
 static int ar_user_close(int fd)
 {
 	struct ar_uctx *ctx = ar_uctx_of_fd(fd);
+	int fd2;
 
 	if (!ctx)
 		return ar_sys_close(fd);
@@ -338,12 +339,15 @@ static int ar_user_close(int fd)
 	ar_svc_exit(ctx);
 	ar_rsrc_free_all(ctx);
 	ar_cq_free_overflow(ctx);
-	if (ctx->eventfd >= 0)
-		ar_internal_close(ctx->eventfd);
+	fd2 = __atomic_exchange_n(&ctx->eventfd, -1, __ATOMIC_ACQ_REL);
+	if (fd2 >= 0)
+		ar_internal_close(fd2);
 	for (unsigned i = 0; i < ctx->nr_dead_evfds; i++)
 		ar_internal_close(ctx->dead_evfds[i]);
 	free(ctx->dead_evfds);
 	ctx->dead_evfds = NULL;
+	/* an enter still holding the ring must not touch a reused number */
+	__atomic_store_n(&ctx->ring_fd, -1, __ATOMIC_RELEASE);
 	close(fd);
 	ar_uctx_put(ctx);
 	return 0;

@@ -126,7 +126,7 @@ static void *ar_worker_main(void *arg)
 	struct timespec ts;
 	unsigned aff_gen = 0;
 	cpu_set_t set;
-	bool apply;
+	bool apply, timed_out;
 
 	pthread_mutex_lock(&wq->lock);
 	for (;;) {
@@ -146,12 +146,14 @@ static void *ar_worker_main(void *arg)
 			break;
 		wq->nr_idle[w->bound]++;
 		ar_deadline_ms(&ts, AR_WORKER_IDLE_MS);
-		if (pthread_cond_timedwait(&wq->cond[w->bound], &wq->lock, &ts) == ETIMEDOUT &&
-		    !wq->q[w->bound].head) {
-			wq->nr_idle[w->bound]--;
-			break;
-		}
+		timed_out = pthread_cond_timedwait(&wq->cond[w->bound],
+						   &wq->lock, &ts) == ETIMEDOUT;
 		wq->nr_idle[w->bound]--;
+		/* a wakeup meant for an idle worker: this one takes it */
+		if (wq->nr_wakeups[w->bound] > wq->nr_idle[w->bound])
+			wq->nr_wakeups[w->bound] = wq->nr_idle[w->bound];
+		if (timed_out && !wq->q[w->bound].head)
+			break;
 	}
 	wq->nr_workers[w->bound]--;
 	w->exited = true;
@@ -221,7 +223,9 @@ void ar_iowq_enqueue(struct ar_uctx *ctx, struct ar_ureq *req)
 	else
 		wq->q[bound].head = req;
 	wq->q[bound].tail = req;
-	if (wq->nr_idle[bound]) {
+	/* an idle worker not yet claimed by earlier work: wake it */
+	if (wq->nr_idle[bound] > wq->nr_wakeups[bound]) {
+		wq->nr_wakeups[bound]++;
 		pthread_cond_signal(&wq->cond[bound]);
 	} else if (wq->nr_workers[bound] < ar_iowq_limit(wq, bound) ||
 		   !wq->nr_workers[bound]) {

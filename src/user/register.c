@@ -448,11 +448,15 @@ static bool ar_register_allowed(struct ar_uctx *ctx, unsigned opcode)
 	return r->register_op[opcode / 8] & (1U << (opcode % 8));
 }
 
+static int ar_register_ring(struct ar_uctx *ctx, unsigned opcode,
+			    const void *arg, void *marg, unsigned nr);
+
 int ar_user_register(unsigned fd, unsigned opcode, const void *arg,
 		     unsigned nr)
 {
 	struct ar_uctx *ctx;
 	void *marg = (void *)arg;
+	int ret;
 
 	if (opcode & IORING_REGISTER_USE_REGISTERED_RING) {
 		opcode &= ~IORING_REGISTER_USE_REGISTERED_RING;
@@ -462,6 +466,16 @@ int ar_user_register(unsigned fd, unsigned opcode, const void *arg,
 	}
 	if (!ctx || ar_uctx_dead(ctx))
 		return -EBADF;
+	/* as the kernel's fdget: the ring stays while the call runs */
+	ar_uctx_get(ctx);
+	ret = ar_register_ring(ctx, opcode, arg, marg, nr);
+	ar_uctx_put(ctx);
+	return ret;
+}
+
+static int ar_register_ring(struct ar_uctx *ctx, unsigned opcode,
+			    const void *arg, void *marg, unsigned nr)
+{
 	if (opcode >= AR_REGISTER_LAST)
 		return -EINVAL;
 	if (!ar_register_allowed(ctx, opcode))

@@ -352,6 +352,8 @@ void ar_link_timeout_arm(struct ar_ureq *req)
 	pthread_mutex_lock(&ctx->lock);
 	req->lt = lt;
 	lt->lt_target = req;
+	/* the kernel never marks a link timeout failed (CQE_SKIP_SUCCESS holds) */
+	lt->flags |= AR_REQ_F_NOFAIL;
 	ar_req_set_state(lt, AR_REQ_ARMED);
 	lt->deadline_ns = ar_deadline(t->rel_or_abs_ns, t->flags);
 	/*
@@ -377,10 +379,19 @@ struct ar_ureq *ar_link_timeout_disarm_locked(struct ar_ureq *req)
 	struct ar_ureq *lt = req->lt;
 
 	req->lt = NULL;
-	if (!lt || !ar_svc_disarm_locked(lt))
+	if (!lt)
 		return NULL;
 	lt->lt_target = NULL;
-	return lt;
+	if (ar_svc_disarm_locked(lt))
+		return lt;
+	/*
+	 * The service thread took the timer and is about to fire it: it
+	 * completes the link timeout (finding no target, -ETIME); the chain
+	 * goes on from behind it.
+	 */
+	req->link = lt->link;
+	lt->link = NULL;
+	return NULL;
 }
 
 /* The link timeout fired first: it completes -ETIME, then its target is cancelled. */

@@ -194,6 +194,7 @@ struct ar_iowq {
 	} q[2];
 	unsigned nr_workers[2];
 	unsigned nr_idle[2];
+	unsigned nr_wakeups[2];		/* signals sent to idle workers, not yet taken */
 	unsigned max_workers[2];
 	struct ar_worker *workers;
 	bool exiting;

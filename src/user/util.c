@@ -42,10 +42,12 @@ void ar_ring_fd_clear(struct ar_uctx *ctx)
 	uint64_t v;
 	int e = errno;
 
-	if (!atomic_exchange_explicit(&ctx->ring_fd_signalled, false,
-				      memory_order_relaxed))
+	int fd = __atomic_load_n(&ctx->ring_fd, __ATOMIC_ACQUIRE);
+
+	if (fd < 0 || !atomic_exchange_explicit(&ctx->ring_fd_signalled, false,
+						memory_order_relaxed))
 		return;
-	(void)!read(ctx->ring_fd, &v, sizeof(v));
+	(void)!read(fd, &v, sizeof(v));
 	errno = e;
 	/*
 	 * A CQE posted meanwhile must leave the fd readable. seq_cst: the
@@ -58,7 +60,7 @@ void ar_ring_fd_clear(struct ar_uctx *ctx)
 	    !atomic_exchange_explicit(&ctx->ring_fd_signalled, true,
 				      memory_order_relaxed)) {
 		v = 1;
-		(void)!write(ctx->ring_fd, &v, sizeof(v));
+		(void)!write(fd, &v, sizeof(v));
 	}
 }
 
