@@ -1,7 +1,9 @@
 #!/bin/sh
 # fuzz: a short run of the differential SQE fuzzer (tests/fuzz/fuzz_sqe.c):
-# `make fuzz` (clang, libFuzzer, ASan+UBSan), then the seed corpus and up to
-# FUZZ_RUNS inputs (default 3000, at most FUZZ_SECS seconds, default 25)
+# `make fuzz` (clang, libFuzzer, ASan+UBSan); then the fixed findings
+# (tests/fuzz/findings/FIXED) replayed with FUZZ_KEEP_FINDINGS=1, each must
+# still give the same results on both engines; then the seed corpus and up
+# to FUZZ_RUNS inputs (default 3000, at most FUZZ_SECS seconds, default 25)
 # from a fixed seed, each run on the kernel and the user engine. A mismatch
 # between the engines, a crash, a leak or an input taking over 10 s fails;
 # the input is kept in $ANYRING_BUILD/tests/logs/. Plain build only: the
@@ -20,6 +22,30 @@ clang -fsanitize=fuzzer -o "$tmp/p" "$tmp/p.c" > "$tmp/p.log" 2>&1 || {
 start=$(date +%s)
 make -s -C "$ANYRING_TOP" fuzz > "$tmp/build.log" 2>&1 || { cat "$tmp/build.log"; exit 1; }
 echo "make fuzz: $(( $(date +%s) - start )) s"
+
+# regression inputs: the findings fixed since they were recorded
+findings="$ANYRING_TOP/tests/fuzz/findings"
+set --
+while read -r name; do
+	case $name in ''|'#'*) continue ;; esac
+	[ -f "$findings/$name" ] || { echo "FIXED names a missing finding: $name"; exit 1; }
+	set -- "$@" "$findings/$name"
+done < "$findings/FIXED"
+start=$(date +%s)
+FUZZ_KEEP_FINDINGS=1 "$ANYRING_TOP/build/fuzz/fuzz_sqe" -timeout=10 -error_exitcode=1 \
+	"$@" > "$tmp/fixed" 2>&1
+rc=$?
+secs=$(( $(date +%s) - start ))
+case $rc in
+0)	echo "fixed findings: $# replayed, no mismatch in $secs s" ;;
+77)	tail -n 1 "$tmp/fixed"; exit 77 ;;
+*)	sed -n '/==== MISMATCH/,/^==[0-9]*== ERROR/p' "$tmp/fixed" | head -n 60
+	grep -E "ERROR|SUMMARY|ALARM" "$tmp/fixed" | head -n 10
+	echo "fixed finding fails again: $(grep '^Running: ' "$tmp/fixed" | tail -n 1 | sed 's/^Running: //')"
+	echo "replay: FUZZ_VERBOSE=1 FUZZ_KEEP_FINDINGS=1 build/fuzz/fuzz_sqe <finding>"
+	echo "fixed findings failed (exit $rc) after $secs s"
+	exit 1 ;;
+esac
 
 mkdir "$tmp/corpus"
 cp "$ANYRING_TOP"/tests/fuzz/corpus/* "$tmp/corpus/"

@@ -8,10 +8,16 @@
  * pipe I/O, bad fds, FILES_UPDATE, direct CLOSE, cancels, timeout arming)
  * without IOSQE_ASYNC, whose chain predecessor is sync and not a timer,
  * not in a chain left open at the end of the submit (io-wq runs those),
- * and with no drain before it unless everything before it is sync.
- * Anything else may run in io-wq at any time. A sync chain head is "early":
- * it is issued before the SQEs after it; a sync chain member runs from task
- * work after the submit loop, still in a fixed order.
+ * and with no drain before it. A drain request itself is sync when
+ * everything before it is: it runs alone, after them and before anything
+ * later. The requests after a drain are deferred and then let go together
+ * to io-wq (io_queue_deferred(): forced async), where they race with each
+ * other (cancel-after-drain-sees-later-sqes: NOP with IO_DRAIN, a cancel
+ * of a later NOP, that NOP: the kernel's cancel finds it or not, 0 or
+ * -ENOENT). Anything else may run in io-wq at any time. A sync chain
+ * head is "early": it is issued before the SQEs after it; a sync chain
+ * member runs from task work after the submit loop, still in a fixed
+ * order.
  *
  * Three rules, each a race seen as a mismatch between two kernel runs:
  *
@@ -219,7 +225,7 @@ static void props(struct order *o, unsigned i)
 	struct fz_sqe *s = &b->sqe[i];
 	struct props *p = &o->p[i];
 	unsigned t[FZ_MAX_SQES], n, k, j, r = 0, w = 0, f;
-	int drained = !!(s->flags & IOSQE_IO_DRAIN), all_sync = 1;
+	int drain = !!(s->flags & IOSQE_IO_DRAIN), drained = 0, all_sync = 1;
 
 	p->chain = i;
 	if (i && i % b->cfg.sq_entries && (b->sqe[i - 1].flags & LINKS))
@@ -230,7 +236,7 @@ static void props(struct order *o, unsigned i)
 		all_sync &= o->p[j].sync;
 	}
 	p->sync = inline_type(s) && !(s->flags & IOSQE_ASYNC) &&
-		(!drained || all_sync) && !chain_open(b, i);
+		!drained && (!drain || all_sync) && !chain_open(b, i);
 	if (p->chain != (int)i)
 		p->sync = p->sync && o->p[i - 1].sync && !o->p[i - 1].timer;
 	p->early = p->sync && p->chain == (int)i;
