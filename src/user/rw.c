@@ -269,7 +269,18 @@ static bool ar_rw_nowait(struct ar_rw *rw)
  * plain fd is found only when one of the later checks fails, so the hot
  * path makes no extra system call), then the flags, then the buffer.
  */
-static int ar_rw_check_inner(struct ar_ureq *req, struct ar_rw *rw)
+/* is the file open for this direction? (FMODE_READ / FMODE_WRITE) */
+static bool ar_rw_mode_ok(struct ar_ureq *req, bool write)
+{
+	int fl = fcntl(req->fd, F_GETFL);
+
+	if (fl < 0)
+		return true;	/* a bad fd: ar_rw_check() answers */
+	fl &= O_ACCMODE;
+	return write ? fl != O_RDONLY : fl != O_WRONLY;
+}
+
+static int ar_rw_check_inner(struct ar_ureq *req, struct ar_rw *rw, bool write)
 {
 	/* the buffer first (io_import), as the kernel's io_read/io_write */
 	/* no provided buffers exist on this engine (no PROVIDE_BUFFERS, no buffer rings) */
@@ -281,7 +292,17 @@ static int ar_rw_check_inner(struct ar_ureq *req, struct ar_rw *rw)
 		if (err)
 			return err;
 	}
-	/* then the file: kiocb_set_rw_flags, then the IOPOLL rules */
+	/*
+	 * Then the file (io_rw_init_file): its mode, kiocb_set_rw_flags, the
+	 * IOPOLL rules. The mode is looked at only when a later check fails,
+	 * so the hot path makes no extra system call; the syscall itself
+	 * answers -EBADF for a wrong mode otherwise.
+	 */
+	if (((__u32)rw->rw_flags & ~AR_RWF_SUPPORTED) ||
+	    (req->ctx->flags & IORING_SETUP_IOPOLL) || (rw->rw_flags & RWF_HIPRI)) {
+		if (!ar_rw_mode_ok(req, write))
+			return -EBADF;
+	}
 	if ((__u32)rw->rw_flags & ~AR_RWF_SUPPORTED)
 		return -EOPNOTSUPP;
 	/*
@@ -297,9 +318,9 @@ static int ar_rw_check_inner(struct ar_ureq *req, struct ar_rw *rw)
 	return 0;
 }
 
-static int ar_rw_check(struct ar_ureq *req, struct ar_rw *rw)
+static int ar_rw_check(struct ar_ureq *req, struct ar_rw *rw, bool write)
 {
-	int err = ar_rw_check_inner(req, rw);
+	int err = ar_rw_check_inner(req, rw, write);
 
 	if (err && !req->file_node && fcntl(req->fd, F_GETFD) < 0)
 		return -EBADF;
@@ -313,7 +334,7 @@ static int ar_rw_issue(struct ar_ureq *req, unsigned issue_flags, bool write)
 	ssize_t ret;
 	int e = errno;
 
-	int err = ar_rw_check(req, rw);
+	int err = ar_rw_check(req, rw, write);
 
 	if (err)
 		return err;
