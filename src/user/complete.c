@@ -289,7 +289,7 @@ void ar_batch_finish(struct ar_uctx *ctx, struct ar_comp_batch *b,
 		next = req->next;
 		if (ctx->exiting)
 			ar_req_complete(req, -ECANCELED, 0);
-		else
+		else if (!ar_submit_defer_link(req))
 			ar_req_queue_nodrain(req);
 	}
 }

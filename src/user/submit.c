@@ -200,11 +200,13 @@ unsigned ar_sq_entries_ready(struct ar_uctx *ctx)
  * (a failed SQE counts and ends the batch, unless SUBMIT_ALL), or -EAGAIN
  * when nothing could be allocated.
  */
+static void ar_submit_issue(struct ar_uctx *ctx, struct ar_ureq *ready);
+
 int ar_submit_sqes(struct ar_uctx *ctx, unsigned nr)
 {
 	struct ar_submit_state st = { { NULL, NULL }, NULL, NULL };
 	const struct io_uring_sqe *sqe;
-	struct ar_ureq *req, *next;
+	struct ar_ureq *req;
 	unsigned entries, left;
 	int ret;
 
@@ -247,11 +249,48 @@ int ar_submit_sqes(struct ar_uctx *ctx, unsigned nr)
 	io_uring_smp_store_release(&ctx->rings->sq.head, ctx->cached_sq_head);
 	pthread_mutex_unlock(&ctx->uring_lock);
 
-	for (req = st.ready_head; req; req = next) {
+	ar_submit_issue(ctx, st.ready_head);
+	return ret;
+}
+
+/*
+ * The kernel queues the next request of a chain as task work, which runs
+ * after the submit has issued the rest of its SQEs. While this thread
+ * issues a submit's SQEs, the next links of requests that complete inline
+ * wait here and are issued after them, in completion order.
+ */
+static __thread struct ar_ureq *ar_deferred_links, **ar_deferred_tail;
+static __thread struct ar_uctx *ar_submitting;
+
+bool ar_submit_defer_link(struct ar_ureq *req)
+{
+	if (ar_submitting != req->ctx)
+		return false;
+	req->next = NULL;
+	*ar_deferred_tail = req;
+	ar_deferred_tail = &req->next;
+	return true;
+}
+
+static void ar_submit_issue(struct ar_uctx *ctx, struct ar_ureq *ready)
+{
+	struct ar_ureq *req, *next;
+
+	ar_deferred_links = NULL;
+	ar_deferred_tail = &ar_deferred_links;
+	ar_submitting = ctx;
+	for (req = ready; req; req = next) {
 		next = req->next;
 		ar_req_queue(req);
 	}
-	return ret;
+	ar_submitting = NULL;
+	for (req = ar_deferred_links; req; req = next) {
+		next = req->next;
+		if (ctx->exiting)
+			ar_req_complete(req, -ECANCELED, 0);
+		else
+			ar_req_queue_nodrain(req);
+	}
 }
 
 /* the fd a request works on: a registered file holds a reference until done */

@@ -367,6 +367,7 @@ unsigned ar_sq_entries_ready(struct ar_uctx *ctx);
 int ar_submit_sqes(struct ar_uctx *ctx, unsigned nr);
 void ar_req_queue(struct ar_ureq *req);
 void ar_req_queue_nodrain(struct ar_ureq *req);
+bool ar_submit_defer_link(struct ar_ureq *req);
 void ar_req_issue(struct ar_ureq *req, unsigned issue_flags);
 int ar_req_assign_file(struct ar_ureq *req);
 

@@ -12,26 +12,6 @@
 
 int fz_keep_findings;
 
-/*
- * A read or write on an fd opened without that mode: the pipe's other end
- * (also through registered slots 2 and 3), a write to the directory.
- */
-static int wrong_mode(const struct fz_batch *b, const struct fz_sqe *s)
-{
-	int rd = s->op == FZ_READ || s->op == FZ_READV ||
-		s->op == FZ_READ_FIXED;
-	int fd = s->fd;
-
-	if (s->op < FZ_READ || s->op > FZ_WRITE_FIXED)
-		return 0;
-	if (s->flags & IOSQE_FIXED_FILE) {
-		if (!b->cfg.reg_files)
-			return 0;
-		fd = fd == 2 ? FZ_FD_PIPE_R : fd == 3 ? FZ_FD_PIPE_W : -100;
-	}
-	return rd ? fd == FZ_FD_PIPE_W : fd == FZ_FD_PIPE_R || fd == FZ_FD_DIR;
-}
-
 /* a write to one of the harness's regular files (f0..f2, slots 0 and 1) */
 static int regular_file(const struct fz_batch *b, const struct fz_sqe *s)
 {
@@ -114,17 +94,6 @@ void fz_avoid_findings(struct fz_batch *b)
 		if (s->op >= FZ_READ && s->op <= FZ_WRITE_FIXED &&
 		    !(s->flags & IOSQE_FIXED_FILE) && s->fd == FZ_FD_DIR)
 			s->op_flags = 0;
-		/*
-		 * FINDING: rw-rwflags-before-file-mode (-write), since
-		 * 6287422: a read of the pipe's write end or a write to its
-		 * read end with an unknown RWF_ bit or RWF_HIPRI (no IOPOLL):
-		 * the kernel checks the file mode (-EBADF) before the flags
-		 * (io_rw_init_file()); the user engine reports the flags
-		 * (-EOPNOTSUPP, or -EINVAL for HIPRI). No such flags on those
-		 * here.
-		 */
-		if (wrong_mode(b, s))
-			s->op_flags &= ~((1U << 30) | RWF_HIPRI);
 		/*
 		 * FINDING: write-nowait-zero-len-regular-file (-writev): a
 		 * WRITE of length 0 (WRITEV of 0 vectors) with RWF_NOWAIT to
