@@ -13,8 +13,9 @@
  *
  * Punted (-EAGAIN under AR_ISSUE_NONBLOCK, then run by a worker): all but
  * CLOSE and FADVISE with POSIX_FADV_NORMAL, RANDOM or SEQUENTIAL, which
- * run inline as in the kernel. OPENAT and OPENAT2 always punt, where the
- * kernel first tries a cached lookup inline.
+ * run inline as in the kernel. OPENAT and OPENAT2 first try inline, as the
+ * kernel does: a cached lookup (RESOLVE_CACHED) with O_NONBLOCK, punted
+ * when that would block.
  *
  * Where this differs from the kernel:
  *  - a path or open_how pointer that is not readable crashes in prep (the
@@ -22,9 +23,6 @@
  *  - FSYNC syncs the whole file where the kernel syncs off..off+len;
  *  - a direct (fixed slot) open holds a process fd until the file table
  *    takes it, so it counts against RLIMIT_NOFILE;
- *  - an OPENAT of a FIFO blocks in the worker as open(2) does; the
- *    kernel's inline attempt opens with O_NONBLOCK (then clears it), so a
- *    read end opens at once and a write end with no reader fails -ENXIO;
  *  - CLOSE refuses (-EBADF) the fds of this engine's rings, as the kernel
  *    refuses io_uring fds, but would close a kernel ring's fd.
  */

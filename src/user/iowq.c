@@ -76,12 +76,6 @@ static struct ar_ureq *ar_iowq_pop(struct ar_iowq *wq, int bound)
 	return req;
 }
 
-/* work for this worker: its own class's */
-static struct ar_ureq *ar_iowq_next(struct ar_iowq *wq, int bound)
-{
-	return ar_iowq_pop(wq, bound);
-}
-
 static void ar_deadline_ms(struct timespec *ts, unsigned ms)
 {
 	clock_gettime(CLOCK_MONOTONIC, ts);
@@ -130,7 +124,7 @@ static void *ar_worker_main(void *arg)
 
 	pthread_mutex_lock(&wq->lock);
 	for (;;) {
-		req = ar_iowq_next(wq, w->bound);
+		req = ar_iowq_pop(wq, w->bound);
 		if (req) {
 			ar_req_set_state(req, AR_REQ_RUNNING);
 			req->worker = pthread_self();

@@ -9,7 +9,35 @@
 #include <errno.h>
 #include <sched.h>
 #include <stdlib.h>
+#include <unistd.h>
+#include <linux/futex.h>
+#include <sys/syscall.h>
 #include "uring.h"
+
+/* FUTEX_WAIT_BITSET takes an absolute CLOCK_MONOTONIC deadline (0: none) */
+static int ar_futex_wait(atomic_uint *word, unsigned val, __u64 deadline_ns)
+{
+	struct timespec ts, *tsp = NULL;
+	int e = errno, ret;
+
+	if (deadline_ns) {
+		ts.tv_sec = (time_t)(deadline_ns / 1000000000ULL);
+		ts.tv_nsec = (long)(deadline_ns % 1000000000ULL);
+		tsp = &ts;
+	}
+	ret = (int)syscall(SYS_futex, word, FUTEX_WAIT_BITSET_PRIVATE, val,
+			   tsp, NULL, FUTEX_BITSET_MATCH_ANY);
+	if (ret < 0) {
+		ret = -errno;
+		errno = e;
+	}
+	return ret;
+}
+
+static void ar_futex_wake(atomic_uint *word, int nr)
+{
+	syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, nr, NULL, NULL, 0);
+}
 
 struct ar_sqpoll {
 	pthread_t thread;
@@ -21,6 +49,10 @@ struct ar_sqpoll {
 	atomic_uint consumed_seq;	/* futex: bumped when SQEs are taken */
 };
 
+/*
+ * sq_flags is read by the application (liburing's IO_URING_READ_ONCE after
+ * its full barrier); release orders our earlier ring stores before the flag.
+ */
 static void ar_sq_flags_or(struct ar_uctx *ctx, unsigned f)
 {
 	__atomic_fetch_or(&ctx->rings->sq_flags, f, __ATOMIC_RELEASE);
@@ -35,6 +67,7 @@ static void ar_sq_flags_clear(struct ar_uctx *ctx, unsigned f)
 static void ar_sqpoll_sleep(struct ar_sqpoll *sq)
 {
 	struct ar_uctx *ctx = sq->ctx;
+	/* acquire pairs with the release increment in ar_sqpoll_wake() */
 	unsigned seq = atomic_load_explicit(&sq->wake_seq, memory_order_acquire);
 
 	ar_sq_flags_or(ctx, IORING_SQ_NEED_WAKEUP);
@@ -113,6 +146,7 @@ void ar_sqpoll_wake(struct ar_uctx *ctx)
 
 	if (!sq)
 		return;
+	/* release pairs with the acquire load in ar_sqpoll_sleep() */
 	atomic_fetch_add_explicit(&sq->wake_seq, 1, memory_order_release);
 	ar_futex_wake(&sq->wake_seq, 1);
 }
@@ -124,6 +158,7 @@ int ar_sqpoll_wait_space(struct ar_uctx *ctx)
 	unsigned seq;
 
 	for (;;) {
+		/* acquire pairs with the SQ thread's seq_cst increment after it consumed */
 		seq = atomic_load_explicit(&sq->consumed_seq, memory_order_acquire);
 		/* the SQ thread's published head: acquire pairs with its release */
 		if (io_uring_smp_load_acquire(&ctx->rings->sq.tail) -

@@ -395,8 +395,6 @@ void ar_cq_wake(struct ar_uctx *ctx, bool from_worker);
 int ar_user_enter(unsigned fd, unsigned to_submit, unsigned min_complete,
 		  unsigned flags, const void *arg, size_t argsz);
 __u64 ar_now_ns(void);
-int ar_futex_wait(atomic_uint *word, unsigned val, __u64 deadline_ns);
-void ar_futex_wake(atomic_uint *word, int nr);
 
 /* waitq.c */
 struct ar_waiter *ar_waiter_self(void);

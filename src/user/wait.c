@@ -11,8 +11,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <linux/futex.h>
-#include <sys/syscall.h>
 #include "uring.h"
 
 #define AR_ENTER_KNOWN (IORING_ENTER_GETEVENTS | IORING_ENTER_SQ_WAKEUP | \
@@ -29,31 +27,6 @@ __u64 ar_now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
-}
-
-/* FUTEX_WAIT_BITSET takes an absolute CLOCK_MONOTONIC deadline (0: none) */
-int ar_futex_wait(atomic_uint *word, unsigned val, __u64 deadline_ns)
-{
-	struct timespec ts, *tsp = NULL;
-	int e = errno, ret;
-
-	if (deadline_ns) {
-		ts.tv_sec = (time_t)(deadline_ns / 1000000000ULL);
-		ts.tv_nsec = (long)(deadline_ns % 1000000000ULL);
-		tsp = &ts;
-	}
-	ret = (int)syscall(SYS_futex, word, FUTEX_WAIT_BITSET_PRIVATE, val,
-			   tsp, NULL, FUTEX_BITSET_MATCH_ANY);
-	if (ret < 0) {
-		ret = -errno;
-		errno = e;
-	}
-	return ret;
-}
-
-void ar_futex_wake(atomic_uint *word, int nr)
-{
-	syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, nr, NULL, NULL, 0);
 }
 
 struct ar_wait_arg {
