@@ -73,6 +73,103 @@ int anyring_submit_and_wait_ext(struct io_uring *ring,
 				unsigned wait_nr,
 				const struct anyring_wait *w);
 
+/*
+ * ---- Completion-path policies (docs/policies.md) ----
+ *
+ * Each field picks one behaviour of the completion path; 0 is the ring's
+ * default. The string form, used by ANYRING_POLICY and anyring-bench
+ * --policy, is "wake=...,complete=...,wait=...,iowait=...,spin_usec=N"
+ * with any subset of the keys.
+ *
+ *   wake=threshold  a waiter for N events is woken once N CQEs exist (or on
+ *                   timeout, signal, overflow)                 [seed 003]
+ *   wake=every      woken on every CQE, rechecks: the pre-patch baseline
+ *   complete=deferred  finished requests queue on a lock-free list; the
+ *                   ring's task posts them in batches when it enters or
+ *                   waits, woken only once the queue reaches what it waits
+ *                   for                                    [seeds 001, 002]
+ *   complete=inline the completing context posts the CQE itself
+ *   complete=punt   a per-ring completion thread posts CQEs (the workqueue
+ *                   baseline patch 002 removes)
+ *   wait=sleep      sleep at once                               [seed 000]
+ *   wait=spin       poll the CQ (bounded by spin_usec), then sleep
+ *   wait=hybrid     sleep a learned share of the expected completion time,
+ *                   then poll                                   [seed 004]
+ *   iowait=on|off   kernel engine: count the sleep as iowait or pass
+ *                   IORING_ENTER_NO_IOWAIT (kernels with IORING_FEAT_NO_IOWAIT)
+ */
+enum {
+	ANYRING_WAKE_DEFAULT = 0, ANYRING_WAKE_THRESHOLD, ANYRING_WAKE_EVERY,
+};
+enum {
+	ANYRING_COMPLETE_DEFAULT = 0, ANYRING_COMPLETE_DEFERRED,
+	ANYRING_COMPLETE_INLINE, ANYRING_COMPLETE_PUNT,
+};
+enum {
+	ANYRING_WAITP_DEFAULT = 0, ANYRING_WAITP_SLEEP, ANYRING_WAITP_SPIN,
+	ANYRING_WAITP_HYBRID,
+};
+enum {
+	ANYRING_IOWAIT_DEFAULT = 0, ANYRING_IOWAIT_ON, ANYRING_IOWAIT_OFF,
+};
+
+struct anyring_policy {
+	unsigned char wake;		/* ANYRING_WAKE_* */
+	unsigned char complete;		/* ANYRING_COMPLETE_* */
+	unsigned char wait;		/* ANYRING_WAITP_* */
+	unsigned char iowait;		/* ANYRING_IOWAIT_* */
+	unsigned spin_usec;		/* longest poll before sleeping; 0: default */
+	unsigned resv[3];
+};
+
+/* Parse "wake=threshold,wait=spin" into p (unnamed keys 0). 0 or -EINVAL. */
+int anyring_policy_parse(const char *str, struct anyring_policy *p);
+/* p as a string of every key; returns the length snprintf would write. */
+int anyring_policy_format(const struct anyring_policy *p, char *buf,
+			  size_t len);
+/*
+ * Set a ring's policy (0 fields keep the default). A new ring starts with
+ * ANYRING_POLICY's. complete= can change only while nothing is in flight
+ * (-EBUSY); policies an engine cannot apply give -EOPNOTSUPP (the kernel
+ * engine takes wait=, spin_usec and iowait= only).
+ */
+int anyring_ring_set_policy(struct io_uring *ring,
+			    const struct anyring_policy *p);
+/* The policy in effect, defaults resolved to what they mean on this ring. */
+int anyring_ring_policy(const struct io_uring *ring, struct anyring_policy *p);
+
+/* ---- Per-ring counters, since setup or the last reset ---- */
+struct anyring_stats {
+	unsigned long long submissions;	/* SQEs consumed */
+	unsigned long long completions;	/* CQEs posted (overflowed ones too) */
+	unsigned long long enters;	/* io_uring_enter calls */
+	unsigned long long sleeps;	/* a waiter went to sleep */
+	unsigned long long wakeups;	/* a sleeping waiter was woken */
+	unsigned long long spurious_wakeups; /* ... and found its wait not over */
+	unsigned long long tw_batches;	/* deferred-completion batches run */
+	unsigned long long tw_items;	/* requests completed in those batches */
+	unsigned long long tw_max_batch;	/* the largest batch */
+	unsigned long long worker_handoffs;	/* work handed to another thread */
+	unsigned long long poll_loops;	/* CQ polls while spinning or reaping */
+	unsigned long long sleep_ns;	/* time asleep waiting for CQEs */
+	unsigned long long resv[4];
+};
+
+/* 0 or -errno. The kernel engine counts what the library sees. */
+int anyring_ring_stats(const struct io_uring *ring, struct anyring_stats *st);
+int anyring_ring_stats_reset(struct io_uring *ring);
+
+/* ---- simdev: a simulated block device (docs/simdev.md) ---- */
+/*
+ * A device made from a spec string, e.g. "size=1G,bs=4096,lat=fixed:5us,
+ * completion=irq". Returns an fd that user-engine rings accept in SQEs
+ * (read/write/fsync), or -errno (-EINVAL for a bad spec: ANYRING_DEBUG=1
+ * names the field). close() it when done.
+ */
+int anyring_simdev_create(const char *spec);
+/* Drop (or tear, per the spec) every write not covered by a completed fsync. */
+int anyring_simdev_power_loss(int fd);
+
 #ifdef __cplusplus
 }
 #endif
