@@ -95,6 +95,9 @@ int anyring_submit_and_wait_ext(struct io_uring *ring,
  *   wait=spin       poll the CQ (bounded by spin_usec), then sleep
  *   wait=hybrid     sleep a learned share of the expected completion time,
  *                   then poll                                   [seed 004]
+ *   wait=adaptive   (the default) sleep at once when nothing is in flight,
+ *                   else poll for up to the learned wait, never longer than
+ *                   one sleep/wake round trip, then sleep
  *   iowait=on|off   kernel engine: count the sleep as iowait or pass
  *                   IORING_ENTER_NO_IOWAIT (kernels with IORING_FEAT_NO_IOWAIT)
  */
@@ -107,7 +110,7 @@ enum {
 };
 enum {
 	ANYRING_WAITP_DEFAULT = 0, ANYRING_WAITP_SLEEP, ANYRING_WAITP_SPIN,
-	ANYRING_WAITP_HYBRID,
+	ANYRING_WAITP_HYBRID, ANYRING_WAITP_ADAPTIVE,
 };
 enum {
 	ANYRING_IOWAIT_DEFAULT = 0, ANYRING_IOWAIT_ON, ANYRING_IOWAIT_OFF,

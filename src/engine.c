@@ -115,10 +115,9 @@ static int ar_setup_on(const struct ar_engine *e, const char *why,
 
 	/*
 	 * A kernel ring may get the number of a user ring's fd that the
-	 * application closed behind our back: that claim is stale.
+	 * application closed behind our back: the kernel engine's setup
+	 * replaced that stale claim with its own.
 	 */
-	if (fd >= 0 && e == &ar_kernel_engine)
-		ar_engine_release_fd(fd);
 	if (fd >= 0)
 		ar_debug("ring fd %d: engine %s (%s)", fd, e->name, why);
 	else
@@ -168,7 +167,6 @@ int ar_engine_setup(const char *name, unsigned entries,
 	saved = *p;
 	fd = ar_kernel_engine.setup(entries, p);
 	if (fd >= 0) {
-		ar_engine_release_fd(fd);	/* a stale user claim, as above */
 		ar_debug("ring fd %d: engine kernel (auto, %s: io_uring_setup works)",
 			 fd, src);
 		return fd;

@@ -11,7 +11,9 @@
 #define ANYRING_INTERNAL_H
 
 #include <stddef.h>
+#include <stdbool.h>
 #include "compat.h"
+#include "anyring.h"
 
 #define AR_EXPORT __attribute__((visibility("default")))
 
@@ -36,6 +38,11 @@ struct ar_engine {
 		   unsigned nr_args);
 	/* release the ring fd */
 	int (*close)(int fd);
+	/* set (set != NULL) and/or read (get != NULL) a ring's policy */
+	int (*policy)(int fd, const struct anyring_policy *set,
+		      struct anyring_policy *get);
+	/* read (st != NULL) or reset the ring's counters */
+	int (*stats)(int fd, struct anyring_stats *st, bool reset);
 };
 
 extern const struct ar_engine ar_kernel_engine;
@@ -50,6 +57,11 @@ void ar_engine_release_fd(int fd);
 int ar_engine_setup(const char *name, unsigned entries,
 		    struct io_uring_params *p);
 
+/* kernel.c: io_uring_enter on a kernel ring entered by its registered index */
+int ar_kernel_ring_enter(int ring_fd, unsigned fd, unsigned to_submit,
+			 unsigned min_complete, unsigned flags,
+			 const void *arg, size_t argsz);
+
 static inline const struct ar_engine *ar_ring_engine(const struct io_uring *ring)
 {
 	return ar_engine_of_fd(ring->ring_fd);
@@ -60,9 +72,17 @@ static inline int ar_ring_enter(struct io_uring *ring, unsigned submit,
 				unsigned wait_nr, unsigned flags,
 				const void *arg, size_t argsz)
 {
-	if (ring->int_flags & AR_INT_FLAG_REG_RING)
+	const struct ar_engine *e = ar_ring_engine(ring);
+
+	if (ring->int_flags & AR_INT_FLAG_REG_RING) {
 		flags |= IORING_ENTER_REGISTERED_RING;
-	return ar_ring_engine(ring)->enter(ring->enter_ring_fd, submit,
+		/* the index names no fd: the kernel engine finds its ring by fd */
+		if (e == &ar_kernel_engine)
+			return ar_kernel_ring_enter(ring->ring_fd,
+						    ring->enter_ring_fd, submit,
+						    wait_nr, flags, arg, argsz);
+	}
+	return e->enter(ring->enter_ring_fd, submit,
 					    wait_nr, flags, arg, argsz);
 }
 
@@ -79,6 +99,9 @@ int ar_sys_enter(unsigned fd, unsigned to_submit, unsigned min_complete,
 int ar_sys_register(unsigned fd, unsigned opcode, const void *arg,
 		    unsigned nr_args);
 int ar_sys_close(int fd);
+
+/* policy.c: ANYRING_POLICY for a new ring */
+void ar_policy_env(struct anyring_policy *p);
 
 /* debug.c: one line on stderr when ANYRING_DEBUG is set, else nothing */
 int ar_debug_enabled(void);

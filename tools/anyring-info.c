@@ -476,6 +476,52 @@ static void print_default_ring(void)
 	io_uring_queue_exit(&ring);
 }
 
+/* a policy string with a space after each comma, so kv() can wrap it */
+static void kv_policy(const char *key, const struct anyring_policy *p)
+{
+	char buf[160], out[200];
+	size_t o = 0;
+
+	anyring_policy_format(p, buf, sizeof(buf));
+	for (const char *c = buf; *c && o + 2 < sizeof(out); c++) {
+		out[o++] = *c;
+		if (*c == ',')
+			out[o++] = ' ';
+	}
+	out[o] = 0;
+	kv(key, "%s", out);
+}
+
+/* ANYRING_POLICY, and what a new ring of each engine runs with */
+static void print_policies(int kerr, int uerr)
+{
+	const char *env = getenv("ANYRING_POLICY");
+	struct io_uring_params prm;
+	struct anyring_policy p;
+	struct io_uring ring;
+
+	memset(&prm, 0, sizeof(prm));
+	if (!env || !*env)
+		kv("ANYRING_POLICY:", "unset (defaults)");
+	else if (anyring_policy_parse(env, &p))
+		kv("ANYRING_POLICY:", "%s (not valid: rings use the defaults)", env);
+	else
+		kv("ANYRING_POLICY:", "%s", env);
+	if (!kerr && !anyring_queue_init_engine(ANYRING_ENGINE_KERNEL, 2, &ring,
+						&prm)) {
+		if (!anyring_ring_policy(&ring, &p))
+			kv_policy("kernel ring policy:", &p);
+		io_uring_queue_exit(&ring);
+	}
+	memset(&prm, 0, sizeof(prm));
+	if (!uerr && !anyring_queue_init_engine(ANYRING_ENGINE_USER, 2, &ring,
+						&prm)) {
+		if (!anyring_ring_policy(&ring, &p))
+			kv_policy("user ring policy:", &p);
+		io_uring_queue_exit(&ring);
+	}
+}
+
 static void report_engines(int kerr)
 {
 	int uerr = try_user_engine();
@@ -487,6 +533,7 @@ static void report_engines(int kerr)
 		kv("engines in this build:", "kernel user");
 	print_auto(kerr, uerr);
 	print_default_ring();
+	print_policies(kerr, uerr);
 }
 
 static void usage(FILE *out)
@@ -497,7 +544,9 @@ static void usage(FILE *out)
 		"io_uring sysctls, the seccomp mode, whether io_uring_setup(2)\n"
 		"works (asked of the kernel directly) and if not its likely cause,\n"
 		"the kernel's features and opcodes, and the libanyring engine a\n"
-		"ring gets (ANYRING_ENGINE, auto's choice, the default ring).\n"
+		"ring gets (ANYRING_ENGINE, auto's choice, the default ring), and\n"
+		"the completion-path policy rings of each engine run with\n"
+		"(ANYRING_POLICY, defaults resolved).\n"
 		"\n"
 		"  -h, --help   print this help and exit\n"
 		"\n"

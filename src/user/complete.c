@@ -34,7 +34,8 @@ void ar_inflight_add(struct ar_uctx *ctx, struct ar_ureq *req)
 	else
 		ctx->inflight = req;
 	ctx->inflight_tail = req;
-	ctx->nr_inflight++;
+	/* read without the lock by waiters (a hint): relaxed atomics */
+	__atomic_store_n(&ctx->nr_inflight, ctx->nr_inflight + 1, __ATOMIC_RELAXED);
 	req->flags |= AR_REQ_F_INFLIGHT;
 	pthread_mutex_unlock(&ctx->lock);
 }
@@ -51,7 +52,7 @@ static void ar_inflight_del_locked(struct ar_uctx *ctx, struct ar_ureq *req)
 		req->if_next->if_prev = req->if_prev;
 	else
 		ctx->inflight_tail = req->if_prev;
-	ctx->nr_inflight--;
+	__atomic_store_n(&ctx->nr_inflight, ctx->nr_inflight - 1, __ATOMIC_RELAXED);
 	req->flags &= ~AR_REQ_F_INFLIGHT;
 }
 
@@ -70,6 +71,7 @@ static bool ar_cq_overflow_add(struct ar_uctx *ctx, __u64 user_data, int res,
 	of->cqe.user_data = user_data;
 	of->cqe.res = res;
 	of->cqe.flags = cflags;
+	ar_stat_add(ctx, completions, 1);
 	if (ctx->of_tail)
 		ctx->of_tail->next = of;
 	else
@@ -105,6 +107,7 @@ static void ar_cq_fill(struct ar_uctx *ctx, struct io_uring_cqe *cqe,
 	if (ctx->flags & IORING_SETUP_CQE32)
 		memset(cqe + 1, 0, sizeof(*cqe));
 	ctx->cached_cq_tail++;
+	ar_stat_add(ctx, completions, 1);
 	/* release pairs with the application's acquire of the CQ tail: the CQE is written */
 	io_uring_smp_store_release(&ctx->rings->cq.tail, ctx->cached_cq_tail);
 }
@@ -188,8 +191,11 @@ void ar_cq_wake(struct ar_uctx *ctx, bool from_worker)
 	 * sees the CQE or we see the waiter.
 	 */
 	atomic_thread_fence(memory_order_seq_cst);
-	if (atomic_load_explicit(&ctx->cq_waiters, memory_order_relaxed))
+	if (atomic_load_explicit(&ctx->cq_waiters, memory_order_relaxed)) {
+		/* a waiter learns its wait time from when this post was */
+		__atomic_store_n(&ctx->last_post_ns, ar_now_ns(), __ATOMIC_RELAXED);
 		ar_waitq_wake(ctx, false);
+	}
 	/* the ring fd: made readable once per empty-to-ready transition */
 	if (!atomic_exchange_explicit(&ctx->ring_fd_signalled, true,
 				      memory_order_relaxed) &&
@@ -302,11 +308,15 @@ void ar_req_complete(struct ar_ureq *req, int res, unsigned cflags)
 {
 	struct ar_uctx *ctx = req->ctx;
 	struct ar_comp_batch b;
-	bool from_worker = ar_req_state(req) == AR_REQ_RUNNING;
+	bool from_worker;
 
-	ar_batch_init(&b);
 	req->res = res;
 	req->cflags = cflags;
+	/* complete=deferred or punt: another thread posts it */
+	if (ar_tw_wanted(ctx) && ar_tw_add(req))
+		return;
+	from_worker = ar_req_state(req) == AR_REQ_RUNNING;
+	ar_batch_init(&b);
 	pthread_mutex_lock(&ctx->lock);
 	ar_complete_locked(ctx, req, &b);
 	ar_complete_timeouts_locked(ctx, &b);

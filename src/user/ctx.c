@@ -205,6 +205,103 @@ static int ar_check_attach_wq(const struct io_uring_params *p)
 	return fcntl((int)p->wq_fd, F_GETFD) < 0 ? -ENXIO : -EINVAL;
 }
 
+/* A policy's DEFAULT fields as they resolve on this ring. */
+static void ar_upolicy_resolve(struct ar_uctx *ctx, struct anyring_policy *p)
+{
+	if (!p->wake)
+		p->wake = ANYRING_WAKE_THRESHOLD;
+	/* without DEFER_TASKRUN, CQEs appear without the application entering */
+	if (!p->complete)
+		p->complete = ctx->flags & IORING_SETUP_DEFER_TASKRUN ?
+			      ANYRING_COMPLETE_DEFERRED : ANYRING_COMPLETE_INLINE;
+	if (!p->wait)
+		p->wait = ANYRING_WAITP_ADAPTIVE;
+	/* the user engine's sleeps are never iowait */
+	p->iowait = ANYRING_IOWAIT_OFF;
+}
+
+/* ANYRING_POLICY's policy for a new ring (iowait=on does not apply: ignored) */
+static int ar_upolicy_init(struct ar_uctx *ctx)
+{
+	struct anyring_policy p;
+	unsigned complete;
+
+	ar_policy_env(&p);
+	ar_upolicy_resolve(ctx, &p);
+	complete = p.complete;
+	p.complete = ANYRING_COMPLETE_INLINE;
+	ctx->pol = p;
+	return ar_tw_set_policy(ctx, complete);
+}
+
+static int ar_user_policy(int fd, const struct anyring_policy *set,
+			  struct anyring_policy *get)
+{
+	struct ar_uctx *ctx = ar_uctx_of_fd(fd);
+	struct anyring_policy p;
+	int ret = 0;
+
+	if (!ctx)
+		return -EBADF;
+	if (set) {
+		if (set->iowait == ANYRING_IOWAIT_ON)
+			return -EOPNOTSUPP;
+		p = *set;
+		ar_upolicy_resolve(ctx, &p);
+		pthread_mutex_lock(&ctx->uring_lock);
+		if (p.complete != ctx->pol.complete) {
+			/* a completion racing the switch could go either way */
+			if (__atomic_load_n(&ctx->nr_inflight, __ATOMIC_RELAXED) ||
+			    ar_tw_pending(ctx))
+				ret = -EBUSY;
+			else
+				ret = ar_tw_set_policy(ctx, p.complete);
+		}
+		if (!ret) {
+			/* read racily by completing and waiting threads: each field on its own */
+			__atomic_store_n(&ctx->pol.wake, p.wake, __ATOMIC_RELAXED);
+			__atomic_store_n(&ctx->pol.wait, p.wait, __ATOMIC_RELAXED);
+			__atomic_store_n(&ctx->pol.spin_usec, p.spin_usec,
+					 __ATOMIC_RELAXED);
+		}
+		pthread_mutex_unlock(&ctx->uring_lock);
+	}
+	if (get && !ret) {
+		get->wake = __atomic_load_n(&ctx->pol.wake, __ATOMIC_RELAXED);
+		get->complete = __atomic_load_n(&ctx->pol.complete, __ATOMIC_RELAXED);
+		get->wait = __atomic_load_n(&ctx->pol.wait, __ATOMIC_RELAXED);
+		get->iowait = ctx->pol.iowait;
+		get->spin_usec = __atomic_load_n(&ctx->pol.spin_usec, __ATOMIC_RELAXED);
+		memset(get->resv, 0, sizeof(get->resv));
+	}
+	return ret;
+}
+
+static int ar_user_stats(int fd, struct anyring_stats *st, bool reset)
+{
+	struct ar_uctx *ctx = ar_uctx_of_fd(fd);
+	__u64 *src, *dst;
+	unsigned i, n = sizeof(ctx->stats) / sizeof(__u64);
+
+	if (!ctx)
+		return -EBADF;
+	_Static_assert(sizeof(struct ar_ustats) / sizeof(__u64) <=
+		       offsetof(struct anyring_stats, resv) / sizeof(unsigned long long),
+		       "every counter has a public field");
+	src = (__u64 *)&ctx->stats;
+	if (reset) {
+		for (i = 0; i < n; i++)
+			__atomic_store_n(&src[i], 0, __ATOMIC_RELAXED);
+		return 0;
+	}
+	memset(st, 0, sizeof(*st));
+	dst = (__u64 *)st;
+	/* the two structs list the same counters in the same order */
+	for (i = 0; i < n; i++)
+		dst[i] = __atomic_load_n(&src[i], __ATOMIC_RELAXED);
+	return 0;
+}
+
 static int ar_user_setup(unsigned entries, struct io_uring_params *p)
 {
 	struct ar_uctx *ctx;
@@ -262,6 +359,13 @@ static int ar_user_setup(unsigned entries, struct io_uring_params *p)
 			ar_engine_release_fd(ctx->ring_fd);
 			goto fail;
 		}
+	}
+	ret = ar_upolicy_init(ctx);
+	if (ret) {
+		ar_engine_release_fd(ctx->ring_fd);
+		if (ctx->sqpoll)
+			ar_sqpoll_stop(ctx);
+		goto fail;
 	}
 	p->features = AR_USER_FEATURES;
 	ctx->features = p->features;
@@ -335,8 +439,11 @@ static int ar_user_close(int fd)
 	if (ctx->sqpoll)
 		ar_sqpoll_stop(ctx);
 	ar_cancel_all(ctx);
+	/* the completion thread issues next links: stop it before io-wq */
+	ar_tw_stop_punt(ctx);
 	ar_iowq_exit(ctx);
 	ar_svc_exit(ctx);
+	ar_tw_exit(ctx);
 	ar_rsrc_free_all(ctx);
 	ar_cq_free_overflow(ctx);
 	fd2 = __atomic_exchange_n(&ctx->eventfd, -1, __ATOMIC_ACQ_REL);
@@ -373,4 +480,6 @@ const struct ar_engine ar_user_engine = {
 	.enter	= ar_user_enter,
 	.reg	= ar_user_register,
 	.close	= ar_user_close,
+	.policy	= ar_user_policy,
+	.stats	= ar_user_stats,
 };

@@ -212,6 +212,7 @@ void ar_iowq_enqueue(struct ar_uctx *ctx, struct ar_ureq *req)
 		ar_req_complete(req, -ECANCELED, 0);
 		return;
 	}
+	ar_stat_add(ctx, worker_handoffs, 1);
 	if (wq->q[bound].tail)
 		wq->q[bound].tail->next = req;
 	else

@@ -245,6 +245,8 @@ int ar_submit_sqes(struct ar_uctx *ctx, unsigned nr)
 		st.link.head = NULL;
 	}
 	ctx->submit_link_head = ctx->submit_link_last = NULL;
+	if (ret > 0)
+		ar_stat_add(ctx, submissions, (unsigned)ret);
 	/* release pairs with the application's acquire of the SQ head: entries are free */
 	io_uring_smp_store_release(&ctx->rings->sq.head, ctx->cached_sq_head);
 	pthread_mutex_unlock(&ctx->uring_lock);

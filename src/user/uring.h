@@ -27,6 +27,7 @@
 #include <poll.h>
 #include <sys/uio.h>
 #include "../internal.h"
+#include "../waitpol.h"
 
 #define AR_MAX_ENTRIES		32768	/* IORING_MAX_ENTRIES */
 #define AR_MAX_CQ_ENTRIES	(2 * AR_MAX_ENTRIES)
@@ -134,6 +135,7 @@ struct ar_restrictions {
 #define AR_REQ_F_SHORT		(1U << 13)	/* moved fewer bytes than asked */
 #define AR_REQ_F_DRAIN_PATH	(1U << 14)	/* a drain was active at its init */
 #define AR_REQ_F_LT_EXPIRED	(1U << 15)	/* a LINK_TIMEOUT due when armed */
+#define AR_REQ_F_ASYNC_DONE	(1U << 16)	/* finished in a worker (eventfd_async) */
 
 /* a request's place, for cancellation */
 enum ar_req_state {
@@ -217,6 +219,18 @@ struct ar_svc {
 	unsigned nfds, cap;
 };
 
+/* per-ring counters (struct anyring_stats); relaxed atomic adds */
+struct ar_ustats {
+	__u64 submissions, completions, enters, sleeps, wakeups;
+	__u64 spurious_wakeups, tw_batches, tw_items, tw_max_batch;
+	__u64 worker_handoffs, poll_loops, sleep_ns;
+};
+
+#define ar_stat_add(ctx, field, n) \
+	__atomic_fetch_add(&(ctx)->stats.field, (n), __ATOMIC_RELAXED)
+
+struct ar_punt;
+
 struct ar_cq_overflow {
 	struct ar_cq_overflow *next;
 	struct io_uring_cqe cqe;
@@ -279,6 +293,17 @@ struct ar_uctx {
 	struct ar_iowq iowq;
 	struct ar_svc svc;
 	struct ar_sqpoll *sqpoll;
+
+	/* completion-path policy (tw.c, wait.c) and counters */
+	struct anyring_policy pol;	/* resolved: no field is DEFAULT */
+	struct ar_ustats stats;
+	struct ar_wait_est west;	/* learned wait times (waitpol.h) */
+	__u64 last_post_ns;		/* when CQEs were last posted to a waiter */
+	/* task work: finished requests for the ring's task or the punt thread */
+	_Atomic(struct ar_ureq *) tw_head;
+	atomic_int tw_nr;		/* how many, for the waiter's threshold */
+	bool tw_closed;			/* ring exit: completions post inline */
+	struct ar_punt *punt;
 
 	/* request cache: no malloc per I/O once warm */
 	pthread_mutex_t req_lock;
@@ -390,6 +415,32 @@ void ar_cq_post_locked(struct ar_uctx *ctx, __u64 user_data, int res,
 void ar_cq_flush_overflow(struct ar_uctx *ctx);
 void ar_cq_free_overflow(struct ar_uctx *ctx);
 void ar_cq_wake(struct ar_uctx *ctx, bool from_worker);
+
+/* tw.c: deferred and punted completion (complete= policies) */
+extern __thread struct ar_uctx *ar_tw_current;
+bool ar_tw_add(struct ar_ureq *req);
+unsigned ar_tw_run(struct ar_uctx *ctx);
+int ar_tw_set_policy(struct ar_uctx *ctx, unsigned complete);
+void ar_tw_stop_punt(struct ar_uctx *ctx);
+void ar_tw_exit(struct ar_uctx *ctx);
+
+static inline bool ar_tw_pending(struct ar_uctx *ctx)
+{
+	return atomic_load_explicit(&ctx->tw_head, memory_order_relaxed);
+}
+
+/* a completion goes to task work unless this thread is the ring's task */
+static inline bool ar_tw_wanted(struct ar_uctx *ctx)
+{
+	return __atomic_load_n(&ctx->pol.complete, __ATOMIC_RELAXED) !=
+		ANYRING_COMPLETE_INLINE && ar_tw_current != ctx &&
+	       !__atomic_load_n(&ctx->tw_closed, __ATOMIC_RELAXED);
+}
+
+static inline void ar_stat_poll_loops(struct ar_uctx *ctx, unsigned n)
+{
+	ar_stat_add(ctx, poll_loops, n);
+}
 
 /* wait.c */
 int ar_user_enter(unsigned fd, unsigned to_submit, unsigned min_complete,

@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <string.h>
 #include <time.h>
@@ -106,6 +107,34 @@ static unsigned ar_cq_events_user(struct ar_uctx *ctx)
 	       IO_URING_READ_ONCE(ctx->rings->cq.head);
 }
 
+/* a wait is over: enough CQEs (posting queued task work first) or a timeout came */
+static bool ar_wait_done(struct ar_uctx *ctx, unsigned min_events,
+			 unsigned nr_timeouts)
+{
+	ar_tw_run(ctx);
+	ar_cq_flush_overflow(ctx);
+	return ar_cq_events_user(ctx) >= min_events ||
+	       __atomic_load_n(&ctx->cq_timeouts, __ATOMIC_RELAXED) != nr_timeouts;
+}
+
+/*
+ * A sleep and its counters: time asleep, and whether a waker ended it
+ * (0) or the clock (-ETIMEDOUT) or a signal (-EINTR).
+ */
+static int ar_wait_sleep(struct ar_uctx *ctx, struct ar_waiter *w,
+			 __u64 wake_at, const sigset_t *sigmask)
+{
+	__u64 t0 = ar_now_ns();
+	int ret;
+
+	ar_stat_add(ctx, sleeps, 1);
+	ret = ar_waiter_sleep(w, wake_at, sigmask);
+	ar_stat_add(ctx, sleep_ns, ar_now_ns() - t0);
+	if (!ret)
+		ar_stat_add(ctx, wakeups, 1);
+	return ret;
+}
+
 /*
  * io_cqring_wait's loop. It ends with 0 once min_events CQEs are there or
  * a timeout request completed (old-style wait timeouts rely on that),
@@ -116,16 +145,16 @@ static int ar_cqring_wait_loop(struct ar_uctx *ctx, struct ar_waiter *w,
 			       unsigned min_events, const struct ar_wait_arg *a)
 {
 	__u64 min_deadline = a->min_wait_ns ? ar_now_ns() + a->min_wait_ns : 0;
+	bool woken = false;
 	__u64 wake_at;
 	int ret;
 
 	for (;;) {
-		ar_cq_flush_overflow(ctx);
-		if (ar_cq_events_user(ctx) >= min_events)
+		if (ar_wait_done(ctx, min_events, w->nr_timeouts))
 			return 0;
-		if (__atomic_load_n(&ctx->cq_timeouts, __ATOMIC_RELAXED) !=
-		    w->nr_timeouts)
-			return 0;
+		/* woken, yet the wait goes on (wake=every, or a race): spurious */
+		if (woken)
+			ar_stat_add(ctx, spurious_wakeups, 1);
 		wake_at = a->deadline_ns;
 		if (min_deadline) {
 			if (ar_now_ns() >= min_deadline) {
@@ -136,39 +165,109 @@ static int ar_cqring_wait_loop(struct ar_uctx *ctx, struct ar_waiter *w,
 				min_deadline = 0;
 				ar_waitq_retarget(ctx, w,
 					IO_URING_READ_ONCE(ctx->rings->cq.head) + 1);
+				woken = false;
 				continue;
 			}
 			if (!wake_at || min_deadline < wake_at)
 				wake_at = min_deadline;
 		}
-		ret = ar_waiter_sleep(w, wake_at, a->sigmask);
+		ret = ar_wait_sleep(ctx, w, wake_at, a->sigmask);
 		if (ret == -EINTR)
 			return -EINTR;
 		if (ret == -ETIMEDOUT && wake_at == a->deadline_ns)
 			return -ETIME;
+		woken = !ret;
 	}
+}
+
+/*
+ * The wait= policy's part before sleeping (waitpol.h): a timed sleep
+ * (hybrid), then polling the CQ. 1: the wait is over; 0: go to sleep;
+ * -EINTR: a signal came during the timed sleep.
+ */
+static int ar_wait_poll(struct ar_uctx *ctx, unsigned min_events,
+			unsigned nr_timeouts, const struct ar_wait_arg *a,
+			__u64 start)
+{
+	struct ar_wait_plan pl;
+	struct timespec ts;
+	__u64 end, now, n = 0;
+	bool inflight;
+
+	inflight = __atomic_load_n(&ctx->nr_inflight, __ATOMIC_RELAXED) ||
+		   ar_tw_pending(ctx);
+	ar_wait_plan(&ctx->pol, &ctx->west, inflight, &pl);
+	if (!pl.sleep_ns && !pl.spin_ns)
+		return 0;
+	if (pl.sleep_ns) {
+		ts.tv_sec = (time_t)(pl.sleep_ns / 1000000000ULL);
+		ts.tv_nsec = (long)(pl.sleep_ns % 1000000000ULL);
+		ar_stat_add(ctx, sleeps, 1);
+		if (ppoll(NULL, 0, &ts, a->sigmask) < 0 && errno == EINTR)
+			return -EINTR;
+		now = ar_now_ns();
+		ar_stat_add(ctx, sleep_ns, now - start);
+		if (now > start + pl.sleep_ns)
+			ar_wait_learn_late(&ctx->west, now - start - pl.sleep_ns);
+		if (ar_wait_done(ctx, min_events, nr_timeouts)) {
+			ar_wait_overslept(&ctx->west);
+			return 1;
+		}
+	}
+	end = start + pl.sleep_ns + pl.spin_ns;
+	if (a->deadline_ns && a->deadline_ns < end)
+		end = a->deadline_ns;
+	for (;;) {
+		n++;
+		if (ar_wait_done(ctx, min_events, nr_timeouts)) {
+			ar_stat_poll_loops(ctx, n);
+			ar_wait_learn(&ctx->west, ar_now_ns() - start);
+			return 1;
+		}
+		/* the clock costs ~20 ns: read it every 16 polls */
+		if (!(n & 15) && ar_now_ns() >= end)
+			break;
+		ar_cpu_relax();
+	}
+	ar_stat_poll_loops(ctx, n);
+	return 0;
 }
 
 static int ar_cqring_wait(struct ar_uctx *ctx, unsigned min_events,
 			  const struct ar_wait_arg *a)
 {
 	struct ar_waiter *w;
+	unsigned nr_timeouts;
+	__u64 start, posted;
 	int ret;
 
-	ar_cq_flush_overflow(ctx);
-	if (ar_cq_events_user(ctx) >= min_events)
+	nr_timeouts = __atomic_load_n(&ctx->cq_timeouts, __ATOMIC_RELAXED);
+	if (ar_wait_done(ctx, min_events, nr_timeouts))
 		return 0;
+	start = ar_now_ns();
+	/* min_wait has its own rules: no polling in front of it */
+	if (!a->min_wait_ns) {
+		ret = ar_wait_poll(ctx, min_events, nr_timeouts, a, start);
+		if (ret)
+			return ret > 0 ? 0 : ret;
+	}
 	/* about to sleep: the ring fd shows readiness anew from here */
 	ar_ring_fd_clear(ctx);
 	w = ar_waiter_self();
 	if (!w)
 		return -ENOMEM;
 	w->target = IO_URING_READ_ONCE(ctx->rings->cq.head) + min_events;
-	w->nr_timeouts = __atomic_load_n(&ctx->cq_timeouts, __ATOMIC_RELAXED);
+	w->nr_timeouts = nr_timeouts;
 	w->force = false;
 	ar_waitq_add(ctx, w);
 	ret = ar_cqring_wait_loop(ctx, w, min_events, a);
 	ar_waitq_del(ctx, w);
+	if (!ret) {
+		/* learn the wait as lasting until the post that ended it */
+		posted = __atomic_load_n(&ctx->last_post_ns, __ATOMIC_RELAXED);
+		ar_wait_learn(&ctx->west, (posted > start ? posted : ar_now_ns()) -
+			      start);
+	}
 
 	/* like the kernel: CQEs there, the wait did not fail */
 	if (ret && IO_URING_READ_ONCE(ctx->rings->cq.head) !=
@@ -206,7 +305,7 @@ static int ar_enter_ring(struct ar_uctx *ctx, unsigned to_submit,
 int ar_user_enter(unsigned fd, unsigned to_submit, unsigned min_complete,
 		  unsigned flags, const void *arg, size_t argsz)
 {
-	struct ar_uctx *ctx;
+	struct ar_uctx *ctx, *prev;
 	int ret, err = 0;
 
 	if (flags & ~AR_ENTER_KNOWN)
@@ -214,7 +313,12 @@ int ar_user_enter(unsigned fd, unsigned to_submit, unsigned min_complete,
 	ctx = ar_enter_ctx(fd, flags, &err);
 	if (!ctx)
 		return err;
+	ar_stat_add(ctx, enters, 1);
+	prev = ar_tw_current;
+	/* this thread is the ring's task while it is in here (tw.c) */
+	ar_tw_current = ctx;
 	ret = ar_enter_ring(ctx, to_submit, min_complete, flags, arg, argsz);
+	ar_tw_current = prev;
 	ar_uctx_put(ctx);
 	return ret;
 }

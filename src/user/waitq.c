@@ -107,6 +107,12 @@ static bool ar_should_wake(struct ar_uctx *ctx, struct ar_waiter *w)
 {
 	unsigned tail = io_uring_smp_load_acquire(&ctx->rings->cq.tail);
 
+	/* complete=deferred: queued completions count, the waiter posts them */
+	if (__atomic_load_n(&ctx->pol.complete, __ATOMIC_RELAXED) ==
+	    ANYRING_COMPLETE_DEFERRED)
+		tail += (unsigned)atomic_load_explicit(&ctx->tw_nr,
+						       memory_order_relaxed);
+
 	return (int)(tail - w->target) >= 0 || w->force ||
 	       __atomic_load_n(&ctx->cq_timeouts, __ATOMIC_RELAXED) != w->nr_timeouts;
 }
@@ -118,6 +124,9 @@ void ar_waitq_wake(struct ar_uctx *ctx, bool all)
 	unsigned n = 0, cap = AR_WAKE_BATCH, i;
 	uint64_t one = 1;
 
+	/* wake=every: each waiter rechecks on every post (the pre-patch baseline) */
+	if (__atomic_load_n(&ctx->pol.wake, __ATOMIC_RELAXED) == ANYRING_WAKE_EVERY)
+		all = true;
 	pthread_mutex_lock(&ctx->wait_lock);
 	/* more waiters than the stack holds (many threads on one ring): rare */
 	if (atomic_load_explicit(&ctx->cq_waiters, memory_order_relaxed) > cap) {
@@ -129,7 +138,8 @@ void ar_waitq_wake(struct ar_uctx *ctx, bool all)
 		}
 	}
 	for (w = ctx->waitq; w && n < cap; w = w->next) {
-		if (!all && !ar_should_wake(ctx, w))
+		/* a waiter posting task work itself rechecks before it sleeps */
+		if (w == ar_self || (!all && !ar_should_wake(ctx, w)))
 			continue;
 		atomic_fetch_add_explicit(&w->refs, 1, memory_order_relaxed);
 		batch[n++] = w;

@@ -1,0 +1,240 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tw.c - where completion work runs (the complete= policy; seeds 001, 002).
+ *
+ * A request that finishes outside the ring's own task (in an io-wq worker,
+ * the service thread, a device thread) either posts its CQE there
+ * (inline), or goes on the ring's lock-free task list (the kernel's
+ * io_req_local_work_add):
+ *   deferred  the ring's task posts the list when it enters or waits, all
+ *             of it under one CQ lock; a waiter is woken only when the
+ *             list plus the CQ reach what it waits for; IORING_SQ_TASKRUN
+ *             tells liburing to enter;
+ *   punt      a per-ring completion thread posts it (the workqueue
+ *             baseline patch 002 removes: one more thread handoff).
+ * The ring's task is the thread inside io_uring_enter on the ring
+ * (ar_tw_current); its own completions always post directly.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include "uring.h"
+
+__thread struct ar_uctx *ar_tw_current;
+
+struct ar_punt {
+	pthread_t tid;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	atomic_bool sleeping;
+	bool exit;			/* under lock */
+	bool joined;
+};
+
+static bool ar_tw_flag(struct ar_uctx *ctx)
+{
+	return !(ctx->flags & IORING_SETUP_DEFER_TASKRUN) ||
+	       (ctx->flags & IORING_SETUP_TASKRUN_FLAG);
+}
+
+static void ar_punt_kick(struct ar_punt *pt)
+{
+	/*
+	 * seq_cst load after the seq_cst push: pairs with the thread's
+	 * seq_cst store of sleeping before it re-checks the list, so either
+	 * it sees the request or we see it asleep. Taking the lock orders us
+	 * after its check; the signal is sent with the lock dropped.
+	 */
+	if (!atomic_load_explicit(&pt->sleeping, memory_order_seq_cst))
+		return;
+	pthread_mutex_lock(&pt->lock);
+	pthread_mutex_unlock(&pt->lock);
+	pthread_cond_signal(&pt->cond);
+}
+
+/* Queue a finished request (res, cflags set); false: post it inline. */
+bool ar_tw_add(struct ar_ureq *req)
+{
+	struct ar_uctx *ctx = req->ctx;
+	struct ar_ureq *old;
+	int nr;
+
+	if (ar_req_state(req) == AR_REQ_RUNNING)
+		req->flags |= AR_REQ_F_ASYNC_DONE;
+	/* finished: a cancel no longer finds it running */
+	ar_req_set_state(req, AR_REQ_DONE);
+	old = atomic_load_explicit(&ctx->tw_head, memory_order_relaxed);
+	do {
+		req->next = old;
+		/* seq_cst (a release at least): the request's fields before the runner's exchange */
+	} while (!atomic_compare_exchange_weak_explicit(&ctx->tw_head, &old, req,
+							memory_order_seq_cst,
+							memory_order_relaxed));
+	/* seq_cst: pairs with ar_waitq_add()'s increment of cq_waiters */
+	nr = atomic_fetch_add_explicit(&ctx->tw_nr, 1, memory_order_seq_cst) + 1;
+	if (ctx->punt) {
+		ar_stat_add(ctx, worker_handoffs, 1);
+		ar_punt_kick(ctx->punt);
+		return true;
+	}
+	/*
+	 * The list went non-empty: IORING_SQ_TASKRUN makes liburing enter to
+	 * run it. As the kernel, a DEFER_TASKRUN ring shows the flag only
+	 * with IORING_SETUP_TASKRUN_FLAG (its CQEs wait for a GETEVENTS).
+	 */
+	if (!old && ar_tw_flag(ctx))
+		__atomic_fetch_or(&ctx->rings->sq_flags, IORING_SQ_TASKRUN,
+				  __ATOMIC_RELEASE);
+	(void)nr;
+	if (atomic_load_explicit(&ctx->cq_waiters, memory_order_seq_cst))
+		ar_waitq_wake(ctx, false);
+	return true;
+}
+
+/* Post everything queued, in arrival order, under one CQ lock; how many. */
+unsigned ar_tw_run(struct ar_uctx *ctx)
+{
+	struct ar_ureq *list, *req, *prev = NULL, *next;
+	struct ar_comp_batch b;
+	bool from_worker = false;
+	unsigned n = 0;
+
+	if (!ar_tw_pending(ctx))
+		return 0;
+	/* cleared before the list is taken: a push after it sets it again */
+	if (!ctx->punt && ar_tw_flag(ctx))
+		__atomic_fetch_and(&ctx->rings->sq_flags, ~IORING_SQ_TASKRUN,
+				   __ATOMIC_RELEASE);
+	/* acquire pairs with the pushers' seq_cst CAS: their requests are written */
+	list = atomic_exchange_explicit(&ctx->tw_head, NULL, memory_order_seq_cst);
+	for (req = list; req; req = next) {	/* the list is LIFO: reverse it */
+		next = req->next;
+		req->next = prev;
+		prev = req;
+		n++;
+	}
+	atomic_fetch_sub_explicit(&ctx->tw_nr, (int)n, memory_order_relaxed);
+	ar_batch_init(&b);
+	pthread_mutex_lock(&ctx->lock);
+	for (req = prev; req; req = next) {
+		next = req->next;
+		from_worker |= !!(req->flags & AR_REQ_F_ASYNC_DONE);
+		ar_complete_locked(ctx, req, &b);
+	}
+	ar_complete_timeouts_locked(ctx, &b);
+	pthread_mutex_unlock(&ctx->lock);
+	ar_stat_add(ctx, tw_batches, 1);
+	ar_stat_add(ctx, tw_items, n);
+	if (n > __atomic_load_n(&ctx->stats.tw_max_batch, __ATOMIC_RELAXED))
+		__atomic_store_n(&ctx->stats.tw_max_batch, n, __ATOMIC_RELAXED);
+	ar_batch_finish(ctx, &b, from_worker);
+	return n;
+}
+
+static void *ar_punt_thread(void *arg)
+{
+	struct ar_uctx *ctx = arg;
+	struct ar_punt *pt = ctx->punt;
+	bool exit = false;
+
+	ar_tw_current = ctx;
+	while (!exit) {
+		if (ar_tw_run(ctx))
+			continue;
+		pthread_mutex_lock(&pt->lock);
+		/* seq_cst: pairs with ar_punt_kick(); then look at the list again */
+		atomic_store_explicit(&pt->sleeping, true, memory_order_seq_cst);
+		if (!pt->exit && !atomic_load_explicit(&ctx->tw_head,
+						       memory_order_seq_cst))
+			pthread_cond_wait(&pt->cond, &pt->lock);
+		atomic_store_explicit(&pt->sleeping, false, memory_order_relaxed);
+		exit = pt->exit;
+		pthread_mutex_unlock(&pt->lock);
+	}
+	ar_tw_run(ctx);
+	return NULL;
+}
+
+static int ar_punt_start(struct ar_uctx *ctx)
+{
+	struct ar_punt *pt = calloc(1, sizeof(*pt));
+	int ret;
+
+	if (!pt)
+		return -ENOMEM;
+	pthread_mutex_init(&pt->lock, NULL);
+	pthread_cond_init(&pt->cond, NULL);
+	ctx->punt = pt;
+	ret = ar_thread_create(&pt->tid, ar_punt_thread, ctx);
+	if (ret) {
+		ctx->punt = NULL;
+		pthread_cond_destroy(&pt->cond);
+		pthread_mutex_destroy(&pt->lock);
+		free(pt);
+		return -ret;
+	}
+	return 0;
+}
+
+/*
+ * Stop the completion thread. Its memory stays until ar_punt_free(): a
+ * completing thread may still be kicking it (a kick finds it not asleep
+ * and does nothing; what it queued is posted by ar_tw_exit()).
+ */
+void ar_tw_stop_punt(struct ar_uctx *ctx)
+{
+	struct ar_punt *pt = ctx->punt;
+
+	if (!pt || pt->joined)
+		return;
+	pthread_mutex_lock(&pt->lock);
+	pt->exit = true;
+	pthread_mutex_unlock(&pt->lock);
+	pthread_cond_signal(&pt->cond);
+	pthread_join(pt->tid, NULL);
+	pt->joined = true;
+}
+
+/* with nothing in flight, or at ring exit */
+static void ar_punt_free(struct ar_uctx *ctx)
+{
+	struct ar_punt *pt = ctx->punt;
+
+	if (!pt)
+		return;
+	ar_tw_stop_punt(ctx);
+	ctx->punt = NULL;
+	pthread_cond_destroy(&pt->cond);
+	pthread_mutex_destroy(&pt->lock);
+	free(pt);
+}
+
+/*
+ * Switch the complete= policy; the caller made sure nothing is in flight,
+ * so no completion races the switch.
+ */
+int ar_tw_set_policy(struct ar_uctx *ctx, unsigned complete)
+{
+	int ret = 0;
+
+	if (complete == ANYRING_COMPLETE_PUNT && !ctx->punt)
+		ret = ar_punt_start(ctx);
+	else if (complete != ANYRING_COMPLETE_PUNT)
+		ar_punt_free(ctx);
+	if (!ret)
+		__atomic_store_n(&ctx->pol.complete, (unsigned char)complete,
+				 __ATOMIC_RELAXED);
+	return ret;
+}
+
+/* Ring exit, after every other completing thread is gone: post the rest. */
+void ar_tw_exit(struct ar_uctx *ctx)
+{
+	struct ar_uctx *saved = ar_tw_current;
+
+	ar_punt_free(ctx);
+	ar_tw_current = ctx;
+	while (ar_tw_run(ctx))
+		;
+	__atomic_store_n(&ctx->tw_closed, true, __ATOMIC_RELAXED);
+	ar_tw_current = saved;
+}
