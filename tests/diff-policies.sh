@@ -1,0 +1,38 @@
+#!/bin/sh
+# diff-policies: the differential suite (kernel vs user, tests/diff) under
+# every completion-path policy combination: wake= x complete= x wait=
+# (2 x 3 x 4 = 24). ANYRING_POLICY applies to the rings of both engines
+# (the kernel engine takes wait= only). With a sanitizer, where one run
+# takes several seconds, each value of each axis runs once at least
+# (6 combinations: wake x complete, wait rotating).
+# Env (from tests/run.sh): ANYRING_BUILD, SAN.
+set -u
+BIN="${ANYRING_BUILD:?ANYRING_BUILD is not set}/tests/differential"
+[ -x "$BIN" ] || { echo "FAIL: $BIN not built"; exit 1; }
+waits="sleep spin hybrid adaptive"
+fails=0 runs=0 i=0
+for complete in inline deferred punt; do
+	for wake in threshold every; do
+		if [ -n "${SAN:-}" ]; then
+			set -- $waits
+			shift $((i % 4))
+			ws=$1
+			i=$((i + 1))
+		else
+			ws=$waits
+		fi
+		for wait in $ws; do
+			pol="wake=$wake,complete=$complete,wait=$wait"
+			runs=$((runs + 1))
+			if out=$(ANYRING_POLICY=$pol "$BIN" 2>&1); then
+				echo "ok   $pol: $(echo "$out" | tail -n 1)"
+			else
+				fails=$((fails + 1))
+				echo "FAIL $pol:"
+				echo "$out" | grep -v '^PASS' | tail -n 30
+			fi
+		done
+	done
+done
+echo "$runs policy combinations, $fails failed"
+[ "$fails" -eq 0 ]
