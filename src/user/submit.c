@@ -11,6 +11,7 @@
 #include <poll.h>
 #include <sys/stat.h>
 #include "uring.h"
+#include "fault.h"
 
 #define AR_SQE_COMMON_FLAGS (IOSQE_FIXED_FILE | IOSQE_IO_LINK |		\
 			     IOSQE_IO_HARDLINK | IOSQE_ASYNC)
@@ -338,6 +339,14 @@ void ar_req_issue(struct ar_ureq *req, unsigned issue_flags)
 	ret = ar_req_assign_file(req);
 	if (ret)
 		goto done;
+	if (ar_unlikely(ar_faults_active())) {
+		/* ANYRING_FAULTS (fault.c): an injected error, or a delay in a worker */
+		ret = ar_fault_issue(req, issue_flags);
+		if (ret == AR_ISSUE_QUEUED)
+			return;
+		if (ret)
+			goto result;
+	}
 	if (worker && (def->pollin || def->pollout)) {
 		events = ar_req_poll_events(req);
 		if (events)
@@ -366,6 +375,7 @@ void ar_req_issue(struct ar_ureq *req, unsigned issue_flags)
 	}
 	if (ret == AR_ISSUE_QUEUED)
 		return;
+result:
 	/*
 	 * Like the kernel, these opcodes do not mark the request failed on
 	 * their own errors. A bad plain fd is not theirs: the kernel's core
