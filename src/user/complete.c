@@ -22,6 +22,29 @@ static void ar_batch_queue(struct ar_comp_batch *b, struct ar_ureq *req)
 	b->queue_tail = req;
 }
 
+/* a submit's requests, linked by if_next, appended in one go */
+void ar_inflight_add_list(struct ar_uctx *ctx, struct ar_ureq *head,
+			  struct ar_ureq *tail, unsigned nr)
+{
+	struct ar_ureq *req, *prev;
+
+	pthread_mutex_lock(&ctx->lock);
+	prev = ctx->inflight_tail;
+	for (req = head; req; req = req->if_next) {
+		req->if_prev = prev;
+		req->flags |= AR_REQ_F_INFLIGHT;
+		prev = req;
+	}
+	if (ctx->inflight_tail)
+		ctx->inflight_tail->if_next = head;
+	else
+		ctx->inflight = head;
+	ctx->inflight_tail = tail;
+	/* read without the lock by waiters (a hint): relaxed atomics */
+	__atomic_store_n(&ctx->nr_inflight, ctx->nr_inflight + nr, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&ctx->lock);
+}
+
 /* every submitted request is tracked until it completes (cancel, drain, exit) */
 void ar_inflight_add(struct ar_uctx *ctx, struct ar_ureq *req)
 {
@@ -71,7 +94,8 @@ static bool ar_cq_overflow_add(struct ar_uctx *ctx, __u64 user_data, int res,
 	of->cqe.user_data = user_data;
 	of->cqe.res = res;
 	of->cqe.flags = cflags;
-	ar_stat_add(ctx, completions, 1);
+	__atomic_store_n(&ctx->stats.completions, ctx->stats.completions + 1,
+			 __ATOMIC_RELAXED);
 	if (ctx->of_tail)
 		ctx->of_tail->next = of;
 	else
@@ -107,7 +131,9 @@ static void ar_cq_fill(struct ar_uctx *ctx, struct io_uring_cqe *cqe,
 	if (ctx->flags & IORING_SETUP_CQE32)
 		memset(cqe + 1, 0, sizeof(*cqe));
 	ctx->cached_cq_tail++;
-	ar_stat_add(ctx, completions, 1);
+	/* under ctx->lock: one writer; read relaxed */
+	__atomic_store_n(&ctx->stats.completions, ctx->stats.completions + 1,
+			 __ATOMIC_RELAXED);
 	/* release pairs with the application's acquire of the CQ tail: the CQE is written */
 	io_uring_smp_store_release(&ctx->rings->cq.tail, ctx->cached_cq_tail);
 }
@@ -197,7 +223,8 @@ void ar_cq_wake(struct ar_uctx *ctx, bool from_worker)
 		ar_waitq_wake(ctx, false);
 	}
 	/* the ring fd: made readable once per empty-to-ready transition */
-	if (!atomic_exchange_explicit(&ctx->ring_fd_signalled, true,
+	if (!atomic_load_explicit(&ctx->ring_fd_signalled, memory_order_relaxed) &&
+	    !atomic_exchange_explicit(&ctx->ring_fd_signalled, true,
 				      memory_order_relaxed) &&
 	    (efd = __atomic_load_n(&ctx->ring_fd, __ATOMIC_ACQUIRE)) >= 0)
 		(void)!write(efd, &one, sizeof(one));
@@ -284,10 +311,7 @@ void ar_batch_finish(struct ar_uctx *ctx, struct ar_comp_batch *b,
 
 	if (b->posted)
 		ar_cq_wake(ctx, from_worker);
-	for (req = b->free; req; req = next) {
-		next = req->next;
-		ar_req_free(req);
-	}
+	ar_req_free_list(ctx, b->free);
 	if (ar_drain_active(ctx))
 		ar_queue_deferred(ctx);
 	/* the next links of completed requests: no drain check for them */
@@ -312,7 +336,10 @@ void ar_req_complete(struct ar_ureq *req, int res, unsigned cflags)
 
 	req->res = res;
 	req->cflags = cflags;
-	/* complete=deferred or punt: another thread posts it */
+	/* the submitting thread posts its completions in a batch (submit.c) */
+	if (ar_submit_complete(req))
+		return;
+	/* complete=deferred or punt, or a submit in progress: task work */
 	if (ar_tw_wanted(ctx) && ar_tw_add(req))
 		return;
 	from_worker = ar_req_state(req) == AR_REQ_RUNNING;

@@ -188,7 +188,6 @@ static void ar_uctx_free(struct ar_uctx *ctx)
 	pthread_mutex_destroy(&ctx->svc.start_lock);
 	pthread_mutex_destroy(&ctx->uring_lock);
 	pthread_mutex_destroy(&ctx->lock);
-	pthread_mutex_destroy(&ctx->req_lock);
 	pthread_mutex_destroy(&ctx->wait_lock);
 	free(ctx->restrictions);
 	free(ctx->personalities);
@@ -334,7 +333,6 @@ static int ar_user_setup(unsigned entries, struct io_uring_params *p)
 	atomic_init(&ctx->refs, 1);
 	pthread_mutex_init(&ctx->uring_lock, NULL);
 	pthread_mutex_init(&ctx->lock, NULL);
-	pthread_mutex_init(&ctx->req_lock, NULL);
 	pthread_mutex_init(&ctx->wait_lock, NULL);
 	ar_iowq_init(&ctx->iowq, ctx->sq_entries);
 	pthread_mutex_init(&ctx->svc.start_lock, NULL);

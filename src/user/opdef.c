@@ -17,7 +17,8 @@
 
 const struct ar_opdef ar_opdefs[] = {
 	OP(NOP, "NOP"),
-		.prep = ar_nop_prep, .issue = ar_nop_issue, .iopoll = 1 },
+		.prep = ar_nop_prep, .issue = ar_nop_issue, .iopoll = 1,
+		.prep_inits = 1 },
 	OP(READV, "READV"),
 		.prep = ar_readv_prep, .issue = ar_read_issue, .needs_file = 1,
 		.pollin = 1, .buffer_select = 1, .iopoll = 1, .ioprio = 1 },

@@ -2,9 +2,12 @@
 /*
  * req.c - the request cache. Requests come from slabs that are never
  * returned until the ring goes away, so a warm ring allocates nothing per
- * I/O. Freed requests go back on a list under req_lock (a short critical
- * section, no system call inside).
+ * I/O. Allocation happens only under uring_lock (the submit path), from a
+ * list that lock protects; any thread frees onto a lock-free list the
+ * allocator takes whole when its own runs dry (the kernel's
+ * io_alloc_req with its locked_free_list, without the lock).
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include "uring.h"
@@ -16,6 +19,7 @@ struct ar_req_slab {
 	struct ar_ureq reqs[AR_REQ_SLAB];
 };
 
+/* under uring_lock */
 static int ar_req_grow(struct ar_uctx *ctx)
 {
 	struct ar_req_slab *slab = malloc(sizeof(*slab));
@@ -32,26 +36,31 @@ static int ar_req_grow(struct ar_uctx *ctx)
 	return 0;
 }
 
+/* under uring_lock */
 struct ar_ureq *ar_req_alloc(struct ar_uctx *ctx)
 {
 	struct ar_ureq *req;
 
-	pthread_mutex_lock(&ctx->req_lock);
-	if (!ctx->req_free && ar_req_grow(ctx)) {
-		pthread_mutex_unlock(&ctx->req_lock);
-		return NULL;
+	if (!ctx->req_free) {
+		/* acquire pairs with the release in ar_req_free(): the requests are written */
+		ctx->req_free = atomic_exchange_explicit(&ctx->req_freed, NULL,
+							 memory_order_acquire);
+		if (!ctx->req_free && ar_req_grow(ctx))
+			return NULL;
 	}
 	req = ctx->req_free;
 	ctx->req_free = req->next;
-	pthread_mutex_unlock(&ctx->req_lock);
 
-	memset(req, 0, sizeof(*req));
+	/* the header; ar_req_init() copies the SQE and clears opdata */
+	memset(req, 0, offsetof(struct ar_ureq, sqe));
+	req->alloc = NULL;
 	req->ctx = ctx;
 	req->fd = -1;
 	return req;
 }
 
-void ar_req_free(struct ar_ureq *req)
+/* what a request holds besides itself */
+static void ar_req_release(struct ar_ureq *req)
 {
 	struct ar_uctx *ctx = req->ctx;
 	const struct ar_opdef *def = &ar_opdefs[req->opcode < ar_nr_opdefs ?
@@ -65,11 +74,43 @@ void ar_req_free(struct ar_ureq *req)
 		ar_rsrc_put(ctx, req->file_node);
 	if (req->buf_node)
 		ar_rsrc_put(ctx, req->buf_node);
+}
 
-	pthread_mutex_lock(&ctx->req_lock);
-	req->next = ctx->req_free;
-	ctx->req_free = req;
-	pthread_mutex_unlock(&ctx->req_lock);
+/* requests first..last (linked by next) onto the lock-free free list */
+static void ar_req_push(struct ar_uctx *ctx, struct ar_ureq *first,
+			struct ar_ureq *last)
+{
+	struct ar_ureq *old;
+
+	/*
+	 * A push onto a list only ever taken whole: no ABA. Release pairs
+	 * with the allocator's acquire exchange.
+	 */
+	old = atomic_load_explicit(&ctx->req_freed, memory_order_relaxed);
+	do {
+		last->next = old;
+	} while (!atomic_compare_exchange_weak_explicit(&ctx->req_freed, &old, first,
+							memory_order_release,
+							memory_order_relaxed));
+}
+
+void ar_req_free(struct ar_ureq *req)
+{
+	ar_req_release(req);
+	ar_req_push(req->ctx, req, req);
+}
+
+/* a batch of one ring's requests, linked by next: one atomic for all */
+void ar_req_free_list(struct ar_uctx *ctx, struct ar_ureq *list)
+{
+	struct ar_ureq *req, *last = NULL;
+
+	for (req = list; req; req = req->next) {
+		ar_req_release(req);
+		last = req;
+	}
+	if (list)
+		ar_req_push(ctx, list, last);
 }
 
 void ar_req_cache_free(struct ar_uctx *ctx)
@@ -82,4 +123,5 @@ void ar_req_cache_free(struct ar_uctx *ctx)
 	}
 	ctx->slabs = NULL;
 	ctx->req_free = NULL;
+	atomic_store_explicit(&ctx->req_freed, NULL, memory_order_relaxed);
 }

@@ -23,9 +23,18 @@ struct ar_submit_link {
 };
 
 /* a request the submit loop hands on: issued once the SQ lock is dropped */
+#define AR_FAST_BATCH	64
+
 struct ar_submit_state {
+	/* plain NOPs completed at once, posted together (ar_submit_fast_nop) */
+	unsigned nr_fast;
+	__u64 fast_ud[AR_FAST_BATCH];
+	__s32 fast_res[AR_FAST_BATCH];
+	struct ar_comp_batch fast_b;
 	struct ar_submit_link link;
 	struct ar_ureq *ready_head, *ready_tail;
+	struct ar_ureq *if_head, *if_tail;	/* to add to ctx->inflight */
+	unsigned nr_if;
 };
 
 static void ar_ready_add(struct ar_submit_state *st, struct ar_ureq *req)
@@ -85,6 +94,9 @@ static int ar_req_init(struct ar_uctx *ctx, struct ar_ureq *req,
 		return -EINVAL;
 	}
 	def = &ar_opdefs[req->opcode];
+	/* zeroed opdata for prep (and cleanup, should a check below fail) */
+	if (!def->prep_inits)
+		memset(req->opdata, 0, sizeof(req->opdata));
 	if (flags & ~AR_SQE_COMMON_FLAGS) {
 		if (flags & ~AR_SQE_VALID_FLAGS)
 			return -EINVAL;
@@ -149,7 +161,14 @@ static int ar_submit_sqe(struct ar_uctx *ctx, struct ar_submit_state *st,
 	struct ar_submit_link *link = &st->link;
 	int ret;
 
-	ar_inflight_add(ctx, req);
+	/* in flight from here: added to ctx->inflight with the submit's others */
+	req->if_next = NULL;
+	if (st->if_tail)
+		st->if_tail->if_next = req;
+	else
+		st->if_head = req;
+	st->if_tail = req;
+	st->nr_if++;
 	ctx->submit_link_head = link->head;
 	ctx->submit_link_last = link->last;
 	ret = ar_req_init(ctx, req, sqe);
@@ -170,6 +189,50 @@ static int ar_submit_sqe(struct ar_uctx *ctx, struct ar_submit_state *st,
 	}
 	ar_ready_add(st, req);
 	return 0;
+}
+
+/*
+ * Post the plain NOPs gathered so far under one ctx->lock. The wakeups
+ * (system calls) and what completed timeouts release wait in st->fast_b
+ * until uring_lock is dropped.
+ */
+static void ar_submit_post_fast(struct ar_uctx *ctx, struct ar_submit_state *st)
+{
+	unsigned i;
+
+	st->fast_b.posted = true;
+	pthread_mutex_lock(&ctx->lock);
+	for (i = 0; i < st->nr_fast; i++)
+		ar_cq_post_locked(ctx, st->fast_ud[i], st->fast_res[i], 0);
+	ar_complete_timeouts_locked(ctx, &st->fast_b);
+	pthread_mutex_unlock(&ctx->lock);
+	st->nr_fast = 0;
+}
+
+/*
+ * A NOP with no flags (or only INJECT_RESULT) needs no request: its CQE
+ * is all there is to it. Taken only while every earlier SQE of this
+ * submit was one too (no request waits to be issued, no chain is open),
+ * so CQEs keep submission order; not while a drain, restrictions or
+ * fault injection could apply. Under uring_lock.
+ */
+static bool ar_submit_fast_nop(struct ar_uctx *ctx, struct ar_submit_state *st,
+			       const struct io_uring_sqe *sqe)
+{
+	__u32 nop_flags;
+
+	if (sqe->opcode != IORING_OP_NOP || sqe->flags || sqe->ioprio ||
+	    sqe->personality || st->ready_head || st->link.head ||
+	    ctx->restrictions || ar_drain_active(ctx) || ar_faults_active())
+		return false;
+	nop_flags = sqe->rw_flags;
+	if (nop_flags & ~1U)	/* IORING_NOP_INJECT_RESULT */
+		return false;
+	st->fast_ud[st->nr_fast] = sqe->user_data;
+	st->fast_res[st->nr_fast] = nop_flags ? (__s32)sqe->len : 0;
+	if (++st->nr_fast == AR_FAST_BATCH)
+		ar_submit_post_fast(ctx, st);
+	return true;
 }
 
 /* the SQE at the consumer's position, or NULL for a bad SQ array index */
@@ -205,12 +268,18 @@ static void ar_submit_issue(struct ar_uctx *ctx, struct ar_ureq *ready);
 
 int ar_submit_sqes(struct ar_uctx *ctx, unsigned nr)
 {
-	struct ar_submit_state st = { { NULL, NULL }, NULL, NULL };
+	struct ar_submit_state st;
 	const struct io_uring_sqe *sqe;
 	struct ar_ureq *req;
 	unsigned entries, left;
+	bool nomem = false;
 	int ret;
 
+	st.nr_fast = 0;
+	ar_batch_init(&st.fast_b);
+	st.link.head = st.link.last = NULL;
+	st.ready_head = st.ready_tail = st.if_head = st.if_tail = NULL;
+	st.nr_if = 0;
 	pthread_mutex_lock(&ctx->uring_lock);
 	entries = ar_sq_entries_ready(ctx);
 	if (entries > ctx->sq_entries)
@@ -221,12 +290,15 @@ int ar_submit_sqes(struct ar_uctx *ctx, unsigned nr)
 	}
 	ret = (int)(left = nr < entries ? nr : entries);
 	do {
-		req = ar_req_alloc(ctx);
-		if (!req)
-			break;
 		sqe = ar_get_sqe(ctx);
-		if (!sqe) {
-			ar_req_free(req);
+		if (!sqe)
+			break;
+		if (ar_submit_fast_nop(ctx, &st, sqe))
+			continue;
+		req = ar_req_alloc(ctx);
+		if (!req) {
+			ctx->cached_sq_head--;	/* not consumed */
+			nomem = true;
 			break;
 		}
 		if (ar_submit_sqe(ctx, &st, req, sqe) &&
@@ -237,32 +309,45 @@ int ar_submit_sqes(struct ar_uctx *ctx, unsigned nr)
 	} while (--left);
 	if (left) {
 		ret -= (int)left;
-		if (!ret && !req)
+		if (!ret && nomem)
 			ret = -EAGAIN;
 	}
+	if (st.nr_fast)
+		ar_submit_post_fast(ctx, &st);
 	/* a chain still open at the end of a submit is flushed as it is */
 	if (st.link.head) {
 		ar_ready_add(&st, st.link.head);
 		st.link.head = NULL;
 	}
 	ctx->submit_link_head = ctx->submit_link_last = NULL;
-	if (ret > 0)
-		ar_stat_add(ctx, submissions, (unsigned)ret);
+	/* one ctx->lock for the whole submit, before any of it is issued */
+	if (st.if_head)
+		ar_inflight_add_list(ctx, st.if_head, st.if_tail, st.nr_if);
+	if (ret > 0)	/* under uring_lock: one writer; read relaxed */
+		__atomic_store_n(&ctx->stats.submissions,
+				 ctx->stats.submissions + (unsigned)ret,
+				 __ATOMIC_RELAXED);
 	/* release pairs with the application's acquire of the SQ head: entries are free */
 	io_uring_smp_store_release(&ctx->rings->sq.head, ctx->cached_sq_head);
 	pthread_mutex_unlock(&ctx->uring_lock);
 
-	ar_submit_issue(ctx, st.ready_head);
+	if (st.fast_b.posted)
+		ar_batch_finish(ctx, &st.fast_b, false);
+	if (st.ready_head)
+		ar_submit_issue(ctx, st.ready_head);
 	return ret;
 }
 
 /*
- * The kernel queues the next request of a chain as task work, which runs
- * after the submit has issued the rest of its SQEs. While this thread
- * issues a submit's SQEs, the next links of requests that complete inline
- * wait here and are issued after them, in completion order.
+ * The submitting thread's completions are batched, as the kernel's
+ * submit_state.compl_reqs: requests that complete while this thread
+ * issues a submit's SQEs post their CQEs together, in completion order,
+ * under one ctx->lock, when the submit's SQEs are issued. The next links
+ * of completed requests (task work in the kernel) are issued after that,
+ * and their own completions batch the same way.
  */
 static __thread struct ar_ureq *ar_deferred_links, **ar_deferred_tail;
+static __thread struct ar_ureq *ar_compl_head, **ar_compl_tail;
 static __thread struct ar_uctx *ar_submitting;
 
 bool ar_submit_defer_link(struct ar_ureq *req)
@@ -275,25 +360,71 @@ bool ar_submit_defer_link(struct ar_ureq *req)
 	return true;
 }
 
+/* a completion in the submitting thread: posted with the batch */
+bool ar_submit_complete(struct ar_ureq *req)
+{
+	if (ar_submitting != req->ctx)
+		return false;
+	req->next = NULL;
+	*ar_compl_tail = req;
+	ar_compl_tail = &req->next;
+	return true;
+}
+
+/* io_submit_flush_completions */
+static void ar_submit_flush(struct ar_uctx *ctx, struct ar_ureq *list)
+{
+	struct ar_ureq *req, *next;
+	struct ar_comp_batch b;
+
+	ar_batch_init(&b);
+	pthread_mutex_lock(&ctx->lock);
+	for (req = list; req; req = next) {
+		next = req->next;
+		ar_complete_locked(ctx, req, &b);
+	}
+	ar_complete_timeouts_locked(ctx, &b);
+	pthread_mutex_unlock(&ctx->lock);
+	ar_batch_finish(ctx, &b, false);
+}
+
 static void ar_submit_issue(struct ar_uctx *ctx, struct ar_ureq *ready)
 {
 	struct ar_ureq *req, *next;
 
-	ar_deferred_links = NULL;
+	/* completions from other threads meanwhile wait for the end (tw.c) */
+	atomic_fetch_add_explicit(&ctx->in_submit, 1, memory_order_seq_cst);
+	ar_deferred_links = ar_compl_head = NULL;
 	ar_deferred_tail = &ar_deferred_links;
+	ar_compl_tail = &ar_compl_head;
 	ar_submitting = ctx;
 	for (req = ready; req; req = next) {
 		next = req->next;
 		ar_req_queue(req);
 	}
-	ar_submitting = NULL;
-	for (req = ar_deferred_links; req; req = next) {
-		next = req->next;
-		if (ctx->exiting)
-			ar_req_complete(req, -ECANCELED, 0);
-		else
-			ar_req_queue_nodrain(req);
+	for (;;) {
+		if (ar_compl_head) {
+			req = ar_compl_head;
+			ar_compl_head = NULL;
+			ar_compl_tail = &ar_compl_head;
+			ar_submit_flush(ctx, req);
+			continue;
+		}
+		if (!ar_deferred_links)
+			break;
+		req = ar_deferred_links;
+		ar_deferred_links = NULL;
+		ar_deferred_tail = &ar_deferred_links;
+		for (; req; req = next) {
+			next = req->next;
+			if (ctx->exiting)
+				ar_req_complete(req, -ECANCELED, 0);
+			else
+				ar_req_queue_nodrain(req);
+		}
 	}
+	ar_submitting = NULL;
+	ar_tw_submit_end(ctx);
 }
 
 /* the fd a request works on: a registered file holds a reference until done */

@@ -36,13 +36,16 @@ static bool ar_tw_flag(struct ar_uctx *ctx)
 	       (ctx->flags & IORING_SETUP_TASKRUN_FLAG);
 }
 
-static void ar_punt_kick(struct ar_punt *pt)
+static void ar_punt_kick(struct ar_uctx *ctx)
 {
+	struct ar_punt *pt = ctx->punt;
+
 	/*
-	 * seq_cst load after the seq_cst push: pairs with the thread's
-	 * seq_cst store of sleeping before it re-checks the list, so either
-	 * it sees the request or we see it asleep. Taking the lock orders us
-	 * after its check; the signal is sent with the lock dropped.
+	 * seq_cst load after the seq_cst push (or in_submit decrement):
+	 * pairs with the thread's seq_cst store of sleeping before it
+	 * re-checks the list and in_submit, so either it sees the work or we
+	 * see it asleep. Taking the lock orders us after its check; the
+	 * signal is sent with the lock dropped.
 	 */
 	if (!atomic_load_explicit(&pt->sleeping, memory_order_seq_cst))
 		return;
@@ -73,7 +76,19 @@ bool ar_tw_add(struct ar_ureq *req)
 	nr = atomic_fetch_add_explicit(&ctx->tw_nr, 1, memory_order_seq_cst) + 1;
 	if (ctx->punt) {
 		ar_stat_add(ctx, worker_handoffs, 1);
-		ar_punt_kick(ctx->punt);
+		ar_punt_kick(ctx);
+		return true;
+	}
+	if (__atomic_load_n(&ctx->pol.complete, __ATOMIC_RELAXED) ==
+	    ANYRING_COMPLETE_INLINE) {
+		/*
+		 * Queued only because a submit is being issued: its thread
+		 * posts this when done. seq_cst pairs with its decrement of
+		 * in_submit before it runs the list: if it is done already,
+		 * post it here.
+		 */
+		if (!atomic_load_explicit(&ctx->in_submit, memory_order_seq_cst))
+			ar_tw_run(ctx);
 		return true;
 	}
 	/*
@@ -138,13 +153,17 @@ static void *ar_punt_thread(void *arg)
 
 	ar_tw_current = ctx;
 	while (!exit) {
-		if (ar_tw_run(ctx))
+		/* a submit being issued posts its own completions first */
+		if (!atomic_load_explicit(&ctx->in_submit, memory_order_seq_cst) &&
+		    ar_tw_run(ctx))
 			continue;
 		pthread_mutex_lock(&pt->lock);
-		/* seq_cst: pairs with ar_punt_kick(); then look at the list again */
+		/* seq_cst: pairs with ar_punt_kick(); then look at the work again */
 		atomic_store_explicit(&pt->sleeping, true, memory_order_seq_cst);
-		if (!pt->exit && !atomic_load_explicit(&ctx->tw_head,
-						       memory_order_seq_cst))
+		if (!pt->exit && (!atomic_load_explicit(&ctx->tw_head,
+							memory_order_seq_cst) ||
+				  atomic_load_explicit(&ctx->in_submit,
+						       memory_order_seq_cst)))
 			pthread_cond_wait(&pt->cond, &pt->lock);
 		atomic_store_explicit(&pt->sleeping, false, memory_order_relaxed);
 		exit = pt->exit;
@@ -206,6 +225,24 @@ static void ar_punt_free(struct ar_uctx *ctx)
 	pthread_cond_destroy(&pt->cond);
 	pthread_mutex_destroy(&pt->lock);
 	free(pt);
+}
+
+/*
+ * A thread finished issuing a submit: the completions other threads
+ * queued meanwhile go out now (complete=inline: posted here; punt: the
+ * completion thread; deferred: they wait for the ring's task anyway).
+ */
+void ar_tw_submit_end(struct ar_uctx *ctx)
+{
+	/* seq_cst: pairs with the re-check in ar_tw_add() and the punt thread's */
+	if (atomic_fetch_sub_explicit(&ctx->in_submit, 1, memory_order_seq_cst) != 1 ||
+	    !ar_tw_pending(ctx))
+		return;
+	if (ctx->punt)
+		ar_punt_kick(ctx);
+	else if (__atomic_load_n(&ctx->pol.complete, __ATOMIC_RELAXED) ==
+		 ANYRING_COMPLETE_INLINE)
+		ar_tw_run(ctx);
 }
 
 /*

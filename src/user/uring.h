@@ -89,6 +89,7 @@ struct ar_opdef {
 	unsigned buffer_select : 1;	/* takes IOSQE_BUFFER_SELECT */
 	unsigned ioprio : 1;		/* takes sqe->ioprio */
 	unsigned nofail_res : 1;	/* an error result does not break a link */
+	unsigned prep_inits : 1;	/* prep writes all its opdata: no zeroing */
 };
 
 extern const struct ar_opdef ar_opdefs[];
@@ -303,12 +304,14 @@ struct ar_uctx {
 	_Atomic(struct ar_ureq *) tw_head;
 	atomic_int tw_nr;		/* how many, for the waiter's threshold */
 	bool tw_closed;			/* ring exit: completions post inline */
+	atomic_uint in_submit;		/* threads issuing a submit's SQEs */
 	struct ar_punt *punt;
 
-	/* request cache: no malloc per I/O once warm */
-	pthread_mutex_t req_lock;
-	struct ar_ureq *req_free;
+	/* request cache: no malloc per I/O once warm (req.c) */
+	struct ar_ureq *req_free;	/* under uring_lock */
+	_Atomic(struct ar_ureq *) req_freed;	/* freed by any thread */
 	struct ar_req_slab *slabs;
+
 };
 
 extern __thread struct ar_uctx *ar_registered_rings[AR_RINGFD_REG_MAX];
@@ -385,6 +388,7 @@ static inline bool ar_uctx_dead(struct ar_uctx *ctx)
 /* req.c */
 struct ar_ureq *ar_req_alloc(struct ar_uctx *ctx);
 void ar_req_free(struct ar_ureq *req);
+void ar_req_free_list(struct ar_uctx *ctx, struct ar_ureq *list);
 void ar_req_cache_free(struct ar_uctx *ctx);
 
 /* submit.c */
@@ -393,6 +397,7 @@ int ar_submit_sqes(struct ar_uctx *ctx, unsigned nr);
 void ar_req_queue(struct ar_ureq *req);
 void ar_req_queue_nodrain(struct ar_ureq *req);
 bool ar_submit_defer_link(struct ar_ureq *req);
+bool ar_submit_complete(struct ar_ureq *req);
 void ar_req_issue(struct ar_ureq *req, unsigned issue_flags);
 int ar_req_assign_file(struct ar_ureq *req);
 
@@ -404,6 +409,8 @@ struct ar_ureq *ar_drain_take_all_locked(struct ar_uctx *ctx);
 
 /* complete.c */
 void ar_inflight_add(struct ar_uctx *ctx, struct ar_ureq *req);
+void ar_inflight_add_list(struct ar_uctx *ctx, struct ar_ureq *head,
+			  struct ar_ureq *tail, unsigned nr);
 void ar_req_complete(struct ar_ureq *req, int res, unsigned cflags);
 void ar_complete_locked(struct ar_uctx *ctx, struct ar_ureq *req,
 			struct ar_comp_batch *b);
@@ -422,6 +429,7 @@ bool ar_tw_add(struct ar_ureq *req);
 unsigned ar_tw_run(struct ar_uctx *ctx);
 int ar_tw_set_policy(struct ar_uctx *ctx, unsigned complete);
 void ar_tw_stop_punt(struct ar_uctx *ctx);
+void ar_tw_submit_end(struct ar_uctx *ctx);
 void ar_tw_exit(struct ar_uctx *ctx);
 
 static inline bool ar_tw_pending(struct ar_uctx *ctx)
@@ -429,11 +437,17 @@ static inline bool ar_tw_pending(struct ar_uctx *ctx)
 	return atomic_load_explicit(&ctx->tw_head, memory_order_relaxed);
 }
 
-/* a completion goes to task work unless this thread is the ring's task */
+/*
+ * A completion goes to task work unless this thread is the ring's task:
+ * with complete=deferred or punt, and while a submit is being issued (its
+ * own completions post first, as the kernel runs task work after them).
+ */
 static inline bool ar_tw_wanted(struct ar_uctx *ctx)
 {
-	return __atomic_load_n(&ctx->pol.complete, __ATOMIC_RELAXED) !=
-		ANYRING_COMPLETE_INLINE && ar_tw_current != ctx &&
+	return (__atomic_load_n(&ctx->pol.complete, __ATOMIC_RELAXED) !=
+		ANYRING_COMPLETE_INLINE ||
+		atomic_load_explicit(&ctx->in_submit, memory_order_relaxed)) &&
+	       ar_tw_current != ctx &&
 	       !__atomic_load_n(&ctx->tw_closed, __ATOMIC_RELAXED);
 }
 
