@@ -47,6 +47,13 @@ LIB_RPATH := -Wl,-rpath,$(abspath $(O)/lib)
 TOOL_SRCS := $(wildcard tools/*.c)
 TOOLS    := $(patsubst tools/%.c,$(O)/bin/%,$(TOOL_SRCS))
 
+# anyring-bench: tools/bench/*.c, one program; libaio for its libaio engine
+BENCH_SRCS := $(wildcard tools/bench/*.c)
+BENCH_HDRS := $(wildcard tools/bench/*.h)
+BENCH_OBJS := $(patsubst tools/bench/%.c,$(O)/obj/bench/%.o,$(BENCH_SRCS))
+BENCH    := $(if $(BENCH_SRCS),$(O)/bin/anyring-bench)
+BENCH_LIBS := -laio -lm
+
 TEST_SRCS := $(wildcard tests/*.c)
 TESTS    := $(patsubst tests/%.c,$(O)/tests/%,$(TEST_SRCS))
 DIFF_SRCS := $(wildcard tests/diff/*.c)
@@ -56,7 +63,7 @@ DIFF_BIN := $(if $(DIFF_SRCS),$(O)/tests/differential)
 all: lib tools $(O)/lib/pkgconfig/anyring.pc
 
 lib: $(LIB_SO) $(LIB_A)
-tools: $(TOOLS)
+tools: $(TOOLS) $(BENCH)
 
 $(O)/obj/pic/%.o: src/%.c $(LIB_HDRS) include/anyring.h
 	@mkdir -p $(dir $@)
@@ -82,6 +89,13 @@ $(O)/lib/pkgconfig/anyring.pc: anyring.pc.in Makefile | $(O)/lib/pkgconfig
 $(O)/bin/%: tools/%.c $(LIB_SO) include/anyring.h | $(O)/bin
 	$(CC) $(BASE_CFLAGS) $(CFLAGS_EXTRA) -Isrc -o $@ $< -L$(O)/lib -lanyring \
 		-Wl,-rpath,'$$ORIGIN/../lib' $(LDLIBS)
+
+$(O)/obj/bench/%.o: tools/bench/%.c $(BENCH_HDRS) include/anyring.h
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_CFLAGS) $(CFLAGS_EXTRA) -c -o $@ $<
+$(O)/bin/anyring-bench: $(BENCH_OBJS) $(LIB_SO) | $(O)/bin
+	$(CC) $(SANFLAGS) -o $@ $(BENCH_OBJS) -L$(O)/lib -lanyring \
+		-Wl,-rpath,'$$ORIGIN/../lib' $(BENCH_LIBS) $(LDLIBS)
 
 $(O)/tests/%: tests/%.c tests/test.h $(LIB_SO) | $(O)/tests
 	$(CC) $(BASE_CFLAGS) $(CFLAGS_EXTRA) -Isrc -Itests -o $@ $< -L$(O)/lib -lanyring \
@@ -127,6 +141,11 @@ install: all
 			tools/$$(basename $$t).c -L$(O)/lib -lanyring \
 			-Wl,-rpath,$(LIBDIR) $(LDLIBS) || exit 1; \
 	done
+	if [ -n "$(BENCH)" ]; then \
+		$(CC) $(SANFLAGS) -o $(DESTDIR)$(BINDIR)/anyring-bench $(BENCH_OBJS) \
+			-L$(O)/lib -lanyring -Wl,-rpath,$(LIBDIR) $(BENCH_LIBS) \
+			$(LDLIBS) || exit 1; \
+	fi
 
 # ---- fuzzing: `make fuzz` builds build/fuzz/fuzz_sqe (clang, libFuzzer) ----
 # The library sources are compiled into the fuzzer with its sanitizers and

@@ -1,51 +1,207 @@
 #!/bin/sh
-# make bench, until anyring-bench lands: report the machine's io_uring
-# (anyring-info), then run Debian's liburing examples on the default engine
-# linked with -lanyring, beside the same examples linked with -luring, on a
-# file this script creates. Prints the median of 3 runs: wall time, MiB/s.
-set -eu
+# make bench: the headline comparison of anyring's engines with
+# anyring-bench, in about two minutes. Engines: kernel (io_uring), user
+# (io_uring in the process), sync (preadv2), posixaio (glibc AIO) and, for
+# O_DIRECT, libaio. Workloads: NOP; 4 KiB random reads from the page cache
+# and with O_DIRECT (from a 1 GiB file on a disk), at QD1 and QD32; a
+# simdev with a fixed 5 us latency (user engine). Prints a table (IOPS,
+# p50/p99 completion latency, CPU, IOPS relative to the kernel engine) and
+# writes bench/report/latest.md with the machine, the table, the commands
+# and plots (SVG beside it).
+# Env: O (build dir), BENCH_SECS (per run, 3), BENCH_DIR (data file
+# directory; must be on a disk for O_DIRECT), BENCH_SIM (the simdev spec).
+set -u
 O=${O:-build}
-CC=${CC:-cc}
 TOP=$(cd "$(dirname "$0")/.." && pwd)
-MIB=${BENCH_MIB:-256}
-ex=/usr/share/doc/liburing-dev/examples
-lib="$TOP/$O/lib"
-
-echo "== anyring-info"
-"$TOP/$O/bin/anyring-info"
-echo
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/anyring-bench.XXXXXX")
+BIN="$TOP/$O/bin/anyring-bench"
+SECS=${BENCH_SECS:-3}
+SIM=${BENCH_SIM:-size=1G,lat=fixed:5us}
+REPORT="$TOP/bench/report"
+start=$(date +%s)
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/anyring-bench.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
-for e in io_uring-cp link-cp; do
-	$CC -O2 -w -o "$tmp/$e.anyring" "$ex/$e.c" -L"$lib" -lanyring -Wl,-rpath,"$lib"
-	$CC -O2 -w -o "$tmp/$e.uring" "$ex/$e.c" -luring
-done
-echo "== examples: copy a $MIB MiB file (page cache), engine ${ANYRING_ENGINE:-auto}"
-head -c $((MIB * 1024 * 1024)) /dev/urandom > "$tmp/src"
-cat "$tmp/src" > /dev/null
-# one untimed copy first (the first write of a new file pays for block
-# allocation), then 3 rounds alternating the libraries; the median is shown
-"$tmp/io_uring-cp.uring" "$tmp/src" "$tmp/dst"
-run() {
-	rm -f "$tmp/dst"
-	t0=$(date +%s.%N)
-	"$tmp/$1.$2" "$tmp/src" "$tmp/dst"
-	t1=$(date +%s.%N)
-	cmp -s "$tmp/src" "$tmp/dst" || { echo "$1 ($2): copy differs" >&2; exit 1; }
-	echo "$t0 $t1" | awk '{ printf "%.4f\n", $2 - $1 }' >> "$tmp/$1.$2.times"
+[ -x "$BIN" ] || { echo "bench: $BIN not built (make)" >&2; exit 1; }
+
+# ---- the data file: on a disk, not tmpfs, so O_DIRECT reaches a device
+data_dir() {
+	for d in "${BENCH_DIR:-$TOP/$O/bench}" /var/tmp/anyring-bench; do
+		mkdir -p "$d" 2>/dev/null || continue
+		case $(stat -f -c %T "$d") in
+		tmpfs|ramfs) continue ;;
+		esac
+		echo "$d"
+		return
+	done
+	echo "bench: no directory on a disk for the data file (BENCH_DIR)" >&2
+	exit 1
 }
-printf '%-12s %-10s %10s %10s\n' example library "median s" MiB/s
-for e in io_uring-cp link-cp; do
-	for r in 1 2 3; do
-		run "$e" anyring
-		run "$e" uring
-	done
-	for v in anyring uring; do
-		sort -n "$tmp/$e.$v.times" | sed -n 2p | awk -v e="$e" -v v="lib$v" \
-			-v m="$MIB" '{ printf "%-12s %-10s %10.3f %10.0f\n", e, v, $1, m / $1 }'
-	done
-done
+DIR=$(data_dir) || exit 1
+FILE="$DIR/randread-1g"
+FSTYPE=$(stat -f -c %T "$DIR")
+DEV=$(df -P "$DIR" | awk 'NR == 2 { print $1 }')
+"$BIN" --engine=sync --size=1G -r 0.01 -q "$FILE" >/dev/null ||
+	{ echo "bench: cannot make $FILE" >&2; exit 1; }
+
+# ---- the runs: "scenario|engine|anyring-bench arguments"
+QD1="-d 1 -s 1 -c 1"
+QD32="-d 32 -s 32 -c 1"	# refill every free slot, wait for one (as fio)
+runs="$tmp/runs"
+: > "$runs"
+add() { echo "$1|$2|$3" >> "$runs"; }
+for e in kernel user; do add "NOP QD1" $e "-N 1 $QD1"; done
+for e in kernel user; do add "NOP QD128" $e "-N 1 -d 128 -s 32 -c 32"; done
+for e in kernel user sync posixaio; do add "page cache QD1" $e "$QD1 $FILE"; done
+for e in kernel user posixaio; do add "page cache QD32" $e "$QD32 $FILE"; done
+for e in kernel user sync posixaio libaio; do add "O_DIRECT QD1" $e "-O 1 $QD1 $FILE"; done
+for e in kernel user posixaio libaio; do add "O_DIRECT QD32" $e "-O 1 $QD32 $FILE"; done
+if "$BIN" --engine=user -r 0.05 -q "sim:$SIM" >"$tmp/sim.err" 2>&1; then
+	add "simdev QD1" user "$QD1 sim:$SIM"
+	add "simdev QD32" user "$QD32 sim:$SIM"
+	SIMNOTE=""
+else
+	SIMNOTE="simdev (sim:$SIM) skipped: $(head -n 1 "$tmp/sim.err")"
+fi
+total=$(wc -l < "$runs")
+
+# a field of a run's JSON object (flat numbers; lat_ns values are unique keys)
+jget() { sed -n "s/.*\"$1\":\([-0-9.enul]*\).*/\1/p" "$2"; }
+
+echo "anyring-bench: $total runs of ${SECS} s, data file $FILE ($FSTYPE on $DEV)"
+i=0
+res="$tmp/results"
+: > "$res"
+while IFS='|' read -r scen eng args; do
+	i=$((i + 1))
+	printf '[%d/%d] %-8s %-16s ... ' "$i" "$total" "$eng" "$scen"
+	case $scen in page*) cat "$FILE" > /dev/null ;; esac
+	j="$tmp/run$i.json"
+	# shellcheck disable=SC2086
+	if "$BIN" --engine="$eng" --json -t 1 -r "$SECS" $args >"$j" 2>"$tmp/err"; then
+		iops=$(jget iops "$j"); p50=$(jget p50 "$j"); p99=$(jget p99 "$j")
+		cpu=$(echo "$(jget usr "$j") $(jget sys "$j")" | awk '{ printf "%.0f", $1 + $2 }')
+		printf '%s IOPS\n' "$(echo "$iops" | awk '{ printf "%.0f", $1 }')"
+	else
+		iops=-; p50=-; p99=-; cpu=-
+		echo "failed: $(grep -v '^anyring-bench: note' "$tmp/err" | head -n 1)"
+	fi
+	echo "$scen|$eng|$iops|$p50|$p99|$cpu|$args" >> "$res"
+done < "$runs"
+
+# ---- the table: IOPS relative to the kernel engine's in the same scenario
+table() {	# table FORMAT: text or md
+	awk -F'|' -v fmt="$1" '
+	function us(v) { return v == "-" || v == "null" ? "-" : sprintf("%.1f", v / 1000) }
+	{ scen[NR] = $1; eng[NR] = $2; iops[NR] = $3; p50[NR] = $4; p99[NR] = $5
+	  cpu[NR] = $6; if ($2 == "kernel" && $3 != "-") kern[$1] = $3 }
+	END {
+		if (fmt == "md") {
+			print "| workload | engine | IOPS | p50 (us) | p99 (us) | CPU % | vs kernel |"
+			print "|---|---|--:|--:|--:|--:|--:|"
+		} else {
+			printf "%-16s %-8s %10s %9s %9s %6s %9s\n", "workload", "engine",
+			       "IOPS", "p50 us", "p99 us", "CPU %", "vs kernel"
+		}
+		for (i = 1; i <= NR; i++) {
+			r = "-"
+			if (iops[i] != "-" && kern[scen[i]] > 0)
+				r = sprintf("%.2fx", iops[i] / kern[scen[i]])
+			v = iops[i] == "-" ? "failed" : sprintf("%.0f", iops[i])
+			if (fmt == "md")
+				printf "| %s | %s | %s | %s | %s | %s | %s |\n", scen[i],
+				       eng[i], v, us(p50[i]), us(p99[i]), cpu[i], r
+			else
+				printf "%-16s %-8s %10s %9s %9s %6s %9s\n", scen[i], eng[i],
+				       v, us(p50[i]), us(p99[i]), cpu[i], r
+		}
+	}' "$res"
+}
+
+# ---- plots: IOPS per workload and engine; O_DIRECT IOPS/latency vs depth
+mkdir -p "$REPORT"
+plots=""
+if command -v gnuplot >/dev/null; then
+	# columns: workload, then one per engine (in first-seen order)
+	awk -F'|' '
+	{ if (!($1 in seen)) { seen[$1]; w[++nw] = $1 }
+	  if (!($2 in eseen)) { eseen[$2]; e[++ne] = $2 }
+	  v[$1, $2] = $3 }
+	END { printf "workload"; for (j = 1; j <= ne; j++) printf " %s", e[j]; print ""
+	      for (i = 1; i <= nw; i++) { printf "\"%s\"", w[i]
+	        for (j = 1; j <= ne; j++) printf " %s", ((w[i], e[j]) in v) ? v[w[i], e[j]] : "-"
+	        print "" } }' "$res" > "$tmp/bars.dat"
+	ncol=$(head -n 1 "$tmp/bars.dat" | wc -w)
+	gnuplot <<GP 2>"$tmp/gp.err" && plots="$plots engines.svg"
+set terminal svg size 1100,480 dynamic noenhanced font 'sans,11'
+set output '$REPORT/engines.svg'
+set title "anyring-bench: IOPS per workload and engine (${SECS} s each)"
+set style data histograms
+set style histogram clustered gap 1
+set style fill solid 0.8 border -1
+set datafile missing '-'
+set logscale y
+set ylabel 'IOPS (log scale)'
+set grid ytics
+set key outside right
+set xtics rotate by -20
+plot for [c=2:$ncol] '$tmp/bars.dat' using c:xtic(1) title columnheader(c)
+GP
+	echo "[sweep] O_DIRECT randread, depth 1..64, kernel/user/libaio, 1 s each ..."
+	if "$BIN" -O 1 -s 32 -c 1 -r 1 --sweep depth=1,2,...,64 \
+		--sweep engine=kernel,user,libaio "$FILE" \
+		--plot "$REPORT/direct-depth.svg" >"$tmp/sweep.txt" 2>"$tmp/sweep.err"; then
+		plots="$plots direct-depth.svg"
+	else
+		echo "sweep failed: $(tail -n 1 "$tmp/sweep.err")"
+	fi
+fi
+
 echo
-echo "anyring-bench (engines, policies, latency percentiles) is not built yet;"
-echo "this is the examples' wall time only."
+table text
+[ -n "$SIMNOTE" ] && echo "$SIMNOTE"
+secs=$(( $(date +%s) - start ))
+
+# ---- bench/report/latest.md
+cpu_model=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
+{
+	echo "# anyring-bench: the headline comparison"
+	echo
+	echo "Written by \`make bench\` (bench/run.sh) on $(date -u '+%Y-%m-%d %H:%M UTC'), in ${secs} s."
+	echo
+	echo "## Machine"
+	echo
+	echo "- kernel: \`$(uname -srmv)\`"
+	echo "- CPU: $cpu_model, $(nproc) online CPUs"
+	echo "- memory: $(awk '/MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo)"
+	echo "- data file: \`$FILE\` (1 GiB, $FSTYPE on $DEV)"
+	echo "- io_uring: $("$TOP/$O/bin/anyring-info" 2>/dev/null | sed -n 's/^io_uring_setup: *//p' | head -n 1)"
+	echo
+	echo "## Results"
+	echo
+	echo "Each run ${SECS} s, one thread, 4 KiB random reads (NOP: no I/O). p50/p99: completion"
+	echo "latency from submission to reaping, fio's log-linear histogram. CPU: the process's"
+	echo "user+system time as % of one CPU (the user engine's worker threads included)."
+	echo "\"vs kernel\": IOPS relative to the kernel engine on the same workload."
+	echo
+	table md
+	echo
+	[ -n "$SIMNOTE" ] && { echo "$SIMNOTE"; echo; }
+	for p in $plots; do echo "![$p]($p)"; echo; done
+	if [ -s "$tmp/sweep.txt" ]; then
+		echo "O_DIRECT depth sweep (1 s per point):"
+		echo
+		echo '```'
+		cat "$tmp/sweep.txt"
+		echo '```'
+		echo
+	fi
+	echo "## Commands"
+	echo
+	echo '```'
+	while IFS='|' read -r scen eng iops p50 p99 cpu args; do
+		echo "anyring-bench --engine=$eng --json -t 1 -r $SECS $args"
+	done < "$res"
+	echo "anyring-bench -O 1 -s 32 -c 1 -r 1 --sweep depth=1,2,...,64 --sweep engine=kernel,user,libaio $FILE --plot direct-depth.svg"
+	echo '```'
+} > "$REPORT/latest.md"
+echo
+echo "report: bench/report/latest.md${plots:+ (plots:$plots)}; ${secs} s"

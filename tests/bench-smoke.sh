@@ -1,0 +1,152 @@
+#!/bin/sh
+# bench-smoke: anyring-bench runs short jobs on every engine and its output
+# parses: the summary, fio's percentile block, JSON with the documented
+# keys, sweeps; bad flags are refused with a message and exit 2. No timing
+# is asserted (make test checks behaviour, make bench measures).
+# Env (from tests/run.sh): ANYRING_BUILD, SAN.
+set -u
+BIN="${ANYRING_BUILD:?ANYRING_BUILD is not set}/bin/anyring-bench"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/anyring-bench-smoke.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+OUT="$tmp/out"
+F="$tmp/data"
+R=0.2	# seconds per run
+
+fail() {
+	echo "FAIL: $*"
+	sed 's/^/  | /' "$OUT" | tail -n 30
+	exit 1
+}
+
+run() {	# run ARGS...: must exit 0
+	"$BIN" "$@" >"$OUT" 2>&1 || fail "anyring-bench $* exited $?"
+}
+
+refused() {	# refused PATTERN ARGS...: exit 2 and PATTERN in the message
+	pat=$1; shift
+	"$BIN" "$@" >"$OUT" 2>&1
+	rc=$?
+	[ $rc -eq 2 ] || fail "anyring-bench $* exited $rc, not 2"
+	grep -q -- "$pat" "$OUT" || fail "anyring-bench $*: no '$pat' in the error"
+}
+
+json_keys() {	# json_keys FILE: one run object with exactly the documented keys
+	python3 - "$1" <<'PY' || fail "JSON keys differ"
+import json, sys
+want = ["engine", "policy", "target", "rw", "bs", "depth", "threads",
+        "runtime_s", "ios", "iops", "bw_bytes", "cpu", "ctx_switches",
+        "wakeups", "lat_ns"]
+lat = ["mean", "p1", "p5", "p10", "p20", "p30", "p40", "p50", "p60", "p70",
+       "p80", "p90", "p95", "p99", "p99.5", "p99.9", "p99.95", "p99.99", "max"]
+doc = json.load(open(sys.argv[1]))
+runs = doc["runs"] if "runs" in doc else [doc]
+for r in runs:
+    assert list(r) == want, list(r)
+    assert list(r["cpu"]) == ["usr", "sys"], r["cpu"]
+    assert list(r["lat_ns"]) == lat, list(r["lat_ns"])
+    assert r["ios"] >= 0 and r["iops"] >= 0
+print(len(runs), "run(s) with the documented keys")
+PY
+}
+
+[ -x "$BIN" ] || { echo "FAIL: $BIN not built (make tools)"; exit 1; }
+
+# --help names every flag
+run --help
+for f in -d -s -c -b -p -B -F -n -N -O -R -r -t -S --engine --policy --rw \
+	 --rwmix --size --json --sweep --plot --hist --split-reap --ring-flags \
+	 --quiet --help experiment; do
+	grep -q -- "$f" "$OUT" || fail "--help does not document $f"
+done
+
+# engines that can run here: kernel only when io_uring_setup works
+ENGINES="user"
+if "$BIN" -N 1 -d 4 -r 0.05 -q >"$OUT" 2>&1; then
+	ENGINES="kernel user"
+else
+	echo "kernel io_uring refused here: the user engine only"
+fi
+
+# a file is created with data, then every engine reads it
+run --size=1M -r $R -d 4 -t 1 --engine=user "$F"
+[ "$(stat -c %s "$F")" = 1048576 ] || fail "the file was not made 1 MiB"
+for e in $ENGINES sync libaio posixaio; do
+	run --engine=$e -d 8 -s 4 -c 2 -r $R -t 1 "$F"
+	grep -q "^$e: randread 4KiB QD" "$OUT" || fail "$e: no summary line"
+	grep -q '^  IOPS=[0-9.]*[KM]*, BW=' "$OUT" || fail "$e: no IOPS/BW"
+	grep -q '^  cpu: usr=[0-9.]*%, sys=[0-9.]*%' "$OUT" || fail "$e: no cpu"
+	grep -q '^  ctx switches: [0-9]' "$OUT" || fail "$e: no ctx switches"
+	grep -q '^  wakeups: ' "$OUT" || fail "$e: no wakeups"
+	grep -q '^    clat percentiles (nsec):$' "$OUT" || fail "$e: no percentiles"
+	grep -q '^     |  1.00th=\[ *[0-9]*\],  5.00th=\[' "$OUT" ||
+		fail "$e: not fio's percentile layout"
+	grep -q '99.99th=\[ *[0-9]*\]$' "$OUT" || fail "$e: no 99.99th"
+done
+echo "engines ran: $ENGINES sync libaio posixaio"
+
+# t/io_uring's per-second line (one second is the shortest run with one)
+run -N 1 -r 1.2 --engine=user -d 8
+grep -q '^IOPS=[0-9.]*[KM]*, IOS/call=[0-9-]*/[0-9-]*$' "$OUT" ||
+	fail "no per-second line"
+
+# the options t/io_uring has, and the split reaper
+for e in $ENGINES; do
+	run --engine=$e -B 1 -F 1 -d 8 -s 2 -c 2 -n 2 -R 0 -r $R -q "$F"
+	run --engine=$e --rw=randrw --rwmix=70 -r $R -q "$F"
+	run --engine=$e -N 1 -d 16 -s 1 -c 4 --split-reap -r $R -t 1 -q
+	grep -q 'clat percentiles' "$OUT" || fail "$e --split-reap: no latency"
+	run --engine=$e -N 1 --ring-flags=none -r $R -q
+done
+run -S 1 -d 4 -r 0.1 "$F"
+grep -q 'depth 1' "$OUT" || fail "sync does not say the depth is 1"
+
+# JSON: one object, and {"runs":[...]} for a sweep
+"$BIN" --json --engine=user -t 1 -r $R "$F" >"$tmp/one.json" 2>"$OUT" ||
+	fail "--json exited $?"
+python3 -m json.tool "$tmp/one.json" >/dev/null || fail "--json is not JSON"
+json_keys "$tmp/one.json"
+"$BIN" --json --engine=libaio -r 0.1 "$F" >"$tmp/nolat.json" 2>"$OUT" ||
+	fail "--json libaio exited $?"
+python3 -c 'import json,sys; r=json.load(open(sys.argv[1]));
+assert r["lat_ns"]["p50"] is None and r["wakeups"] is None' "$tmp/nolat.json" ||
+	fail "unmeasured values are not null"
+"$BIN" --json --sweep depth=1,2,...,8 --sweep engine=user,sync -r 0.1 "$F" \
+	>"$tmp/sweep.json" 2>"$OUT" || fail "--sweep --json exited $?"
+json_keys "$tmp/sweep.json"
+python3 -c 'import json,sys; assert len(json.load(open(sys.argv[1]))["runs"]) == 8' \
+	"$tmp/sweep.json" || fail "depth=1,2,...,8 x 2 engines is not 8 runs"
+grep -q '^\[8/8\] depth=8 engine=sync' "$OUT" || fail "no sweep progress"
+
+# a sweep table, and a plot when gnuplot is there
+if command -v gnuplot >/dev/null; then
+	run --sweep depth=1,4 --engine=user -r 0.1 "$F" --plot "$tmp/p.svg"
+	grep -q '<svg' "$tmp/p.svg" || fail "--plot wrote no SVG"
+else
+	run --sweep depth=1,4 --engine=user -r 0.1 "$F"
+fi
+grep -q '^depth  *IOPS  *MiB/s  *mean_us  *p50_us  *p99_us' "$OUT" ||
+	fail "no sweep table header"
+
+# refusals: exit 2 and a message naming the problem
+refused "'0' is not" -d 0 "$F"
+refused "'abc' is not" -d abc "$F"
+refused "'2' is not 0 or 1" -p 2 "$F"
+refused "'x' is not" -r x "$F"
+refused "unknown option --bogus" --bogus "$F"
+refused "unknown option -z" -z 1 "$F"
+refused "needs a value" "$F" -d
+refused "--engine: 'nope'" --engine=nope "$F"
+refused "--rw: 'sideways'" --rw=sideways "$F"
+refused "needs --engine=kernel or user" -N 1 --engine=sync
+refused "needs --engine=kernel or user" -B 1 --engine=libaio "$F"
+refused "needs --engine=user" --engine=sync sim:size=1M
+refused "one target only" "$F" "$F"
+refused "no target" --engine=user
+refused "--plot needs --sweep" --plot x.svg "$F"
+refused "KEY=V1,V2" --sweep colour=red "$F"
+refused "not yet implemented" experiment wait-threshold
+refused "unknown" experiment nosuch
+"$BIN" --engine=user -r $R "$tmp/missing" >"$OUT" 2>&1
+[ $? -eq 1 ] && grep -q 'give --size' "$OUT" || fail "a missing file: no clear error"
+echo "anyring-bench: ok"
+exit 0
