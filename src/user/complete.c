@@ -94,7 +94,8 @@ static bool ar_cq_overflow_add(struct ar_uctx *ctx, __u64 user_data, int res,
 	of->cqe.user_data = user_data;
 	of->cqe.res = res;
 	of->cqe.flags = cflags;
-	__atomic_store_n(&ctx->stats.completions, ctx->stats.completions + 1,
+	__atomic_store_n(&ctx->stats.completions,
+			 __atomic_load_n(&ctx->stats.completions, __ATOMIC_RELAXED) + 1,
 			 __ATOMIC_RELAXED);
 	if (ctx->of_tail)
 		ctx->of_tail->next = of;
@@ -132,7 +133,8 @@ static void ar_cq_fill(struct ar_uctx *ctx, struct io_uring_cqe *cqe,
 		memset(cqe + 1, 0, sizeof(*cqe));
 	ctx->cached_cq_tail++;
 	/* under ctx->lock: one writer; read relaxed */
-	__atomic_store_n(&ctx->stats.completions, ctx->stats.completions + 1,
+	__atomic_store_n(&ctx->stats.completions,
+			 __atomic_load_n(&ctx->stats.completions, __ATOMIC_RELAXED) + 1,
 			 __ATOMIC_RELAXED);
 	/* release pairs with the application's acquire of the CQ tail: the CQE is written */
 	io_uring_smp_store_release(&ctx->rings->cq.tail, ctx->cached_cq_tail);

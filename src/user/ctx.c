@@ -289,8 +289,13 @@ static int ar_user_stats(int fd, struct anyring_stats *st, bool reset)
 		       "every counter has a public field");
 	src = (__u64 *)&ctx->stats;
 	if (reset) {
+		/* submissions and completions have one writer each, under these */
+		pthread_mutex_lock(&ctx->uring_lock);
+		pthread_mutex_lock(&ctx->lock);
 		for (i = 0; i < n; i++)
 			__atomic_store_n(&src[i], 0, __ATOMIC_RELAXED);
+		pthread_mutex_unlock(&ctx->lock);
+		pthread_mutex_unlock(&ctx->uring_lock);
 		return 0;
 	}
 	memset(st, 0, sizeof(*st));

@@ -325,7 +325,8 @@ int ar_submit_sqes(struct ar_uctx *ctx, unsigned nr)
 		ar_inflight_add_list(ctx, st.if_head, st.if_tail, st.nr_if);
 	if (ret > 0)	/* under uring_lock: one writer; read relaxed */
 		__atomic_store_n(&ctx->stats.submissions,
-				 ctx->stats.submissions + (unsigned)ret,
+				 __atomic_load_n(&ctx->stats.submissions,
+						 __ATOMIC_RELAXED) + (unsigned)ret,
 				 __ATOMIC_RELAXED);
 	/* release pairs with the application's acquire of the SQ head: entries are free */
 	io_uring_smp_store_release(&ctx->rings->sq.head, ctx->cached_sq_head);
