@@ -445,6 +445,7 @@ static int ar_user_close(int fd)
 	/* the completion thread issues next links: stop it before io-wq */
 	ar_tw_stop_punt(ctx);
 	ar_iowq_exit(ctx);
+	ar_iopoll_exit(ctx);	/* simdev I/O in flight: wait for it */
 	ar_svc_exit(ctx);
 	ar_tw_exit(ctx);
 	ar_rsrc_free_all(ctx);

@@ -38,6 +38,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include "fs.h"
+#include "iopoll.h"
 
 #define AR___O_TMPFILE		020000000	/* O_TMPFILE without O_DIRECTORY */
 #ifndef RESOLVE_CACHED
@@ -135,7 +136,12 @@ int ar_fsync_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe)
 int ar_fsync_issue(struct ar_ureq *req, unsigned issue_flags)
 {
 	struct ar_sync *sync = ar_req_data(req, struct ar_sync);
+	int ret;
 
+	/* a simdev: a device flush, completed by the device (rw.c) */
+	_Static_assert(sizeof(struct ar_sync) <= AR_RW_SIM_OFF, "ar_sync overlaps ar_rw_sim");
+	if (ar_rw_sim_fsync(req, &ret))
+		return ret;
 	if (issue_flags & AR_ISSUE_NONBLOCK)
 		return -EAGAIN;
 	if (sync->flags & IORING_FSYNC_DATASYNC)
@@ -159,7 +165,10 @@ int ar_sync_file_range_prep(struct ar_ureq *req,
 int ar_sync_file_range_issue(struct ar_ureq *req, unsigned issue_flags)
 {
 	struct ar_sync *sync = ar_req_data(req, struct ar_sync);
+	int ret;
 
+	if (ar_rw_sim_sync_range(req, &ret))
+		return ret;
 	if (issue_flags & AR_ISSUE_NONBLOCK)
 		return -EAGAIN;
 	return ar_fs_ret(sync_file_range(req->fd, (off64_t)sync->off,

@@ -9,22 +9,30 @@
  * by a worker, so only EOF makes a read short, as in the kernel. An offset
  * of -1 means the file position (IORING_FEAT_RW_CUR_POS); on files that
  * cannot seek the offset is ignored. A short transfer breaks a link.
+ *
+ * A simdev (anyring_simdev_create) is not read with preadv2: the request
+ * hands the device a struct ar_sim_io kept at the end of its opdata and
+ * completes when the device calls back (AR_ISSUE_QUEUED until then). On an
+ * IOPOLL ring only a completion=poll device is accepted, and the request
+ * joins the ring's polled list (iopoll.c). A simdev has no file position:
+ * offset -1 is -EINVAL there. FSYNC on a simdev is a device flush.
  */
 #include <errno.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
 #include <unistd.h>
 #include <sys/uio.h>
 #include "uring.h"
+#include "iopoll.h"
 
 #define AR_RW_INLINE_VECS	4
 #define AR_MAX_RW_COUNT		0x7ffff000U	/* the kernel's MAX_RW_COUNT */
 
 struct ar_rw {
 	__s64 off;
-	__u64 addr;
 	__u32 len;		/* bytes, or iovecs for the vectored ops */
 	__s32 rw_flags;
 	__u32 done;		/* bytes moved by the inline attempt */
@@ -33,8 +41,11 @@ struct ar_rw {
 	bool fixed;
 	bool vectored;
 	struct iovec *vecs;	/* inline_vecs or req->alloc */
-	struct iovec inline_vecs[AR_RW_INLINE_VECS];
+	struct iovec inline_vecs[AR_RW_INLINE_VECS];	/* [0]: READ/WRITE's buffer */
 };
+
+/* a simdev request keeps its struct ar_rw_sim after these (iopoll.h) */
+_Static_assert(sizeof(struct ar_rw) <= AR_RW_SIM_OFF, "ar_rw overlaps ar_rw_sim");
 
 /* IORING_OP_NOP and its 6.18 flags (sqe->rw_flags is nop_flags) */
 #define AR_NOP_INJECT_RESULT	(1U << 0)
@@ -131,14 +142,13 @@ static int ar_rw_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe,
 	}
 
 	rw->off = (__s64)sqe->off;
-	rw->addr = sqe->addr;
 	rw->len = sqe->len;
 	rw->rw_flags = (__s32)sqe->rw_flags;
 	rw->buf_index = sqe->buf_index;
 	rw->fixed = fixed;
 	rw->vectored = vectored;
 	if (!vectored) {
-		rw->inline_vecs[0].iov_base = (void *)(unsigned long)rw->addr;
+		rw->inline_vecs[0].iov_base = (void *)(unsigned long)sqe->addr;
 		rw->inline_vecs[0].iov_len = rw->len;
 		rw->vecs = rw->inline_vecs;
 		rw->nr_vecs = 1;
@@ -151,7 +161,7 @@ static int ar_rw_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe,
 	/* a selected buffer replaces exactly one vector */
 	if ((sqe->flags & IOSQE_BUFFER_SELECT) && rw->len != 1)
 		return -EINVAL;
-	if (rw->len && !rw->addr)
+	if (rw->len && !sqe->addr)
 		return -EFAULT;
 	bytes = rw->len * sizeof(struct iovec);
 	if (rw->len <= AR_RW_INLINE_VECS) {
@@ -163,7 +173,7 @@ static int ar_rw_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe,
 		req->alloc = rw->vecs;
 	}
 	if (bytes)
-		memcpy(rw->vecs, (void *)(unsigned long)rw->addr, bytes);
+		memcpy(rw->vecs, (void *)(unsigned long)sqe->addr, bytes);
 	rw->nr_vecs = rw->len;
 	/* one call moves at most MAX_RW_COUNT bytes, as read(2) */
 	total = 0;
@@ -192,6 +202,7 @@ int ar_rw_fixed_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe)
 static int ar_rw_import_fixed(struct ar_ureq *req, struct ar_rw *rw)
 {
 	struct ar_rsrc_node *node = req->buf_node;
+	__u64 addr = (unsigned long)rw->inline_vecs[0].iov_base;
 	__u64 start, end;
 
 	if (!node) {
@@ -202,8 +213,7 @@ static int ar_rw_import_fixed(struct ar_ureq *req, struct ar_rw *rw)
 	}
 	start = (unsigned long)node->iov.iov_base;
 	end = start + node->iov.iov_len;
-	if (rw->addr < start || rw->addr + rw->len > end ||
-	    rw->addr + rw->len < rw->addr)
+	if (addr < start || addr + rw->len > end || addr + rw->len < addr)
 		return -EFAULT;
 	return 0;
 }
@@ -327,13 +337,137 @@ static int ar_rw_check(struct ar_ureq *req, struct ar_rw *rw, bool write)
 	return err;
 }
 
+/* ---- simdev ---- */
+
+/* the device is done with the I/O: complete the request (any thread) */
+static void ar_rw_sim_done(struct ar_sim_io *io)
+{
+	struct ar_rw_sim *s = (struct ar_rw_sim *)((char *)io -
+						   offsetof(struct ar_rw_sim, io));
+	struct ar_ureq *req = ar_rw_sim_req(s);
+	struct ar_uctx *ctx = req->ctx;
+	struct ar_simdev *d = s->dev;
+	int res = io->res;
+
+	if (io->flags & AR_SIM_IO_POLLED)
+		ar_iopoll_del(ctx, s, true);
+	if (io->op == AR_SIM_FLUSH)
+		req->flags |= AR_REQ_F_NOFAIL;	/* as FSYNC's errors: no link breaks */
+	else if (res >= 0 && (__u32)res != req->expect)
+		req->flags |= AR_REQ_F_SHORT;	/* short: the link breaks */
+	ar_req_complete(req, res, 0);
+	ar_simdev_put(d);
+	/* release: pairs with the acquire in ar_iopoll_exit(); ctx is not touched after */
+	atomic_fetch_sub_explicit(&ctx->sim_inflight, 1, memory_order_release);
+}
+
+/* hand the filled-in s->io to the device d (the request's reference) */
+static int ar_rw_sim_start(struct ar_ureq *req, struct ar_simdev *d,
+			   struct ar_rw_sim *s)
+{
+	struct ar_uctx *ctx = req->ctx;
+	int ret;
+
+	s->dev = d;
+	s->io.done = ar_rw_sim_done;
+	/* in the device: neither a worker's nor cancellable, as block I/O in flight */
+	ar_req_set_state(req, AR_REQ_PREP);
+	ret = ar_iopoll_add(ctx, s);
+	if (ret) {
+		ar_simdev_put(d);
+		return ret;
+	}
+	ret = ar_simdev_submit(d, &s->io);
+	if (!ret)
+		return AR_ISSUE_QUEUED;
+	if (s->io.flags & AR_SIM_IO_POLLED)
+		ar_iopoll_del(ctx, s, false);
+	atomic_fetch_sub_explicit(&ctx->sim_inflight, 1, memory_order_relaxed);
+	ar_simdev_put(d);
+	return ret;
+}
+
+/* ar_rw_check_inner's checks, in its order, for a simdev (always read-write) */
+static int ar_rw_sim_check(struct ar_ureq *req, struct ar_rw *rw,
+			   struct ar_simdev *d)
+{
+	bool iopoll = req->ctx->flags & IORING_SETUP_IOPOLL;
+
+	if (req->sqe_flags & IOSQE_BUFFER_SELECT)
+		return -ENOBUFS;
+	if (rw->fixed) {
+		int err = ar_rw_import_fixed(req, rw);
+
+		if (err)
+			return err;
+	}
+	if ((__u32)rw->rw_flags & ~AR_RWF_SUPPORTED)
+		return -EOPNOTSUPP;
+	/* only a device whose completions are found by polling takes IOPOLL */
+	if (iopoll && !ar_simdev_polled(d))
+		return -EOPNOTSUPP;
+	if (!iopoll && (rw->rw_flags & RWF_HIPRI))
+		return -EINVAL;
+	/* no file position on a simdev; offsets below -1 are -EINVAL anyway */
+	if (rw->off < 0)
+		return -EINVAL;
+	return 0;
+}
+
+static int ar_rw_sim_issue(struct ar_ureq *req, struct ar_rw *rw,
+			   struct ar_simdev *d, bool write)
+{
+	struct ar_rw_sim *s = ar_rw_sim(req);
+	int err = ar_rw_sim_check(req, rw, d);
+
+	if (err) {
+		ar_simdev_put(d);
+		return err;
+	}
+	s->io.op = write ? AR_SIM_WRITE : AR_SIM_READ;
+	s->io.iov = rw->vecs;
+	s->io.nr_iov = (uint16_t)rw->nr_vecs;
+	s->io.off = (uint64_t)rw->off;
+	s->io.len = req->expect;
+	s->io.flags = (req->ctx->flags & IORING_SETUP_IOPOLL) ? AR_SIM_IO_POLLED : 0;
+	return ar_rw_sim_start(req, d, s);
+}
+
+bool ar_rw_sim_fsync(struct ar_ureq *req, int *ret)
+{
+	struct ar_simdev *d = ar_simdev_get(req->fd);
+	struct ar_rw_sim *s = ar_rw_sim(req);
+
+	if (!d)
+		return false;
+	memset(&s->io, 0, sizeof(s->io));
+	s->io.op = AR_SIM_FLUSH;
+	*ret = ar_rw_sim_start(req, d, s);
+	return true;
+}
+
+/* sync_file_range writes back a page cache; a simdev has none: nothing to do */
+bool ar_rw_sim_sync_range(struct ar_ureq *req, int *ret)
+{
+	struct ar_simdev *d = ar_simdev_get(req->fd);
+
+	if (!d)
+		return false;
+	ar_simdev_put(d);
+	*ret = 0;
+	return true;
+}
+
 static int ar_rw_issue(struct ar_ureq *req, unsigned issue_flags, bool write)
 {
 	struct ar_rw *rw = ar_req_data(req, struct ar_rw);
 	bool nonblock = issue_flags & AR_ISSUE_NONBLOCK;
+	struct ar_simdev *d = ar_simdev_get(req->fd);
 	ssize_t ret;
 	int e = errno;
 
+	if (d)
+		return ar_rw_sim_issue(req, rw, d, write);
 	int err = ar_rw_check(req, rw, write);
 
 	if (err)

@@ -111,6 +111,11 @@ static void *ar_sqpoll_main(void *arg)
 			last = ar_now_ns();
 			continue;
 		}
+		/* IOPOLL: polled I/O in flight is work, as in the kernel's SQ thread */
+		if ((ctx->flags & IORING_SETUP_IOPOLL) && ar_iopoll_reap(ctx)) {
+			last = ar_now_ns();
+			continue;
+		}
 		if (ar_now_ns() - last < sq->idle_ns && !ctx->disabled) {
 			sched_yield();
 			continue;

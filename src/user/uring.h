@@ -53,6 +53,7 @@ struct ar_rings {
 struct ar_ureq;
 struct ar_uctx;
 struct ar_sqpoll;
+struct ar_iopoll;
 
 /* issue_flags */
 #define AR_ISSUE_NONBLOCK	(1U << 0)	/* inline attempt: never block */
@@ -312,6 +313,10 @@ struct ar_uctx {
 	_Atomic(struct ar_ureq *) req_freed;	/* freed by any thread */
 	struct ar_req_slab *slabs;
 
+	/* simdev I/O and IOPOLL (iopoll.c) */
+	struct ar_iopoll *iopoll;	/* the polled requests, estimates: under lock */
+	atomic_uint sim_inflight;	/* simdev I/Os not yet done: exit waits */
+
 };
 
 extern __thread struct ar_uctx *ar_registered_rings[AR_RINGFD_REG_MAX];
@@ -533,5 +538,11 @@ void ar_ring_fd_clear(struct ar_uctx *ctx);
 extern const struct ar_engine ar_internal_fd;
 int ar_internal_claim(int fd);
 void ar_internal_close(int fd);
+
+/* iopoll.c: IOPOLL rings (io_iopoll_check), simdev I/O at ring exit */
+int ar_iopoll_check(struct ar_uctx *ctx, unsigned min_events,
+		    uint64_t deadline_ns);
+bool ar_iopoll_reap(struct ar_uctx *ctx);
+void ar_iopoll_exit(struct ar_uctx *ctx);
 
 #endif

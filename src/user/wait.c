@@ -348,7 +348,11 @@ static int ar_enter_ring(struct ar_uctx *ctx, unsigned to_submit,
 		if (min_complete > ctx->cq_entries)
 			min_complete = ctx->cq_entries;
 		ret2 = ar_get_wait_arg(ctx, flags, arg, argsz, &w);
-		if (!ret2)
+		/* IOPOLL without SQPOLL: poll, never sleep (the kernel's syscall_iopoll) */
+		if (!ret2 && (ctx->flags & (IORING_SETUP_IOPOLL | IORING_SETUP_SQPOLL)) ==
+			     IORING_SETUP_IOPOLL)
+			ret2 = ar_iopoll_check(ctx, min_complete, w.deadline_ns);
+		else if (!ret2)
 			ret2 = ar_cqring_wait(ctx, min_complete, &w);
 		if (!ret)
 			ret = ret2;

@@ -1,0 +1,462 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * iopoll.c - IORING_SETUP_IOPOLL and HYBRID_IOPOLL on the user engine, and
+ * the accounting that lets ring exit wait for simdev I/O.
+ *
+ * As the kernel: on an IOPOLL ring, READ/WRITE on a file that completes by
+ * polling (a completion=poll simdev) joins the ring's list of polled
+ * requests, and io_uring_enter(GETEVENTS) does not sleep: it polls the
+ * devices of those requests until min_events CQEs are there
+ * (io_iopoll_check). The list is in issue order, so its head is the
+ * oldest request.
+ *
+ * HYBRID_IOPOLL sleeps once per request before polling for it, as the
+ * kernel's io_hybrid_iopoll_delay. Two ways to choose the sleep
+ * (ANYRING_HYBRID=half-min|learned, default learned):
+ *   half-min  the kernel's: half the smallest runtime seen on the ring,
+ *             a runtime being issue to completion minus the sleep taken;
+ *   learned   per device, an EWMA of completion runtimes and of their
+ *             absolute deviation: sleep until issue + mean - 2 deviations
+ *             - the learned lateness of our sleeps - a correction that
+ *             grows when a sleep found the I/O already complete and
+ *             shrinks when it did not.
+ * Neither looks at the device's due times: they see what a kernel sees,
+ * issue and completion. The measurements are in docs/simdev.md.
+ *
+ * Locks: the list and the estimates are under ctx->lock; no sleep and no
+ * device poll happens under it.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <sys/prctl.h>
+#include "iopoll.h"
+
+#define AR_IOPOLL_POLL_MAX	16	/* devices polled per pass */
+#define AR_IOPOLL_EST		4	/* devices with learned estimates, per ring */
+#define AR_IOP_HYBRID_MIN_SLEEP_NS	1000	/* shorter sleeps are not worth a syscall */
+#define AR_IOP_HYBRID_MIN_SAMPLES	8
+
+enum { AR_IOP_HYBRID_OFF, AR_IOP_HYBRID_HALF_MIN, AR_IOP_HYBRID_LEARNED };
+
+struct ar_iopoll_dev {
+	struct ar_simdev *dev;
+	unsigned nr;			/* polled requests on it */
+};
+
+/* learned: one device's completion runtimes, EWMA with weight 1/8 */
+struct ar_iopoll_est {
+	const struct ar_simdev *dev;	/* identity only, no reference */
+	unsigned n;			/* exact samples */
+	int64_t mean, mad;		/* ns */
+	int64_t corr;			/* extra margin, learned from oversleeps */
+	uint64_t used;			/* LRU */
+};
+
+struct ar_iopoll {
+	struct ar_rw_sim *head, *tail;
+	struct ar_iopoll_dev *devs;
+	unsigned ndevs, cap, rr;
+	int hybrid;			/* AR_IOP_HYBRID_* */
+	uint64_t min_rt;		/* half-min: smallest runtime, 0 none yet */
+	int64_t wake_late;		/* learned: mean lateness of our sleeps */
+	uint64_t tick;
+	struct ar_iopoll_est est[AR_IOPOLL_EST];
+};
+
+static inline void ar_iopoll_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield");
+#endif
+}
+
+static int ar_iop_hybrid_mode(struct ar_uctx *ctx)
+{
+	const char *v = getenv("ANYRING_HYBRID");
+
+	if (!(ctx->flags & IORING_SETUP_HYBRID_IOPOLL))
+		return AR_IOP_HYBRID_OFF;
+	if (!v || !*v || !strcmp(v, "learned"))
+		return AR_IOP_HYBRID_LEARNED;
+	if (!strcmp(v, "half-min"))
+		return AR_IOP_HYBRID_HALF_MIN;
+	ar_debug("ANYRING_HYBRID=%s: half-min or learned; using learned", v);
+	return AR_IOP_HYBRID_LEARNED;
+}
+
+/* ---- the list ---- */
+
+static int ar_iopoll_dev_add(struct ar_iopoll *ip, struct ar_simdev *d)
+{
+	for (unsigned i = 0; i < ip->ndevs; i++) {
+		if (ip->devs[i].dev == d) {
+			ip->devs[i].nr++;
+			return 0;
+		}
+	}
+	if (ip->ndevs == ip->cap) {
+		unsigned cap = ip->cap ? ip->cap * 2 : 4;
+		struct ar_iopoll_dev *v = realloc(ip->devs, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		ip->devs = v;
+		ip->cap = cap;
+	}
+	ip->devs[ip->ndevs].dev = d;
+	ip->devs[ip->ndevs++].nr = 1;
+	return 0;
+}
+
+static void ar_iopoll_dev_del(struct ar_iopoll *ip, struct ar_simdev *d)
+{
+	for (unsigned i = 0; i < ip->ndevs; i++) {
+		if (ip->devs[i].dev != d)
+			continue;
+		if (!--ip->devs[i].nr)
+			ip->devs[i] = ip->devs[--ip->ndevs];
+		return;
+	}
+}
+
+/* under ctx->lock: the ring's state, made at its first polled request */
+static struct ar_iopoll *ar_iopoll_state(struct ar_uctx *ctx)
+{
+	struct ar_iopoll *ip = ctx->iopoll;
+
+	if (!ip) {
+		ip = calloc(1, sizeof(*ip));
+		if (!ip)
+			return NULL;
+		ip->hybrid = ar_iop_hybrid_mode(ctx);
+		ctx->iopoll = ip;
+	}
+	return ip;
+}
+
+/*
+ * A simdev I/O is about to be submitted: count it (ring exit waits for
+ * the count to drop) and, when polled, append it to the list. -ECANCELED
+ * once the ring is exiting: ar_cancel_all() set exiting under this lock
+ * before exit waits, so everything counted here is waited for.
+ */
+int ar_iopoll_add(struct ar_uctx *ctx, struct ar_rw_sim *s)
+{
+	struct ar_iopoll *ip;
+	int ret = 0;
+
+	s->ip_next = NULL;
+	s->ip_flags = 0;
+	s->slept_ns = 0;
+	pthread_mutex_lock(&ctx->lock);
+	if (ctx->exiting) {
+		ret = -ECANCELED;
+	} else if (s->io.flags & AR_SIM_IO_POLLED) {
+		ip = ar_iopoll_state(ctx);
+		ret = ip ? ar_iopoll_dev_add(ip, s->dev) : -ENOMEM;
+		if (!ret) {
+			if (ip->tail)
+				ip->tail->ip_next = s;
+			else
+				ip->head = s;
+			ip->tail = s;
+		}
+	}
+	if (!ret)
+		atomic_fetch_add_explicit(&ctx->sim_inflight, 1, memory_order_relaxed);
+	pthread_mutex_unlock(&ctx->lock);
+	return ret;
+}
+
+/* ---- hybrid estimates ---- */
+
+static struct ar_iopoll_est *ar_iop_est_find(struct ar_iopoll *ip,
+					 const struct ar_simdev *d, bool create)
+{
+	struct ar_iopoll_est *e, *lru = &ip->est[0];
+
+	for (unsigned i = 0; i < AR_IOPOLL_EST; i++) {
+		e = &ip->est[i];
+		if (e->dev == d) {
+			e->used = ++ip->tick;
+			return e;
+		}
+		if (e->used < lru->used)
+			lru = e;
+	}
+	if (!create)
+		return NULL;
+	memset(lru, 0, sizeof(*lru));
+	lru->dev = d;
+	lru->used = ++ip->tick;
+	return lru;
+}
+
+static int64_t ar_iop_abs64(int64_t v)
+{
+	return v < 0 ? -v : v;
+}
+
+/* a completion found by polling, rt ns after its issue */
+static void ar_iop_learn(struct ar_iopoll *ip, struct ar_rw_sim *s, int64_t rt)
+{
+	struct ar_iopoll_est *e = ar_iop_est_find(ip, s->dev, true);
+	bool slept = s->ip_flags & AR_IP_SLEPT;
+	int64_t err;
+
+	if (s->ip_flags & AR_IP_EXACT) {
+		/* a pass before found it incomplete: rt is accurate to one pass */
+		if (!e->n) {
+			e->mean = rt;
+			e->mad = rt / 16;
+		} else {
+			err = rt - e->mean;
+			e->mean += err / 8;
+			e->mad += (ar_iop_abs64(err) - e->mad) / 8;
+		}
+		e->n++;
+		if (slept)
+			e->corr -= e->corr / 16;	/* woke in time: less margin */
+		return;
+	}
+	/* found on its first pass: it completed at rt or before */
+	if (e->n && rt < e->mean)
+		e->mean += (rt - e->mean) / 8;
+	if (slept) {
+		/* the sleep may have run past the completion: more margin */
+		e->corr += 500 + e->corr / 4;
+		if (e->corr > e->mean)
+			e->corr = e->mean;
+	}
+}
+
+static void ar_iop_hybrid_learn(struct ar_iopoll *ip, struct ar_rw_sim *s,
+			    uint64_t now)
+{
+	int64_t rt = (int64_t)(now - s->io.submit_ns);
+
+	if (ip->hybrid == AR_IOP_HYBRID_HALF_MIN) {
+		/* the kernel's arithmetic: runtime less the sleep taken */
+		int64_t k = rt - (int64_t)s->slept_ns;
+
+		if (k < 1)
+			k = 1;
+		if (!ip->min_rt || (uint64_t)k < ip->min_rt)
+			ip->min_rt = (uint64_t)k;
+		return;
+	}
+	ar_iop_learn(ip, s, rt);
+}
+
+/* when to wake for the head request, which no sleep was taken for yet; 0: no sleep */
+static uint64_t ar_iop_hybrid_target(struct ar_iopoll *ip, struct ar_rw_sim *head,
+				 uint64_t now)
+{
+	struct ar_iopoll_est *e;
+	int64_t t;
+
+	if (ip->hybrid == AR_IOP_HYBRID_HALF_MIN) {
+		if (ip->min_rt / 2 < AR_IOP_HYBRID_MIN_SLEEP_NS)
+			return 0;
+		head->slept_ns = (uint32_t)(ip->min_rt / 2);
+		return now + ip->min_rt / 2;
+	}
+	e = ar_iop_est_find(ip, head->dev, false);
+	if (!e || e->n < AR_IOP_HYBRID_MIN_SAMPLES)
+		return 0;
+	t = (int64_t)head->io.submit_ns + e->mean - 2 * e->mad - ip->wake_late - e->corr;
+	if (t < (int64_t)(now + AR_IOP_HYBRID_MIN_SLEEP_NS))
+		return 0;
+	head->slept_ns = (uint32_t)((uint64_t)t - now);
+	return (uint64_t)t;
+}
+
+/*
+ * A sleep until an absolute CLOCK_MONOTONIC time; returns how late it
+ * ended. The thread's timer slack is set to 1 ns once (the kernel's
+ * hybrid sleep is an hrtimer without slack; 50 us of default slack would
+ * swallow sleeps of device-latency size).
+ */
+static __thread bool ar_iopoll_slack_set;
+
+static int64_t ar_iop_hybrid_sleep(uint64_t until)
+{
+	struct timespec ts;
+
+	if (!ar_iopoll_slack_set) {
+		prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+		ar_iopoll_slack_set = true;
+	}
+	ts.tv_sec = (time_t)(until / 1000000000ULL);
+	ts.tv_nsec = (long)(until % 1000000000ULL);
+	/* a signal ends the sleep early, as the kernel's interruptible sleep */
+	clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+	return (int64_t)(ar_now_ns() - until);
+}
+
+void ar_iopoll_del(struct ar_uctx *ctx, struct ar_rw_sim *s, bool done)
+{
+	uint64_t now = done ? ar_now_ns() : 0;
+	struct ar_iopoll *ip;
+	struct ar_rw_sim **pp, *prev = NULL;
+
+	pthread_mutex_lock(&ctx->lock);
+	ip = ctx->iopoll;
+	/* issue order: completions come mostly from the head, the walk is short */
+	for (pp = &ip->head; *pp != s; pp = &(*pp)->ip_next)
+		prev = *pp;
+	*pp = s->ip_next;
+	if (ip->tail == s)
+		ip->tail = prev;
+	ar_iopoll_dev_del(ip, s->dev);
+	if (done && ip->hybrid)
+		ar_iop_hybrid_learn(ip, s, now);
+	pthread_mutex_unlock(&ctx->lock);
+}
+
+/* ---- polling ---- */
+
+/*
+ * Under ctx->lock: the head request is about to be polled for. Marks
+ * what the estimates need; returns the hybrid wake-up time, 0 for none.
+ */
+static uint64_t ar_iopoll_head(struct ar_iopoll *ip)
+{
+	struct ar_rw_sim *head = ip->head;
+
+	if (head->ip_flags & AR_IP_SEEN)
+		head->ip_flags |= AR_IP_EXACT;
+	head->ip_flags |= AR_IP_SEEN;
+	if (!ip->hybrid || (head->ip_flags & AR_IP_SLEPT))
+		return 0;
+	head->ip_flags |= AR_IP_SLEPT;
+	return ar_iop_hybrid_target(ip, head, ar_now_ns());
+}
+
+static void ar_iop_hybrid_slept(struct ar_uctx *ctx, int64_t late)
+{
+	struct ar_iopoll *ip;
+
+	if (late < 0)
+		late = 0;	/* a signal woke us early */
+	pthread_mutex_lock(&ctx->lock);
+	ip = ctx->iopoll;
+	if (ip && ip->hybrid == AR_IOP_HYBRID_LEARNED)
+		ip->wake_late += (late - ip->wake_late) / 8;
+	pthread_mutex_unlock(&ctx->lock);
+}
+
+/*
+ * One pass: (sleep for the head request,) poll every device with polled
+ * requests of this ring. Returns the completions found, or -1 when no
+ * polled request is in flight.
+ */
+static int ar_iopoll_once(struct ar_uctx *ctx)
+{
+	struct ar_simdev *devs[AR_IOPOLL_POLL_MAX];
+	struct ar_iopoll *ip;
+	unsigned nd, found = 0, i;
+	uint64_t until;
+
+	pthread_mutex_lock(&ctx->lock);
+	ip = ctx->iopoll;
+	if (!ip || !ip->head) {
+		pthread_mutex_unlock(&ctx->lock);
+		return -1;
+	}
+	/* more devices than one pass polls: start at a rotating one */
+	nd = ip->ndevs < AR_IOPOLL_POLL_MAX ? ip->ndevs : AR_IOPOLL_POLL_MAX;
+	for (i = 0; i < nd; i++) {
+		devs[i] = ip->devs[(ip->rr + i) % ip->ndevs].dev;
+		ar_simdev_ref(devs[i]);
+	}
+	ip->rr++;
+	until = ar_iopoll_head(ip);
+	pthread_mutex_unlock(&ctx->lock);
+
+	if (until)
+		ar_iop_hybrid_slept(ctx, ar_iop_hybrid_sleep(until));
+	for (i = 0; i < nd; i++) {
+		found += ar_simdev_poll(devs[i]);
+		ar_simdev_put(devs[i]);
+	}
+	return (int)found;
+}
+
+static unsigned ar_iopoll_cq_events(struct ar_uctx *ctx)
+{
+	/* acquire pairs with the posting side's release of the CQ tail */
+	return io_uring_smp_load_acquire(&ctx->rings->cq.tail) -
+	       IO_URING_READ_ONCE(ctx->rings->cq.head);
+}
+
+/*
+ * io_uring_enter(GETEVENTS) on an IOPOLL ring (io_iopoll_check): with
+ * CQEs already there, return at once; else poll until min_events CQEs are
+ * there (one pass when min_events is 0), or no polled request is in
+ * flight (requests that do not go through the list post on their own).
+ * The kernel ignores a wait timeout here; we end with -ETIME at deadline_ns
+ * (0: none) rather than poll past it.
+ */
+int ar_iopoll_check(struct ar_uctx *ctx, unsigned min_events,
+		    uint64_t deadline_ns)
+{
+	unsigned loops = 0;
+	int ret = 0;
+
+	ar_cq_flush_overflow(ctx);
+	if (ar_iopoll_cq_events(ctx))
+		return 0;
+	for (;;) {
+		if (ar_iopoll_once(ctx) < 0)
+			break;
+		loops++;
+		if (ar_iopoll_cq_events(ctx) >= min_events)
+			break;
+		if (deadline_ns && ar_now_ns() >= deadline_ns) {
+			ret = -ETIME;
+			break;
+		}
+		ar_iopoll_relax();
+	}
+	ar_stat_poll_loops(ctx, loops);
+	return ret && ar_iopoll_cq_events(ctx) ? 0 : ret;
+}
+
+/* The SQ thread of an IOPOLL ring polls too: true while polled I/O is in flight. */
+bool ar_iopoll_reap(struct ar_uctx *ctx)
+{
+	int n = ar_iopoll_once(ctx);
+
+	if (n >= 0)
+		ar_stat_poll_loops(ctx, 1);
+	return n >= 0;
+}
+
+/*
+ * Ring exit, after cancellation and io-wq: simdev I/Os cannot be
+ * cancelled (block I/O in flight cannot); wait until each has been
+ * delivered, polling the polled ones, so every one gets its done().
+ */
+void ar_iopoll_exit(struct ar_uctx *ctx)
+{
+	struct timespec ts = { 0, 20000 };
+	struct ar_iopoll *ip;
+
+	/* acquire pairs with the release decrement that ends each I/O's done() */
+	while (atomic_load_explicit(&ctx->sim_inflight, memory_order_acquire)) {
+		if (ar_iopoll_once(ctx) <= 0)
+			nanosleep(&ts, NULL);	/* irq I/Os: the device delivers */
+	}
+	pthread_mutex_lock(&ctx->lock);
+	ip = ctx->iopoll;
+	ctx->iopoll = NULL;
+	pthread_mutex_unlock(&ctx->lock);
+	if (ip)
+		free(ip->devs);
+	free(ip);
+}
