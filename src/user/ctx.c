@@ -442,6 +442,7 @@ static int ar_user_close(int fd)
 	if (ctx->sqpoll)
 		ar_sqpoll_stop(ctx);
 	ar_cancel_all(ctx);
+	ar_aio_exit(ctx);	/* AIO in flight completes; it cannot be cancelled */
 	/* the completion thread issues next links: stop it before io-wq */
 	ar_tw_stop_punt(ctx);
 	ar_iowq_exit(ctx);

@@ -27,6 +27,7 @@
 #include <sys/uio.h>
 #include "uring.h"
 #include "iopoll.h"
+#include "aio.h"
 
 #define AR_RW_INLINE_VECS	4
 #define AR_MAX_RW_COUNT		0x7ffff000U	/* the kernel's MAX_RW_COUNT */
@@ -43,6 +44,15 @@ struct ar_rw {
 	struct iovec *vecs;	/* inline_vecs or req->alloc */
 	struct iovec inline_vecs[AR_RW_INLINE_VECS];	/* [0]: READ/WRITE's buffer */
 };
+
+/* an O_DIRECT request queued with AIO keeps its iocb at the end (aio.c) */
+#define AR_RW_AIO_OFF	(AR_REQ_OPDATA - sizeof(struct ar_aio_io))
+_Static_assert(sizeof(struct ar_rw) <= AR_RW_AIO_OFF, "ar_rw overlaps ar_aio_io");
+
+static inline struct ar_aio_io *ar_rw_aio(struct ar_ureq *req)
+{
+	return (struct ar_aio_io *)(req->opdata + AR_RW_AIO_OFF);
+}
 
 /* a simdev request keeps its struct ar_rw_sim after these (iopoll.h) */
 _Static_assert(sizeof(struct ar_rw) <= AR_RW_SIM_OFF, "ar_rw overlaps ar_rw_sim");
@@ -472,6 +482,15 @@ static int ar_rw_issue(struct ar_ureq *req, unsigned issue_flags, bool write)
 
 	if (err)
 		return err;
+	/*
+	 * O_DIRECT: preadv2 would hold this thread for the device's latency
+	 * (RWF_NOWAIT or not); native AIO queues it instead (aio.c).
+	 */
+	if (nonblock && !ar_rw_nowait(rw) && rw->off >= 0 && !rw->done &&
+	    ar_aio_fd_direct(req->ctx, req->fd) &&
+	    ar_aio_rw(req, ar_rw_aio(req), write, rw->vecs, rw->nr_vecs,
+		      rw->off, rw->rw_flags) == AR_ISSUE_QUEUED)
+		return AR_ISSUE_QUEUED;
 	ret = ar_rw_call(req, rw, write, rw->rw_flags | (nonblock ? RWF_NOWAIT : 0));
 	errno = e;
 	/*

@@ -232,6 +232,7 @@ struct ar_ustats {
 	__atomic_fetch_add(&(ctx)->stats.field, (n), __ATOMIC_RELAXED)
 
 struct ar_punt;
+struct ar_aio;
 
 struct ar_cq_overflow {
 	struct ar_cq_overflow *next;
@@ -307,6 +308,14 @@ struct ar_uctx {
 	bool tw_closed;			/* ring exit: completions post inline */
 	atomic_uint in_submit;		/* threads issuing a submit's SQEs */
 	struct ar_punt *punt;
+	struct ar_aio *aio;		/* O_DIRECT through native AIO (aio.c) */
+	bool aio_refused;		/* io_setup failed: workers do it */
+	/* which fds are O_DIRECT, a cache (ar_aio_fd_direct) */
+#define AR_AIO_FD_CACHE		1024
+#define AR_AIO_RECHECK		4096
+	unsigned char fd_known[AR_AIO_FD_CACHE / 8];
+	unsigned char fd_direct[AR_AIO_FD_CACHE / 8];
+	unsigned fd_mode_uses;
 
 	/* request cache: no malloc per I/O once warm (req.c) */
 	struct ar_ureq *req_free;	/* under uring_lock */
@@ -316,7 +325,6 @@ struct ar_uctx {
 	/* simdev I/O and IOPOLL (iopoll.c) */
 	struct ar_iopoll *iopoll;	/* the polled requests, estimates: under lock */
 	atomic_uint sim_inflight;	/* simdev I/Os not yet done: exit waits */
-
 };
 
 extern __thread struct ar_uctx *ar_registered_rings[AR_RINGFD_REG_MAX];
@@ -428,6 +436,11 @@ void ar_cq_flush_overflow(struct ar_uctx *ctx);
 void ar_cq_free_overflow(struct ar_uctx *ctx);
 void ar_cq_wake(struct ar_uctx *ctx, bool from_worker);
 
+/* aio.c (aio.h has the request side) */
+unsigned ar_aio_reap(struct ar_uctx *ctx);
+int ar_aio_sleep_fd(struct ar_uctx *ctx);
+void ar_aio_exit(struct ar_uctx *ctx);
+
 /* tw.c: deferred and punted completion (complete= policies) */
 extern __thread struct ar_uctx *ar_tw_current;
 bool ar_tw_add(struct ar_ureq *req);
@@ -474,7 +487,7 @@ void ar_waitq_retarget(struct ar_uctx *ctx, struct ar_waiter *w,
 		       unsigned target);
 void ar_waitq_wake(struct ar_uctx *ctx, bool all);
 int ar_waiter_sleep(struct ar_waiter *w, __u64 deadline_ns,
-		    const sigset_t *sigmask);
+		    const sigset_t *sigmask, int xfd);
 
 /* iowq.c */
 void ar_iowq_init(struct ar_iowq *wq, unsigned sq_entries);

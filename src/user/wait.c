@@ -111,6 +111,7 @@ static unsigned ar_cq_events_user(struct ar_uctx *ctx)
 static bool ar_wait_done(struct ar_uctx *ctx, unsigned min_events,
 			 unsigned nr_timeouts)
 {
+	ar_aio_reap(ctx);
 	ar_tw_run(ctx);
 	ar_cq_flush_overflow(ctx);
 	return ar_cq_events_user(ctx) >= min_events ||
@@ -119,16 +120,22 @@ static bool ar_wait_done(struct ar_uctx *ctx, unsigned min_events,
 
 /*
  * A sleep and its counters: time asleep, and whether a waker ended it
- * (0) or the clock (-ETIMEDOUT) or a signal (-EINTR).
+ * (0) or the clock (-ETIMEDOUT) or a signal (-EINTR); 1 when AIO
+ * completions were reaped instead.
  */
 static int ar_wait_sleep(struct ar_uctx *ctx, struct ar_waiter *w,
 			 __u64 wake_at, const sigset_t *sigmask)
 {
-	__u64 t0 = ar_now_ns();
-	int ret;
+	__u64 t0;
+	int ret, afd;
 
+	/* AIO completions wake this thread too: drained, then reaped once more */
+	afd = ar_aio_sleep_fd(ctx);
+	if (afd >= 0 && ar_aio_reap(ctx))
+		return 1;	/* not a sleep: look again */
+	t0 = ar_now_ns();
 	ar_stat_add(ctx, sleeps, 1);
-	ret = ar_waiter_sleep(w, wake_at, sigmask);
+	ret = ar_waiter_sleep(w, wake_at, sigmask, afd);
 	ar_stat_add(ctx, sleep_ns, ar_now_ns() - t0);
 	if (!ret)
 		ar_stat_add(ctx, wakeups, 1);

@@ -158,9 +158,12 @@ void ar_waitq_wake(struct ar_uctx *ctx, bool all)
  * (-ETIMEDOUT) or a signal handler runs (-EINTR); sigmask as in ppoll.
  */
 int ar_waiter_sleep(struct ar_waiter *w, __u64 deadline_ns,
-		    const sigset_t *sigmask)
+		    const sigset_t *sigmask, int xfd)
 {
-	struct pollfd pfd = { .fd = w->efd, .events = POLLIN };
+	struct pollfd pfd[2] = {
+		{ .fd = w->efd, .events = POLLIN },
+		{ .fd = xfd, .events = POLLIN },	/* ignored when -1 */
+	};
 	struct timespec ts, *tsp = NULL;
 	uint64_t v;
 	__u64 now;
@@ -177,13 +180,14 @@ int ar_waiter_sleep(struct ar_waiter *w, __u64 deadline_ns,
 			tsp = &ts;
 		}
 	}
-	ret = ppoll(&pfd, 1, tsp, sigmask);
+	ret = ppoll(pfd, xfd >= 0 ? 2 : 1, tsp, sigmask);
 	if (ret < 0) {
 		ret = errno == EINTR ? -EINTR : -errno;
 	} else if (ret == 0) {
 		ret = -ETIMEDOUT;
 	} else {
-		(void)!read(w->efd, &v, sizeof(v));
+		if (pfd[0].revents)
+			(void)!read(w->efd, &v, sizeof(v));
 		ret = 0;
 	}
 	errno = e;
