@@ -181,8 +181,12 @@ cpu_model=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
 	echo "latency from submission to reaping, fio's log-linear histogram. CPU: the process's"
 	echo "user+system time as % of one CPU (the user engine's worker threads included)."
 	echo "\"vs kernel\": IOPS relative to the kernel engine on the same workload."
+	echo "Batching: QD1 \`-s 1 -c 1\`; QD32 \`-s 32 -c 1\` (refill every free slot, wait for one"
+	echo "completion, as fio does); NOP QD128 t/io_uring's \`-s 32 -c 32\`."
 	echo
 	table md
+	echo
+	echo "Each number is one run: on a shared VM disk results move by 10-20% from run to run."
 	echo
 	[ -n "$SIMNOTE" ] && { echo "$SIMNOTE"; echo; }
 	for p in $plots; do echo "![$p]($p)"; echo; done

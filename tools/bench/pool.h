@@ -34,7 +34,8 @@ static inline int pool_take(struct slot_pool *p)
 	if (head == atomic_load_explicit(&p->tail, memory_order_acquire))
 		return -1;
 	slot = (int)p->ring[head & p->mask];
-	atomic_store_explicit(&p->head, head + 1, memory_order_relaxed);
+	/* release: our read of the entry is done before it can be reused */
+	atomic_store_explicit(&p->head, head + 1, memory_order_release);
 	return slot;
 }
 
@@ -43,11 +44,13 @@ static inline void pool_give(struct slot_pool *p, unsigned slot)
 	unsigned tail = atomic_load_explicit(&p->tail, memory_order_relaxed);
 
 	/*
-	 * No fullness check: there are never more slots than the capacity.
-	 * The head is only read by the taker; a slot handed back was taken,
-	 * so its ring entry was already read (the taker's read happens
-	 * before the I/O is issued, which happens before we see it complete).
+	 * No fullness check: there are never more slots than the capacity,
+	 * so the entry at tail was taken (read) a lap ago. The acquire load
+	 * pairs with pool_take's release of the head: that read is ordered
+	 * before our write (the I/O's round trip through the engine orders
+	 * it too, but not visibly to every checker).
 	 */
+	(void)atomic_load_explicit(&p->head, memory_order_acquire);
 	p->ring[tail & p->mask] = slot;
 	atomic_store_explicit(&p->tail, tail + 1, memory_order_release);
 }
