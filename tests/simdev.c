@@ -120,7 +120,7 @@ static void test_bad_specs(void)
 		"fault=short_read@op:write", "fault=eio@off:2M-1M",
 		"fault=spike", "fault=spike:0", "fault=eio@when:1",
 		"powerloss=maybe", "seed=x", "nokey", "=1", "size=1G,size=2G",
-		"colour=blue", "file=", NULL,
+		"colour=blue", "file=", "spin=x", "spin=1s", NULL,
 	};
 
 	for (unsigned i = 0; bad[i]; i++) {
@@ -144,6 +144,7 @@ static void test_bad_specs(void)
 	close(dev("completion=poll,fault=eio@rate:0.001,fault=short_read@nth:10,"
 		  "fault=torn_write@off:0-1M,fault=spike:5ms@rate:0.01@op:read"));
 	close(dev("coalesce=50us"));
+	close(dev("spin=0,lat=fixed:1ms"));
 }
 
 /* ---- data ---- */

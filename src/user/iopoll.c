@@ -15,11 +15,12 @@
  * (ANYRING_HYBRID=half-min|learned, default learned):
  *   half-min  the kernel's: half the smallest runtime seen on the ring,
  *             a runtime being issue to completion minus the sleep taken;
- *   learned   per device, an EWMA of completion runtimes and of their
- *             absolute deviation: sleep until issue + mean - 2 deviations
- *             - the learned lateness of our sleeps - a correction that
- *             grows when a sleep found the I/O already complete and
- *             shrinks when it did not.
+ *   learned   per device, a low percentile (p10) of completion runtimes,
+ *             tracked as a running quantile (robust to the long stalls
+ *             of a preempted poller): sleep until issue + p10 - the
+ *             median lateness of our sleeps - a correction that tracks
+ *             the lateness tail: it settles where 5% of sleeps find
+ *             their I/O already complete.
  * Neither looks at the device's due times: they see what a kernel sees,
  * issue and completion. The measurements are in docs/simdev.md.
  *
@@ -37,6 +38,14 @@
 #define AR_IOPOLL_EST		4	/* devices with learned estimates, per ring */
 #define AR_IOP_HYBRID_MIN_SLEEP_NS	1000	/* shorter sleeps are not worth a syscall */
 #define AR_IOP_HYBRID_MIN_SAMPLES	8
+/*
+ * The correction tracks a quantile: it moves up (100 - Q) steps on a
+ * sleep that found its request complete and down Q on one that did not,
+ * so it settles where Q % of sleeps end after the completion.
+ */
+#define AR_IOP_OVERSLEEP_PCT	5
+#define AR_IOP_CORR_STEP_NS	1000
+#define AR_IOP_LO_PCT		10	/* the runtime percentile slept towards */
 
 enum { AR_IOP_HYBRID_OFF, AR_IOP_HYBRID_HALF_MIN, AR_IOP_HYBRID_LEARNED };
 
@@ -45,12 +54,12 @@ struct ar_iopoll_dev {
 	unsigned nr;			/* polled requests on it */
 };
 
-/* learned: one device's completion runtimes, EWMA with weight 1/8 */
+/* learned: one device's completion runtimes */
 struct ar_iopoll_est {
 	const struct ar_simdev *dev;	/* identity only, no reference */
 	unsigned n;			/* exact samples */
-	int64_t mean, mad;		/* ns */
-	int64_t corr;			/* extra margin, learned from oversleeps */
+	int64_t lo;			/* running p10 of runtimes, ns */
+	int64_t corr;			/* extra margin (may be < 0), see AR_IOP_OVERSLEEP_PCT */
 	uint64_t used;			/* LRU */
 };
 
@@ -60,7 +69,8 @@ struct ar_iopoll {
 	unsigned ndevs, cap, rr;
 	int hybrid;			/* AR_IOP_HYBRID_* */
 	uint64_t min_rt;		/* half-min: smallest runtime, 0 none yet */
-	int64_t wake_late;		/* learned: mean lateness of our sleeps */
+	int64_t wake_late;		/* learned: running median lateness of our sleeps */
+	uint64_t sleeps, slept_ns;	/* for the ANYRING_DEBUG line at exit */
 	uint64_t tick;
 	struct ar_iopoll_est est[AR_IOPOLL_EST];
 };
@@ -196,9 +206,11 @@ static struct ar_iopoll_est *ar_iop_est_find(struct ar_iopoll *ip,
 	return lru;
 }
 
-static int64_t ar_iop_abs64(int64_t v)
+/* a running-quantile step: relative to the value, not below 50 ns */
+static int64_t ar_iop_qstep(int64_t v)
 {
-	return v < 0 ? -v : v;
+	v = (v < 0 ? -v : v) / 64;
+	return v > 50 ? v : 50;
 }
 
 /* a completion found by polling, rt ns after its issue */
@@ -206,32 +218,33 @@ static void ar_iop_learn(struct ar_iopoll *ip, struct ar_rw_sim *s, int64_t rt)
 {
 	struct ar_iopoll_est *e = ar_iop_est_find(ip, s->dev, true);
 	bool slept = s->ip_flags & AR_IP_SLEPT;
-	int64_t err;
+	int64_t step = ar_iop_qstep(e->lo);
 
 	if (s->ip_flags & AR_IP_EXACT) {
 		/* a pass before found it incomplete: rt is accurate to one pass */
-		if (!e->n) {
-			e->mean = rt;
-			e->mad = rt / 16;
-		} else {
-			err = rt - e->mean;
-			e->mean += err / 8;
-			e->mad += (ar_iop_abs64(err) - e->mad) / 8;
-		}
-		e->n++;
+		if (!e->n++)
+			e->lo = rt;
+		else if (rt < e->lo)
+			e->lo -= step * (100 - AR_IOP_LO_PCT) / 100;
+		else
+			e->lo += step * AR_IOP_LO_PCT / 100;
+		if (slept)	/* woke in time: a little less margin */
+			e->corr -= AR_IOP_CORR_STEP_NS * AR_IOP_OVERSLEEP_PCT / 100;
+	} else {
+		/* found on its first pass: it completed at rt or before */
+		if (e->n && rt < e->lo)
+			e->lo -= step * (100 - AR_IOP_LO_PCT) / 100;
+		/* a sleep that may have run past the completion: more margin */
 		if (slept)
-			e->corr -= e->corr / 16;	/* woke in time: less margin */
-		return;
+			e->corr += AR_IOP_CORR_STEP_NS * (100 - AR_IOP_OVERSLEEP_PCT) / 100;
 	}
-	/* found on its first pass: it completed at rt or before */
-	if (e->n && rt < e->mean)
-		e->mean += (rt - e->mean) / 8;
-	if (slept) {
-		/* the sleep may have run past the completion: more margin */
-		e->corr += 500 + e->corr / 4;
-		if (e->corr > e->mean)
-			e->corr = e->mean;
-	}
+	/* no sleep: drift back so that sleeping is tried again when it pays */
+	if (!slept)
+		e->corr -= e->corr / 4096;
+	if (e->corr > e->lo)
+		e->corr = e->lo;
+	if (e->corr < -e->lo)
+		e->corr = -e->lo;
 }
 
 static void ar_iop_hybrid_learn(struct ar_iopoll *ip, struct ar_rw_sim *s,
@@ -268,7 +281,7 @@ static uint64_t ar_iop_hybrid_target(struct ar_iopoll *ip, struct ar_rw_sim *hea
 	e = ar_iop_est_find(ip, head->dev, false);
 	if (!e || e->n < AR_IOP_HYBRID_MIN_SAMPLES)
 		return 0;
-	t = (int64_t)head->io.submit_ns + e->mean - 2 * e->mad - ip->wake_late - e->corr;
+	t = (int64_t)head->io.submit_ns + e->lo - ip->wake_late - e->corr;
 	if (t < (int64_t)(now + AR_IOP_HYBRID_MIN_SLEEP_NS))
 		return 0;
 	head->slept_ns = (uint32_t)((uint64_t)t - now);
@@ -337,7 +350,8 @@ static uint64_t ar_iopoll_head(struct ar_iopoll *ip)
 	return ar_iop_hybrid_target(ip, head, ar_now_ns());
 }
 
-static void ar_iop_hybrid_slept(struct ar_uctx *ctx, int64_t late)
+static void ar_iop_hybrid_slept(struct ar_uctx *ctx, uint64_t from,
+				uint64_t until, int64_t late)
 {
 	struct ar_iopoll *ip;
 
@@ -345,8 +359,14 @@ static void ar_iop_hybrid_slept(struct ar_uctx *ctx, int64_t late)
 		late = 0;	/* a signal woke us early */
 	pthread_mutex_lock(&ctx->lock);
 	ip = ctx->iopoll;
-	if (ip && ip->hybrid == AR_IOP_HYBRID_LEARNED)
-		ip->wake_late += (late - ip->wake_late) / 8;
+	if (ip) {
+		ip->sleeps++;
+		ip->slept_ns += until - from + (uint64_t)late;
+		/* a running median: one step towards each sample */
+		if (ip->hybrid == AR_IOP_HYBRID_LEARNED)
+			ip->wake_late += late > ip->wake_late ?
+					 ar_iop_qstep(ip->wake_late) : -ar_iop_qstep(ip->wake_late);
+	}
 	pthread_mutex_unlock(&ctx->lock);
 }
 
@@ -360,7 +380,7 @@ static int ar_iopoll_once(struct ar_uctx *ctx)
 	struct ar_simdev *devs[AR_IOPOLL_POLL_MAX];
 	struct ar_iopoll *ip;
 	unsigned nd, found = 0, i;
-	uint64_t until;
+	uint64_t until, from;
 
 	pthread_mutex_lock(&ctx->lock);
 	ip = ctx->iopoll;
@@ -378,8 +398,10 @@ static int ar_iopoll_once(struct ar_uctx *ctx)
 	until = ar_iopoll_head(ip);
 	pthread_mutex_unlock(&ctx->lock);
 
-	if (until)
-		ar_iop_hybrid_slept(ctx, ar_iop_hybrid_sleep(until));
+	if (until) {
+		from = ar_now_ns();
+		ar_iop_hybrid_slept(ctx, from, until, ar_iop_hybrid_sleep(until));
+	}
 	for (i = 0; i < nd; i++) {
 		found += ar_simdev_poll(devs[i]);
 		ar_simdev_put(devs[i]);
@@ -437,6 +459,25 @@ bool ar_iopoll_reap(struct ar_uctx *ctx)
 	return n >= 0;
 }
 
+/* ANYRING_DEBUG: what the hybrid sleeps did on this ring */
+static void ar_iopoll_debug(const struct ar_iopoll *ip)
+{
+	ar_debug("hybrid %s: %llu sleeps, %llu us asleep; half-min %llu ns; "
+		 "median sleep lateness %lld ns",
+		 ip->hybrid == AR_IOP_HYBRID_LEARNED ? "learned" : "half-min",
+		 (unsigned long long)ip->sleeps,
+		 (unsigned long long)(ip->slept_ns / 1000),
+		 (unsigned long long)ip->min_rt, (long long)ip->wake_late);
+	for (unsigned i = 0; ip->hybrid == AR_IOP_HYBRID_LEARNED && i < AR_IOPOLL_EST; i++) {
+		const struct ar_iopoll_est *e = &ip->est[i];
+
+		if (e->dev)
+			ar_debug("hybrid learned, device %p: %u samples, p10 %lld ns, "
+				 "correction %lld ns", (const void *)e->dev, e->n,
+				 (long long)e->lo, (long long)e->corr);
+	}
+}
+
 /*
  * Ring exit, after cancellation and io-wq: simdev I/Os cannot be
  * cancelled (block I/O in flight cannot); wait until each has been
@@ -456,6 +497,8 @@ void ar_iopoll_exit(struct ar_uctx *ctx)
 	ip = ctx->iopoll;
 	ctx->iopoll = NULL;
 	pthread_mutex_unlock(&ctx->lock);
+	if (ip && ip->hybrid)
+		ar_iopoll_debug(ip);
 	if (ip)
 		free(ip->devs);
 	free(ip);
