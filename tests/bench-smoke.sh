@@ -97,6 +97,14 @@ for e in $ENGINES; do
 	grep -q 'clat percentiles' "$OUT" || fail "$e --split-reap: no latency"
 	run --engine=$e -N 1 --ring-flags=none -r $R -q
 done
+# a simdev (user engine), when this libanyring has it
+if "$BIN" --engine=user -r 0.05 -q sim:size=1M,lat=fixed:5us >"$OUT" 2>&1; then
+	run --engine=user -d 8 -t 1 -r $R sim:size=1M,lat=fixed:5us
+	grep -q 'clat percentiles' "$OUT" || fail "simdev: no latency"
+	run --engine=user -d 32 -s 1 -c 8 --split-reap -r $R -q sim:size=1M,lat=fixed:5us
+else
+	echo "simdev not available: $(head -n 1 "$OUT")"
+fi
 run -S 1 -d 4 -r 0.1 "$F"
 grep -q 'depth 1' "$OUT" || fail "sync does not say the depth is 1"
 

@@ -243,7 +243,7 @@ static unsigned workers_start(struct job_state *js)
 }
 
 struct totals {
-	uint64_t done, submitted, calls;
+	uint64_t done, submitted, calls, rcalls;
 };
 
 static void totals_read(const struct job_state *js, struct totals *t)
@@ -257,8 +257,8 @@ static void totals_read(const struct job_state *js, struct totals *t)
 		t->done += atomic_load_explicit(&c->done, memory_order_relaxed);
 		t->submitted += atomic_load_explicit(&c->submitted,
 						     memory_order_relaxed);
-		t->calls += atomic_load_explicit(&c->calls, memory_order_relaxed) +
-			    atomic_load_explicit(&c->rcalls, memory_order_relaxed);
+		t->calls += atomic_load_explicit(&c->calls, memory_order_relaxed);
+		t->rcalls += atomic_load_explicit(&c->rcalls, memory_order_relaxed);
 	}
 }
 
@@ -282,7 +282,7 @@ static void job_measure(struct job_state *js, struct job_result *r,
 	uint64_t t0 = now_ns(), next = t0 + NSEC, last = t0, t1;
 	uint64_t deadline = s->runtime_s > 0 ?
 		t0 + (uint64_t)(s->runtime_s * 1e9) : UINT64_MAX;
-	struct totals prev = { 0, 0, 0 }, cur;
+	struct totals prev = { 0, 0, 0, 0 }, cur;
 
 	for (;;) {
 		sleep_until(next < deadline ? next : deadline);
@@ -296,7 +296,9 @@ static void job_measure(struct job_state *js, struct job_result *r,
 			report_tick(stdout, s, (double)(cur.done - prev.done) *
 				    1e9 / (double)(t1 - last),
 				    cur.submitted - prev.submitted,
-				    cur.done - prev.done, cur.calls - prev.calls);
+				    cur.calls - prev.calls, cur.done - prev.done,
+				    s->split_reap ? cur.rcalls - prev.rcalls :
+						    cur.calls - prev.calls);
 		prev = cur;
 		last = t1;
 		next += NSEC;
@@ -343,7 +345,7 @@ static int job_collect(struct job_state *js, struct job_result *r,
 
 	r->ios = t->done;
 	r->submitted = t->submitted;
-	r->calls = t->calls;
+	r->calls = t->calls + t->rcalls;
 	r->iops = r->runtime_s > 0 ? (double)r->ios / r->runtime_s : 0;
 	r->bw_bytes = js->spec->nop ? 0 : r->iops * js->spec->bs;
 	hist_init(&r->lat);
@@ -401,7 +403,7 @@ static int job_start(struct job_state *js, struct job_result *r)
 	for (i = 0; i < started; i++)
 		pthread_join(js->workers[i].thread, NULL);
 	pthread_barrier_destroy(&js->start);
-	if (job_collect(js, r, ret ? &(struct totals){ 0, 0, 0 } : &end))
+	if (job_collect(js, r, ret ? &(struct totals){ 0, 0, 0, 0 } : &end))
 		ret = -1;
 	return ret;
 }

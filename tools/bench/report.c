@@ -77,8 +77,15 @@ static void print_bw(FILE *f, double bytes_per_s)
 		fprintf(f, "BW=%.0fMiB/s", mib);
 }
 
+/* t/io_uring's: a whole number, -1 when there was no call */
+static long long per_call(uint64_t n, uint64_t calls)
+{
+	return calls ? (long long)(n / calls) : -1;
+}
+
 void report_tick(FILE *f, const struct job_spec *s, double iops,
-		 uint64_t submitted, uint64_t done, uint64_t calls)
+		 uint64_t submitted, uint64_t scalls, uint64_t done,
+		 uint64_t rcalls)
 {
 	char buf[32];
 
@@ -87,12 +94,8 @@ void report_tick(FILE *f, const struct job_spec *s, double iops,
 		print_bw(f, iops * s->bs);
 		fputs(", ", f);
 	}
-	if (calls)
-		fprintf(f, "IOS/call=%llu/%llu\n",
-			(unsigned long long)(submitted / calls),
-			(unsigned long long)(done / calls));
-	else
-		fputs("IOS/call=-1/-1\n", f);
+	fprintf(f, "IOS/call=%lld/%lld\n", per_call(submitted, scalls),
+		per_call(done, rcalls));
 	fflush(f);
 }
 

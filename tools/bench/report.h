@@ -17,9 +17,13 @@ const char *report_setup_flags(unsigned flags, char *buf, size_t len);
 
 void report_header(FILE *f, const struct job_spec *s, unsigned sq_ring,
 		   unsigned cq_ring, unsigned setup_flags);
-/* IOPS=..., BW=...MiB/s, IOS/call=submitted/reaped per call */
+/*
+ * IOPS=..., BW=...MiB/s, IOS/call=S/R: I/Os submitted per submitting call,
+ * completions per reaping call (the same calls unless --split-reap)
+ */
 void report_tick(FILE *f, const struct job_spec *s, double iops,
-		 uint64_t submitted, uint64_t done, uint64_t calls);
+		 uint64_t submitted, uint64_t scalls, uint64_t done,
+		 uint64_t rcalls);
 /* The summary; with hist, also every non-empty latency bucket. */
 void report_summary(FILE *f, const struct job_result *r, bool hist);
 /* fio's "clat percentiles (nsec):" block */

@@ -175,8 +175,11 @@ static void *split_reaper(void *arg)
 				    strerror(-ret));
 			break;
 		}
+		if (ret)
+			pool_wake(&w->pool);	/* slots came back */
 		publish_reaper(w);
 	}
+	pool_wake(&w->pool);
 	return NULL;
 }
 
