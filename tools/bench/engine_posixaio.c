@@ -34,13 +34,27 @@ static int paio_init(struct worker *w)
 	return 0;
 }
 
+/* After an error the drain may have stopped early: glibc must let go. */
+static void wait_all(struct paio_priv *a)
+{
+	unsigned i;
+
+	for (i = 0; i < a->nr; i++) {
+		while (aio_error(a->list[i]) == EINPROGRESS)
+			aio_suspend(&a->list[i], 1, NULL);
+		aio_return((struct aiocb *)a->list[i]);
+	}
+	a->nr = 0;
+}
+
 static void paio_exit(struct worker *w)
 {
 	struct paio_priv *a = w->priv;
 
 	if (!a)
 		return;
-	/* job.c drained every I/O before: nothing refers to the aiocbs */
+	if (a->list)
+		wait_all(a);
 	free(a->cbs);
 	free((void *)a->list);
 	free(a->slot_of);

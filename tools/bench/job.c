@@ -41,6 +41,11 @@ void job_interrupt(void)
 	atomic_store(&interrupted, true);
 }
 
+bool job_interrupted(void)
+{
+	return atomic_load(&interrupted);
+}
+
 void job_spec_defaults(struct job_spec *s)
 {
 	memset(s, 0, sizeof(*s));

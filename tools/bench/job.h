@@ -83,5 +83,7 @@ int job_run(const struct job_spec *spec, struct job_result *res);
 
 /* Ask every running job to stop (the SIGINT handler calls this). */
 void job_interrupt(void);
+/* Was job_interrupt() called? (a sweep stops starting runs) */
+bool job_interrupted(void);
 
 #endif

@@ -94,7 +94,7 @@ static unsigned write_data(FILE *f, const struct sweep *sw,
 			continue;	/* not the first x of its series */
 		series_name(sw, x, &r[i], names[nseries], 128);
 		fprintf(f, "# %s\n", names[nseries]);
-		for (j = 0; j < x->n; j++) {
+		for (j = 0; j < x->n && i + j * stride < n; j++) {
 			const struct job_result *q = &r[i + j * stride];
 			uint64_t p;
 

@@ -263,6 +263,10 @@ int sweep_run(const struct sweep *sw, const struct job_spec *base,
 		progress(sw, i, n, &s);
 		if (job_run(&s, &r[i]))
 			return -1;
+		if (job_interrupted()) {
+			fprintf(stderr, "interrupted: %u of %u runs\n", i + 1, n);
+			return (int)i + 1;
+		}
 	}
 	return (int)n;
 }
