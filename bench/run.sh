@@ -44,7 +44,7 @@ DEV=$(df -P "$DIR" | awk 'NR == 2 { print $1 }')
 
 # ---- the runs: "scenario|engine|anyring-bench arguments"
 QD1="-d 1 -s 1 -c 1"
-QD32="-d 32 -s 32 -c 1"	# refill every free slot, wait for one (as fio)
+QD32="-d 32 -s 1 -c 1"	# fio's defaults: submit each I/O, wait for one when full
 runs="$tmp/runs"
 : > "$runs"
 add() { echo "$1|$2|$3" >> "$runs"; }
@@ -146,7 +146,7 @@ set xtics rotate by -20
 plot for [c=2:$ncol] '$tmp/bars.dat' using c:xtic(1) title columnheader(c)
 GP
 	echo "[sweep] O_DIRECT randread, depth 1..64, kernel/user/libaio, 1 s each ..."
-	if "$BIN" -O 1 -s 32 -c 1 -r 1 --sweep depth=1,2,...,64 \
+	if "$BIN" -O 1 -s 1 -c 1 -r 1 --sweep depth=1,2,...,64 \
 		--sweep engine=kernel,user,libaio "$FILE" \
 		--plot "$REPORT/direct-depth.svg" >"$tmp/sweep.txt" 2>"$tmp/sweep.err"; then
 		plots="$plots direct-depth.svg"
@@ -181,8 +181,9 @@ cpu_model=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
 	echo "latency from submission to reaping, fio's log-linear histogram. CPU: the process's"
 	echo "user+system time as % of one CPU (the user engine's worker threads included)."
 	echo "\"vs kernel\": IOPS relative to the kernel engine on the same workload."
-	echo "Batching: QD1 \`-s 1 -c 1\`; QD32 \`-s 32 -c 1\` (refill every free slot, wait for one"
-	echo "completion, as fio does); NOP QD128 t/io_uring's \`-s 32 -c 32\`."
+	echo "Batching: \`-s 1 -c 1\` at QD1 and QD32 (fio's defaults: each I/O submitted as it is"
+	echo "prepared, one completion waited for when the queue is full); NOP QD128 t/io_uring's"
+	echo "\`-s 32 -c 32\`."
 	echo
 	table md
 	echo
@@ -204,7 +205,7 @@ cpu_model=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
 	while IFS='|' read -r scen eng iops p50 p99 cpu args; do
 		echo "anyring-bench --engine=$eng --json -t 1 -r $SECS $args"
 	done < "$res"
-	echo "anyring-bench -O 1 -s 32 -c 1 -r 1 --sweep depth=1,2,...,64 --sweep engine=kernel,user,libaio $FILE --plot direct-depth.svg"
+	echo "anyring-bench -O 1 -s 1 -c 1 -r 1 --sweep depth=1,2,...,64 --sweep engine=kernel,user,libaio $FILE --plot direct-depth.svg"
 	echo '```'
 } > "$REPORT/latest.md"
 echo
