@@ -565,6 +565,24 @@ static void test_iopoll(void)
 	poll_rw(IORING_SETUP_IOPOLL | IORING_SETUP_HYBRID_IOPOLL,
 		"size=1M,lat=fixed:50us,completion=poll", 4);
 	unsetenv("ANYRING_HYBRID");
+	/* DEFER_TASKRUN: completions from workers wait for the polling task */
+	poll_rw(IORING_SETUP_IOPOLL | IORING_SETUP_SINGLE_ISSUER |
+		IORING_SETUP_DEFER_TASKRUN, "size=1M,lat=fixed:20us,completion=poll", 4);
+	{
+		struct io_uring_sqe *sqe;
+
+		ring_user(&ring, 8, IORING_SETUP_IOPOLL | IORING_SETUP_SINGLE_ISSUER |
+			  IORING_SETUP_DEFER_TASKRUN);
+		for (int i = 0; i < 4; i++) {
+			sqe = io_uring_get_sqe(&ring);
+			io_uring_prep_nop(sqe);
+			sqe->flags |= IOSQE_ASYNC;
+		}
+		CHECK_EQ(io_uring_submit(&ring), 4);
+		for (int i = 0; i < 4; i++)
+			CHECK_EQ(wait_one(&ring, NULL), 0);
+		io_uring_queue_exit(&ring);
+	}
 	/* SQPOLL + IOPOLL: the SQ thread polls */
 	poll_rw(IORING_SETUP_IOPOLL | IORING_SETUP_SQPOLL,
 		"size=1M,lat=fixed:20us,completion=poll", 4);

@@ -176,6 +176,7 @@ int ar_iopoll_add(struct ar_uctx *ctx, struct ar_rw_sim *s)
 			ip->tail = s;
 		}
 	}
+	/* relaxed: under ctx->lock, which ar_cancel_all() takes before exit reads it */
 	if (!ret)
 		atomic_fetch_add_explicit(&ctx->sim_inflight, 1, memory_order_relaxed);
 	pthread_mutex_unlock(&ctx->lock);
@@ -417,10 +418,11 @@ static unsigned ar_iopoll_cq_events(struct ar_uctx *ctx)
 }
 
 /*
- * io_uring_enter(GETEVENTS) on an IOPOLL ring (io_iopoll_check): with
- * CQEs already there, return at once; else poll until min_events CQEs are
- * there (one pass when min_events is 0), or no polled request is in
- * flight (requests that do not go through the list post on their own).
+ * io_uring_enter(GETEVENTS) on an IOPOLL ring (io_iopoll_check): run
+ * the ring's task work; with CQEs already there, return at once; else
+ * poll (and run task work) until min_events CQEs are there (one pass when
+ * min_events is 0), or no polled request is in flight (requests that do
+ * not go through the list post on their own).
  * The kernel ignores a wait timeout here; we end with -ETIME at deadline_ns
  * (0: none) rather than poll past it.
  */
@@ -428,13 +430,19 @@ int ar_iopoll_check(struct ar_uctx *ctx, unsigned min_events,
 		    uint64_t deadline_ns)
 {
 	unsigned loops = 0;
-	int ret = 0;
+	int ret = 0, n;
 
+	/* completions queued for this task (complete=deferred) post first */
+	if (ar_tw_pending(ctx))
+		ar_tw_run(ctx);
 	ar_cq_flush_overflow(ctx);
 	if (ar_iopoll_cq_events(ctx))
 		return 0;
 	for (;;) {
-		if (ar_iopoll_once(ctx) < 0)
+		n = ar_iopoll_once(ctx);
+		if (ar_tw_pending(ctx))
+			ar_tw_run(ctx);
+		if (n < 0)
 			break;
 		loops++;
 		if (ar_iopoll_cq_events(ctx) >= min_events)

@@ -392,6 +392,7 @@ static int ar_rw_sim_start(struct ar_ureq *req, struct ar_simdev *d,
 		return AR_ISSUE_QUEUED;
 	if (s->io.flags & AR_SIM_IO_POLLED)
 		ar_iopoll_del(ctx, s, false);
+	/* relaxed: this thread goes on using ctx; exit waits for the count only */
 	atomic_fetch_sub_explicit(&ctx->sim_inflight, 1, memory_order_relaxed);
 	ar_simdev_put(d);
 	return ret;

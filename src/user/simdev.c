@@ -449,7 +449,11 @@ static void ar_sim_learn_late(struct ar_simdev *d, uint64_t late)
 	d->wake_late = w;
 }
 
-/* busy-wait until `until` or a kick past k (or exit); bounded by the caller */
+/*
+ * Busy-wait until `until` or a kick past k (or exit); bounded by the
+ * caller. Relaxed loads: only a reason to look again; the loop top reads
+ * kick with acquire and the heap under qlock.
+ */
 static void ar_sim_spin(struct ar_simdev *d, uint64_t until, unsigned k)
 {
 	while (ar_now_ns() < until &&
@@ -497,6 +501,7 @@ static void *ar_sim_thread(void *arg)
 
 	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
 	k = atomic_load_explicit(&d->kick, memory_order_relaxed);
+	/* acquire pairs with the release store in ar_sim_destroy() */
 	while (r && !atomic_load_explicit(&d->exiting, memory_order_acquire)) {
 		unsigned k0 = k;
 
@@ -708,14 +713,16 @@ static void ar_sim_free(struct ar_simdev *d)
 
 static void ar_sim_destroy(struct ar_simdev *d)
 {
+	/* acquire pairs with the release in anyring_simdev_create(): d->thread is set */
 	if (atomic_load_explicit(&d->thr_state, memory_order_acquire) == 2) {
 		if (pthread_equal(pthread_self(), d->thread)) {
 			d->reap_self = true;
 			atomic_store_explicit(&d->exiting, true, memory_order_release);
 			return;
 		}
+		/* release: the thread's last loads of the device come before the free */
 		atomic_store_explicit(&d->exiting, true, memory_order_release);
-		atomic_fetch_add(&d->kick, 1);
+		atomic_fetch_add(&d->kick, 1);	/* a sleeping thread wakes to see it */
 		ar_sim_futex_wake(&d->kick);
 		pthread_join(d->thread, NULL);
 	}
@@ -812,6 +819,7 @@ AR_EXPORT int anyring_simdev_create(const char *spec)
 		ar_sim_free(d);
 		return -EAGAIN;
 	}
+	/* release: pairs with the acquire in ar_sim_destroy() */
 	atomic_store_explicit(&d->thr_state, 2, memory_order_release);
 	ar_sim_sweep();
 	ret = ar_sim_install(d);

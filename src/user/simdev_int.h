@@ -112,11 +112,9 @@ struct ar_sim_store {
 	struct ar_sim_blk *dirty;	/* blocks with unflushed data */
 	void *free_bufs;		/* recycled block buffers */
 	size_t nfree_bufs;
-	/*
-	 * Write sequence: each delivered write takes the next number (under
-	 * slock); read without the lock when a flush is submitted, so atomic.
-	 */
-	_Atomic uint64_t wseq;
+	struct ar_sim_blk *free_blks;	/* recycled blocks (file mode forgets clean ones) */
+	size_t nfree_blks;
+	uint64_t wseq;			/* delivered writes, numbered */
 	unsigned flush_pending;		/* flushes submitted, not delivered */
 	uint64_t flush_max;		/* the highest coverage mark among them */
 	struct ar_sim_rng rng;		/* torn power loss */

@@ -23,7 +23,7 @@
 #define AR_SIM_DEF_SEED		0x5eedULL
 #define AR_SIM_COALESCE_DEF_NS	100000ULL	/* coalesce=N alone: 100 us cap */
 #define AR_SIM_LAT_MAX_NS	(3600ULL * 1000000000ULL)
-#define AR_SIM_DEF_SPIN_NS	50000ULL	/* the device thread's idle busy-wait */
+#define AR_SIM_DEF_SPIN_NS	20000ULL	/* the device thread's idle busy-wait */
 #define AR_SIM_MAX_SPIN_NS	10000000ULL
 
 /* ---- random streams ---- */

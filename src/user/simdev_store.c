@@ -177,11 +177,16 @@ static void ar_blk_grow(struct ar_sim_store *st)
 
 static struct ar_sim_blk *ar_blk_add(struct ar_sim_store *st, uint64_t lba)
 {
-	struct ar_sim_blk *b = calloc(1, sizeof(*b));
+	struct ar_sim_blk *b = st->free_blks;
 	size_t h;
 
-	if (!b)
+	if (b) {
+		st->free_blks = b->hnext;
+		st->nfree_blks--;
+		memset(b, 0, sizeof(*b));
+	} else if (!(b = calloc(1, sizeof(*b)))) {
 		return NULL;
+	}
 	if (st->nblocks >= st->nbuckets)
 		ar_blk_grow(st);
 	h = ar_blk_hash(st, lba);
@@ -200,7 +205,13 @@ static void ar_blk_remove(struct ar_sim_store *st, struct ar_sim_blk *b)
 		pp = &(*pp)->hnext;
 	*pp = b->hnext;
 	st->nblocks--;
-	free(b);
+	if (st->nfree_blks >= AR_SIM_FREE_BUFS_MAX) {
+		free(b);
+		return;
+	}
+	b->hnext = st->free_blks;
+	st->free_blks = b;
+	st->nfree_blks++;
 }
 
 static void ar_dirty_add(struct ar_sim_store *st, struct ar_sim_blk *b)
@@ -310,6 +321,10 @@ void ar_sim_store_destroy(struct ar_sim_store *st)
 		}
 	}
 	free(st->buckets);
+	while ((b = st->free_blks)) {
+		st->free_blks = b->hnext;
+		free(b);
+	}
 	while ((buf = st->free_bufs)) {
 		memcpy(&st->free_bufs, buf, sizeof(void *));
 		free(buf);
@@ -502,15 +517,6 @@ static int ar_write_piece(struct ar_sim_store *st, struct ar_iov_cur *c,
 	return ret;
 }
 
-static uint64_t ar_wseq_next(struct ar_sim_store *st)
-{
-	/* under slock; flush submitters read it without: see flush_begin */
-	uint64_t seq = atomic_load_explicit(&st->wseq, memory_order_relaxed) + 1;
-
-	atomic_store_explicit(&st->wseq, seq, memory_order_relaxed);
-	return seq;
-}
-
 int ar_sim_store_write(struct ar_sim_store *st, const struct ar_sim_io *io)
 {
 	uint64_t pos = io->off, left = io->xfer, seq;
@@ -519,7 +525,7 @@ int ar_sim_store_write(struct ar_sim_store *st, const struct ar_sim_io *io)
 
 	ar_iov_init(&c, io);
 	pthread_mutex_lock(&st->slock);
-	seq = ar_wseq_next(st);
+	seq = ++st->wseq;
 	pthread_mutex_unlock(&st->slock);
 	while (left && !ret) {
 		size_t boff = (size_t)(pos % st->bs);
@@ -539,7 +545,7 @@ uint64_t ar_sim_store_flush_begin(struct ar_sim_store *st)
 	uint64_t mark;
 
 	pthread_mutex_lock(&st->slock);
-	mark = atomic_load_explicit(&st->wseq, memory_order_relaxed);
+	mark = st->wseq;
 	st->flush_pending++;
 	if (mark > st->flush_max)
 		st->flush_max = mark;
