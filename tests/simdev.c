@@ -655,9 +655,16 @@ static void test_fds(void)
 
 	/* a kernel ring refuses the fd (O_PATH): -EBADF */
 	fd = dev("size=1M");
-	if (!anyring_queue_init_engine("kernel", 4, &ring, NULL)) {
-		CHECK_EQ(io1(&ring, IORING_OP_READ, fd, r, 4096, 0), -EBADF);
-		io_uring_queue_exit(&ring);
+	{
+		struct io_uring_params p;
+
+		memset(&p, 0, sizeof(p));
+		if (!anyring_queue_init_engine("kernel", 4, &ring, &p)) {
+			CHECK_EQ(io1(&ring, IORING_OP_READ, fd, r, 4096, 0), -EBADF);
+			io_uring_queue_exit(&ring);
+		} else {
+			printf("kernel io_uring refused here: O_PATH check skipped\n");
+		}
 	}
 	close(fd);
 }
