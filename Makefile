@@ -32,7 +32,8 @@ endif
 
 WARN	:= -Wall -Wextra -Werror
 BASE_CFLAGS := -std=gnu11 -O2 -g $(WARN) -D_GNU_SOURCE -Iinclude $(SANFLAGS)
-LIB_CFLAGS := $(BASE_CFLAGS) -fPIC -fvisibility=hidden -Isrc -DLIBURING_INTERNAL
+LIB_CFLAGS := $(BASE_CFLAGS) -fPIC -fvisibility=hidden -Isrc -DLIBURING_INTERNAL \
+	-ftls-model=initial-exec
 CFLAGS_EXTRA ?=
 LDLIBS	:= -lpthread
 

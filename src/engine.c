@@ -62,6 +62,24 @@ const struct ar_engine *ar_engine_of_fd(int fd)
 	return e ? e : &ar_kernel_engine;
 }
 
+/* the engine serving fd and its ring object, in one lookup */
+const struct ar_engine *ar_engine_of_fd_priv(int fd, void **priv)
+{
+	struct ar_fd_chunk *c = ar_fd_chunk(fd, 0);
+	unsigned i = fd & (AR_FD_CHUNK - 1);
+	const struct ar_engine *e;
+
+	*priv = NULL;
+	if (!c)
+		return &ar_kernel_engine;
+	/* acquire pairs with the release in ar_engine_claim_fd() */
+	e = atomic_load_explicit(&c->engine[i], memory_order_acquire);
+	if (!e)
+		return &ar_kernel_engine;
+	*priv = atomic_load_explicit(&c->priv[i], memory_order_acquire);
+	return e;
+}
+
 void *ar_engine_fd_priv(int fd)
 {
 	struct ar_fd_chunk *c = ar_fd_chunk(fd, 0);

@@ -52,13 +52,14 @@ extern const struct ar_engine ar_user_engine;
 const struct ar_engine *ar_engine_of_fd(int fd);
 int ar_engine_claim_fd(int fd, const struct ar_engine *e, void *priv);
 void *ar_engine_fd_priv(int fd);
+const struct ar_engine *ar_engine_of_fd_priv(int fd, void **priv);
 void ar_engine_release_fd(int fd);
 /* The engine for a new ring: by name, NULL meaning ANYRING_ENGINE/auto. */
 int ar_engine_setup(const char *name, unsigned entries,
 		    struct io_uring_params *p);
 
-/* kernel.c: io_uring_enter on a kernel ring entered by its registered index */
-int ar_kernel_ring_enter(int ring_fd, unsigned fd, unsigned to_submit,
+/* kernel.c: io_uring_enter on a kernel ring; priv is its ring object or NULL */
+int ar_kernel_ring_enter(void *priv, unsigned fd, unsigned to_submit,
 			 unsigned min_complete, unsigned flags,
 			 const void *arg, size_t argsz);
 
@@ -72,18 +73,16 @@ static inline int ar_ring_enter(struct io_uring *ring, unsigned submit,
 				unsigned wait_nr, unsigned flags,
 				const void *arg, size_t argsz)
 {
-	const struct ar_engine *e = ar_ring_engine(ring);
+	void *priv;
+	const struct ar_engine *e = ar_engine_of_fd_priv(ring->ring_fd, &priv);
 
-	if (ring->int_flags & AR_INT_FLAG_REG_RING) {
+	if (ring->int_flags & AR_INT_FLAG_REG_RING)
 		flags |= IORING_ENTER_REGISTERED_RING;
-		/* the index names no fd: the kernel engine finds its ring by fd */
-		if (e == &ar_kernel_engine)
-			return ar_kernel_ring_enter(ring->ring_fd,
-						    ring->enter_ring_fd, submit,
-						    wait_nr, flags, arg, argsz);
-	}
-	return e->enter(ring->enter_ring_fd, submit,
+	/* one lookup: the kernel engine takes its ring object (also by index) */
+	if (e == &ar_kernel_engine)
+		return ar_kernel_ring_enter(priv, ring->enter_ring_fd, submit,
 					    wait_nr, flags, arg, argsz);
+	return e->enter(ring->enter_ring_fd, submit, wait_nr, flags, arg, argsz);
 }
 
 static inline int ar_ring_register(struct io_uring *ring, unsigned opcode,

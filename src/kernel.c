@@ -30,7 +30,13 @@ struct ar_kring {
 	unsigned long long poll_loops, sleep_ns;
 };
 
-#define ar_kadd(kr, f, n) __atomic_fetch_add(&(kr)->f, (n), __ATOMIC_RELAXED)
+/*
+ * Counters: a relaxed load and store, not a bus-locked add, to keep the
+ * enter path as cheap as liburing's. Several threads entering one ring
+ * at once may lose counts between them.
+ */
+#define ar_kadd(kr, f, n) __atomic_store_n(&(kr)->f,			\
+	__atomic_load_n(&(kr)->f, __ATOMIC_RELAXED) + (n), __ATOMIC_RELAXED)
 
 static __u64 ar_mono_ns(void)
 {
@@ -293,7 +299,7 @@ static int ar_kring_enter(struct ar_kring *kr, unsigned fd, unsigned to_submit,
 {
 	const sigset_t *sigmask = NULL;
 	int ret, submitted = 0;
-	bool sleep;
+	bool sleep, learn;
 	__u64 t0;
 
 	ar_kadd(kr, enters, 1);
@@ -306,7 +312,8 @@ static int ar_kring_enter(struct ar_kring *kr, unsigned fd, unsigned to_submit,
 	}
 	if (kr->pol.iowait == ANYRING_IOWAIT_OFF)
 		flags |= IORING_ENTER_NO_IOWAIT;
-	if (ar_kring_may_poll(kr, flags, arg, &sigmask)) {
+	if (kr->pol.wait != ANYRING_WAITP_SLEEP &&
+	    ar_kring_may_poll(kr, flags, arg, &sigmask)) {
 		if (to_submit) {
 			ret = ar_sys_enter(fd, to_submit, 0, flags &
 					   (IORING_ENTER_SQ_WAKEUP |
@@ -325,20 +332,22 @@ static int ar_kring_enter(struct ar_kring *kr, unsigned fd, unsigned to_submit,
 	}
 	/* to sleep in the kernel, unless the CQEs came meanwhile */
 	sleep = ar_kring_ready(kr) < min_complete;
-	t0 = sleep ? ar_mono_ns() : 0;
+	/* the wait is timed only where a polling policy learns from it */
+	learn = sleep && kr->pol.wait != ANYRING_WAITP_SLEEP;
+	t0 = learn ? ar_mono_ns() : 0;
 	ret = ar_sys_enter(fd, to_submit, min_complete, flags, arg, argsz);
 	if (ret > 0 && to_submit)
 		ar_kadd(kr, submissions, (unsigned)ret);
 	if (sleep) {
+		ar_kadd(kr, sleeps, 1);
+		if (ret >= 0)
+			ar_kadd(kr, wakeups, 1);
+	}
+	if (learn && ret >= 0) {
 		__u64 t = ar_mono_ns() - t0;
 
-		ar_kadd(kr, sleeps, 1);
 		ar_kadd(kr, sleep_ns, t);
-		if (ret >= 0) {
-			ar_kadd(kr, wakeups, 1);
-			if (kr->pol.wait != ANYRING_WAITP_SLEEP)
-				ar_wait_learn(&kr->west, t);
-		}
+		ar_wait_learn(&kr->west, t);
 	}
 	return submitted ? submitted : ret;
 }
@@ -356,12 +365,12 @@ static int ar_kernel_enter(unsigned fd, unsigned to_submit,
 	return ar_kring_enter(kr, fd, to_submit, min_complete, flags, arg, argsz);
 }
 
-/* a ring entered through its registered index: found by its fd */
-int ar_kernel_ring_enter(int ring_fd, unsigned fd, unsigned to_submit,
+/* io_uring_enter for the API layer, which looked the ring up already */
+int ar_kernel_ring_enter(void *priv, unsigned fd, unsigned to_submit,
 			 unsigned min_complete, unsigned flags,
 			 const void *arg, size_t argsz)
 {
-	struct ar_kring *kr = ar_kring_of_fd(ring_fd);
+	struct ar_kring *kr = priv;
 
 	if (!kr)
 		return ar_sys_enter(fd, to_submit, min_complete, flags, arg, argsz);

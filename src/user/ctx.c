@@ -40,9 +40,9 @@
 
 struct ar_uctx *ar_uctx_of_fd(int fd)
 {
-	if (ar_engine_of_fd(fd) != &ar_user_engine)
-		return NULL;
-	return ar_engine_fd_priv(fd);
+	void *priv;
+
+	return ar_engine_of_fd_priv(fd, &priv) == &ar_user_engine ? priv : NULL;
 }
 
 static unsigned ar_pow2(unsigned v)

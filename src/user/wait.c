@@ -300,8 +300,13 @@ static struct ar_uctx *ar_enter_ctx(unsigned fd, unsigned flags, int *err)
 		*err = -EBADF;
 		return NULL;
 	}
-	/* as the kernel's fdget: the ring stays while this enter runs */
-	ar_uctx_get(ctx);
+	/*
+	 * As the kernel's fdget: the ring stays while this enter runs. A
+	 * registered index needs no reference: its entry holds one, and only
+	 * this thread can drop it.
+	 */
+	if (!(flags & IORING_ENTER_REGISTERED_RING))
+		ar_uctx_get(ctx);
 	return ctx;
 }
 
@@ -320,13 +325,20 @@ int ar_user_enter(unsigned fd, unsigned to_submit, unsigned min_complete,
 	ctx = ar_enter_ctx(fd, flags, &err);
 	if (!ctx)
 		return err;
-	ar_stat_add(ctx, enters, 1);
+	/*
+	 * Not an atomic add (a bus-locked instruction per enter): two threads
+	 * entering one ring at once may count one enter between them.
+	 */
+	__atomic_store_n(&ctx->stats.enters,
+			 __atomic_load_n(&ctx->stats.enters, __ATOMIC_RELAXED) + 1,
+			 __ATOMIC_RELAXED);
 	prev = ar_tw_current;
 	/* this thread is the ring's task while it is in here (tw.c) */
 	ar_tw_current = ctx;
 	ret = ar_enter_ring(ctx, to_submit, min_complete, flags, arg, argsz);
 	ar_tw_current = prev;
-	ar_uctx_put(ctx);
+	if (!(flags & IORING_ENTER_REGISTERED_RING))
+		ar_uctx_put(ctx);
 	return ret;
 }
 

@@ -113,8 +113,15 @@ static bool ar_should_wake(struct ar_uctx *ctx, struct ar_waiter *w)
 		tail += (unsigned)atomic_load_explicit(&ctx->tw_nr,
 						       memory_order_relaxed);
 
+	/*
+	 * CQEs parked on the overflow list wake it too: a poster that found
+	 * the CQ full a moment before the waiter emptied it does not move the
+	 * tail, and only the waiter's flush brings them in. The poster's
+	 * fence in ar_cq_wake() orders its append before this check.
+	 */
 	return (int)(tail - w->target) >= 0 || w->force ||
-	       __atomic_load_n(&ctx->cq_timeouts, __ATOMIC_RELAXED) != w->nr_timeouts;
+	       __atomic_load_n(&ctx->cq_timeouts, __ATOMIC_RELAXED) != w->nr_timeouts ||
+	       __atomic_load_n(&ctx->of_head, __ATOMIC_RELAXED);
 }
 
 /* Wake the waiters whose wait is over; the caller saw cq_waiters > 0. */

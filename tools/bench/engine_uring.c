@@ -268,9 +268,15 @@ static int uring_reap(struct worker *w, unsigned wait_nr)
 	struct io_uring_cqe *cqe;
 	int ret;
 
-	ret = io_uring_wait_cqe_nr(&u->ring, &cqe, wait_nr);
+	/*
+	 * Bounded: the reaper re-reads what is in flight every 100 ms, so a
+	 * count that went stale at the end of a run cannot strand it.
+	 */
+	struct __kernel_timespec ts = { .tv_sec = 0, .tv_nsec = 100000000 };
+
+	ret = io_uring_wait_cqes(&u->ring, &cqe, wait_nr, &ts, NULL);
 	w->rcalls++;
-	if (ret < 0 && !transient(ret))
+	if (ret < 0 && ret != -ETIME && !transient(ret))
 		return ret;
 	return (int)reap(w, u);
 }

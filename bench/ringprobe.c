@@ -1,0 +1,387 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ringprobe.c - small measurements for bench/targets and
+ * docs/performance.md that anyring-bench does not make. bench/targets
+ * builds it into build/bench/ringprobe:
+ *
+ *   cc -O2 -Iinclude bench/ringprobe.c -o build/bench/ringprobe \
+ *      -Lbuild/lib -lanyring -Wl,-rpath,$PWD/build/lib -lpthread
+ *
+ * ringprobe idle ENGINE POLICY SECS
+ *     One ring (64 entries), nothing in flight; this thread waits SECS in
+ *     io_uring_wait_cqe_timeout(). Prints the process's CPU (getrusage
+ *     RUSAGE_SELF: every thread, engine threads included) over the wait.
+ *     POLICY is anyring's string form ("wait=spin"), "default" for none.
+ *
+ * ringprobe mem ENGINE NRINGS ENTRIES
+ *     The process's memory growth per ring (smaps_rollup Rss and Pss)
+ *     when NRINGS rings of ENTRIES entries are made; then after one
+ *     submit of ENTRIES NOPs on each ring, reaped; then after ENTRIES
+ *     512-byte reads of a memfd on each ring, reaped (NOPs may need no
+ *     request; reads do). Also the kernel's io_kiocb slab growth
+ *     (/proc/slabinfo, system-wide), which no RSS shows.
+ *
+ * ringprobe cached FILE
+ *     The share of FILE's pages in the page cache (mincore), in percent.
+ *
+ * ringprobe loop ENGINE MODE COUNT [TARGET]
+ *     COUNT operations at QD1 (submit one, wait for it), for instruction
+ *     counts (valgrind --tool=callgrind; the difference of two COUNTs is
+ *     the per-I/O cost) and perf. MODE: nop, nop32 (32 NOPs per submit
+ *     and wait; COUNT counts NOPs), read (4 KiB random reads of TARGET
+ *     through the page cache), direct (the same with O_DIRECT), sim
+ *     (TARGET is a simdev spec), async (read with IOSQE_ASYNC: the io-wq
+ *     path). Prints ns per operation.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <anyring.h>
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static double cpu_s(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+}
+
+static void die(const char *what, int err)
+{
+	fprintf(stderr, "ringprobe: %s: %s\n", what, strerror(err < 0 ? -err : err));
+	exit(1);
+}
+
+/* t/io_uring's flags, as anyring-bench: each dropped when refused */
+static int ring_init(const char *engine, unsigned entries, struct io_uring *ring)
+{
+	unsigned tries[] = {
+		IORING_SETUP_COOP_TASKRUN | IORING_SETUP_SINGLE_ISSUER |
+		IORING_SETUP_DEFER_TASKRUN,
+		IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN,
+		IORING_SETUP_DEFER_TASKRUN, 0,
+	};
+	struct io_uring_params p;
+	int ret = -EINVAL;
+
+	for (unsigned i = 0; i < sizeof(tries) / sizeof(tries[0]); i++) {
+		memset(&p, 0, sizeof(p));
+		p.flags = tries[i];
+		ret = anyring_queue_init_engine(engine, entries, ring, &p);
+		if (ret != -EINVAL)
+			break;
+	}
+	return ret;
+}
+
+/* ---- idle ---- */
+
+static int cmd_idle(const char *engine, const char *policy, double secs)
+{
+	struct io_uring ring;
+	struct io_uring_cqe *cqe;
+	struct __kernel_timespec ts;
+	struct anyring_policy pol;
+	char buf[160];
+	double t0, c0, t1, c1;
+	int ret;
+
+	ret = ring_init(engine, 64, &ring);
+	if (ret)
+		die("ring setup", ret);
+	if (strcmp(policy, "default")) {
+		ret = anyring_policy_parse(policy, &pol);
+		if (!ret)
+			ret = anyring_ring_set_policy(&ring, &pol);
+		if (ret)
+			die("policy", ret);
+	}
+	anyring_ring_policy(&ring, &pol);
+	anyring_policy_format(&pol, buf, sizeof(buf));
+	ts.tv_sec = (long long)secs;
+	ts.tv_nsec = (long long)((secs - (double)ts.tv_sec) * 1e9);
+	t0 = now_s();
+	c0 = cpu_s();
+	ret = io_uring_wait_cqe_timeout(&ring, &cqe, &ts);
+	c1 = cpu_s();
+	t1 = now_s();
+	printf("{\"engine\":\"%s\",\"policy\":\"%s\",\"resolved\":\"%s\","
+	       "\"ret\":%d,\"wall_s\":%.3f,\"cpu_s\":%.6f,\"cpu_pct\":%.3f}\n",
+	       anyring_ring_engine(&ring), policy, buf, ret, t1 - t0, c1 - c0,
+	       100.0 * (c1 - c0) / (t1 - t0));
+	io_uring_queue_exit(&ring);
+	return ret == -ETIME ? 0 : 1;
+}
+
+/* ---- mem ---- */
+
+struct memsnap {
+	long rss_kb, pss_kb;
+	long kiocb_bytes;	/* io_kiocb slab: num_objs * objsize */
+};
+
+static void snap(struct memsnap *m)
+{
+	char line[512];
+	FILE *f;
+
+	m->rss_kb = m->pss_kb = m->kiocb_bytes = -1;
+	f = fopen("/proc/self/smaps_rollup", "r");
+	if (f) {
+		while (fgets(line, sizeof(line), f)) {
+			if (!strncmp(line, "Rss:", 4))
+				m->rss_kb = atol(line + 4);
+			else if (!strncmp(line, "Pss:", 4))
+				m->pss_kb = atol(line + 4);
+		}
+		fclose(f);
+	}
+	f = fopen("/proc/slabinfo", "r");
+	if (f) {
+		while (fgets(line, sizeof(line), f)) {
+			long act, num, sz;
+
+			if (sscanf(line, "io_kiocb %ld %ld %ld", &act, &num, &sz) == 3)
+				m->kiocb_bytes = num * sz;
+		}
+		fclose(f);
+	}
+}
+
+static void print_delta(const char *stage, const struct memsnap *a,
+			const struct memsnap *b, unsigned n)
+{
+	printf("\"%s\":{\"rss_kb\":%.1f,\"pss_kb\":%.1f,\"kiocb_kb\":%.1f}", stage,
+	       (double)(b->rss_kb - a->rss_kb) / n, (double)(b->pss_kb - a->pss_kb) / n,
+	       a->kiocb_bytes < 0 || b->kiocb_bytes < 0 ? 0.0 :
+	       (double)(b->kiocb_bytes - a->kiocb_bytes) / 1024.0 / n);
+}
+
+/* prepare n SQEs with prep(), submit them in one call, reap them all */
+static void submit_reap(struct io_uring *ring, unsigned n, int fd, void *buf)
+{
+	struct io_uring_cqe *cqe;
+	unsigned i, seen = 0;
+	int ret;
+
+	for (i = 0; i < n; i++) {
+		struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+
+		if (!sqe)
+			die("get_sqe", EBUSY);
+		if (fd < 0)
+			io_uring_prep_nop(sqe);
+		else
+			io_uring_prep_read(sqe, fd, buf, 512, 0);
+		sqe->user_data = i;
+	}
+	ret = io_uring_submit_and_wait(ring, n);
+	if (ret != (int)n)
+		die("submit", ret < 0 ? ret : EIO);
+	while (seen < n) {
+		ret = io_uring_wait_cqe(ring, &cqe);
+		if (ret)
+			die("wait", ret);
+		if (cqe->res < 0)
+			die("cqe", cqe->res);
+		io_uring_cqe_seen(ring, cqe);
+		seen++;
+	}
+}
+
+static int cmd_mem(const char *engine, unsigned nr, unsigned entries)
+{
+	struct io_uring warm, *rings = calloc(nr, sizeof(*rings));
+	struct memsnap s0, s1, s2, s3;
+	static char buf[4096];
+	int ret, mfd;
+	unsigned i;
+
+	mfd = memfd_create("ringprobe", 0);
+	if (!rings || mfd < 0 || pwrite(mfd, buf, sizeof(buf), 0) != sizeof(buf))
+		die("memfd", errno);
+	/* one-time costs (engine tables, the allocator's arenas) are not a ring's */
+	ret = ring_init(engine, 4, &warm);
+	if (ret)
+		die("ring setup", ret);
+	submit_reap(&warm, 4, -1, buf);
+	submit_reap(&warm, 4, mfd, buf);
+	snap(&s0);
+	for (i = 0; i < nr; i++) {
+		ret = ring_init(engine, entries, &rings[i]);
+		if (ret)
+			die("ring setup", ret);
+	}
+	snap(&s1);
+	for (i = 0; i < nr; i++)
+		submit_reap(&rings[i], entries, -1, buf);
+	snap(&s2);
+	for (i = 0; i < nr; i++)
+		submit_reap(&rings[i], entries, mfd, buf);
+	snap(&s3);
+	printf("{\"engine\":\"%s\",\"rings\":%u,\"entries\":%u,\"sq\":%u,\"cq\":%u,",
+	       anyring_ring_engine(&rings[0]), nr, entries,
+	       rings[0].sq.ring_entries, rings[0].cq.ring_entries);
+	print_delta("setup", &s0, &s1, nr);
+	putchar(',');
+	print_delta("nop", &s0, &s2, nr);
+	putchar(',');
+	print_delta("read", &s0, &s3, nr);
+	printf("}\n");
+	for (i = 0; i < nr; i++)
+		io_uring_queue_exit(&rings[i]);
+	io_uring_queue_exit(&warm);
+	free(rings);
+	close(mfd);
+	return 0;
+}
+
+/* ---- cached ---- */
+
+static int cmd_cached(const char *path)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	unsigned char *vec;
+	size_t npages, i, in = 0;
+	struct stat st;
+	void *m;
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0 || fstat(fd, &st))
+		die(path, errno);
+	npages = ((size_t)st.st_size + (size_t)page - 1) / (size_t)page;
+	m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+	vec = malloc(npages ? npages : 1);
+	if (m == MAP_FAILED || !vec || mincore(m, (size_t)st.st_size, vec))
+		die("mincore", errno);
+	for (i = 0; i < npages; i++)
+		in += vec[i] & 1;
+	printf("%.2f\n", npages ? 100.0 * (double)in / (double)npages : 100.0);
+	munmap(m, (size_t)st.st_size);
+	close(fd);
+	return 0;
+}
+
+/* ---- loop ---- */
+
+static unsigned long long rng_state = 0x616e7972696e67ULL;
+
+static unsigned long long rnd(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return rng_state;
+}
+
+static int cmd_loop(const char *engine, const char *mode, unsigned long count,
+		    const char *target)
+{
+	bool nop = !strcmp(mode, "nop"), nop32 = !strcmp(mode, "nop32");
+	bool async = !strcmp(mode, "async");
+	unsigned batch = nop32 ? 32 : 1;
+	unsigned long long blocks = 0;
+	struct io_uring ring;
+	struct io_uring_cqe *cqe;
+	void *buf;
+	double t0, t1;
+	unsigned long done = 0;
+	int fd = -1, ret;
+
+	if (!nop && !nop32) {
+		struct stat st;
+
+		if (!target)
+			die("loop: a target is needed", EINVAL);
+		if (!strcmp(mode, "sim")) {
+			fd = anyring_simdev_create(target);
+			if (fd < 0)
+				die("simdev", fd);
+			blocks = 1ULL << 18;	/* 1 GiB of 4 KiB blocks (size= of the spec) */
+		} else {
+			fd = open(target, O_RDONLY | (!strcmp(mode, "direct") ? O_DIRECT : 0));
+			if (fd < 0 || fstat(fd, &st))
+				die(target, errno);
+			blocks = (unsigned long long)st.st_size / 4096;
+		}
+		if (!blocks)
+			die("loop: empty target", EINVAL);
+	}
+	if (posix_memalign(&buf, 4096, 4096))
+		die("buffer", ENOMEM);
+	ret = ring_init(engine, 64, &ring);
+	if (ret)
+		die("ring setup", ret);
+	io_uring_register_ring_fd(&ring);
+	t0 = now_s();
+	while (done < count) {
+		for (unsigned i = 0; i < batch; i++) {
+			struct io_uring_sqe *sqe = io_uring_get_sqe(&ring);
+
+			if (fd < 0) {
+				io_uring_prep_nop(sqe);
+			} else {
+				io_uring_prep_read(sqe, fd, buf, 4096,
+						   (rnd() % blocks) * 4096);
+				if (async)
+					sqe->flags |= IOSQE_ASYNC;
+			}
+		}
+		ret = io_uring_submit_and_wait(&ring, batch);
+		if (ret < 0)
+			die("submit", ret);
+		for (unsigned i = 0; i < batch; i++) {
+			ret = io_uring_wait_cqe(&ring, &cqe);
+			if (ret)
+				die("wait", ret);
+			if (cqe->res < 0)
+				die("cqe", cqe->res);
+			io_uring_cqe_seen(&ring, cqe);
+		}
+		done += batch;
+	}
+	t1 = now_s();
+	printf("{\"engine\":\"%s\",\"mode\":\"%s\",\"ops\":%lu,\"ns_per_op\":%.1f}\n",
+	       anyring_ring_engine(&ring), mode, done, (t1 - t0) * 1e9 / (double)done);
+	io_uring_queue_exit(&ring);
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 5 && !strcmp(argv[1], "idle"))
+		return cmd_idle(argv[2], argv[3], atof(argv[4]));
+	if (argc == 5 && !strcmp(argv[1], "mem"))
+		return cmd_mem(argv[2], (unsigned)atoi(argv[3]), (unsigned)atoi(argv[4]));
+	if (argc == 3 && !strcmp(argv[1], "cached"))
+		return cmd_cached(argv[2]);
+	if ((argc == 5 || argc == 6) && !strcmp(argv[1], "loop"))
+		return cmd_loop(argv[2], argv[3], strtoul(argv[4], NULL, 0),
+				argc == 6 ? argv[5] : NULL);
+	fprintf(stderr,
+		"usage: ringprobe idle ENGINE POLICY|default SECS\n"
+		"       ringprobe mem ENGINE NRINGS ENTRIES\n"
+		"       ringprobe cached FILE\n"
+		"       ringprobe loop ENGINE nop|nop32|read|direct|async|sim COUNT [TARGET]\n");
+	return 2;
+}
