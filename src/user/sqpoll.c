@@ -78,9 +78,10 @@ static void ar_sqpoll_sleep(struct ar_sqpoll *sq)
 	 */
 	atomic_thread_fence(memory_order_seq_cst);
 	/*
-	 * The sleep re-checks the SQ every 100 ms: a rare lost wakeup seen
-	 * once under ASan (cfg_no_sqarray_sqpoll, 2026-11-29, not reproduced
-	 * in 660 runs since) must not strand SQEs. Under investigation.
+	 * The sleep also re-checks the SQ every 100 ms, a safety net only.
+	 * The stall it was added for (cfg_no_sqarray_sqpoll: the last CQEs
+	 * missing) turned out to be on the CQ side: CQEs parked on the
+	 * overflow list did not wake the waiter (fixed in waitq.c).
 	 */
 	if (!ar_sq_entries_ready(ctx) && !ctx->disabled &&
 	    !atomic_load(&sq->exiting))
