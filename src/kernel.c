@@ -259,6 +259,7 @@ static bool ar_kring_poll(struct ar_kring *kr, unsigned min_complete,
 		if (ar_kring_ready(kr) >= min_complete) {
 			ar_kadd(kr, poll_loops, n);
 			ar_wait_learn(&kr->west, ar_mono_ns() - start);
+			ar_wait_polled(&kr->west, true);
 			return true;
 		}
 		if (!(n & 15) && ar_mono_ns() >= end)
@@ -266,6 +267,7 @@ static bool ar_kring_poll(struct ar_kring *kr, unsigned min_complete,
 		ar_cpu_relax();
 	}
 	ar_kadd(kr, poll_loops, n);
+	ar_wait_polled(&kr->west, false);
 	return false;
 }
 

@@ -9,7 +9,8 @@
  *             poll for up to spin_usec, then sleep           [seed 004];
  *   adaptive  the default: with nothing in flight sleep at once; else
  *             poll for up to twice the expected wait, never longer than
- *             one sleep/wake round trip (AR_ADAPT_SPIN_MAX_NS), then sleep.
+ *             one sleep/wake round trip (AR_ADAPT_SPIN_MAX_NS), then sleep;
+ *             polls that keep failing back off exponentially.
  *
  * The expected wait is learned per ring: an exponentially weighted mean
  * of how long waits took (1/8 weight for the newest) and of their mean
@@ -36,7 +37,11 @@ struct ar_wait_est {
 	uint64_t mean_ns;	/* expected wait; 0 while unknown */
 	uint64_t dev_ns;	/* mean absolute deviation */
 	uint64_t late_ns;	/* how late a timed sleep wakes */
+	unsigned backoff;	/* adaptive: polls that failed in a row (capped) */
+	unsigned skip;		/* adaptive: waits left that do not poll */
 };
+
+#define AR_ADAPT_MAX_BACKOFF	8	/* at most 256 waits between probes */
 
 struct ar_wait_plan {
 	uint64_t sleep_ns;	/* timed sleep first (hybrid) */
@@ -45,7 +50,7 @@ struct ar_wait_plan {
 
 /* The plan for a wait about to start; est is read racily (a hint). */
 static inline void ar_wait_plan(const struct anyring_policy *p,
-				const struct ar_wait_est *est, bool inflight,
+				struct ar_wait_est *est, bool inflight,
 				struct ar_wait_plan *pl)
 {
 	uint64_t spin = p->spin_usec ? (uint64_t)p->spin_usec * 1000 :
@@ -71,6 +76,17 @@ static inline void ar_wait_plan(const struct anyring_policy *p,
 	default:	/* adaptive */
 		if (!inflight)
 			return;
+		/*
+		 * Polls that keep failing (the completing thread needs the CPU
+		 * this one polls on, as on a busy 2-CPU machine) back off
+		 * exponentially: skip 2^n waits, then probe again.
+		 */
+		if (__atomic_load_n(&est->skip, __ATOMIC_RELAXED)) {
+			__atomic_store_n(&est->skip,
+					 __atomic_load_n(&est->skip, __ATOMIC_RELAXED) - 1,
+					 __ATOMIC_RELAXED);
+			return;
+		}
 		if (!mean)
 			pl->spin_ns = AR_ADAPT_SPIN_MAX_NS;
 		else if (mean < AR_ADAPT_SPIN_MAX_NS)
@@ -98,6 +114,22 @@ static inline void ar_wait_learn(struct ar_wait_est *est, uint64_t ns)
 	__atomic_store_n(&est->mean_ns, ar_ewma8(mean, ns), __ATOMIC_RELAXED);
 	__atomic_store_n(&est->dev_ns, mean ? ar_ewma8(dev, d) : ns / 4,
 			 __ATOMIC_RELAXED);
+}
+
+/* adaptive: a poll phase ended with (ok) or without the CQEs it waited for */
+static inline void ar_wait_polled(struct ar_wait_est *est, bool ok)
+{
+	unsigned b = __atomic_load_n(&est->backoff, __ATOMIC_RELAXED);
+
+	if (ok) {
+		if (b)
+			__atomic_store_n(&est->backoff, 0, __ATOMIC_RELAXED);
+		return;
+	}
+	if (b < AR_ADAPT_MAX_BACKOFF)
+		b++;
+	__atomic_store_n(&est->backoff, b, __ATOMIC_RELAXED);
+	__atomic_store_n(&est->skip, 1U << b, __ATOMIC_RELAXED);
 }
 
 /* A hybrid sleep found the wait already over: it slept too long, shrink. */

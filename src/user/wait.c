@@ -229,6 +229,7 @@ static int ar_wait_poll(struct ar_uctx *ctx, unsigned min_events,
 		if (ar_wait_done(ctx, min_events, nr_timeouts)) {
 			ar_stat_poll_loops(ctx, n);
 			ar_wait_learn(&ctx->west, ar_now_ns() - start);
+			ar_wait_polled(&ctx->west, true);
 			return 1;
 		}
 		/* the clock costs ~20 ns: read it every 16 polls */
@@ -237,6 +238,7 @@ static int ar_wait_poll(struct ar_uctx *ctx, unsigned min_events,
 		ar_cpu_relax();
 	}
 	ar_stat_poll_loops(ctx, n);
+	ar_wait_polled(&ctx->west, false);
 	return 0;
 }
 
