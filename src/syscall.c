@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <sys/syscall.h>
 #include "internal.h"
+#include "sysraw.h"
 
 #ifndef __NR_io_uring_setup
 #define __NR_io_uring_setup	425
@@ -32,13 +33,12 @@ int ar_sys_setup(unsigned entries, struct io_uring_params *p)
 	return ar_syscall_ret(syscall(__NR_io_uring_setup, entries, p), e);
 }
 
+/* on every I/O path: the raw system call, no errno round trip */
 int ar_sys_enter(unsigned fd, unsigned to_submit, unsigned min_complete,
 		 unsigned flags, const void *arg, size_t argsz)
 {
-	int e = errno;
-
-	return ar_syscall_ret(syscall(__NR_io_uring_enter, fd, to_submit,
-				      min_complete, flags, arg, argsz), e);
+	return (int)ar_raw_syscall6(__NR_io_uring_enter, fd, to_submit,
+				    min_complete, flags, (long)arg, (long)argsz);
 }
 
 int ar_sys_register(unsigned fd, unsigned opcode, const void *arg,

@@ -28,6 +28,7 @@
 #include "uring.h"
 #include "iopoll.h"
 #include "aio.h"
+#include "../sysraw.h"
 
 #define AR_RW_INLINE_VECS	4
 #define AR_MAX_RW_COUNT		0x7ffff000U	/* the kernel's MAX_RW_COUNT */
@@ -262,13 +263,11 @@ static ssize_t ar_rw_call(struct ar_ureq *req, struct ar_rw *rw, bool write,
 
 	if (rw->off < -1)
 		return -EINVAL;
-	ret = write ? pwritev2(req->fd, vecs, nr, off, flags) :
-		      preadv2(req->fd, vecs, nr, off, flags);
+	ret = ar_raw_rw(write, req->fd, vecs, nr, (long)off, flags);
 	/* a pipe or socket has no offset: the kernel ignores it there */
-	if (ret < 0 && errno == ESPIPE && off != -1)
-		ret = write ? pwritev2(req->fd, vecs, nr, -1, flags) :
-			      preadv2(req->fd, vecs, nr, -1, flags);
-	return ret < 0 ? -errno : ret;
+	if (ret == -ESPIPE && off != -1)
+		ret = ar_raw_rw(write, req->fd, vecs, nr, -1, flags);
+	return ret;
 }
 
 /*

@@ -168,10 +168,12 @@ static int check_any_all_race(struct diff_ctx *c, const struct diff_cqe *cqe,
 	}
 	/*
 	 * The kernel counts one for each sweep of its io-wq, which may
-	 * cancel several queued requests (see cancel_count_of_queued_work):
-	 * only "some" against "none" is certain.
+	 * cancel several queued requests (see cancel_count_of_queued_work),
+	 * and was seen (rarely, under load) to answer 0 while one NOP still
+	 * ended -ECANCELED: a worker caught between the sweep and running
+	 * it. Only a count and no error are certain.
 	 */
-	if (!k || k->res < 0 || (cancelled && !k->res))
+	if (!k || k->res < 0)
 		return diff_fail(c, "cancel counted %d, %d NOPs cancelled",
 				 k ? k->res : -1, cancelled);
 	return 0;
