@@ -21,6 +21,11 @@
  *     request; reads do). Also the kernel's io_kiocb slab growth
  *     (/proc/slabinfo, system-wide), which no RSS shows.
  *
+ * ringprobe atomics
+ *     What the user engine's bus-locked operations cost on this CPU: an
+ *     uncontended pthread mutex lock/unlock pair, and a seq_cst fence, in
+ *     ns (20M iterations each).
+ *
  * ringprobe cached FILE
  *     The share of FILE's pages in the page cache (mincore), in percent.
  *
@@ -30,11 +35,15 @@
  *     the per-I/O cost) and perf. MODE: nop, nop32 (32 NOPs per submit
  *     and wait; COUNT counts NOPs), read (4 KiB random reads of TARGET
  *     through the page cache), direct (the same with O_DIRECT), sim
- *     (TARGET is a simdev spec), async (read with IOSQE_ASYNC: the io-wq
- *     path). Prints ns per operation.
+ *     (TARGET is a simdev spec), simpoll (the same on an IOPOLL ring: the
+ *     spec needs completion=poll), async (read with IOSQE_ASYNC: the io-wq
+ *     path). Prints ns per operation. ENGINE "sync" does read and direct
+ *     with preadv2() instead of a ring, for comparison.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,6 +53,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <anyring.h>
 
 static double now_s(void)
@@ -70,7 +80,8 @@ static void die(const char *what, int err)
 }
 
 /* t/io_uring's flags, as anyring-bench: each dropped when refused */
-static int ring_init(const char *engine, unsigned entries, struct io_uring *ring)
+static int ring_init(const char *engine, unsigned entries, struct io_uring *ring,
+		     unsigned extra)
 {
 	unsigned tries[] = {
 		IORING_SETUP_COOP_TASKRUN | IORING_SETUP_SINGLE_ISSUER |
@@ -83,7 +94,7 @@ static int ring_init(const char *engine, unsigned entries, struct io_uring *ring
 
 	for (unsigned i = 0; i < sizeof(tries) / sizeof(tries[0]); i++) {
 		memset(&p, 0, sizeof(p));
-		p.flags = tries[i];
+		p.flags = tries[i] | extra;
 		ret = anyring_queue_init_engine(engine, entries, ring, &p);
 		if (ret != -EINVAL)
 			break;
@@ -103,7 +114,7 @@ static int cmd_idle(const char *engine, const char *policy, double secs)
 	double t0, c0, t1, c1;
 	int ret;
 
-	ret = ring_init(engine, 64, &ring);
+	ret = ring_init(engine, 64, &ring, 0);
 	if (ret)
 		die("ring setup", ret);
 	if (strcmp(policy, "default")) {
@@ -218,14 +229,14 @@ static int cmd_mem(const char *engine, unsigned nr, unsigned entries)
 	if (!rings || mfd < 0 || pwrite(mfd, buf, sizeof(buf), 0) != sizeof(buf))
 		die("memfd", errno);
 	/* one-time costs (engine tables, the allocator's arenas) are not a ring's */
-	ret = ring_init(engine, 4, &warm);
+	ret = ring_init(engine, 4, &warm, 0);
 	if (ret)
 		die("ring setup", ret);
 	submit_reap(&warm, 4, -1, buf);
 	submit_reap(&warm, 4, mfd, buf);
 	snap(&s0);
 	for (i = 0; i < nr; i++) {
-		ret = ring_init(engine, entries, &rings[i]);
+		ret = ring_init(engine, entries, &rings[i], 0);
 		if (ret)
 			die("ring setup", ret);
 	}
@@ -279,6 +290,37 @@ static int cmd_cached(const char *path)
 	return 0;
 }
 
+/* ---- atomics ---- */
+
+static int cmd_atomics(void)
+{
+	pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+	const unsigned long n = 20000000;
+	volatile unsigned long v = 0;
+	double t0, t1, t2, t3;
+	unsigned long i;
+
+	t0 = now_s();
+	for (i = 0; i < n; i++) {
+		pthread_mutex_lock(&m);
+		v++;
+		pthread_mutex_unlock(&m);
+	}
+	t1 = now_s();
+	for (i = 0; i < n; i++) {
+		atomic_thread_fence(memory_order_seq_cst);
+		v++;
+	}
+	t2 = now_s();
+	for (i = 0; i < n; i++)
+		v++;
+	t3 = now_s();
+	printf("{\"mutex_pair_ns\":%.2f,\"fence_ns\":%.2f,\"plain_ns\":%.2f}\n",
+	       (t1 - t0) * 1e9 / (double)n, (t2 - t1) * 1e9 / (double)n,
+	       (t3 - t2) * 1e9 / (double)n);
+	return 0;
+}
+
 /* ---- loop ---- */
 
 static unsigned long long rng_state = 0x616e7972696e67ULL;
@@ -296,6 +338,7 @@ static int cmd_loop(const char *engine, const char *mode, unsigned long count,
 {
 	bool nop = !strcmp(mode, "nop"), nop32 = !strcmp(mode, "nop32");
 	bool async = !strcmp(mode, "async");
+	bool simpoll = !strcmp(mode, "simpoll");
 	unsigned batch = nop32 ? 32 : 1;
 	unsigned long long blocks = 0;
 	struct io_uring ring;
@@ -310,7 +353,7 @@ static int cmd_loop(const char *engine, const char *mode, unsigned long count,
 
 		if (!target)
 			die("loop: a target is needed", EINVAL);
-		if (!strcmp(mode, "sim")) {
+		if (!strcmp(mode, "sim") || simpoll) {
 			fd = anyring_simdev_create(target);
 			if (fd < 0)
 				die("simdev", fd);
@@ -326,7 +369,28 @@ static int cmd_loop(const char *engine, const char *mode, unsigned long count,
 	}
 	if (posix_memalign(&buf, 4096, 4096))
 		die("buffer", ENOMEM);
-	ret = ring_init(engine, 64, &ring);
+	if (!strcmp(engine, "sync")) {
+		struct iovec iov = { buf, 4096 };
+
+		if (fd < 0 || async || !strcmp(mode, "sim") || simpoll)
+			die("loop: sync does read and direct only", EINVAL);
+		t0 = now_s();
+		for (; done < count; done++) {
+			ssize_t n = preadv2(fd, &iov, 1,
+					    (off_t)((rnd() % blocks) * 4096), 0);
+
+			if (n != 4096)
+				die("preadv2", n < 0 ? errno : EIO);
+		}
+		t1 = now_s();
+		printf("{\"engine\":\"sync\",\"mode\":\"%s\",\"ops\":%lu,"
+		       "\"ns_per_op\":%.1f}\n", mode, done,
+		       (t1 - t0) * 1e9 / (double)done);
+		close(fd);
+		free(buf);
+		return 0;
+	}
+	ret = ring_init(engine, 64, &ring, simpoll ? IORING_SETUP_IOPOLL : 0);
 	if (ret)
 		die("ring setup", ret);
 	io_uring_register_ring_fd(&ring);
@@ -373,6 +437,8 @@ int main(int argc, char **argv)
 		return cmd_idle(argv[2], argv[3], atof(argv[4]));
 	if (argc == 5 && !strcmp(argv[1], "mem"))
 		return cmd_mem(argv[2], (unsigned)atoi(argv[3]), (unsigned)atoi(argv[4]));
+	if (argc == 2 && !strcmp(argv[1], "atomics"))
+		return cmd_atomics();
 	if (argc == 3 && !strcmp(argv[1], "cached"))
 		return cmd_cached(argv[2]);
 	if ((argc == 5 || argc == 6) && !strcmp(argv[1], "loop"))
@@ -382,6 +448,7 @@ int main(int argc, char **argv)
 		"usage: ringprobe idle ENGINE POLICY|default SECS\n"
 		"       ringprobe mem ENGINE NRINGS ENTRIES\n"
 		"       ringprobe cached FILE\n"
-		"       ringprobe loop ENGINE nop|nop32|read|direct|async|sim COUNT [TARGET]\n");
+		"       ringprobe atomics\n"
+		"       ringprobe loop ENGINE nop|nop32|read|direct|async|sim|simpoll COUNT [TARGET]\n");
 	return 2;
 }
