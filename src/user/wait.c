@@ -112,7 +112,14 @@ static bool ar_wait_done(struct ar_uctx *ctx, unsigned min_events,
 			 unsigned nr_timeouts)
 {
 	ar_aio_reap(ctx);
-	ar_tw_run(ctx);
+	/*
+	 * Until the list is seen empty after posting: a completion queued
+	 * while this thread posted a batch was judged against a CQ tail not
+	 * yet advanced, and did not wake it (the fence in ar_cq_wake() orders
+	 * the posts before this look).
+	 */
+	while (ar_tw_run(ctx))
+		;
 	ar_cq_flush_overflow(ctx);
 	return ar_cq_events_user(ctx) >= min_events ||
 	       __atomic_load_n(&ctx->cq_timeouts, __ATOMIC_RELAXED) != nr_timeouts;
