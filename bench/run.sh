@@ -9,7 +9,9 @@
 # writes bench/report/latest.md with the machine, the table, the commands
 # and plots (SVG beside it).
 # Env: O (build dir), BENCH_SECS (per run, 3), BENCH_DIR (data file
-# directory; must be on a disk for O_DIRECT), BENCH_SIM (the simdev spec).
+# directory; must be on a disk for O_DIRECT), BENCH_SIM (the simdev spec),
+# EXPERIMENTS=1 (then also the five seed experiments at their defaults,
+# about 4 more minutes, into bench/report/experiments/ and latest.md).
 set -u
 O=${O:-build}
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -208,5 +210,30 @@ cpu_model=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
 	echo "anyring-bench -O 1 -s 1 -c 1 -r 1 --sweep depth=1,2,...,64 --sweep engine=kernel,user,libaio $FILE --plot direct-depth.svg"
 	echo '```'
 } > "$REPORT/latest.md"
+
+# ---- EXPERIMENTS=1: the seed experiments (anyring-bench experiment NAME)
+experiments() {
+	out="$REPORT/experiments"
+	{ echo; echo "## Seed experiments"; echo
+	  echo "\`EXPERIMENTS=1 make bench\`: each experiment at its defaults; tables,"
+	  echo "criteria and notes in \`experiments/NAME.txt\`, charts in \`experiments/NAME.svg\`."
+	  echo; echo "| experiment | reproduced | measured |"; echo "|---|---|---|"
+	} >> "$REPORT/latest.md"
+	for x in wait-threshold hybrid-poll taskwork inline-completion iowait; do
+		set -- experiment "$x" --out "$out"
+		[ "$x" = iowait ] && set -- "$@" --file="$FILE"
+		echo "[experiment] $x ..."
+		if "$BIN" "$@" >"$tmp/exp.txt" 2>"$tmp/exp.err"; then
+			v=$(sed -n 's/^reproduced: //p' "$tmp/exp.txt")
+			m=$(sed -n 's/^measured: *//p' "$tmp/exp.txt")
+		else
+			v=failed; m=$(grep -v '^\[' "$tmp/exp.err" | head -n 1)
+		fi
+		echo "  reproduced: $v ($m)"
+		echo "| [$x](experiments/$x.txt) | $v | $m |" >> "$REPORT/latest.md"
+	done
+}
+[ "${EXPERIMENTS:-0}" = 1 ] && experiments
+secs=$(( $(date +%s) - start ))
 echo
 echo "report: bench/report/latest.md${plots:+ (plots:$plots)}; ${secs} s"

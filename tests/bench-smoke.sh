@@ -108,6 +108,52 @@ fi
 run -S 1 -d 4 -r 0.1 "$F"
 grep -q 'depth 1' "$OUT" || fail "sync does not say the depth is 1"
 
+# the seed experiments, each with tiny runs: a table, a verdict, JSON whose
+# runs have the documented keys, the report file and (with gnuplot) the chart
+exp_smoke() {	# exp_smoke NAME HEADER ARGS...: HEADER starts a table line
+	name=$1 head=$2; shift 2
+	d="$tmp/exp"
+	run experiment "$name" --exp-runtime=0.05 --reps=1 --out "$d" "$@"
+	grep -q "^== experiment $name: seed 00[0-4]" "$OUT" || fail "$name: no title"
+	grep -q "^$head" "$OUT" || fail "$name: no table ('$head')"
+	grep -q '^criterion: ' "$OUT" || fail "$name: no criterion"
+	grep -Eq '^reproduced: (YES|NO|UNDECIDED)$' "$OUT" || fail "$name: no verdict"
+	[ -s "$d/$name.txt" ] || fail "$name: no $d/$name.txt"
+	if command -v gnuplot >/dev/null; then
+		grep -q '<svg' "$d/$name.svg" || fail "$name: no chart"
+	fi
+	"$BIN" experiment "$name" --exp-runtime=0.05 --reps=1 --out "$d" \
+		--no-plot --json "$@" >"$tmp/exp.json" 2>"$OUT" ||
+		fail "experiment $name --json exited $?"
+	json_keys "$tmp/exp.json"
+	python3 - "$tmp/exp.json" "$name" <<'PY' || fail "$name: experiment JSON"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+assert doc["experiment"] == sys.argv[2], doc["experiment"]
+assert doc["reproduced"] in (True, False, None), doc["reproduced"]
+assert doc["criterion"] and doc["seed"].endswith(".txt")
+ran = [r for r in doc["rows"] if r["runs"]]
+assert ran and len(doc["runs"]) == sum(len(r["runs"]) for r in doc["rows"])
+PY
+}
+if "$BIN" --engine=user -r 0.05 -q sim:size=1M,lat=fixed:5us >"$OUT" 2>&1; then
+	run --engine=user -p 1 --ring-flags=hybrid -d 4 -r $R -q \
+		sim:size=1M,lat=fixed:20us,completion=poll
+	exp_smoke wait-threshold "waiter policy  *IOPS  *wakeups/IO" \
+		--sim=size=1M,lat=fixed:5us,qd=512
+	exp_smoke hybrid-poll "Performance (IOPS" --sim=size=1M,lat=fixed:50us
+	exp_smoke taskwork "depth and avg latency" --depths=1,8 \
+		--sim=size=1M,lat=fixed:5us,qd=64
+	exp_smoke inline-completion "  QD  *punt" --depths=1,2 \
+		--sim=size=1M,lat=fixed:5us
+fi
+if "$BIN" --engine=sync -O 1 -r 0.05 -q "$F" >"$OUT" 2>&1; then
+	exp_smoke iowait "QD1 O_DIRECT 4k  *IOPS" --file="$F"
+else
+	echo "O_DIRECT refused on $tmp: no iowait experiment"
+fi
+echo "experiments ran"
+
 # JSON: one object, and {"runs":[...]} for a sweep
 "$BIN" --json --engine=user -t 1 -r $R "$F" >"$tmp/one.json" 2>"$OUT" ||
 	fail "--json exited $?"
@@ -152,8 +198,10 @@ refused "one target only" "$F" "$F"
 refused "no target" --engine=user
 refused "--plot needs --sweep" --plot x.svg "$F"
 refused "KEY=V1,V2" --sweep colour=red "$F"
-refused "not yet implemented" experiment wait-threshold
 refused "unknown" experiment nosuch
+refused "goes with -p 1" --ring-flags=hybrid --engine=user "$F"
+refused "not an option of this experiment" experiment iowait --sim=size=1M
+refused "'0' is not" experiment taskwork --exp-runtime=0
 "$BIN" --engine=user -r $R "$tmp/missing" >"$OUT" 2>&1
 [ $? -eq 1 ] && grep -q 'give --size' "$OUT" || fail "a missing file: no clear error"
 echo "anyring-bench: ok"

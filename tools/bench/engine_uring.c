@@ -4,8 +4,9 @@
  * libanyring (anyring_queue_init_engine), as t/io_uring drives it: SQ and
  * CQ rings of the depth, COOP_TASKRUN + SINGLE_ISSUER + DEFER_TASKRUN
  * (each dropped if refused; not with --split-reap, where another thread
- * waits), the ring fd registered, one io_uring_enter per loop turn that
- * submits the batch and waits for -c completions.
+ * waits), IOPOLL with -p 1 (and HYBRID_IOPOLL with --ring-flags=hybrid,
+ * never dropped), the ring fd registered, one io_uring_enter per loop
+ * turn that submits the batch and waits for -c completions.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -18,6 +19,10 @@
 
 #define UD_END	UINT64_MAX	/* split: the submitter's end marker */
 
+#ifndef IORING_SETUP_HYBRID_IOPOLL
+#define IORING_SETUP_HYBRID_IOPOLL	(1U << 17)	/* 6.13; not in liburing 2.3 */
+#endif
+
 struct uring_priv {
 	struct io_uring ring;
 	int fd;			/* in SQEs: the fd or registered index 0 */
@@ -26,8 +31,8 @@ struct uring_priv {
 	bool nop;
 };
 
-/* RINGF_* to IORING_SETUP_* */
-static unsigned setup_flags(unsigned rf)
+/* RINGF_* to IORING_SETUP_* (HYBRID_IOPOLL only goes with IOPOLL) */
+static unsigned setup_flags(unsigned rf, bool polled)
 {
 	unsigned f = 0;
 
@@ -37,6 +42,11 @@ static unsigned setup_flags(unsigned rf)
 		f |= IORING_SETUP_SINGLE_ISSUER;
 	if (rf & RINGF_DEFER)
 		f |= IORING_SETUP_DEFER_TASKRUN;
+	if (polled) {
+		f |= IORING_SETUP_IOPOLL;
+		if (rf & RINGF_HYBRID)
+			f |= IORING_SETUP_HYBRID_IOPOLL;
+	}
 	return f;
 }
 
@@ -52,14 +62,13 @@ static int ring_create(struct worker *w, struct uring_priv *u)
 		rf &= ~(RINGF_SINGLE | RINGF_DEFER);
 	for (;;) {
 		memset(&p, 0, sizeof(p));
-		p.flags = setup_flags(rf) | IORING_SETUP_CQSIZE;
-		if (s->polled && !s->nop)
-			p.flags |= IORING_SETUP_IOPOLL;
+		p.flags = setup_flags(rf, s->polled && !s->nop) |
+			  IORING_SETUP_CQSIZE;
 		p.cq_entries = s->cq_entries ? s->cq_entries : s->depth;
 		if (s->split_reap && !s->cq_entries)
 			p.cq_entries = 2 * s->depth;	/* room for the marker */
 		ret = anyring_queue_init_engine(s->engine, entries, &u->ring, &p);
-		if (ret != -EINVAL || !rf)
+		if (ret != -EINVAL || !(rf & RINGF_TIO))
 			return ret;
 		/* t/io_uring's order: COOP, then SINGLE, then DEFER */
 		if (rf & RINGF_COOP)

@@ -1,31 +1,24 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * experiment.c - the experiment table. Each entry is filled in by its own
- * file later; until then it says so and exits 2.
+ * experiment.c - the experiment table: `anyring-bench experiment NAME`
+ * runs NAME's function (exp_NAME.c; what they share is exp_common.h).
  */
 #include <stdio.h>
 #include <string.h>
+#include "exp_common.h"
 #include "experiment.h"
-
-static int not_yet(int argc, char **argv)
-{
-	(void)argc;
-	fprintf(stderr, "anyring-bench: experiment %s: not yet implemented\n",
-		argv[0]);
-	return 2;
-}
 
 static const struct experiment experiments[] = {
 	{ "iowait", "seed 000: QD1 latency with the CQ wait counted as iowait or not",
-	  not_yet },
+	  exp_iowait },
 	{ "taskwork", "seed 001: completion task_work batching vs per-request",
-	  not_yet },
+	  exp_taskwork },
 	{ "inline-completion", "seed 002: inline vs deferred vs punted completion",
-	  not_yet },
+	  exp_inline_completion },
 	{ "wait-threshold", "seed 003: a waiter for 128 events, woken per CQE or at the threshold",
-	  not_yet },
+	  exp_wait_threshold },
 	{ "hybrid-poll", "seed 004: IRQ vs polled vs hybrid polled completion",
-	  not_yet },
+	  exp_hybrid_poll },
 };
 
 #define NR_EXPERIMENTS (sizeof(experiments) / sizeof(experiments[0]))

@@ -20,6 +20,8 @@
 #define RINGF_SINGLE	(1u << 1)	/* IORING_SETUP_SINGLE_ISSUER */
 #define RINGF_DEFER	(1u << 2)	/* IORING_SETUP_DEFER_TASKRUN */
 #define RINGF_TIO	(RINGF_COOP | RINGF_SINGLE | RINGF_DEFER)
+/* IORING_SETUP_HYBRID_IOPOLL (with -p 1); never dropped: a refusal fails */
+#define RINGF_HYBRID	(1u << 3)
 
 struct job_spec {
 	const char *engine;	/* kernel, user, sync, libaio, posixaio */

@@ -85,7 +85,9 @@ void options_usage(FILE *f)
 "                  that size (filled with data, fsync'ed)\n"
 "  --ring-flags=L  t/io_uring's setup flags, any of coop,single,defer\n"
 "                  (default all three), or none; each is dropped when the\n"
-"                  engine refuses it\n"
+"                  engine refuses it; hybrid (with -p 1) adds\n"
+"                  IORING_SETUP_HYBRID_IOPOLL, never dropped (the user\n"
+"                  engine reads ANYRING_HYBRID=half-min|learned)\n"
 "  --split-reap    a second thread per ring waits for -c completions at a\n"
 "                  time while the first submits -s at a time (kernel, user)\n"
 "  --json          one JSON object per run ({\"runs\":[...]} for sweeps)\n"
@@ -155,6 +157,8 @@ static int parse_rw(const char *val, struct job_spec *s, bool *random_set)
 	return bad("--rw", val, "randread, read, randwrite, write, randrw or rw");
 }
 
+#define RING_FLAGS_WANT	"coop,single,defer,hybrid or none"
+
 static int parse_ring_flags(const char *val, unsigned *out)
 {
 	char buf[64], *tok, *save = NULL;
@@ -173,8 +177,10 @@ static int parse_ring_flags(const char *val, unsigned *out)
 			*out |= RINGF_SINGLE;
 		else if (!strcmp(tok, "defer"))
 			*out |= RINGF_DEFER;
+		else if (!strcmp(tok, "hybrid"))
+			*out |= RINGF_HYBRID;
 		else
-			return bad("--ring-flags", val, "coop,single,defer or none");
+			return bad("--ring-flags", val, RING_FLAGS_WANT);
 	}
 	return 0;
 }
@@ -307,6 +313,11 @@ static int finish(struct bench_opts *o, struct parse_state *ps, int argc,
 			return 2;
 		}
 		o->spec.read_pct = ps->rwmix;
+	}
+	if ((o->spec.ring_flags & RINGF_HYBRID) && !o->spec.polled) {
+		fprintf(stderr, "anyring-bench: --ring-flags=hybrid goes with "
+			"-p 1 (HYBRID_IOPOLL is a kind of IOPOLL)\n");
+		return 2;
 	}
 	if (o->plot && !o->sweep.naxes) {
 		fprintf(stderr, "anyring-bench: --plot needs --sweep\n");

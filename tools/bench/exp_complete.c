@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * exp_complete.c - rows for the completion-mode experiments (taskwork,
+ * inline-completion): the user engine on an irq simdev, one policy per
+ * mode.
+ */
+#include <math.h>
+#include <string.h>
+#include "exp_complete.h"
+
+const char *const exp_cmode_names[NCMODES] = {
+	[CMODE_DEFERRED] = "deferred",
+	[CMODE_INLINE] = "inline",
+	[CMODE_PUNT] = "punt",
+};
+
+/* deferred needs the task that waits to post: DEFER_TASKRUN */
+static unsigned mode_ring_flags(unsigned mode)
+{
+	return mode == CMODE_DEFERRED ? RINGF_TIO : RINGF_COOP | RINGF_SINGLE;
+}
+
+void exp_complete_row(struct exp_row *r, const struct exp_opts *o,
+		      unsigned mode, unsigned depth)
+{
+	char label[64];
+
+	snprintf(label, sizeof(label), "%s QD%u", exp_cmode_names[mode], depth);
+	exp_row_init(r, o, label);
+	r->spec.engine = "user";
+	r->spec.depth = depth;
+	r->spec.batch_submit = 1;
+	r->spec.batch_complete = 1;
+	r->spec.track_lat = true;
+	r->spec.ring_flags = mode_ring_flags(mode);
+	if (strcmp(o->wait, "default"))
+		exp_row_policy(r, "complete=%s,wait=%s", exp_cmode_names[mode],
+			       o->wait);
+	else
+		exp_row_policy(r, "complete=%s", exp_cmode_names[mode]);
+	exp_row_target(r, "sim:%s", o->sim);
+}
+
+const char *exp_complete_setup(const struct exp_opts *o, char *buf,
+			       size_t len)
+{
+	snprintf(buf, len, "user engine, sim:%s, -s 1 -c 1, 4 KiB randread, "
+		 "latency tracked (-t 1); --policy=complete=MODE%s%s; "
+		 "deferred on a COOP|SINGLE_ISSUER|DEFER_TASKRUN ring, inline "
+		 "and punt on COOP|SINGLE_ISSUER", o->sim,
+		 strcmp(o->wait, "default") ? ",wait=" : " (default wait)",
+		 strcmp(o->wait, "default") ? o->wait : "");
+	return buf;
+}
+
+double exp_tw_batch(const struct exp_row *r)
+{
+	if (!r->med || !r->med->has_stats || !r->med->stats.tw_batches)
+		return NAN;
+	return (double)r->med->stats.tw_items /
+	       (double)r->med->stats.tw_batches;
+}

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * exp_complete.h - the completion modes seeds 001 and 002 compare, as
+ * user-engine rings on an irq simdev (docs/policies.md, complete=):
+ *   deferred  finished requests queue on the ring's task list and the
+ *             waiting task posts them in batches (DEFER_TASKRUN ring);
+ *   inline    the device thread posts each CQE itself as it completes;
+ *   punt      a per-ring completion thread posts them (a workqueue).
+ * One row per mode and queue depth, -s 1 -c 1 as fio's defaults, latency
+ * tracked.
+ */
+#ifndef BENCH_EXP_COMPLETE_H
+#define BENCH_EXP_COMPLETE_H
+
+#include "exp_common.h"
+
+enum { CMODE_DEFERRED, CMODE_INLINE, CMODE_PUNT, NCMODES };
+
+extern const char *const exp_cmode_names[NCMODES];
+
+/* A row for mode at depth on sim:o->sim, waiting with o->wait. */
+void exp_complete_row(struct exp_row *r, const struct exp_opts *o,
+		      unsigned mode, unsigned depth);
+/* "complete=deferred,wait=sleep ring flags coop,single,defer" etc. */
+const char *exp_complete_setup(const struct exp_opts *o, char *buf,
+			       size_t len);
+/* Requests per deferred-completion batch (tw_items / tw_batches). */
+double exp_tw_batch(const struct exp_row *r);
+
+#endif
