@@ -29,7 +29,8 @@ void exp_complete_row(struct exp_row *r, const struct exp_opts *o,
 	exp_row_init(r, o, label);
 	r->spec.engine = "user";
 	r->spec.depth = depth;
-	r->spec.batch_submit = 1;
+	/* as fio's iodepth: every call refills the queue, waits for one */
+	r->spec.batch_submit = depth;
 	r->spec.batch_complete = 1;
 	r->spec.track_lat = true;
 	r->spec.ring_flags = mode_ring_flags(mode);
@@ -44,7 +45,8 @@ void exp_complete_row(struct exp_row *r, const struct exp_opts *o,
 const char *exp_complete_setup(const struct exp_opts *o, char *buf,
 			       size_t len)
 {
-	snprintf(buf, len, "user engine, sim:%s, -s 1 -c 1, 4 KiB randread, "
+	snprintf(buf, len, "user engine, sim:%s, -d QD -s QD -c 1 (the queue "
+		 "refilled to QD on every call, as fio's iodepth), 4 KiB randread, "
 		 "latency tracked (-t 1); --policy=complete=MODE%s%s; "
 		 "deferred on a COOP|SINGLE_ISSUER|DEFER_TASKRUN ring, inline "
 		 "and punt on COOP|SINGLE_ISSUER", o->sim,

@@ -6,8 +6,9 @@
  *             waiting task posts them in batches (DEFER_TASKRUN ring);
  *   inline    the device thread posts each CQE itself as it completes;
  *   punt      a per-ring completion thread posts them (a workqueue).
- * One row per mode and queue depth, -s 1 -c 1 as fio's defaults, latency
- * tracked.
+ * One row per mode and queue depth, -s QD -c 1 (each call refills the
+ * queue to the depth and waits for one completion, so QD I/Os stay in
+ * flight as with fio's iodepth), latency tracked.
  */
 #ifndef BENCH_EXP_COMPLETE_H
 #define BENCH_EXP_COMPLETE_H
