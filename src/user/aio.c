@@ -49,6 +49,7 @@ struct ar_aio_ring {
 };
 
 struct ar_aio {
+	struct ar_uctx *ctx;
 	aio_context_t id;
 	struct ar_aio_ring *ring;
 	int efd;
@@ -149,8 +150,8 @@ int ar_aio_sleep_fd(struct ar_uctx *ctx)
 /* nobody waits on the ring: the reaper posts (after a waiter's head start) */
 static void *ar_aio_reaper(void *arg)
 {
-	struct ar_uctx *ctx = arg;
-	struct ar_aio *a = ctx->aio;
+	struct ar_aio *a = arg;
+	struct ar_uctx *ctx = a->ctx;
 	struct pollfd pfd = { .fd = a->efd, .events = POLLIN };
 	struct timespec grace = { 0, AR_AIO_REAP_GRACE_NS };
 
@@ -171,19 +172,15 @@ static void *ar_aio_reaper(void *arg)
 /* the ring's AIO context, made on first use; NULL when AIO is refused */
 static struct ar_aio *ar_aio_create(struct ar_uctx *ctx)
 {
-	struct ar_aio *a;
+	struct ar_aio *a, *cur = NULL;
 	unsigned nr = ctx->cq_entries < AR_AIO_MAX_EVENTS ? ctx->cq_entries :
 		      AR_AIO_MAX_EVENTS;
 
-	pthread_mutex_lock(&ctx->uring_lock);
-	a = ctx->aio;
-	if (a || ctx->aio_refused) {
-		pthread_mutex_unlock(&ctx->uring_lock);
-		return a;
-	}
+	/* made without a lock (system calls): a thread that loses the race frees its own */
 	a = calloc(1, sizeof(*a));
 	if (!a)
 		goto refused;
+	a->ctx = ctx;
 	a->efd = ar_internal_claim(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
 	if (a->efd < 0)
 		goto refused;
@@ -200,15 +197,21 @@ static struct ar_aio *ar_aio_create(struct ar_uctx *ctx)
 		goto refused;
 	}
 	pthread_mutex_init(&a->reap_lock, NULL);
-	/* release pairs with the acquire in ar_aio_get() */
-	__atomic_store_n(&ctx->aio, a, __ATOMIC_RELEASE);
-	a->has_reaper = !ar_thread_create(&a->reaper, ar_aio_reaper, ctx);
-	pthread_mutex_unlock(&ctx->uring_lock);
+	/* release pairs with the acquire in ar_aio_get(); acquire: the winner's context */
+	if (!__atomic_compare_exchange_n(&ctx->aio, &cur, a, false,
+					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		ar_io_destroy(a->id);
+		ar_internal_close(a->efd);
+		pthread_mutex_destroy(&a->reap_lock);
+		free(a);
+		return cur;
+	}
+	/* read at ring exit only, which follows every enter */
+	a->has_reaper = !ar_thread_create(&a->reaper, ar_aio_reaper, a);
 	return a;
 refused:
 	free(a);
-	ctx->aio_refused = true;
-	pthread_mutex_unlock(&ctx->uring_lock);
+	__atomic_store_n(&ctx->aio_refused, true, __ATOMIC_RELAXED);
 	return NULL;
 }
 
@@ -259,7 +262,8 @@ int ar_aio_rw(struct ar_ureq *req, struct ar_aio_io *io, bool write,
 	struct iocb *cb = &io->cb;
 	long ret;
 
-	if (!a && (ctx->aio_refused || !(a = ar_aio_create(ctx))))
+	if (!a && (__atomic_load_n(&ctx->aio_refused, __ATOMIC_RELAXED) ||
+		   !(a = ar_aio_create(ctx))))
 		return -EOPNOTSUPP;
 	memset(cb, 0, sizeof(*cb));
 	cb->aio_data = (__u64)(unsigned long)req;
