@@ -80,17 +80,6 @@ const struct ar_engine *ar_engine_of_fd_priv(int fd, void **priv)
 	return e;
 }
 
-void *ar_engine_fd_priv(int fd)
-{
-	struct ar_fd_chunk *c = ar_fd_chunk(fd, 0);
-
-	if (!c)
-		return NULL;
-	/* acquire pairs with the release in ar_engine_claim_fd() */
-	return atomic_load_explicit(&c->priv[fd & (AR_FD_CHUNK - 1)],
-				    memory_order_acquire);
-}
-
 int ar_engine_claim_fd(int fd, const struct ar_engine *e, void *priv)
 {
 	struct ar_fd_chunk *c = ar_fd_chunk(fd, 1);

@@ -51,7 +51,6 @@ extern const struct ar_engine ar_user_engine;
 /* engine.c: which engine serves an fd; the kernel unless one claimed it */
 const struct ar_engine *ar_engine_of_fd(int fd);
 int ar_engine_claim_fd(int fd, const struct ar_engine *e, void *priv);
-void *ar_engine_fd_priv(int fd);
 const struct ar_engine *ar_engine_of_fd_priv(int fd, void **priv);
 void ar_engine_release_fd(int fd);
 /* The engine for a new ring: by name, NULL meaning ANYRING_ENGINE/auto. */

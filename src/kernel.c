@@ -48,8 +48,9 @@ static __u64 ar_mono_ns(void)
 
 static struct ar_kring *ar_kring_of_fd(int fd)
 {
-	return ar_engine_of_fd(fd) == &ar_kernel_engine ?
-	       ar_engine_fd_priv(fd) : NULL;
+	void *priv;
+
+	return ar_engine_of_fd_priv(fd, &priv) == &ar_kernel_engine ? priv : NULL;
 }
 
 static size_t ar_sqe_size(unsigned flags)

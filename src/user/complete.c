@@ -22,7 +22,11 @@ static void ar_batch_queue(struct ar_comp_batch *b, struct ar_ureq *req)
 	b->queue_tail = req;
 }
 
-/* a submit's requests, linked by if_next, appended in one go */
+/*
+ * Every submitted request is tracked until it completes (cancel, drain,
+ * exit): a submit's requests, linked by if_next, appended in one go, so
+ * walks go in submission order.
+ */
 void ar_inflight_add_list(struct ar_uctx *ctx, struct ar_ureq *head,
 			  struct ar_ureq *tail, unsigned nr)
 {
@@ -42,24 +46,6 @@ void ar_inflight_add_list(struct ar_uctx *ctx, struct ar_ureq *head,
 	ctx->inflight_tail = tail;
 	/* read without the lock by waiters (a hint): relaxed atomics */
 	__atomic_store_n(&ctx->nr_inflight, ctx->nr_inflight + nr, __ATOMIC_RELAXED);
-	pthread_mutex_unlock(&ctx->lock);
-}
-
-/* every submitted request is tracked until it completes (cancel, drain, exit) */
-void ar_inflight_add(struct ar_uctx *ctx, struct ar_ureq *req)
-{
-	/* appended: walks (cancel, exit) go in submission order */
-	pthread_mutex_lock(&ctx->lock);
-	req->if_next = NULL;
-	req->if_prev = ctx->inflight_tail;
-	if (ctx->inflight_tail)
-		ctx->inflight_tail->if_next = req;
-	else
-		ctx->inflight = req;
-	ctx->inflight_tail = req;
-	/* read without the lock by waiters (a hint): relaxed atomics */
-	__atomic_store_n(&ctx->nr_inflight, ctx->nr_inflight + 1, __ATOMIC_RELAXED);
-	req->flags |= AR_REQ_F_INFLIGHT;
 	pthread_mutex_unlock(&ctx->lock);
 }
 

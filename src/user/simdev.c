@@ -398,18 +398,6 @@ unsigned ar_simdev_poll(struct ar_simdev *d)
 	return total;
 }
 
-uint64_t ar_simdev_next_due(struct ar_simdev *d)
-{
-	uint64_t a, b;
-
-	pthread_mutex_lock(&d->qlock);
-	a = ar_heap_next(&d->pq);
-	b = ar_heap_next(&d->iq);
-	pthread_mutex_unlock(&d->qlock);
-	a = a < b ? a : b;
-	return a == UINT64_MAX ? 0 : a;
-}
-
 bool ar_simdev_polled(const struct ar_simdev *d)
 {
 	return d->spec.poll;

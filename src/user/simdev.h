@@ -89,7 +89,4 @@ int ar_simdev_submit(struct ar_simdev *d, struct ar_sim_io *io);
  */
 unsigned ar_simdev_poll(struct ar_simdev *d);
 
-/* The earliest due time of an accepted, unfinished I/O; 0 when none. */
-uint64_t ar_simdev_next_due(struct ar_simdev *d);
-
 #endif

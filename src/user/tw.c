@@ -59,7 +59,6 @@ bool ar_tw_add(struct ar_ureq *req)
 {
 	struct ar_uctx *ctx = req->ctx;
 	struct ar_ureq *old;
-	int nr;
 
 	if (ar_req_state(req) == AR_REQ_RUNNING)
 		req->flags |= AR_REQ_F_ASYNC_DONE;
@@ -73,7 +72,7 @@ bool ar_tw_add(struct ar_ureq *req)
 							memory_order_seq_cst,
 							memory_order_relaxed));
 	/* seq_cst: pairs with ar_waitq_add()'s increment of cq_waiters */
-	nr = atomic_fetch_add_explicit(&ctx->tw_nr, 1, memory_order_seq_cst) + 1;
+	atomic_fetch_add_explicit(&ctx->tw_nr, 1, memory_order_seq_cst);
 	if (ctx->punt) {
 		ar_stat_add(ctx, worker_handoffs, 1);
 		ar_punt_kick(ctx);
@@ -99,7 +98,6 @@ bool ar_tw_add(struct ar_ureq *req)
 	if (!old && ar_tw_flag(ctx))
 		__atomic_fetch_or(&ctx->rings->sq_flags, IORING_SQ_TASKRUN,
 				  __ATOMIC_RELEASE);
-	(void)nr;
 	if (atomic_load_explicit(&ctx->cq_waiters, memory_order_seq_cst))
 		ar_waitq_wake(ctx, false);
 	return true;

@@ -421,7 +421,6 @@ void ar_queue_deferred(struct ar_uctx *ctx);
 struct ar_ureq *ar_drain_take_all_locked(struct ar_uctx *ctx);
 
 /* complete.c */
-void ar_inflight_add(struct ar_uctx *ctx, struct ar_ureq *req);
 void ar_inflight_add_list(struct ar_uctx *ctx, struct ar_ureq *head,
 			  struct ar_ureq *tail, unsigned nr);
 void ar_req_complete(struct ar_ureq *req, int res, unsigned cflags);
