@@ -100,6 +100,12 @@ int anyring_submit_and_wait_ext(struct io_uring *ring,
  *                   one sleep/wake round trip, then sleep
  *   iowait=on|off   kernel engine: count the sleep as iowait or pass
  *                   IORING_ENTER_NO_IOWAIT (kernels with IORING_FEAT_NO_IOWAIT)
+ *   issue=inline    the submitting thread makes the inline attempt of every
+ *                   SQE, as the kernel does
+ *   issue=spread    (the default with two or more CPUs online) a helper
+ *                   thread shares the inline issue of a submit's standalone
+ *                   reads and writes: on the page cache every read is a
+ *                   system call here, and a second CPU halves a batch's time
  */
 enum {
 	ANYRING_WAKE_DEFAULT = 0, ANYRING_WAKE_THRESHOLD, ANYRING_WAKE_EVERY,
@@ -115,6 +121,9 @@ enum {
 enum {
 	ANYRING_IOWAIT_DEFAULT = 0, ANYRING_IOWAIT_ON, ANYRING_IOWAIT_OFF,
 };
+enum {
+	ANYRING_ISSUE_DEFAULT = 0, ANYRING_ISSUE_INLINE, ANYRING_ISSUE_SPREAD,
+};
 
 struct anyring_policy {
 	unsigned char wake;		/* ANYRING_WAKE_* */
@@ -122,7 +131,9 @@ struct anyring_policy {
 	unsigned char wait;		/* ANYRING_WAITP_* */
 	unsigned char iowait;		/* ANYRING_IOWAIT_* */
 	unsigned spin_usec;		/* longest poll before sleeping; 0: default */
-	unsigned resv[3];
+	unsigned char issue;		/* ANYRING_ISSUE_* (user engine) */
+	unsigned char resv_c[3];
+	unsigned resv[2];
 };
 
 /* Parse "wake=threshold,wait=spin" into p (unnamed keys 0). 0 or -EINVAL. */
@@ -155,7 +166,8 @@ struct anyring_stats {
 	unsigned long long worker_handoffs;	/* work handed to another thread */
 	unsigned long long poll_loops;	/* CQ polls while spinning or reaping */
 	unsigned long long sleep_ns;	/* time asleep waiting for CQEs */
-	unsigned long long resv[4];
+	unsigned long long spread_issued;	/* issued by the issue=spread helper */
+	unsigned long long resv[3];
 };
 
 /* 0 or -errno. The kernel engine counts what the library sees. */

@@ -25,15 +25,20 @@ static void t_strings(void)
 	CHECK_EQ(anyring_policy_parse("", &p), 0);
 	CHECK_EQ(p.wake | p.complete | p.wait | p.iowait | p.spin_usec, 0);
 	CHECK_EQ(anyring_policy_parse("wake=every,complete=punt,wait=hybrid,"
-				      "iowait=off,spin_usec=250", &p), 0);
+				      "iowait=off,issue=inline,spin_usec=250",
+				      &p), 0);
 	CHECK_EQ(p.wake, ANYRING_WAKE_EVERY);
 	CHECK_EQ(p.complete, ANYRING_COMPLETE_PUNT);
 	CHECK_EQ(p.wait, ANYRING_WAITP_HYBRID);
 	CHECK_EQ(p.iowait, ANYRING_IOWAIT_OFF);
 	CHECK_EQ(p.spin_usec, 250);
+	CHECK_EQ(p.issue, ANYRING_ISSUE_INLINE);
 	CHECK(anyring_policy_format(&p, buf, sizeof(buf)) > 0);
 	CHECK(!strcmp(buf, "wake=every,complete=punt,wait=hybrid,iowait=off,"
-		      "spin_usec=250"));
+		      "issue=inline,spin_usec=250"));
+	CHECK_EQ(anyring_policy_parse("issue=spread", &p), 0);
+	CHECK_EQ(p.issue, ANYRING_ISSUE_SPREAD);
+	CHECK_EQ(anyring_policy_parse("issue=sideways", &p), -EINVAL);
 	CHECK_EQ(anyring_policy_parse("wait=spin,", &p), 0);
 	CHECK_EQ(p.wait, ANYRING_WAITP_SPIN);
 	CHECK_EQ(anyring_policy_parse("wake=sometimes", &p), -EINVAL);
@@ -50,13 +55,14 @@ static void t_set_get(struct io_uring *ring, bool user)
 
 	CHECK_EQ(anyring_ring_policy(ring, &got), 0);
 	/* defaults are resolved: nothing reads DEFAULT back */
-	CHECK(got.wake && got.wait && got.iowait);
+	CHECK(got.wake && got.wait && got.iowait && got.issue);
 	if (user) {
 		CHECK_EQ(got.wake, ANYRING_WAKE_THRESHOLD);
 		CHECK_EQ(got.complete, ANYRING_COMPLETE_INLINE);
 		CHECK_EQ(got.wait, ANYRING_WAITP_ADAPTIVE);
 	} else {
 		CHECK_EQ(got.wait, ANYRING_WAITP_SLEEP);
+		CHECK_EQ(got.issue, ANYRING_ISSUE_INLINE);
 	}
 	memset(&p, 0, sizeof(p));
 	p.wait = ANYRING_WAITP_SPIN;
@@ -70,6 +76,16 @@ static void t_set_get(struct io_uring *ring, bool user)
 	memset(&p, 0, sizeof(p));
 	p.wake = ANYRING_WAKE_EVERY;
 	CHECK_EQ(anyring_ring_set_policy(ring, &p), user ? 0 : -EOPNOTSUPP);
+	memset(&p, 0, sizeof(p));
+	p.issue = ANYRING_ISSUE_SPREAD;
+	/* the kernel issues in the submitting task */
+	CHECK_EQ(anyring_ring_set_policy(ring, &p), user ? 0 : -EOPNOTSUPP);
+	if (user) {
+		CHECK_EQ(anyring_ring_policy(ring, &got), 0);
+		CHECK_EQ(got.issue, ANYRING_ISSUE_SPREAD);
+	}
+	p.issue = 7;
+	CHECK_EQ(anyring_ring_set_policy(ring, &p), -EINVAL);
 	memset(&p, 0, sizeof(p));
 	p.iowait = ANYRING_IOWAIT_ON;
 	/* the user engine's sleeps are never iowait */

@@ -13,8 +13,13 @@
  * completion, for sleepers:
  *   - a thread waiting for CQEs sleeps on its own wake fd and this one,
  *     and reaps the ring itself: no handoff, as the kernel's task work;
- *   - a reaper thread per ring covers the time nobody waits (CQEs must
- *     appear without entering); it gives a waiting thread the first go.
+ *   - a reaper thread per ring covers the time nobody waits, on rings
+ *     whose CQEs appear without entering; it gives a waiting thread the
+ *     first go. A DEFER_TASKRUN ring has none: as the kernel's deferred
+ *     task work, its AIO completions are posted when its task waits (and
+ *     a reaper woken by every completion would cost the waiter a second
+ *     wakeup on the same eventfd). With IORING_SETUP_TASKRUN_FLAG the
+ *     reaper stays, as it is what raises IORING_SQ_TASKRUN.
  * Whoever drains the eventfd reaps the ring after draining, so a
  * completion is never left without a signal.
  */
@@ -169,6 +174,13 @@ static void *ar_aio_reaper(void *arg)
 	return NULL;
 }
 
+/* do CQEs appear without the ring's task entering? (see the top) */
+static bool ar_aio_needs_reaper(const struct ar_uctx *ctx)
+{
+	return !(ctx->flags & IORING_SETUP_DEFER_TASKRUN) ||
+	       (ctx->flags & IORING_SETUP_TASKRUN_FLAG);
+}
+
 /* the ring's AIO context, made on first use; NULL when AIO is refused */
 static struct ar_aio *ar_aio_create(struct ar_uctx *ctx)
 {
@@ -207,7 +219,8 @@ static struct ar_aio *ar_aio_create(struct ar_uctx *ctx)
 		return cur;
 	}
 	/* read at ring exit only, which follows every enter */
-	a->has_reaper = !ar_thread_create(&a->reaper, ar_aio_reaper, a);
+	if (ar_aio_needs_reaper(ctx))
+		a->has_reaper = !ar_thread_create(&a->reaper, ar_aio_reaper, a);
 	return a;
 refused:
 	free(a);

@@ -217,6 +217,10 @@ static void ar_upolicy_resolve(struct ar_uctx *ctx, struct anyring_policy *p)
 		p->wait = ANYRING_WAITP_ADAPTIVE;
 	/* the user engine's sleeps are never iowait */
 	p->iowait = ANYRING_IOWAIT_OFF;
+	/* a helper thread only pays with a second CPU to run on (spread.c) */
+	if (!p->issue)
+		p->issue = sysconf(_SC_NPROCESSORS_ONLN) > 1 ?
+			   ANYRING_ISSUE_SPREAD : ANYRING_ISSUE_INLINE;
 }
 
 /* ANYRING_POLICY's policy for a new ring (iowait=on does not apply: ignored) */
@@ -262,6 +266,7 @@ static int ar_user_policy(int fd, const struct anyring_policy *set,
 			__atomic_store_n(&ctx->pol.wait, p.wait, __ATOMIC_RELAXED);
 			__atomic_store_n(&ctx->pol.spin_usec, p.spin_usec,
 					 __ATOMIC_RELAXED);
+			__atomic_store_n(&ctx->pol.issue, p.issue, __ATOMIC_RELAXED);
 		}
 		pthread_mutex_unlock(&ctx->uring_lock);
 	}
@@ -271,6 +276,8 @@ static int ar_user_policy(int fd, const struct anyring_policy *set,
 		get->wait = __atomic_load_n(&ctx->pol.wait, __ATOMIC_RELAXED);
 		get->iowait = ctx->pol.iowait;
 		get->spin_usec = __atomic_load_n(&ctx->pol.spin_usec, __ATOMIC_RELAXED);
+		get->issue = __atomic_load_n(&ctx->pol.issue, __ATOMIC_RELAXED);
+		memset(get->resv_c, 0, sizeof(get->resv_c));
 		memset(get->resv, 0, sizeof(get->resv));
 	}
 	return ret;
@@ -441,6 +448,7 @@ static int ar_user_close(int fd)
 	atomic_store_explicit(&ctx->dead, true, memory_order_release);
 	if (ctx->sqpoll)
 		ar_sqpoll_stop(ctx);
+	ar_spread_exit(ctx);
 	ar_cancel_all(ctx);
 	ar_aio_exit(ctx);	/* AIO in flight completes; it cannot be cancelled */
 	/* the completion thread issues next links: stop it before io-wq */

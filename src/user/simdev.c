@@ -625,6 +625,19 @@ static struct ar_simdev *ar_sim_get_dup(int fd)
 	return d;
 }
 
+bool ar_simdev_is(int fd)
+{
+	struct ar_simdev *d;
+
+	/* relaxed: as in ar_simdev_get(); no device at all is the common case */
+	if (!atomic_load_explicit(&ar_sim_nlive, memory_order_relaxed))
+		return false;
+	d = ar_simdev_get(fd);
+	if (d)
+		ar_simdev_put(d);
+	return d != NULL;
+}
+
 struct ar_simdev *ar_simdev_get(int fd)
 {
 	_Atomic(struct ar_simdev *) *slot;

@@ -392,6 +392,7 @@ static void ar_submit_flush(struct ar_uctx *ctx, struct ar_ureq *list)
 static void ar_submit_issue(struct ar_uctx *ctx, struct ar_ureq *ready)
 {
 	struct ar_ureq *req, *next;
+	bool spread;
 
 	/* completions from other threads meanwhile wait for the end (tw.c) */
 	atomic_fetch_add_explicit(&ctx->in_submit, 1, memory_order_seq_cst);
@@ -399,10 +400,14 @@ static void ar_submit_issue(struct ar_uctx *ctx, struct ar_ureq *ready)
 	ar_deferred_tail = &ar_deferred_links;
 	ar_compl_tail = &ar_compl_head;
 	ar_submitting = ctx;
+	/* issue=spread: the helper takes part of a batch (spread.c) */
+	ready = ar_spread_offer(ctx, ready, &spread);
 	for (req = ready; req; req = next) {
 		next = req->next;
 		ar_req_queue(req);
 	}
+	if (spread)
+		ar_spread_help(ctx);
 	for (;;) {
 		if (ar_compl_head) {
 			req = ar_compl_head;

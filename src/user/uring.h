@@ -91,6 +91,7 @@ struct ar_opdef {
 	unsigned ioprio : 1;		/* takes sqe->ioprio */
 	unsigned nofail_res : 1;	/* an error result does not break a link */
 	unsigned prep_inits : 1;	/* prep writes all its opdata: no zeroing */
+	unsigned spread : 1;		/* issue=spread may hand it to the helper */
 };
 
 extern const struct ar_opdef ar_opdefs[];
@@ -226,6 +227,7 @@ struct ar_ustats {
 	__u64 submissions, completions, enters, sleeps, wakeups;
 	__u64 spurious_wakeups, tw_batches, tw_items, tw_max_batch;
 	__u64 worker_handoffs, poll_loops, sleep_ns;
+	__u64 spread_issued;
 };
 
 #define ar_stat_add(ctx, field, n) \
@@ -233,6 +235,7 @@ struct ar_ustats {
 
 struct ar_punt;
 struct ar_aio;
+struct ar_spread;
 
 struct ar_cq_overflow {
 	struct ar_cq_overflow *next;
@@ -309,6 +312,8 @@ struct ar_uctx {
 	atomic_uint in_submit;		/* threads issuing a submit's SQEs */
 	struct ar_punt *punt;
 	struct ar_aio *aio;		/* O_DIRECT through native AIO (aio.c) */
+	struct ar_spread *spread;	/* issue=spread's helper (spread.c) */
+	bool spread_failed;		/* it could not be started */
 	bool aio_refused;		/* io_setup failed: workers do it */
 	/* which fds are O_DIRECT, a cache (ar_aio_fd_direct) */
 #define AR_AIO_FD_CACHE		1024
@@ -434,6 +439,12 @@ void ar_cq_post_locked(struct ar_uctx *ctx, __u64 user_data, int res,
 void ar_cq_flush_overflow(struct ar_uctx *ctx);
 void ar_cq_free_overflow(struct ar_uctx *ctx);
 void ar_cq_wake(struct ar_uctx *ctx, bool from_worker);
+
+/* spread.c */
+struct ar_ureq *ar_spread_offer(struct ar_uctx *ctx, struct ar_ureq *ready,
+				bool *spread);
+void ar_spread_help(struct ar_uctx *ctx);
+void ar_spread_exit(struct ar_uctx *ctx);
 
 /* aio.c (aio.h has the request side) */
 unsigned ar_aio_reap(struct ar_uctx *ctx);

@@ -1,0 +1,302 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * spread.c - issue=spread: a second thread shares the inline issue of a
+ * submit's reads and writes. The kernel's io_uring copies a batch of
+ * page-cache reads in one system call on one CPU; here every read is its
+ * own preadv2, so one submitting thread is bound by system calls. With a
+ * second CPU, a helper thread per ring takes part of a large batch:
+ *
+ *   - the submitter puts the batch's independent reads and writes on a
+ *     bounded queue, then takes them itself one at a time, as the helper
+ *     does: whoever is free issues the next one, so a helper that is slow
+ *     to wake costs nothing but its wakeup;
+ *   - a request the helper issues is an inline attempt as in the
+ *     submitter (AR_ISSUE_NONBLOCK: a read that would block goes to
+ *     io-wq); it completes as a request finished in another thread does
+ *     (complete= decides: the task list, or posted at once);
+ *   - the helper polls for the next batch for AR_SPREAD_SPIN_NS after its
+ *     last request (a futex sleep/wake round trip costs ~39 us here, a
+ *     batch of 32 cached reads ~45 us), then sleeps on a futex. It is
+ *     woken for a batch of AR_SPREAD_WAKE_MIN or more; smaller batches
+ *     are shared only while it is awake.
+ *
+ * Only requests that stand alone are shared: no link, drain or
+ * IOSQE_ASYNC, and not while ANYRING_FAULTS rules apply (their nth and
+ * every counts follow issue order). CQE order among them may differ from
+ * submission order, as it may on the kernel for independent requests.
+ */
+#include <errno.h>
+#include <linux/futex.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include "uring.h"
+#include "aio.h"
+#include "fault.h"
+#include "simdev.h"
+#include "waitpol.h"
+#include "sysraw.h"
+
+#define AR_SPREAD_Q		128	/* queue slots (a power of two) */
+#define AR_SPREAD_MIN		2	/* shared while the helper is awake */
+#define AR_SPREAD_WAKE_MIN	8	/* worth waking the helper for */
+#define AR_SPREAD_SPIN_NS	50000	/* the helper's poll for the next batch */
+
+struct ar_spread {
+	struct ar_uctx *ctx;
+	pthread_t tid;
+	/* the queue: one pusher at a time (push_busy), any thread claims */
+	atomic_uint head;		/* next to claim: advanced by CAS */
+	atomic_uint tail;		/* next free: written by the pusher */
+	atomic_bool push_busy;
+	atomic_uint sleeping;		/* futex: 1 while the helper sleeps */
+	atomic_bool exiting;
+	_Atomic(struct ar_ureq *) q[AR_SPREAD_Q];
+};
+
+static void ar_spread_futex_wait(atomic_uint *word, unsigned val)
+{
+	struct timespec ts = { 0, 100000000 };	/* re-check exit every 100 ms */
+
+	ar_raw_syscall6(SYS_futex, (long)word, FUTEX_WAIT_PRIVATE, (long)val,
+			(long)&ts, 0, 0);
+}
+
+static void ar_spread_futex_wake(atomic_uint *word)
+{
+	ar_raw_syscall6(SYS_futex, (long)word, FUTEX_WAKE_PRIVATE, 1, 0, 0, 0);
+}
+
+/* The next queued request, claimed; NULL when the queue is empty. */
+static struct ar_ureq *ar_spread_claim(struct ar_spread *sp)
+{
+	unsigned h = atomic_load_explicit(&sp->head, memory_order_relaxed);
+	struct ar_ureq *req;
+
+	for (;;) {
+		/* acquire pairs with the pusher's store of tail: slots are written */
+		if (h == atomic_load_explicit(&sp->tail, memory_order_acquire))
+			return NULL;
+		req = atomic_load_explicit(&sp->q[h % AR_SPREAD_Q],
+					   memory_order_relaxed);
+		/*
+		 * The slot is rewritten only once head passed it, so the read
+		 * is good if head is still h. acq_rel: release orders the read
+		 * before the pusher may reuse the slot (it loads head with
+		 * acquire); acquire takes the request's fields.
+		 */
+		if (atomic_compare_exchange_weak_explicit(&sp->head, &h, h + 1,
+							  memory_order_acq_rel,
+							  memory_order_relaxed))
+			return req;
+	}
+}
+
+/* Issue queued requests until none is left; how many. */
+static unsigned ar_spread_run(struct ar_spread *sp)
+{
+	struct ar_ureq *req;
+	unsigned n = 0;
+
+	while ((req = ar_spread_claim(sp))) {
+		ar_req_queue(req);
+		n++;
+	}
+	return n;
+}
+
+static bool ar_spread_pending(struct ar_spread *sp)
+{
+	/*
+	 * seq_cst: after the helper's seq_cst store of sleeping, pairs with
+	 * the pusher's seq_cst store of tail before its load of sleeping.
+	 */
+	return atomic_load_explicit(&sp->head, memory_order_relaxed) !=
+	       atomic_load_explicit(&sp->tail, memory_order_seq_cst);
+}
+
+static bool ar_spread_exiting(struct ar_spread *sp)
+{
+	return atomic_load_explicit(&sp->exiting, memory_order_acquire);
+}
+
+/* poll for work for AR_SPREAD_SPIN_NS; true if some came */
+static bool ar_spread_poll(struct ar_spread *sp)
+{
+	__u64 end = ar_now_ns() + AR_SPREAD_SPIN_NS;
+	unsigned n = 0;
+
+	while (!ar_spread_pending(sp)) {
+		if (ar_spread_exiting(sp))
+			return false;
+		/* the clock every 16 polls */
+		if (!(++n & 15) && ar_now_ns() >= end)
+			return false;
+		ar_cpu_relax();
+	}
+	return true;
+}
+
+static void *ar_spread_thread(void *arg)
+{
+	struct ar_spread *sp = arg;
+
+	unsigned n;
+
+	while (!ar_spread_exiting(sp)) {
+		n = ar_spread_run(sp);
+		if (n)
+			ar_stat_add(sp->ctx, spread_issued, n);
+		if (n || ar_spread_poll(sp))
+			continue;
+		/* seq_cst: pairs with the pusher's (see ar_spread_pending) */
+		atomic_store_explicit(&sp->sleeping, 1, memory_order_seq_cst);
+		if (!ar_spread_pending(sp) && !ar_spread_exiting(sp))
+			ar_spread_futex_wait(&sp->sleeping, 1);
+		atomic_store_explicit(&sp->sleeping, 0, memory_order_relaxed);
+	}
+	return NULL;
+}
+
+/* end the helper: it finishes the request in its hands */
+static void ar_spread_stop(struct ar_spread *sp)
+{
+	atomic_store_explicit(&sp->exiting, true, memory_order_seq_cst);
+	atomic_store_explicit(&sp->sleeping, 0, memory_order_seq_cst);
+	ar_spread_futex_wake(&sp->sleeping);
+	pthread_join(sp->tid, NULL);
+	/* a submit still running claims what is left itself */
+	ar_spread_run(sp);
+	free(sp);
+}
+
+/* the ring's helper, started on first use; NULL if it cannot be */
+static struct ar_spread *ar_spread_get(struct ar_uctx *ctx)
+{
+	/* acquire pairs with the release publishing it below */
+	struct ar_spread *sp = __atomic_load_n(&ctx->spread, __ATOMIC_ACQUIRE);
+
+	struct ar_spread *cur = NULL;
+
+	if (sp || __atomic_load_n(&ctx->spread_failed, __ATOMIC_RELAXED))
+		return sp;
+	/* started without a lock (clone): a thread that loses the race stops its own */
+	sp = calloc(1, sizeof(*sp));
+	if (sp)
+		sp->ctx = ctx;
+	if (!sp || ar_thread_create(&sp->tid, ar_spread_thread, sp)) {
+		free(sp);
+		__atomic_store_n(&ctx->spread_failed, true, __ATOMIC_RELAXED);
+		return NULL;
+	}
+	/* release pairs with the acquire loads of ctx->spread; acquire: the winner's */
+	if (__atomic_compare_exchange_n(&ctx->spread, &cur, sp, false,
+					__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		return sp;
+	ar_spread_stop(sp);
+	return cur;
+}
+
+/*
+ * Is the request worth sharing? A standalone read or write of a buffered
+ * file: O_DIRECT goes to AIO and a simdev to its device thread, both in
+ * well under a microsecond, so a second thread would only add its cost.
+ */
+static bool ar_spread_ok(struct ar_ureq *req)
+{
+	if (!ar_opdefs[req->opcode].spread ||
+	    (req->flags & (AR_REQ_F_FAIL | AR_REQ_F_LINK |
+			   AR_REQ_F_FORCE_ASYNC | AR_REQ_F_DRAIN_PATH)))
+		return false;
+	/* a registered file's fd: taken now rather than at issue (idempotent) */
+	if (ar_req_assign_file(req))
+		return false;
+	return !ar_aio_fd_direct(req->ctx, req->fd) && !ar_simdev_is(req->fd);
+}
+
+/* does the ready list hold enough requests worth sharing? */
+static bool ar_spread_wanted(struct ar_uctx *ctx, struct ar_ureq *ready)
+{
+	struct ar_spread *sp;
+	unsigned n = 0, need;
+
+	if (__atomic_load_n(&ctx->pol.issue, __ATOMIC_RELAXED) !=
+	    ANYRING_ISSUE_SPREAD || !ready || !ready->next ||
+	    ar_faults_active() || ctx->exiting)
+		return false;
+	sp = __atomic_load_n(&ctx->spread, __ATOMIC_ACQUIRE);
+	need = sp && !atomic_load_explicit(&sp->sleeping, memory_order_relaxed) ?
+	       AR_SPREAD_MIN : AR_SPREAD_WAKE_MIN;
+	for (; ready && n < need; ready = ready->next)
+		n += ar_spread_ok(ready);
+	return n >= need;
+}
+
+/*
+ * issue=spread, for a submit's ready list: queue its requests worth
+ * sharing and wake the helper; the rest is returned, in order, for the
+ * caller to issue. *spread says whether the caller should then claim
+ * from the queue too (ar_spread_help).
+ */
+struct ar_ureq *ar_spread_offer(struct ar_uctx *ctx, struct ar_ureq *ready,
+				bool *spread)
+{
+	struct ar_ureq *req, *next, *rest = NULL, **rest_tail = &rest;
+	struct ar_spread *sp;
+	unsigned t, h;
+
+	*spread = false;
+	if (!ar_spread_wanted(ctx, ready) || !(sp = ar_spread_get(ctx)))
+		return ready;
+	if (atomic_exchange_explicit(&sp->push_busy, true, memory_order_acquire))
+		return ready;	/* another submitter is pushing: not this batch */
+	*spread = true;
+	t = atomic_load_explicit(&sp->tail, memory_order_relaxed);
+	/* acquire pairs with the claimers' release on head: their reads are done */
+	h = atomic_load_explicit(&sp->head, memory_order_acquire);
+	for (req = ready; req; req = next) {
+		next = req->next;
+		if (t - h < AR_SPREAD_Q && ar_spread_ok(req)) {
+			atomic_store_explicit(&sp->q[t % AR_SPREAD_Q], req,
+					      memory_order_relaxed);
+			t++;
+			continue;
+		}
+		req->next = NULL;
+		*rest_tail = req;
+		rest_tail = &req->next;
+	}
+	/*
+	 * seq_cst: the slots before tail (release for the claimers), and
+	 * tail before the load of sleeping; pairs with the helper's seq_cst
+	 * store of sleeping before it looks at tail: it sees the work or we
+	 * see it asleep.
+	 */
+	atomic_store_explicit(&sp->tail, t, memory_order_seq_cst);
+	atomic_store_explicit(&sp->push_busy, false, memory_order_release);
+	if (atomic_load_explicit(&sp->sleeping, memory_order_seq_cst) &&
+	    atomic_exchange_explicit(&sp->sleeping, 0, memory_order_relaxed)) {
+		ar_stat_add(ctx, worker_handoffs, 1);
+		ar_spread_futex_wake(&sp->sleeping);
+	}
+	return rest;
+}
+
+/* The submitter's share: issue queued requests until none is left. */
+void ar_spread_help(struct ar_uctx *ctx)
+{
+	struct ar_spread *sp = __atomic_load_n(&ctx->spread, __ATOMIC_ACQUIRE);
+
+	if (sp)
+		ar_spread_run(sp);
+}
+
+/* Ring exit: the helper finishes the request in its hands and ends. */
+void ar_spread_exit(struct ar_uctx *ctx)
+{
+	struct ar_spread *sp = ctx->spread;
+
+	if (!sp)
+		return;
+	ctx->spread = NULL;
+	ar_spread_stop(sp);
+}
