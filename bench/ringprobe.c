@@ -24,7 +24,10 @@
  * ringprobe atomics
  *     What the user engine's bus-locked operations cost on this CPU: an
  *     uncontended pthread mutex lock/unlock pair, and a seq_cst fence, in
- *     ns (20M iterations each).
+ *     ns (20M iterations each); first while the process has one thread,
+ *     then with a second (parked) one. glibc drops the lock prefix from a
+ *     mutex's compare-and-swap while __libc_single_threaded is set, so only
+ *     the second figure is what an application with threads pays.
  *
  * ringprobe cached FILE
  *     The share of FILE's pages in the page cache (mincore), in percent.
@@ -38,7 +41,9 @@
  *     (TARGET is a simdev spec), simpoll (the same on an IOPOLL ring: the
  *     spec needs completion=poll), async (read with IOSQE_ASYNC: the io-wq
  *     path). Prints ns per operation. ENGINE "sync" does read and direct
- *     with preadv2() instead of a ring, for comparison.
+ *     with preadv2() instead of a ring, for comparison. A second thread
+ *     is parked first, so the process is multi-threaded as applications
+ *     are (see atomics).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -292,7 +297,25 @@ static int cmd_cached(const char *path)
 
 /* ---- atomics ---- */
 
-static int cmd_atomics(void)
+/* a thread that sleeps until the process ends: the process is multi-threaded */
+static void *parked(void *arg)
+{
+	(void)arg;
+	for (;;)
+		pause();
+	return NULL;
+}
+
+static void park_a_thread(void)
+{
+	static bool done;
+	pthread_t t;
+
+	if (!done && !pthread_create(&t, NULL, parked, NULL))
+		done = true;
+}
+
+static void time_atomics(const char *label)
 {
 	pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
 	const unsigned long n = 20000000;
@@ -315,9 +338,17 @@ static int cmd_atomics(void)
 	for (i = 0; i < n; i++)
 		v++;
 	t3 = now_s();
-	printf("{\"mutex_pair_ns\":%.2f,\"fence_ns\":%.2f,\"plain_ns\":%.2f}\n",
+	printf("{\"threads\":\"%s\",\"mutex_pair_ns\":%.2f,\"fence_ns\":%.2f,"
+	       "\"plain_ns\":%.2f}\n", label,
 	       (t1 - t0) * 1e9 / (double)n, (t2 - t1) * 1e9 / (double)n,
 	       (t3 - t2) * 1e9 / (double)n);
+}
+
+static int cmd_atomics(void)
+{
+	time_atomics("one");
+	park_a_thread();
+	time_atomics("two");
 	return 0;
 }
 
@@ -346,6 +377,8 @@ static int cmd_loop(const char *engine, const char *mode, unsigned long count,
 	void *buf;
 	double t0, t1;
 	unsigned long done = 0;
+
+	park_a_thread();	/* multi-threaded, as applications are */
 	int fd = -1, ret;
 
 	if (!nop && !nop32) {

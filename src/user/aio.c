@@ -238,9 +238,15 @@ refused:
  */
 bool ar_aio_fd_direct(struct ar_uctx *ctx, int fd)
 {
-	unsigned n = __atomic_add_fetch(&ctx->fd_mode_uses, 1, __ATOMIC_RELAXED);
+	/*
+	 * A count of lookups that only times the recheck: a plain load and
+	 * store (racing threads may lose an increment), not a bus-locked add.
+	 */
+	unsigned n = __atomic_load_n(&ctx->fd_mode_uses, __ATOMIC_RELAXED) + 1;
 	unsigned char bit, *known, *direct;
 	int fl;
+
+	__atomic_store_n(&ctx->fd_mode_uses, n, __ATOMIC_RELAXED);
 
 	if ((unsigned)fd >= AR_AIO_FD_CACHE)
 		return (fcntl(fd, F_GETFL) & O_DIRECT) != 0;

@@ -220,8 +220,8 @@ static bool ar_spread_wanted(struct ar_uctx *ctx, struct ar_ureq *ready)
 	unsigned n = 0, need;
 
 	if (__atomic_load_n(&ctx->pol.issue, __ATOMIC_RELAXED) !=
-	    ANYRING_ISSUE_SPREAD || !ready || !ready->next ||
-	    ar_faults_active() || ctx->exiting)
+	    ANYRING_ISSUE_SPREAD || !ready->next || ar_faults_active() ||
+	    ctx->exiting)
 		return false;
 	sp = __atomic_load_n(&ctx->spread, __ATOMIC_ACQUIRE);
 	need = sp && !atomic_load_explicit(&sp->sleeping, memory_order_relaxed) ?

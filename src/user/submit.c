@@ -401,7 +401,9 @@ static void ar_submit_issue(struct ar_uctx *ctx, struct ar_ureq *ready)
 	ar_compl_tail = &ar_compl_head;
 	ar_submitting = ctx;
 	/* issue=spread: the helper takes part of a batch (spread.c) */
-	ready = ar_spread_offer(ctx, ready, &spread);
+	spread = false;
+	if (ready->next)	/* a batch: worth a look (spread.c) */
+		ready = ar_spread_offer(ctx, ready, &spread);
 	for (req = ready; req; req = next) {
 		next = req->next;
 		ar_req_queue(req);
