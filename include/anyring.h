@@ -145,7 +145,8 @@ int anyring_policy_format(const struct anyring_policy *p, char *buf,
  * Set a ring's policy (0 fields keep the default). A new ring starts with
  * ANYRING_POLICY's. complete= can change only while nothing is in flight
  * (-EBUSY); policies an engine cannot apply give -EOPNOTSUPP (the kernel
- * engine takes wait=, spin_usec and iowait= only).
+ * engine takes wait=, spin_usec and iowait= only). On a user-engine
+ * SINGLE_ISSUER ring, a thread other than the issuer gets -EEXIST.
  */
 int anyring_ring_set_policy(struct io_uring *ring,
 			    const struct anyring_policy *p);

@@ -199,17 +199,23 @@ void ar_cq_wake(struct ar_uctx *ctx, bool from_worker)
 	int efd;
 
 	/*
-	 * seq_cst fence: the CQ tail store before it, the load of the waiter
-	 * count after; pairs with the seq_cst increment in ar_waitq_add(),
-	 * which comes before the waiter's CQ tail load: either the waiter
-	 * sees the CQE or we see the waiter.
+	 * The submitter of a DEFER_TASKRUN ring is the only thread that may
+	 * wait on it or clear its ring fd (enter refuses the others): when it
+	 * posts, nobody sleeps, and its own later loads see its stores.
+	 * Otherwise, a seq_cst fence: the CQ tail store before it, the load
+	 * of the waiter count after; pairs with the seq_cst increment in
+	 * ar_waitq_add(), which comes before the waiter's CQ tail load: either
+	 * the waiter sees the CQE or we see the waiter.
 	 */
+	if (ar_issuer_sole_waiter(ctx))
+		goto ring_fd;
 	atomic_thread_fence(memory_order_seq_cst);
 	if (atomic_load_explicit(&ctx->cq_waiters, memory_order_relaxed)) {
 		/* a waiter learns its wait time from when this post was */
 		__atomic_store_n(&ctx->last_post_ns, ar_now_ns(), __ATOMIC_RELAXED);
 		ar_waitq_wake(ctx, false);
 	}
+ring_fd:
 	/* the ring fd: made readable once per empty-to-ready transition */
 	if (!atomic_load_explicit(&ctx->ring_fd_signalled, memory_order_relaxed) &&
 	    !atomic_exchange_explicit(&ctx->ring_fd_signalled, true,

@@ -249,6 +249,9 @@ static int ar_user_policy(int fd, const struct anyring_policy *set,
 	if (set) {
 		if (set->iowait == ANYRING_IOWAIT_ON)
 			return -EOPNOTSUPP;
+		/* as io_uring_register on a SINGLE_ISSUER ring */
+		if (ar_issuer_other(ctx))
+			return -EEXIST;
 		p = *set;
 		ar_upolicy_resolve(ctx, &p);
 		pthread_mutex_lock(&ctx->uring_lock);
@@ -342,6 +345,11 @@ static int ar_user_setup(unsigned entries, struct io_uring_params *p)
 	ctx->eventfd = -1;
 	ctx->ring_fd = -1;
 	ctx->disabled = !!(p->flags & IORING_SETUP_R_DISABLED);
+	/* the creating thread is the single issuer, unless the ring starts disabled */
+	if ((p->flags & IORING_SETUP_SINGLE_ISSUER) && !ctx->disabled) {
+		ctx->submitter = ar_self_tid();
+		ctx->has_submitter = true;
+	}
 	atomic_init(&ctx->refs, 1);
 	pthread_mutex_init(&ctx->uring_lock, NULL);
 	pthread_mutex_init(&ctx->lock, NULL);

@@ -284,6 +284,12 @@ static int ar_reg_enable(struct ar_uctx *ctx)
 {
 	if (!ctx->disabled)
 		return -EBADFD;
+	/* the enabling thread becomes the single issuer */
+	if ((ctx->flags & IORING_SETUP_SINGLE_ISSUER) && !ctx->has_submitter) {
+		ctx->submitter = ar_self_tid();
+		/* release pairs with ar_issuer_set(): the id is written first */
+		__atomic_store_n(&ctx->has_submitter, true, __ATOMIC_RELEASE);
+	}
 	if (ctx->restrictions)
 		ctx->restrictions->enabled = true;
 	ctx->disabled = false;
@@ -478,6 +484,8 @@ static int ar_register_ring(struct ar_uctx *ctx, unsigned opcode,
 {
 	if (opcode >= AR_REGISTER_LAST)
 		return -EINVAL;
+	if (ar_issuer_other(ctx))
+		return -EEXIST;		/* SINGLE_ISSUER: the submitter's only */
 	if (!ar_register_allowed(ctx, opcode))
 		return -EACCES;
 

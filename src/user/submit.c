@@ -273,6 +273,8 @@ int ar_submit_sqes(struct ar_uctx *ctx, unsigned nr)
 	struct ar_ureq *req;
 	unsigned entries, left;
 	bool nomem = false;
+	/* a SINGLE_ISSUER ring's submit is its submitter's alone (uring.h) */
+	bool locked = !ar_issuer_lockless(ctx);
 	int ret;
 
 	st.nr_fast = 0;
@@ -280,12 +282,14 @@ int ar_submit_sqes(struct ar_uctx *ctx, unsigned nr)
 	st.link.head = st.link.last = NULL;
 	st.ready_head = st.ready_tail = st.if_head = st.if_tail = NULL;
 	st.nr_if = 0;
-	pthread_mutex_lock(&ctx->uring_lock);
+	if (locked)
+		pthread_mutex_lock(&ctx->uring_lock);
 	entries = ar_sq_entries_ready(ctx);
 	if (entries > ctx->sq_entries)
 		entries = ctx->sq_entries;
 	if (!entries) {
-		pthread_mutex_unlock(&ctx->uring_lock);
+		if (locked)
+			pthread_mutex_unlock(&ctx->uring_lock);
 		return 0;
 	}
 	ret = (int)(left = nr < entries ? nr : entries);
@@ -330,7 +334,8 @@ int ar_submit_sqes(struct ar_uctx *ctx, unsigned nr)
 				 __ATOMIC_RELAXED);
 	/* release pairs with the application's acquire of the SQ head: entries are free */
 	io_uring_smp_store_release(&ctx->rings->sq.head, ctx->cached_sq_head);
-	pthread_mutex_unlock(&ctx->uring_lock);
+	if (locked)
+		pthread_mutex_unlock(&ctx->uring_lock);
 
 	if (st.fast_b.posted)
 		ar_batch_finish(ctx, &st.fast_b, false);

@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include "uring.h"
 
 bool ar_fd_is_regular(int fd)
@@ -34,6 +35,27 @@ int ar_thread_create(pthread_t *tid, void *(*fn)(void *), void *arg)
 	ret = pthread_create(tid, NULL, fn, arg);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return ret;
+}
+
+__thread pid_t ar_tid_cache;
+static pthread_once_t ar_tid_once = PTHREAD_ONCE_INIT;
+
+/* a forked child is another thread: it asks again */
+static void ar_tid_forget(void)
+{
+	ar_tid_cache = 0;
+}
+
+static void ar_tid_atfork(void)
+{
+	pthread_atfork(NULL, NULL, ar_tid_forget);
+}
+
+pid_t ar_tid_slow(void)
+{
+	pthread_once(&ar_tid_once, ar_tid_atfork);
+	ar_tid_cache = (pid_t)syscall(SYS_gettid);
+	return ar_tid_cache;
 }
 
 /* The CQ is empty and the ring is about to wait: the ring fd is not readable. */

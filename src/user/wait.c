@@ -360,6 +360,12 @@ static int ar_enter_ring(struct ar_uctx *ctx, unsigned to_submit,
 
 	if (ctx->disabled)
 		return -EBADFD;
+	/* SINGLE_ISSUER: another thread may not submit, nor wait with DEFER_TASKRUN */
+	if (ar_issuer_other(ctx) &&
+	    ((to_submit && !(ctx->flags & IORING_SETUP_SQPOLL)) ||
+	     ((flags & IORING_ENTER_GETEVENTS) &&
+	      (ctx->flags & IORING_SETUP_DEFER_TASKRUN))))
+		return -EEXIST;
 
 	if (ctx->flags & IORING_SETUP_SQPOLL) {
 		if (flags & IORING_ENTER_SQ_WAKEUP)
