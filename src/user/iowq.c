@@ -225,6 +225,8 @@ void ar_iowq_enqueue(struct ar_uctx *ctx, struct ar_ureq *req)
 	} else if (wq->nr_workers[bound] < ar_iowq_limit(wq, bound) ||
 		   !wq->nr_workers[bound]) {
 		wq->nr_workers[bound]++;
+		/* ring exit waits for it to be listed, so that it is joined */
+		wq->nr_starting++;
 		spawn = true;
 	}
 	done = ar_iowq_take_exited(wq);
@@ -251,6 +253,8 @@ void ar_iowq_enqueue(struct ar_uctx *ctx, struct ar_ureq *req)
 		wq->nr_workers[bound]--;
 		ar_debug("io-wq: cannot create a worker thread");
 	}
+	wq->nr_starting--;
+	pthread_cond_broadcast(&wq->exit_cond);
 	pthread_mutex_unlock(&wq->lock);
 }
 
@@ -325,7 +329,11 @@ void ar_iowq_exit(struct ar_uctx *ctx)
 	wq->exiting = true;
 	pthread_cond_broadcast(&wq->cond[0]);
 	pthread_cond_broadcast(&wq->cond[1]);
-	while (wq->nr_workers[0] + wq->nr_workers[1])
+	/*
+	 * A worker being created by an enqueue that raced this exit is
+	 * listed (and so joined) only once its enqueue relocks: wait for it.
+	 */
+	while (wq->nr_workers[0] + wq->nr_workers[1] || wq->nr_starting)
 		pthread_cond_wait(&wq->exit_cond, &wq->lock);
 	all = wq->workers;
 	wq->workers = NULL;

@@ -201,6 +201,7 @@ struct ar_iowq {
 	unsigned nr_idle[2];
 	unsigned nr_wakeups[2];		/* signals sent to idle workers, not yet taken */
 	unsigned max_workers[2];
+	unsigned nr_starting;		/* being created, not yet on workers */
 	struct ar_worker *workers;
 	bool exiting;
 	bool has_cpus;
