@@ -299,18 +299,21 @@ static bool ar_rw_mode_ok(struct ar_ureq *req, bool write)
 	return write ? fl != O_RDONLY : fl != O_WRONLY;
 }
 
-static int ar_rw_check_inner(struct ar_ureq *req, struct ar_rw *rw, bool write)
+/* the buffer first (io_import), as the kernel's io_read/io_write */
+static int ar_rw_check_buffer(struct ar_ureq *req, struct ar_rw *rw)
 {
-	/* the buffer first (io_import), as the kernel's io_read/io_write */
 	/* no provided buffers exist on this engine (no PROVIDE_BUFFERS, no buffer rings) */
 	if (req->sqe_flags & IOSQE_BUFFER_SELECT)
 		return -ENOBUFS;
-	if (rw->fixed) {
-		int err = ar_rw_import_fixed(req, rw);
+	return rw->fixed ? ar_rw_import_fixed(req, rw) : 0;
+}
 
-		if (err)
-			return err;
-	}
+static int ar_rw_check_inner(struct ar_ureq *req, struct ar_rw *rw, bool write)
+{
+	int err = ar_rw_check_buffer(req, rw);
+
+	if (err)
+		return err;
 	/*
 	 * Then the file (io_rw_init_file): its mode, kiocb_set_rw_flags, the
 	 * IOPOLL rules. The mode is looked at only when a later check fails,
@@ -402,15 +405,10 @@ static int ar_rw_sim_check(struct ar_ureq *req, struct ar_rw *rw,
 			   struct ar_simdev *d)
 {
 	bool iopoll = req->ctx->flags & IORING_SETUP_IOPOLL;
+	int err = ar_rw_check_buffer(req, rw);
 
-	if (req->sqe_flags & IOSQE_BUFFER_SELECT)
-		return -ENOBUFS;
-	if (rw->fixed) {
-		int err = ar_rw_import_fixed(req, rw);
-
-		if (err)
-			return err;
-	}
+	if (err)
+		return err;
 	if ((__u32)rw->rw_flags & ~AR_RWF_SUPPORTED)
 		return -EOPNOTSUPP;
 	/* only a device whose completions are found by polling takes IOPOLL */

@@ -33,7 +33,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <linux/futex.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -56,34 +55,6 @@ static inline void ar_sim_relax(void)
 #elif defined(__aarch64__)
 	__asm__ __volatile__("yield");
 #endif
-}
-
-/* ---- futex ---- */
-
-/* sleep while *word == val, until deadline_ns (CLOCK_MONOTONIC, 0: none) */
-static int ar_sim_futex_wait(atomic_uint *word, unsigned val, uint64_t deadline_ns)
-{
-	struct timespec ts, *tsp = NULL;
-	int e = errno, ret;
-
-	if (deadline_ns) {
-		ts.tv_sec = (time_t)(deadline_ns / 1000000000ULL);
-		ts.tv_nsec = (long)(deadline_ns % 1000000000ULL);
-		tsp = &ts;
-	}
-	ret = (int)syscall(SYS_futex, word, FUTEX_WAIT_BITSET_PRIVATE, val,
-			   tsp, NULL, FUTEX_BITSET_MATCH_ANY);
-	ret = ret < 0 ? -errno : 0;
-	errno = e;
-	return ret;
-}
-
-static void ar_sim_futex_wake(atomic_uint *word)
-{
-	int e = errno;
-
-	syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
-	errno = e;
 }
 
 /* ---- heaps ---- */
@@ -294,7 +265,7 @@ static void ar_sim_kick(struct ar_simdev *d, uint64_t due)
 	 */
 	atomic_fetch_add(&d->kick, 1);
 	if (atomic_load(&d->sleep_until) > due)
-		ar_sim_futex_wake(&d->kick);
+		ar_futex_wake(&d->kick, 1);
 }
 
 int ar_simdev_submit(struct ar_simdev *d, struct ar_sim_io *io)
@@ -473,7 +444,7 @@ static void ar_sim_wait(struct ar_simdev *d, uint64_t target, unsigned k)
 	until = target == UINT64_MAX ? 0 : target - tail;
 	/* seq_cst: pairs with the submitter's kick (ar_sim_kick) */
 	atomic_store(&d->sleep_until, target);
-	if (ar_sim_futex_wait(&d->kick, k, until) == -ETIMEDOUT)
+	if (ar_futex_wait(&d->kick, k, until) == -ETIMEDOUT)
 		ar_sim_learn_late(d, ar_now_ns() - until);
 	atomic_store(&d->sleep_until, 0);
 }
@@ -724,7 +695,7 @@ static void ar_sim_destroy(struct ar_simdev *d)
 		/* release: the thread's last loads of the device come before the free */
 		atomic_store_explicit(&d->exiting, true, memory_order_release);
 		atomic_fetch_add(&d->kick, 1);	/* a sleeping thread wakes to see it */
-		ar_sim_futex_wake(&d->kick);
+		ar_futex_wake(&d->kick, 1);
 		pthread_join(d->thread, NULL);
 	}
 	ar_sim_free(d);

@@ -26,7 +26,6 @@
  * submission order, as it may on the kernel for independent requests.
  */
 #include <errno.h>
-#include <linux/futex.h>
 #include <stdlib.h>
 #include <unistd.h>
 #include "uring.h"
@@ -34,7 +33,6 @@
 #include "fault.h"
 #include "simdev.h"
 #include "waitpol.h"
-#include "sysraw.h"
 
 #define AR_SPREAD_Q		128	/* queue slots (a power of two) */
 #define AR_SPREAD_MIN		2	/* shared while the helper is awake */
@@ -52,19 +50,6 @@ struct ar_spread {
 	atomic_bool exiting;
 	_Atomic(struct ar_ureq *) q[AR_SPREAD_Q];
 };
-
-static void ar_spread_futex_wait(atomic_uint *word, unsigned val)
-{
-	struct timespec ts = { 0, 100000000 };	/* re-check exit every 100 ms */
-
-	ar_raw_syscall6(SYS_futex, (long)word, FUTEX_WAIT_PRIVATE, (long)val,
-			(long)&ts, 0, 0);
-}
-
-static void ar_spread_futex_wake(atomic_uint *word)
-{
-	ar_raw_syscall6(SYS_futex, (long)word, FUTEX_WAKE_PRIVATE, 1, 0, 0, 0);
-}
 
 /* The next queued request, claimed; NULL when the queue is empty. */
 static struct ar_ureq *ar_spread_claim(struct ar_spread *sp)
@@ -151,7 +136,9 @@ static void *ar_spread_thread(void *arg)
 		/* seq_cst: pairs with the pusher's (see ar_spread_pending) */
 		atomic_store_explicit(&sp->sleeping, 1, memory_order_seq_cst);
 		if (!ar_spread_pending(sp) && !ar_spread_exiting(sp))
-			ar_spread_futex_wait(&sp->sleeping, 1);
+			/* re-check exit every 100 ms */
+			ar_futex_wait(&sp->sleeping, 1,
+				      ar_now_ns() + 100000000ULL);
 		atomic_store_explicit(&sp->sleeping, 0, memory_order_relaxed);
 	}
 	return NULL;
@@ -160,9 +147,14 @@ static void *ar_spread_thread(void *arg)
 /* end the helper: it finishes the request in its hands */
 static void ar_spread_stop(struct ar_spread *sp)
 {
+	/*
+	 * seq_cst, exiting then sleeping: pairs with the helper's seq_cst
+	 * store of sleeping before it looks at exiting. It sees exiting, or
+	 * its futex wait finds sleeping no longer 1, or the wake reaches it.
+	 */
 	atomic_store_explicit(&sp->exiting, true, memory_order_seq_cst);
 	atomic_store_explicit(&sp->sleeping, 0, memory_order_seq_cst);
-	ar_spread_futex_wake(&sp->sleeping);
+	ar_futex_wake(&sp->sleeping, 1);
 	pthread_join(sp->tid, NULL);
 	/* a submit still running claims what is left itself */
 	ar_spread_run(sp);
@@ -276,7 +268,7 @@ struct ar_ureq *ar_spread_offer(struct ar_uctx *ctx, struct ar_ureq *ready,
 	if (atomic_load_explicit(&sp->sleeping, memory_order_seq_cst) &&
 	    atomic_exchange_explicit(&sp->sleeping, 0, memory_order_relaxed)) {
 		ar_stat_add(ctx, worker_handoffs, 1);
-		ar_spread_futex_wake(&sp->sleeping);
+		ar_futex_wake(&sp->sleeping, 1);
 	}
 	return rest;
 }

@@ -10,34 +10,7 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <unistd.h>
-#include <linux/futex.h>
-#include <sys/syscall.h>
 #include "uring.h"
-
-/* FUTEX_WAIT_BITSET takes an absolute CLOCK_MONOTONIC deadline (0: none) */
-static int ar_futex_wait(atomic_uint *word, unsigned val, __u64 deadline_ns)
-{
-	struct timespec ts, *tsp = NULL;
-	int e = errno, ret;
-
-	if (deadline_ns) {
-		ts.tv_sec = (time_t)(deadline_ns / 1000000000ULL);
-		ts.tv_nsec = (long)(deadline_ns % 1000000000ULL);
-		tsp = &ts;
-	}
-	ret = (int)syscall(SYS_futex, word, FUTEX_WAIT_BITSET_PRIVATE, val,
-			   tsp, NULL, FUTEX_BITSET_MATCH_ANY);
-	if (ret < 0) {
-		ret = -errno;
-		errno = e;
-	}
-	return ret;
-}
-
-static void ar_futex_wake(atomic_uint *word, int nr)
-{
-	syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, nr, NULL, NULL, 0);
-}
 
 struct ar_sqpoll {
 	pthread_t thread;

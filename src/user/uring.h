@@ -623,6 +623,8 @@ void ar_sqpoll_stop(struct ar_uctx *ctx);
 /* util.c */
 bool ar_fd_is_regular(int fd);
 int ar_thread_create(pthread_t *tid, void *(*fn)(void *), void *arg);
+int ar_futex_wait(atomic_uint *word, unsigned val, uint64_t deadline_ns);
+void ar_futex_wake(atomic_uint *word, int nr);
 void ar_ring_fd_clear(struct ar_uctx *ctx);
 extern const struct ar_engine ar_internal_fd;
 int ar_internal_claim(int fd);

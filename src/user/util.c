@@ -8,7 +8,9 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <linux/futex.h>
 #include "uring.h"
+#include "sysraw.h"
 
 bool ar_fd_is_regular(int fd)
 {
@@ -35,6 +37,32 @@ int ar_thread_create(pthread_t *tid, void *(*fn)(void *), void *arg)
 	ret = pthread_create(tid, NULL, fn, arg);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return ret;
+}
+
+/*
+ * FUTEX_WAIT_BITSET: sleep while *word == val, until deadline_ns
+ * (CLOCK_MONOTONIC, absolute; 0: none). 0 when woken, else -ETIMEDOUT,
+ * -EAGAIN (*word had moved) or -EINTR; errno untouched.
+ */
+int ar_futex_wait(atomic_uint *word, unsigned val, uint64_t deadline_ns)
+{
+	struct timespec ts, *tsp = NULL;
+	long ret;
+
+	if (deadline_ns) {
+		ts.tv_sec = (time_t)(deadline_ns / 1000000000ULL);
+		ts.tv_nsec = (long)(deadline_ns % 1000000000ULL);
+		tsp = &ts;
+	}
+	ret = ar_raw_syscall6(SYS_futex, (long)word, FUTEX_WAIT_BITSET_PRIVATE,
+			      (long)val, (long)tsp, 0, FUTEX_BITSET_MATCH_ANY);
+	return ret < 0 ? (int)ret : 0;
+}
+
+/* wake up to nr threads waiting on word */
+void ar_futex_wake(atomic_uint *word, int nr)
+{
+	ar_raw_syscall6(SYS_futex, (long)word, FUTEX_WAKE_PRIVATE, nr, 0, 0, 0);
 }
 
 __thread pid_t ar_tid_cache;

@@ -142,6 +142,15 @@ struct exp_report {
  * failed or nothing ran.
  */
 int exp_finish(struct exp_report *rep);
+/*
+ * What every experiment does once its rows are built: run them, then
+ * start the report on them (the verdict, chart and notes come next).
+ */
+void exp_report_run(struct exp_report *rep, const struct exp_opts *o,
+		    struct exp_row *rows, unsigned n, const char *setup,
+		    void (*table)(FILE *f, const struct exp_report *rep));
+/* exp_finish(), then the rows' results freed; its exit status */
+int exp_report_done(struct exp_report *rep);
 
 /* "595.31K" or "-" */
 const char *exp_fmt_iops(double v, char *buf, size_t len);

@@ -5,8 +5,10 @@
  * mode.
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include "exp_complete.h"
+#include "exp_plot.h"
 
 const char *const exp_cmode_names[NCMODES] = {
 	[CMODE_DEFERRED] = "deferred",
@@ -61,4 +63,35 @@ double exp_tw_batch(const struct exp_row *r)
 		return NAN;
 	return (double)r->med->stats.tw_items /
 	       (double)r->med->stats.tw_batches;
+}
+
+int exp_complete_main(int argc, char **argv, const struct exp_complete_kind *k)
+{
+	struct exp_row *rows;
+	struct exp_opts o;
+	struct exp_chart c;
+	struct exp_report rep;
+	char setup[600];
+	unsigned d, m, n;
+	int ret = exp_parse(argc, argv, k->def, &o);
+
+	if (ret)
+		return ret == 1 ? 0 : 2;
+	n = o.ndepths * NCMODES;
+	rows = calloc(n, sizeof(*rows));
+	if (!rows)
+		return 1;
+	for (d = 0; d < o.ndepths; d++)
+		for (m = 0; m < NCMODES; m++)
+			exp_complete_row(&rows[d * NCMODES + m], &o, m,
+					 o.depths[d]);
+	exp_complete_setup(&o, setup, sizeof(setup));
+	exp_report_run(&rep, &o, rows, n, setup, k->table);
+	k->judge(&rep);
+	k->chart(&c, &rep);
+	rep.chart = &c;
+	rep.notes = k->notes;
+	ret = exp_report_done(&rep);
+	free(rows);
+	return ret;
 }

@@ -28,4 +28,16 @@ const char *exp_complete_setup(const struct exp_opts *o, char *buf,
 /* Requests per deferred-completion batch (tw_items / tw_batches). */
 double exp_tw_batch(const struct exp_row *r);
 
+/* what sets one completion-mode experiment apart from the other */
+struct exp_complete_kind {
+	const struct exp_def *def;
+	void (*table)(FILE *f, const struct exp_report *rep);
+	void (*judge)(struct exp_report *rep);
+	void (*chart)(struct exp_chart *c, const struct exp_report *rep);
+	const char *notes;
+};
+
+/* The experiment: one row per depth and mode, run, judged and reported. */
+int exp_complete_main(int argc, char **argv, const struct exp_complete_kind *k);
+
 #endif

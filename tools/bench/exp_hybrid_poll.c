@@ -263,13 +263,7 @@ int exp_hybrid_poll(int argc, char **argv)
 		 "--policy=wait=%s; hybrid: -p 1 --ring-flags=coop,single,"
 		 "defer,hybrid with ANYRING_HYBRID=half-min or learned",
 		 o.sim, o.depth, o.wait);
-	exp_run_rows(&o, rows, NROWS);
-	memset(&rep, 0, sizeof(rep));
-	rep.o = &o;
-	rep.rows = rows;
-	rep.n = NROWS;
-	rep.setup = setup;
-	rep.table = table;
+	exp_report_run(&rep, &o, rows, NROWS, setup, table);
 	judge(&rep);
 	chart(&c, &o, rows);
 	rep.chart = &c;
@@ -281,7 +275,5 @@ int exp_hybrid_poll(int argc, char **argv)
 		    "(the seed's IRQ CPU is the application's). simdev has no "
 		    "seek or bandwidth model unless --sim sets bw=: "
 		    "sequential and random patterns differ only in offsets";
-	ret = exp_finish(&rep);
-	exp_rows_free(rows, NROWS);
-	return ret;
+	return exp_report_done(&rep);
 }

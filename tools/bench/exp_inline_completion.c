@@ -9,8 +9,6 @@
  * per-ring completion thread: the workqueue).
  */
 #include <math.h>
-#include <stdlib.h>
-#include <string.h>
 #include "exp_common.h"
 #include "exp_complete.h"
 #include "exp_plot.h"
@@ -168,42 +166,17 @@ static void chart(struct exp_chart *c, const struct exp_report *rep)
 
 int exp_inline_completion(int argc, char **argv)
 {
-	struct exp_row *rows;
-	struct exp_opts o;
-	struct exp_chart c;
-	struct exp_report rep;
-	char setup[600];
-	unsigned d, m, n;
-	int ret = exp_parse(argc, argv, &def, &o);
+	static const struct exp_complete_kind kind = {
+		.def = &def,
+		.table = table,
+		.judge = judge,
+		.chart = chart,
+		.notes = "only the seed's IRQ case is run (an irq simdev); its "
+			 "polled case (+11%) is not measured here. The waiter "
+			 "sleeps (wait=sleep) as the kernel's task does; a punted "
+			 "completion costs one more thread hand-off and wake-up. "
+			 "CPU is the whole process, the device thread included",
+	};
 
-	if (ret)
-		return ret == 1 ? 0 : 2;
-	n = o.ndepths * NCMODES;
-	rows = calloc(n, sizeof(*rows));
-	if (!rows)
-		return 1;
-	for (d = 0; d < o.ndepths; d++)
-		for (m = 0; m < NCMODES; m++)
-			exp_complete_row(&rows[d * NCMODES + m], &o, m,
-					 o.depths[d]);
-	exp_complete_setup(&o, setup, sizeof(setup));
-	exp_run_rows(&o, rows, n);
-	memset(&rep, 0, sizeof(rep));
-	rep.o = &o;
-	rep.rows = rows;
-	rep.n = n;
-	rep.setup = setup;
-	rep.table = table;
-	judge(&rep);
-	chart(&c, &rep);
-	rep.chart = &c;
-	rep.notes = "only the seed's IRQ case is run (an irq simdev); its "
-		    "polled case (+11%) is not measured here. The waiter "
-		    "sleeps (wait=sleep) as the kernel's task does; a punted "
-		    "completion costs one more thread hand-off and wake-up. "
-		    "CPU is the whole process, the device thread included";
-	ret = exp_finish(&rep);
-	exp_rows_free(rows, n);
-	free(rows);
-	return ret;
+	return exp_complete_main(argc, argv, &kind);
 }

@@ -271,19 +271,11 @@ int exp_iowait(int argc, char **argv)
 	snprintf(setup, sizeof(setup), "%s, O_DIRECT 4 KiB random reads, "
 		 "QD1: anyring-bench -O 1 -d 1 -s 1 -c 1 -t 1 --engine=E "
 		 "[--policy=P]", file);
-	exp_run_rows(&o, rows, NROWS);
-	memset(&rep, 0, sizeof(rep));
-	rep.o = &o;
-	rep.rows = rows;
-	rep.n = NROWS;
-	rep.setup = setup;
-	rep.table = table;
+	exp_report_run(&rep, &o, rows, NROWS, setup, table);
 	judge(&rep);
 	chart(&c, rows);
 	rep.chart = &c;
 	machine_notes(notes, sizeof(notes));
 	rep.notes = notes;
-	ret = exp_finish(&rep);
-	exp_rows_free(rows, NROWS);
-	return ret;
+	return exp_report_done(&rep);
 }

@@ -6,7 +6,6 @@
  */
 #include <errno.h>
 #include <math.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,21 +50,6 @@ void exp_row_skip(struct exp_row *r, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(r->skip, sizeof(r->skip), fmt, ap);
 	va_end(ap);
-}
-
-static void on_sigint(int sig)
-{
-	(void)sig;
-	job_interrupt();
-}
-
-static void catch_sigint(void)
-{
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_sigint;
-	sigaction(SIGINT, &sa, NULL);
 }
 
 /* ANYRING_HYBRID for one run; the old value comes back after it */
@@ -160,7 +144,7 @@ unsigned exp_run_rows(const struct exp_opts *o, struct exp_row *rows,
 	unsigned failed = 0;
 	char buf[32];
 
-	catch_sigint();
+	job_catch_sigint();
 	for (rep = 0; rep < o->reps && !job_interrupted(); rep++) {
 		for (i = 0; i < n && !job_interrupted(); i++) {
 			struct exp_row *r = &rows[i];
@@ -248,4 +232,25 @@ int exp_kernel_ring_check(unsigned *features, char *why, size_t len)
 		*features = p.features;
 	io_uring_queue_exit(&ring);
 	return 0;
+}
+
+void exp_report_run(struct exp_report *rep, const struct exp_opts *o,
+		    struct exp_row *rows, unsigned n, const char *setup,
+		    void (*table)(FILE *f, const struct exp_report *rep))
+{
+	exp_run_rows(o, rows, n);
+	memset(rep, 0, sizeof(*rep));
+	rep->o = o;
+	rep->rows = rows;
+	rep->n = n;
+	rep->setup = setup;
+	rep->table = table;
+}
+
+int exp_report_done(struct exp_report *rep)
+{
+	int ret = exp_finish(rep);
+
+	exp_rows_free(rep->rows, rep->n);
+	return ret;
 }

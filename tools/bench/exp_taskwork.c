@@ -10,8 +10,6 @@
  * complete=punt (a completion thread) is a third row.
  */
 #include <math.h>
-#include <stdlib.h>
-#include <string.h>
 #include "exp_common.h"
 #include "exp_complete.h"
 #include "exp_plot.h"
@@ -217,45 +215,20 @@ static void chart(struct exp_chart *c, const struct exp_report *rep)
 
 int exp_taskwork(int argc, char **argv)
 {
-	struct exp_row *rows;
-	struct exp_opts o;
-	struct exp_chart c;
-	struct exp_report rep;
-	char setup[600];
-	unsigned d, m, n;
-	int ret = exp_parse(argc, argv, &def, &o);
+	static const struct exp_complete_kind kind = {
+		.def = &def,
+		.table = table,
+		.judge = judge,
+		.chart = chart,
+		.notes = "the seed's device saturates (latency grows with depth "
+			 "at a fixed IOPS); simdev with qd=1024 does not, so at "
+			 "high depth the limit here is CPU: the submitting task "
+			 "and the device thread (and punt's completion thread) "
+			 "share the machine's CPUs. The seed's "
+			 "'old' ran one task_work per completion in the task; "
+			 "inline here posts from the device thread instead, so "
+			 "its per-completion cost is on another CPU",
+	};
 
-	if (ret)
-		return ret == 1 ? 0 : 2;
-	n = o.ndepths * NCMODES;
-	rows = calloc(n, sizeof(*rows));
-	if (!rows)
-		return 1;
-	for (d = 0; d < o.ndepths; d++)
-		for (m = 0; m < NCMODES; m++)
-			exp_complete_row(&rows[d * NCMODES + m], &o, m,
-					 o.depths[d]);
-	exp_complete_setup(&o, setup, sizeof(setup));
-	exp_run_rows(&o, rows, n);
-	memset(&rep, 0, sizeof(rep));
-	rep.o = &o;
-	rep.rows = rows;
-	rep.n = n;
-	rep.setup = setup;
-	rep.table = table;
-	judge(&rep);
-	chart(&c, &rep);
-	rep.chart = &c;
-	rep.notes = "the seed's device saturates (latency grows with depth "
-		    "at a fixed IOPS); simdev with qd=1024 does not, so at "
-		    "high depth the limit here is CPU: the submitting task "
-		    "and the device thread (and punt's completion thread) "
-		    "share the machine's CPUs. The seed's "
-		    "'old' ran one task_work per completion in the task; "
-		    "inline here posts from the device thread instead, so "
-		    "its per-completion cost is on another CPU";
-	ret = exp_finish(&rep);
-	exp_rows_free(rows, n);
-	free(rows);
-	return ret;
+	return exp_complete_main(argc, argv, &kind);
 }

@@ -170,13 +170,7 @@ int exp_wait_threshold(int argc, char **argv)
 		 "--engine=user -d 512 -s 1 -c 128 --split-reap --policy=ROW "
 		 "(one thread submits one by one, a second waits for 128 "
 		 "CQEs at a time)", o.sim);
-	exp_run_rows(&o, rows, NROWS);
-	memset(&rep, 0, sizeof(rep));
-	rep.o = &o;
-	rep.rows = rows;
-	rep.n = NROWS;
-	rep.setup = setup;
-	rep.table = table;
+	exp_report_run(&rep, &o, rows, NROWS, setup, table);
 	judge(&rep);
 	chart(&c, rows);
 	rep.chart = &c;
@@ -184,7 +178,5 @@ int exp_wait_threshold(int argc, char **argv)
 		    "anyring_ring_stats counters; CPU is the whole process "
 		    "(submitter, waiter and the simdev's device thread) as % "
 		    "of one CPU";
-	ret = exp_finish(&rep);
-	exp_rows_free(rows, NROWS);
-	return ret;
+	return exp_report_done(&rep);
 }

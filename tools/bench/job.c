@@ -46,6 +46,21 @@ bool job_interrupted(void)
 	return atomic_load(&interrupted);
 }
 
+static void on_sigint(int sig)
+{
+	(void)sig;
+	job_interrupt();
+}
+
+void job_catch_sigint(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_sigint;
+	sigaction(SIGINT, &sa, NULL);	/* no SA_RESTART: the sleep returns */
+}
+
 void job_spec_defaults(struct job_spec *s)
 {
 	memset(s, 0, sizeof(*s));

@@ -87,5 +87,7 @@ int job_run(const struct job_spec *spec, struct job_result *res);
 void job_interrupt(void);
 /* Was job_interrupt() called? (a sweep stops starting runs) */
 bool job_interrupted(void);
+/* SIGINT calls job_interrupt(): runs stop early and still report */
+void job_catch_sigint(void);
 
 #endif

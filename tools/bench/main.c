@@ -6,7 +6,6 @@
  *
  * Exit status: 0 done, 1 a run failed, 2 bad usage.
  */
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,21 +17,6 @@
 #include "report.h"
 #include "sweep.h"
 #include "units.h"
-
-static void on_sigint(int sig)
-{
-	(void)sig;
-	job_interrupt();
-}
-
-static void catch_sigint(void)
-{
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_sigint;
-	sigaction(SIGINT, &sa, NULL);	/* no SA_RESTART: the sleep returns */
-}
 
 static int run_one(struct bench_opts *o)
 {
@@ -137,7 +121,7 @@ int main(int argc, char **argv)
 	ret = options_parse(argc, argv, &o);
 	if (ret)
 		return ret == 1 ? 0 : 2;
-	catch_sigint();
+	job_catch_sigint();
 	ret = o.sweep.naxes ? run_sweep(&o) : run_one(&o);
 	sweep_free(&o.sweep);
 	return ret;
