@@ -125,7 +125,7 @@ static int ar_cancel_run(struct ar_uctx *ctx, struct ar_cancel *c,
 		fd = node->fd;
 		ar_rsrc_put(ctx, node);
 	}
-	pthread_mutex_lock(&ctx->lock);
+	ar_spin_lock(&ctx->lock);
 	if (self)
 		c->seq = ++ctx->cancel_seq;
 	for (pass = 0; pass < 2; pass++) {
@@ -154,7 +154,7 @@ static int ar_cancel_run(struct ar_uctx *ctx, struct ar_cancel *c,
 			nr++;
 	}
 out:
-	pthread_mutex_unlock(&ctx->lock);
+	ar_spin_unlock(&ctx->lock);
 	*done_out = done;
 	return all ? nr : ret;
 }
@@ -231,9 +231,9 @@ int ar_sync_cancel(struct ar_uctx *ctx, const void *arg)
 		deadline = ar_now_ns() + (__u64)reg->timeout.tv_sec * 1000000000ULL +
 			   (__u64)reg->timeout.tv_nsec;
 	for (;;) {
-		pthread_mutex_lock(&ctx->lock);
+		ar_spin_lock(&ctx->lock);
 		c.seq = ++ctx->cancel_seq;
-		pthread_mutex_unlock(&ctx->lock);
+		ar_spin_unlock(&ctx->lock);
 		done = NULL;
 		ret = ar_cancel_run(ctx, &c, NULL, &done);
 		ar_cancel_complete(done);
@@ -251,14 +251,14 @@ void ar_cancel_all(struct ar_uctx *ctx)
 {
 	struct ar_ureq *cur, *next, *done;
 
-	pthread_mutex_lock(&ctx->lock);
+	ar_spin_lock(&ctx->lock);
 	ctx->exiting = true;
 	done = ar_drain_take_all_locked(ctx);
-	pthread_mutex_unlock(&ctx->lock);
+	ar_spin_unlock(&ctx->lock);
 	ar_cancel_complete(done);
 	for (;;) {
 		done = NULL;
-		pthread_mutex_lock(&ctx->lock);
+		ar_spin_lock(&ctx->lock);
 		for (cur = ctx->inflight; cur; cur = next) {
 			next = cur->if_next;
 			if (ar_cancel_extract_locked(cur))
@@ -266,7 +266,7 @@ void ar_cancel_all(struct ar_uctx *ctx)
 			cur->next = done;
 			done = cur;
 		}
-		pthread_mutex_unlock(&ctx->lock);
+		ar_spin_unlock(&ctx->lock);
 		if (!done)
 			break;
 		for (cur = done; cur; cur = next) {

@@ -32,7 +32,7 @@ void ar_inflight_add_list(struct ar_uctx *ctx, struct ar_ureq *head,
 {
 	struct ar_ureq *req, *prev;
 
-	pthread_mutex_lock(&ctx->lock);
+	ar_spin_lock(&ctx->lock);
 	prev = ctx->inflight_tail;
 	for (req = head; req; req = req->if_next) {
 		req->if_prev = prev;
@@ -46,7 +46,7 @@ void ar_inflight_add_list(struct ar_uctx *ctx, struct ar_ureq *head,
 	ctx->inflight_tail = tail;
 	/* read without the lock by waiters (a hint): relaxed atomics */
 	__atomic_store_n(&ctx->nr_inflight, ctx->nr_inflight + nr, __ATOMIC_RELAXED);
-	pthread_mutex_unlock(&ctx->lock);
+	ar_spin_unlock(&ctx->lock);
 }
 
 static void ar_inflight_del_locked(struct ar_uctx *ctx, struct ar_ureq *req)
@@ -169,12 +169,12 @@ void ar_cq_flush_overflow(struct ar_uctx *ctx)
 	if (!__atomic_load_n(&ctx->of_head, __ATOMIC_RELAXED))
 		return;	/* a peek; rechecked under the lock */
 	ar_batch_init(&b);
-	pthread_mutex_lock(&ctx->lock);
+	ar_spin_lock(&ctx->lock);
 	tail = ctx->cached_cq_tail;
 	ar_cq_flush_overflow_locked(ctx);
 	b.posted = tail != ctx->cached_cq_tail;
 	ar_complete_timeouts_locked(ctx, &b);
-	pthread_mutex_unlock(&ctx->lock);
+	ar_spin_unlock(&ctx->lock);
 	ar_batch_finish(ctx, &b, false);
 }
 
@@ -338,10 +338,10 @@ void ar_req_complete(struct ar_ureq *req, int res, unsigned cflags)
 		return;
 	from_worker = ar_req_state(req) == AR_REQ_RUNNING;
 	ar_batch_init(&b);
-	pthread_mutex_lock(&ctx->lock);
+	ar_spin_lock(&ctx->lock);
 	ar_complete_locked(ctx, req, &b);
 	ar_complete_timeouts_locked(ctx, &b);
-	pthread_mutex_unlock(&ctx->lock);
+	ar_spin_unlock(&ctx->lock);
 	ar_batch_finish(ctx, &b, from_worker);
 }
 

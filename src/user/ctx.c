@@ -187,7 +187,6 @@ static void ar_uctx_free(struct ar_uctx *ctx)
 	ar_iowq_free(&ctx->iowq);
 	pthread_mutex_destroy(&ctx->svc.start_lock);
 	pthread_mutex_destroy(&ctx->uring_lock);
-	pthread_mutex_destroy(&ctx->lock);
 	pthread_mutex_destroy(&ctx->wait_lock);
 	free(ctx->restrictions);
 	free(ctx->personalities);
@@ -301,10 +300,10 @@ static int ar_user_stats(int fd, struct anyring_stats *st, bool reset)
 	if (reset) {
 		/* submissions and completions have one writer each, under these */
 		pthread_mutex_lock(&ctx->uring_lock);
-		pthread_mutex_lock(&ctx->lock);
+		ar_spin_lock(&ctx->lock);
 		for (i = 0; i < n; i++)
 			__atomic_store_n(&src[i], 0, __ATOMIC_RELAXED);
-		pthread_mutex_unlock(&ctx->lock);
+		ar_spin_unlock(&ctx->lock);
 		pthread_mutex_unlock(&ctx->uring_lock);
 		return 0;
 	}
@@ -352,7 +351,7 @@ static int ar_user_setup(unsigned entries, struct io_uring_params *p)
 	}
 	atomic_init(&ctx->refs, 1);
 	pthread_mutex_init(&ctx->uring_lock, NULL);
-	pthread_mutex_init(&ctx->lock, NULL);
+	ar_spin_lock_init(&ctx->lock);
 	pthread_mutex_init(&ctx->wait_lock, NULL);
 	ar_iowq_init(&ctx->iowq, ctx->sq_entries);
 	pthread_mutex_init(&ctx->svc.start_lock, NULL);

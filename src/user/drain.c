@@ -22,9 +22,9 @@ void ar_drain_init(struct ar_uctx *ctx, struct ar_ureq *req)
 {
 	struct ar_ureq *head = ctx->submit_link_head;
 
-	pthread_mutex_lock(&ctx->lock);
+	ar_spin_lock(&ctx->lock);
 	__atomic_store_n(&ctx->drain_active, true, __ATOMIC_RELEASE);
-	pthread_mutex_unlock(&ctx->lock);
+	ar_spin_unlock(&ctx->lock);
 	if (head)
 		head->flags |= AR_REQ_F_DRAIN | AR_REQ_F_FORCE_ASYNC |
 			       AR_REQ_F_DRAIN_PATH;
@@ -68,9 +68,9 @@ void ar_queue_deferred(struct ar_uctx *ctx)
 {
 	struct ar_ureq *ready;
 
-	pthread_mutex_lock(&ctx->lock);
+	ar_spin_lock(&ctx->lock);
 	ar_queue_deferred_locked(ctx, &ready);
-	pthread_mutex_unlock(&ctx->lock);
+	ar_spin_unlock(&ctx->lock);
 	ar_queue_list(ready);
 }
 
@@ -81,7 +81,7 @@ void ar_drain_req(struct ar_ureq *req)
 	bool drain = req->flags & AR_REQ_F_DRAIN;
 	struct ar_ureq *ready;
 
-	pthread_mutex_lock(&ctx->lock);
+	ar_spin_lock(&ctx->lock);
 	req->next = NULL;
 	if (ctx->defer_tail)
 		ctx->defer_tail->next = req;
@@ -92,7 +92,7 @@ void ar_drain_req(struct ar_ureq *req)
 	ar_queue_deferred_locked(ctx, &ready);
 	if (!drain && !ctx->defer_head)
 		__atomic_store_n(&ctx->drain_active, false, __ATOMIC_RELEASE);
-	pthread_mutex_unlock(&ctx->lock);
+	ar_spin_unlock(&ctx->lock);
 	ar_queue_list(ready);
 }
 

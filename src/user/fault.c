@@ -1033,9 +1033,9 @@ static bool ar_ring_exiting(struct ar_uctx *ctx)
 	bool exiting;
 
 	/* written under ctx->lock (cancel.c); read under it once per slice */
-	pthread_mutex_lock(&ctx->lock);
+	ar_spin_lock(&ctx->lock);
 	exiting = ctx->exiting;
-	pthread_mutex_unlock(&ctx->lock);
+	ar_spin_unlock(&ctx->lock);
 	return exiting;
 }
 

@@ -162,7 +162,7 @@ int ar_iopoll_add(struct ar_uctx *ctx, struct ar_rw_sim *s)
 	s->ip_next = NULL;
 	s->ip_flags = 0;
 	s->slept_ns = 0;
-	pthread_mutex_lock(&ctx->lock);
+	ar_spin_lock(&ctx->lock);
 	if (ctx->exiting) {
 		ret = -ECANCELED;
 	} else if (s->io.flags & AR_SIM_IO_POLLED) {
@@ -179,7 +179,7 @@ int ar_iopoll_add(struct ar_uctx *ctx, struct ar_rw_sim *s)
 	/* relaxed: under ctx->lock, which ar_cancel_all() takes before exit reads it */
 	if (!ret)
 		atomic_fetch_add_explicit(&ctx->sim_inflight, 1, memory_order_relaxed);
-	pthread_mutex_unlock(&ctx->lock);
+	ar_spin_unlock(&ctx->lock);
 	return ret;
 }
 
@@ -318,7 +318,7 @@ void ar_iopoll_del(struct ar_uctx *ctx, struct ar_rw_sim *s, bool done)
 	struct ar_iopoll *ip;
 	struct ar_rw_sim **pp, *prev = NULL;
 
-	pthread_mutex_lock(&ctx->lock);
+	ar_spin_lock(&ctx->lock);
 	ip = ctx->iopoll;
 	/* issue order: completions come mostly from the head, the walk is short */
 	for (pp = &ip->head; *pp != s; pp = &(*pp)->ip_next)
@@ -329,7 +329,7 @@ void ar_iopoll_del(struct ar_uctx *ctx, struct ar_rw_sim *s, bool done)
 	ar_iopoll_dev_del(ip, s->dev);
 	if (done && ip->hybrid)
 		ar_iop_hybrid_learn(ip, s, now);
-	pthread_mutex_unlock(&ctx->lock);
+	ar_spin_unlock(&ctx->lock);
 }
 
 /* ---- polling ---- */
@@ -358,7 +358,7 @@ static void ar_iop_hybrid_slept(struct ar_uctx *ctx, uint64_t from,
 
 	if (late < 0)
 		late = 0;	/* a signal woke us early */
-	pthread_mutex_lock(&ctx->lock);
+	ar_spin_lock(&ctx->lock);
 	ip = ctx->iopoll;
 	if (ip) {
 		ip->sleeps++;
@@ -368,7 +368,7 @@ static void ar_iop_hybrid_slept(struct ar_uctx *ctx, uint64_t from,
 			ip->wake_late += late > ip->wake_late ?
 					 ar_iop_qstep(ip->wake_late) : -ar_iop_qstep(ip->wake_late);
 	}
-	pthread_mutex_unlock(&ctx->lock);
+	ar_spin_unlock(&ctx->lock);
 }
 
 /*
@@ -383,10 +383,10 @@ static int ar_iopoll_once(struct ar_uctx *ctx)
 	unsigned nd, found = 0, i;
 	uint64_t until, from;
 
-	pthread_mutex_lock(&ctx->lock);
+	ar_spin_lock(&ctx->lock);
 	ip = ctx->iopoll;
 	if (!ip || !ip->head) {
-		pthread_mutex_unlock(&ctx->lock);
+		ar_spin_unlock(&ctx->lock);
 		return -1;
 	}
 	/* more devices than one pass polls: start at a rotating one */
@@ -397,7 +397,7 @@ static int ar_iopoll_once(struct ar_uctx *ctx)
 	}
 	ip->rr++;
 	until = ar_iopoll_head(ip);
-	pthread_mutex_unlock(&ctx->lock);
+	ar_spin_unlock(&ctx->lock);
 
 	if (until) {
 		from = ar_now_ns();
@@ -501,10 +501,10 @@ void ar_iopoll_exit(struct ar_uctx *ctx)
 		if (ar_iopoll_once(ctx) <= 0)
 			nanosleep(&ts, NULL);	/* irq I/Os: the device delivers */
 	}
-	pthread_mutex_lock(&ctx->lock);
+	ar_spin_lock(&ctx->lock);
 	ip = ctx->iopoll;
 	ctx->iopoll = NULL;
-	pthread_mutex_unlock(&ctx->lock);
+	ar_spin_unlock(&ctx->lock);
 	if (ip && ip->hybrid)
 		ar_iopoll_debug(ip);
 	if (ip)

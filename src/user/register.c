@@ -117,16 +117,16 @@ static int ar_reg_eventfd(struct ar_uctx *ctx, const void *arg, unsigned nr,
 	if (dup_fd < 0)
 		return -EBADF;
 	ar_internal_claim(dup_fd);
-	pthread_mutex_lock(&ctx->lock);
+	ar_spin_lock(&ctx->lock);
 	if (ctx->eventfd >= 0) {
-		pthread_mutex_unlock(&ctx->lock);
+		ar_spin_unlock(&ctx->lock);
 		ar_internal_close(dup_fd);
 		return -EBUSY;
 	}
 	ctx->eventfd_async = async;
 	/* release: eventfd_async is set before the fd is seen */
 	__atomic_store_n(&ctx->eventfd, dup_fd, __ATOMIC_RELEASE);
-	pthread_mutex_unlock(&ctx->lock);
+	ar_spin_unlock(&ctx->lock);
 	return 0;
 }
 
@@ -134,7 +134,7 @@ static int ar_unreg_eventfd(struct ar_uctx *ctx)
 {
 	int fd;
 
-	pthread_mutex_lock(&ctx->lock);
+	ar_spin_lock(&ctx->lock);
 	fd = __atomic_exchange_n(&ctx->eventfd, -1, __ATOMIC_ACQ_REL);
 	if (fd >= 0) {
 		int *dead = realloc(ctx->dead_evfds,
@@ -146,7 +146,7 @@ static int ar_unreg_eventfd(struct ar_uctx *ctx)
 		}
 		/* (no memory: the dup stays open until the process exits) */
 	}
-	pthread_mutex_unlock(&ctx->lock);
+	ar_spin_unlock(&ctx->lock);
 	return fd < 0 ? -ENXIO : 0;
 }
 

@@ -43,9 +43,9 @@ void ar_rsrc_put(struct ar_uctx *ctx, struct ar_rsrc_node *node)
 		return;
 	ar_internal_close(node->fd);
 	if (node->tag) {
-		pthread_mutex_lock(&ctx->lock);
+		ar_spin_lock(&ctx->lock);
 		ar_cq_post_locked(ctx, node->tag, 0, 0);
-		pthread_mutex_unlock(&ctx->lock);
+		ar_spin_unlock(&ctx->lock);
 		ar_cq_wake(ctx, false);
 	}
 	free(node);

@@ -201,11 +201,11 @@ static void ar_submit_post_fast(struct ar_uctx *ctx, struct ar_submit_state *st)
 	unsigned i;
 
 	st->fast_b.posted = true;
-	pthread_mutex_lock(&ctx->lock);
+	ar_spin_lock(&ctx->lock);
 	for (i = 0; i < st->nr_fast; i++)
 		ar_cq_post_locked(ctx, st->fast_ud[i], st->fast_res[i], 0);
 	ar_complete_timeouts_locked(ctx, &st->fast_b);
-	pthread_mutex_unlock(&ctx->lock);
+	ar_spin_unlock(&ctx->lock);
 	st->nr_fast = 0;
 }
 
@@ -384,13 +384,13 @@ static void ar_submit_flush(struct ar_uctx *ctx, struct ar_ureq *list)
 	struct ar_comp_batch b;
 
 	ar_batch_init(&b);
-	pthread_mutex_lock(&ctx->lock);
+	ar_spin_lock(&ctx->lock);
 	for (req = list; req; req = next) {
 		next = req->next;
 		ar_complete_locked(ctx, req, &b);
 	}
 	ar_complete_timeouts_locked(ctx, &b);
-	pthread_mutex_unlock(&ctx->lock);
+	ar_spin_unlock(&ctx->lock);
 	ar_batch_finish(ctx, &b, false);
 }
 

@@ -111,7 +111,7 @@ static void *ar_svc_main(void *arg)
 	__u64 now;
 	int n;
 
-	pthread_mutex_lock(&ctx->lock);
+	ar_spin_lock(&ctx->lock);
 	while (!svc->exiting) {
 		if (ar_svc_build(svc))
 			svc->nfds = 1;	/* out of memory: keep timers going */
@@ -124,15 +124,15 @@ static void *ar_svc_main(void *arg)
 			ts.tv_nsec = (long)(v % 1000000000ULL);
 			tsp = &ts;
 		}
-		pthread_mutex_unlock(&ctx->lock);
+		ar_spin_unlock(&ctx->lock);
 		n = ppoll(svc->fds, svc->nfds, tsp, NULL);
 		if (n > 0 && svc->fds[0].revents)
 			(void)!read(svc->wake_fd, &v, sizeof(v));
 		else if (n < 0 && errno != EINTR)
 			usleep(1000);	/* (too many fds armed) no busy loop */
-		pthread_mutex_lock(&ctx->lock);
+		ar_spin_lock(&ctx->lock);
 		ar_svc_collect(ctx, &timers, &ready);
-		pthread_mutex_unlock(&ctx->lock);
+		ar_spin_unlock(&ctx->lock);
 
 		for (req = timers; req; req = next) {
 			next = req->next;
@@ -143,9 +143,9 @@ static void *ar_svc_main(void *arg)
 			ar_req_set_state(req, AR_REQ_PREP);
 			ar_req_issue(req, AR_ISSUE_NONBLOCK);
 		}
-		pthread_mutex_lock(&ctx->lock);
+		ar_spin_lock(&ctx->lock);
 	}
-	pthread_mutex_unlock(&ctx->lock);
+	ar_spin_unlock(&ctx->lock);
 	return NULL;
 }
 
@@ -181,13 +181,13 @@ int ar_svc_arm_poll(struct ar_ureq *req, short events)
 
 	if (ar_svc_start(ctx))
 		return -EAGAIN;
-	pthread_mutex_lock(&ctx->lock);
+	ar_spin_lock(&ctx->lock);
 	req->poll_events = events;
 	ar_req_set_state(req, AR_REQ_ARMED);
 	req->flags |= AR_REQ_F_POLLED;
 	req->svc_next = ctx->svc.polls;
 	ctx->svc.polls = req;
-	pthread_mutex_unlock(&ctx->lock);
+	ar_spin_unlock(&ctx->lock);
 	ar_svc_kick(ctx);
 	return 0;
 }
@@ -238,9 +238,9 @@ void ar_svc_exit(struct ar_uctx *ctx)
 
 	/* both locks: the thread reads exiting under one, starters under the other */
 	pthread_mutex_lock(&svc->start_lock);
-	pthread_mutex_lock(&ctx->lock);
+	ar_spin_lock(&ctx->lock);
 	svc->exiting = true;
-	pthread_mutex_unlock(&ctx->lock);
+	ar_spin_unlock(&ctx->lock);
 	started = svc->started;
 	pthread_mutex_unlock(&svc->start_lock);
 	if (started) {

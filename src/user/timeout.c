@@ -164,13 +164,13 @@ int ar_timeout_issue(struct ar_ureq *req, unsigned issue_flags)
 	ret = ar_svc_prepare_timer(ctx);
 	if (ret)
 		return ret;
-	pthread_mutex_lock(&ctx->lock);
+	ar_spin_lock(&ctx->lock);
 	ar_req_set_state(req, AR_REQ_ARMED);
 	if (t->off)
 		ar_timeout_add_counted(ctx, req);
 	req->deadline_ns = ar_deadline(t->rel_or_abs_ns, t->flags);
 	kick = ar_svc_arm_timer_locked(req);
-	pthread_mutex_unlock(&ctx->lock);
+	ar_spin_unlock(&ctx->lock);
 	if (kick)
 		ar_svc_kick(ctx);
 	return AR_ISSUE_QUEUED;
@@ -218,10 +218,10 @@ void ar_timeout_fire(struct ar_ureq *req)
 		ar_link_timeout_fire(req);
 		return;
 	}
-	pthread_mutex_lock(&ctx->lock);
+	ar_spin_lock(&ctx->lock);
 	ar_timeout_del_counted(ctx, req);
 	__atomic_fetch_add(&ctx->cq_timeouts, 1, __ATOMIC_RELAXED);
-	pthread_mutex_unlock(&ctx->lock);
+	ar_spin_unlock(&ctx->lock);
 	ar_req_complete(req, -ETIME, 0);
 }
 
@@ -301,11 +301,11 @@ int ar_timeout_remove_issue(struct ar_ureq *req, unsigned issue_flags)
 	struct ar_ureq *t;
 
 	(void)issue_flags;
-	pthread_mutex_lock(&ctx->lock);
+	ar_spin_lock(&ctx->lock);
 	if (r->flags & IORING_TIMEOUT_UPDATE) {
 		int ret = ar_timeout_update_locked(ctx, r);
 
-		pthread_mutex_unlock(&ctx->lock);
+		ar_spin_unlock(&ctx->lock);
 		if (!ret)
 			ar_svc_kick(ctx);
 		return ret;
@@ -313,7 +313,7 @@ int ar_timeout_remove_issue(struct ar_ureq *req, unsigned issue_flags)
 	t = ar_find_timeout_locked(ctx, IORING_OP_TIMEOUT, r->addr);
 	if (t && !ar_timeout_extract_locked(ctx, t))
 		t = NULL;
-	pthread_mutex_unlock(&ctx->lock);
+	ar_spin_unlock(&ctx->lock);
 	if (!t)
 		return -ENOENT;
 	/* the remove completes first, the removed timeout after it */
@@ -349,7 +349,7 @@ void ar_link_timeout_arm(struct ar_ureq *req)
 	if (ar_svc_prepare_timer(ctx))
 		return;
 	t = ar_req_data(lt, struct ar_timeout);
-	pthread_mutex_lock(&ctx->lock);
+	ar_spin_lock(&ctx->lock);
 	req->lt = lt;
 	lt->lt_target = req;
 	/* the kernel never marks a link timeout failed (CQE_SKIP_SUCCESS holds) */
@@ -364,7 +364,7 @@ void ar_link_timeout_arm(struct ar_ureq *req)
 	if (lt->deadline_ns <= ar_now_ns())
 		lt->flags |= AR_REQ_F_LT_EXPIRED;
 	kick = ar_svc_arm_timer_locked(lt);
-	pthread_mutex_unlock(&ctx->lock);
+	ar_spin_unlock(&ctx->lock);
 	if (kick)
 		ar_svc_kick(ctx);
 }
@@ -403,7 +403,7 @@ void ar_link_timeout_fire(struct ar_ureq *lt)
 	int ret;
 
 	ar_batch_init(&b);
-	pthread_mutex_lock(&ctx->lock);
+	ar_spin_lock(&ctx->lock);
 	target = lt->lt_target;
 	lt->lt_target = NULL;
 	if (target && target->lt == lt) {
@@ -423,6 +423,6 @@ void ar_link_timeout_fire(struct ar_ureq *lt)
 		ar_complete_locked(ctx, target, &b);
 	}
 	ar_complete_timeouts_locked(ctx, &b);
-	pthread_mutex_unlock(&ctx->lock);
+	ar_spin_unlock(&ctx->lock);
 	ar_batch_finish(ctx, &b, false);
 }

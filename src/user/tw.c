@@ -127,14 +127,14 @@ unsigned ar_tw_run(struct ar_uctx *ctx)
 	}
 	atomic_fetch_sub_explicit(&ctx->tw_nr, (int)n, memory_order_relaxed);
 	ar_batch_init(&b);
-	pthread_mutex_lock(&ctx->lock);
+	ar_spin_lock(&ctx->lock);
 	for (req = prev; req; req = next) {
 		next = req->next;
 		from_worker |= !!(req->flags & AR_REQ_F_ASYNC_DONE);
 		ar_complete_locked(ctx, req, &b);
 	}
 	ar_complete_timeouts_locked(ctx, &b);
-	pthread_mutex_unlock(&ctx->lock);
+	ar_spin_unlock(&ctx->lock);
 	ar_stat_add(ctx, tw_batches, 1);
 	ar_stat_add(ctx, tw_items, n);
 	if (n > __atomic_load_n(&ctx->stats.tw_max_batch, __ATOMIC_RELAXED))

@@ -28,6 +28,7 @@
 #include <sys/uio.h>
 #include "../internal.h"
 #include "../waitpol.h"
+#include "spinlock.h"
 
 #define AR_MAX_ENTRIES		32768	/* IORING_MAX_ENTRIES */
 #define AR_MAX_CQ_ENTRIES	(2 * AR_MAX_ENTRIES)
@@ -280,8 +281,8 @@ struct ar_uctx {
 	unsigned personality_next;
 	__u8 *personalities;		/* bitmap of ids in use */
 
-	/* completion: under lock */
-	pthread_mutex_t lock;
+	/* completion: under lock (the kernel's completion_lock) */
+	struct ar_spinlock lock;
 	unsigned cached_cq_tail;	/* CQEs posted */
 	unsigned cq_timeouts;		/* timeouts completed: not counted as events */
 	unsigned cq_last_tm_flush;
