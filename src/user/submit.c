@@ -394,13 +394,29 @@ static void ar_submit_flush(struct ar_uctx *ctx, struct ar_ureq *list)
 	ar_batch_finish(ctx, &b, false);
 }
 
+/*
+ * Must completions from other threads wait for this submit's end (tw.c)?
+ * Not when they wait for the ring's task anyway (complete=deferred, no
+ * punt thread) and only this thread can switch the policy (the issuer of
+ * a SINGLE_ISSUER ring): then in_submit has no reader, and its two
+ * bus-locked updates are saved.
+ */
+static bool ar_submit_counts(struct ar_uctx *ctx)
+{
+	return !ar_issuer_lockless(ctx) || ctx->punt ||
+	       __atomic_load_n(&ctx->pol.complete, __ATOMIC_RELAXED) !=
+	       ANYRING_COMPLETE_DEFERRED;
+}
+
 static void ar_submit_issue(struct ar_uctx *ctx, struct ar_ureq *ready)
 {
 	struct ar_ureq *req, *next;
+	bool counted = ar_submit_counts(ctx);
 	bool spread;
 
 	/* completions from other threads meanwhile wait for the end (tw.c) */
-	atomic_fetch_add_explicit(&ctx->in_submit, 1, memory_order_seq_cst);
+	if (counted)
+		atomic_fetch_add_explicit(&ctx->in_submit, 1, memory_order_seq_cst);
 	ar_deferred_links = ar_compl_head = NULL;
 	ar_deferred_tail = &ar_deferred_links;
 	ar_compl_tail = &ar_compl_head;
@@ -437,7 +453,8 @@ static void ar_submit_issue(struct ar_uctx *ctx, struct ar_ureq *ready)
 		}
 	}
 	ar_submitting = NULL;
-	ar_tw_submit_end(ctx);
+	if (counted)
+		ar_tw_submit_end(ctx);
 }
 
 /* the fd a request works on: a registered file holds a reference until done */
