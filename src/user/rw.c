@@ -146,22 +146,24 @@ static int ar_rw_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe,
 	size_t bytes, total;
 	int ret;
 
+	/* every field is written before any check (opdef's prep_inits) */
+	rw->off = (__s64)sqe->off;
+	rw->len = sqe->len;
+	rw->done = 0;
+	rw->rw_flags = (__s32)sqe->rw_flags;
+	rw->buf_index = sqe->buf_index;
+	rw->fixed = fixed;
+	rw->vectored = vectored;
+	rw->vecs = rw->inline_vecs;
+	rw->nr_vecs = 0;
 	if (sqe->ioprio) {
 		ret = ar_ioprio_check(sqe->ioprio);
 		if (ret)
 			return ret;
 	}
-
-	rw->off = (__s64)sqe->off;
-	rw->len = sqe->len;
-	rw->rw_flags = (__s32)sqe->rw_flags;
-	rw->buf_index = sqe->buf_index;
-	rw->fixed = fixed;
-	rw->vectored = vectored;
 	if (!vectored) {
 		rw->inline_vecs[0].iov_base = (void *)(unsigned long)sqe->addr;
 		rw->inline_vecs[0].iov_len = rw->len;
-		rw->vecs = rw->inline_vecs;
 		rw->nr_vecs = 1;
 		req->expect = rw->len < AR_MAX_RW_COUNT ? rw->len : AR_MAX_RW_COUNT;
 		return 0;
@@ -175,9 +177,7 @@ static int ar_rw_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe,
 	if (rw->len && !sqe->addr)
 		return -EFAULT;
 	bytes = rw->len * sizeof(struct iovec);
-	if (rw->len <= AR_RW_INLINE_VECS) {
-		rw->vecs = rw->inline_vecs;
-	} else {
+	if (rw->len > AR_RW_INLINE_VECS) {
 		rw->vecs = malloc(bytes);
 		if (!rw->vecs)
 			return -ENOMEM;
@@ -432,6 +432,8 @@ static int ar_rw_sim_issue(struct ar_ureq *req, struct ar_rw *rw,
 		ar_simdev_put(d);
 		return err;
 	}
+	/* prep left the device's part unwritten (prep_inits) */
+	memset(&s->io, 0, sizeof(s->io));
 	s->io.op = write ? AR_SIM_WRITE : AR_SIM_READ;
 	s->io.iov = rw->vecs;
 	s->io.nr_iov = (uint16_t)rw->nr_vecs;
