@@ -5,7 +5,9 @@
  * I/O. Allocation happens only under uring_lock (the submit path), from a
  * list that lock protects; any thread frees onto a lock-free list the
  * allocator takes whole when its own runs dry (the kernel's
- * io_alloc_req with its locked_free_list, without the lock).
+ * io_alloc_req with its locked_free_list, without the lock). The issuer
+ * of a SINGLE_ISSUER ring allocates without uring_lock and frees straight
+ * onto its own list.
  */
 #include <stddef.h>
 #include <stdlib.h>
@@ -69,7 +71,8 @@ static void ar_req_release(struct ar_ureq *req)
 	/* cleanup handlers accept a request whose prep failed part way */
 	if (req->opcode < ar_nr_opdefs && def->cleanup)
 		def->cleanup(req);
-	free(req->alloc);
+	if (req->alloc)
+		free(req->alloc);
 	if (req->file_node)
 		ar_rsrc_put(ctx, req->file_node);
 	if (req->buf_node)
@@ -100,17 +103,33 @@ void ar_req_free(struct ar_ureq *req)
 	ar_req_push(req->ctx, req, req);
 }
 
+/*
+ * The allocator's own thread: the issuer of a SINGLE_ISSUER ring, whose
+ * submit takes no uring_lock (uring.h), is the only thread that
+ * allocates, so it may return requests to the allocation list directly.
+ */
+static bool ar_req_owner(const struct ar_uctx *ctx)
+{
+	return ar_issuer_lockless(ctx) && ar_self_tid() == ctx->submitter;
+}
+
 /* a batch of one ring's requests, linked by next: one atomic for all */
 void ar_req_free_list(struct ar_uctx *ctx, struct ar_ureq *list)
 {
 	struct ar_ureq *req, *last = NULL;
 
+	if (!list)
+		return;
 	for (req = list; req; req = req->next) {
 		ar_req_release(req);
 		last = req;
 	}
-	if (list)
+	if (ar_req_owner(ctx)) {
+		last->next = ctx->req_free;
+		ctx->req_free = list;
+	} else {
 		ar_req_push(ctx, list, last);
+	}
 }
 
 void ar_req_cache_free(struct ar_uctx *ctx)
