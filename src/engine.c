@@ -26,23 +26,31 @@ struct ar_fd_chunk {
 
 static _Atomic(struct ar_fd_chunk *) ar_fd_table[AR_FD_CHUNKS];
 
-static struct ar_fd_chunk *ar_fd_chunk(int fd, int create)
+/* the chunk holding fd's entry, or NULL (looked up on every enter: inline) */
+static inline struct ar_fd_chunk *ar_fd_chunk_find(int fd)
 {
 	unsigned i = (unsigned)fd >> AR_FD_CHUNK_SHIFT;
-	struct ar_fd_chunk *c, *expect = NULL;
 
 	if (fd < 0 || i >= AR_FD_CHUNKS)
 		return NULL;
 	/* acquire pairs with the release of the CAS below: see the chunk zeroed */
-	c = atomic_load_explicit(&ar_fd_table[i], memory_order_acquire);
-	if (c || !create)
+	return atomic_load_explicit(&ar_fd_table[i], memory_order_acquire);
+}
+
+static struct ar_fd_chunk *ar_fd_chunk(int fd, int create)
+{
+	struct ar_fd_chunk *c = ar_fd_chunk_find(fd), *expect = NULL;
+
+	if (c || !create || fd < 0)
 		return c;
+	if (((unsigned)fd >> AR_FD_CHUNK_SHIFT) >= AR_FD_CHUNKS)
+		return NULL;
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return NULL;
-	if (!atomic_compare_exchange_strong_explicit(&ar_fd_table[i], &expect,
-						     c, memory_order_acq_rel,
-						     memory_order_acquire)) {
+	if (!atomic_compare_exchange_strong_explicit(
+		    &ar_fd_table[(unsigned)fd >> AR_FD_CHUNK_SHIFT], &expect, c,
+		    memory_order_acq_rel, memory_order_acquire)) {
 		free(c);	/* another thread installed one first */
 		c = expect;
 	}
@@ -51,7 +59,7 @@ static struct ar_fd_chunk *ar_fd_chunk(int fd, int create)
 
 const struct ar_engine *ar_engine_of_fd(int fd)
 {
-	struct ar_fd_chunk *c = ar_fd_chunk(fd, 0);
+	struct ar_fd_chunk *c = ar_fd_chunk_find(fd);
 	const struct ar_engine *e;
 
 	if (!c)
@@ -65,7 +73,7 @@ const struct ar_engine *ar_engine_of_fd(int fd)
 /* the engine serving fd and its ring object, in one lookup */
 const struct ar_engine *ar_engine_of_fd_priv(int fd, void **priv)
 {
-	struct ar_fd_chunk *c = ar_fd_chunk(fd, 0);
+	struct ar_fd_chunk *c = ar_fd_chunk_find(fd);
 	unsigned i = fd & (AR_FD_CHUNK - 1);
 	const struct ar_engine *e;
 

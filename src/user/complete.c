@@ -346,13 +346,11 @@ void ar_req_complete(struct ar_ureq *req, int res, unsigned cflags)
 }
 
 /* count-based timeouts satisfied by what was just posted complete with 0 */
-void ar_complete_timeouts_locked(struct ar_uctx *ctx,
-					struct ar_comp_batch *b)
+void ar_complete_timeouts_due_locked(struct ar_uctx *ctx,
+				     struct ar_comp_batch *b)
 {
 	struct ar_ureq *req;
 
-	if (!b->posted || !ctx->timeouts)
-		return;
 	while ((req = ar_timeout_next_satisfied_locked(ctx))) {
 		req->res = 0;
 		ar_complete_locked(ctx, req, b);

@@ -498,7 +498,16 @@ void ar_inflight_add_list(struct ar_uctx *ctx, struct ar_ureq *head,
 void ar_req_complete(struct ar_ureq *req, int res, unsigned cflags);
 void ar_complete_locked(struct ar_uctx *ctx, struct ar_ureq *req,
 			struct ar_comp_batch *b);
-void ar_complete_timeouts_locked(struct ar_uctx *ctx, struct ar_comp_batch *b);
+void ar_complete_timeouts_due_locked(struct ar_uctx *ctx,
+				     struct ar_comp_batch *b);
+
+/* count-based timeouts satisfied by what was just posted complete with 0 */
+static inline void ar_complete_timeouts_locked(struct ar_uctx *ctx,
+					       struct ar_comp_batch *b)
+{
+	if (b->posted && ctx->timeouts)
+		ar_complete_timeouts_due_locked(ctx, b);
+}
 void ar_batch_finish(struct ar_uctx *ctx, struct ar_comp_batch *b,
 		     bool from_worker);
 void ar_cq_post_locked(struct ar_uctx *ctx, __u64 user_data, int res,
