@@ -12,7 +12,8 @@
  * Locks, never held across a system call:
  *   ctx->uring_lock   SQ consumption and registered-resource tables;
  *   ctx->lock         the CQ (posting, overflow list), the in-flight list,
- *                     drain deferral, timeouts and armed polls.
+ *                     drain deferral, timeouts and armed polls; a spinlock,
+ *                     as the kernel's completion_lock (spinlock.h).
  * Order: uring_lock before lock.
  */
 #ifndef ANYRING_USER_URING_H
