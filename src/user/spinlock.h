@@ -2,15 +2,20 @@
 /*
  * spinlock.h - ctx->lock, the kernel's completion_lock: a spinlock.
  *
- * Its sections are short and never make a system call (uring.h), the
- * kind the kernel guards with spinlock_t. A glibc mutex costs two
- * bus-locked instructions per pair once the process has a second thread
- * (lock and unlock both use an atomic RMW, about 7 ns each here); this
- * lock's release is a plain store, so a pair costs one.
+ * Its sections are short and make no I/O and no sleep (uring.h says what
+ * else they may do), the kind the kernel guards with spinlock_t. A glibc
+ * mutex costs two bus-locked instructions per pair once the process has
+ * a second thread (lock and unlock both use an atomic RMW, about 7 ns
+ * each here); this lock's release is a plain store, so a pair costs one.
  *
  * Contended, a thread spins on loads for a bounded number of rounds,
  * then yields the CPU, then sleeps in short steps: a holder that was
  * preempted gets to run, even one of lower priority on the same CPU.
+ * The price of the plain-store release: nothing wakes a sleeping waiter,
+ * so one that reached the sleeps waits up to one step (20 µs plus the
+ * thread's timer slack, 50 µs by default) after the lock is free. Only a
+ * holder that lost its CPU, or blocked in malloc or io-wq's mutex, makes
+ * a waiter go that far.
  */
 #ifndef ANYRING_USER_SPINLOCK_H
 #define ANYRING_USER_SPINLOCK_H

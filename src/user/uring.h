@@ -9,12 +9,17 @@
  * arms readiness polls and timers, and the CQ posting path with its
  * overflow list.
  *
- * Locks, never held across a system call:
+ * Locks, never held across I/O or a sleep:
  *   ctx->uring_lock   SQ consumption and registered-resource tables;
  *   ctx->lock         the CQ (posting, overflow list), the in-flight list,
  *                     drain deferral, timeouts and armed polls; a spinlock,
- *                     as the kernel's completion_lock (spinlock.h).
- * Order: uring_lock before lock.
+ *                     as the kernel's completion_lock (spinlock.h). Its
+ *                     sections may allocate (an overflowed CQE, a ring's
+ *                     first IOPOLL or service-thread state, the eventfd
+ *                     list) and cancellation takes io-wq's lock in them,
+ *                     which malloc or a contended mutex may turn into a
+ *                     system call; nothing else does.
+ * Order: uring_lock before lock before the io-wq lock.
  */
 #ifndef ANYRING_USER_URING_H
 #define ANYRING_USER_URING_H

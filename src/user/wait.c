@@ -117,8 +117,8 @@ static bool ar_wait_done(struct ar_uctx *ctx, unsigned min_events,
 	/*
 	 * Until the list is seen empty after posting: a completion queued
 	 * while this thread posted a batch was judged against a CQ tail not
-	 * yet advanced, and did not wake it (the fence in ar_cq_wake() orders
-	 * the posts before this look).
+	 * yet advanced, and did not wake it. Before a sleep, the fence in
+	 * ar_cqring_wait_loop() orders the posts before the last look.
 	 */
 	while (ar_tw_pending(ctx) && ar_tw_run(ctx))
 		;
@@ -187,6 +187,20 @@ static int ar_cqring_wait_loop(struct ar_uctx *ctx, struct ar_waiter *w,
 			}
 			if (!wake_at || min_deadline < wake_at)
 				wake_at = min_deadline;
+		}
+		/*
+		 * The last look before sleeping. seq_cst fence: the CQ tail
+		 * this thread just stored (posting task work above) before its
+		 * load of the task list; pairs with the seq_cst tail load in
+		 * ar_should_wake(), which a completer makes after its push:
+		 * either this thread sees the work, or the completer sees the
+		 * tail and judges the wake against it. ar_cq_wake()'s fence
+		 * cannot serve: the issuer of a DEFER_TASKRUN ring skips it.
+		 */
+		atomic_thread_fence(memory_order_seq_cst);
+		if (ar_tw_pending(ctx)) {
+			woken = false;
+			continue;
 		}
 		ret = ar_wait_sleep(ctx, w, wake_at, a->sigmask);
 		if (ret == -EINTR)

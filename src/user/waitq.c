@@ -105,7 +105,13 @@ void ar_waitq_retarget(struct ar_uctx *ctx, struct ar_waiter *w,
 /* io_should_wake: the CQ tail reached the target, or a timeout completed */
 static bool ar_should_wake(struct ar_uctx *ctx, struct ar_waiter *w)
 {
-	unsigned tail = io_uring_smp_load_acquire(&ctx->rings->cq.tail);
+	/*
+	 * seq_cst (an acquire at least): after the caller's push onto the
+	 * task list, pairs with the fence before a waiter's last look at
+	 * that list (ar_cqring_wait_loop()): we see the CQEs it posted, or
+	 * it sees our work.
+	 */
+	unsigned tail = __atomic_load_n(&ctx->rings->cq.tail, __ATOMIC_SEQ_CST);
 
 	/* complete=deferred: queued completions count, the waiter posts them */
 	if (__atomic_load_n(&ctx->pol.complete, __ATOMIC_RELAXED) ==
