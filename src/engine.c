@@ -39,18 +39,17 @@ static inline struct ar_fd_chunk *ar_fd_chunk_find(int fd)
 
 static struct ar_fd_chunk *ar_fd_chunk(int fd, int create)
 {
+	unsigned i = (unsigned)fd >> AR_FD_CHUNK_SHIFT;
 	struct ar_fd_chunk *c = ar_fd_chunk_find(fd), *expect = NULL;
 
-	if (c || !create || fd < 0)
+	if (c || !create || fd < 0 || i >= AR_FD_CHUNKS)
 		return c;
-	if (((unsigned)fd >> AR_FD_CHUNK_SHIFT) >= AR_FD_CHUNKS)
-		return NULL;
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return NULL;
-	if (!atomic_compare_exchange_strong_explicit(
-		    &ar_fd_table[(unsigned)fd >> AR_FD_CHUNK_SHIFT], &expect, c,
-		    memory_order_acq_rel, memory_order_acquire)) {
+	if (!atomic_compare_exchange_strong_explicit(&ar_fd_table[i], &expect,
+						     c, memory_order_acq_rel,
+						     memory_order_acquire)) {
 		free(c);	/* another thread installed one first */
 		c = expect;
 	}

@@ -125,8 +125,8 @@ static struct ar_aio *ar_aio_get(struct ar_uctx *ctx)
 	return __atomic_load_n(&ctx->aio, __ATOMIC_ACQUIRE);
 }
 
-/* Complete what the ring holds (a peek when empty); how many. */
-unsigned ar_aio_reap(struct ar_uctx *ctx)
+/* Complete what the AIO ring holds (a peek when empty); how many (uring.h). */
+unsigned ar_aio_reap_ring(struct ar_uctx *ctx)
 {
 	struct ar_aio *a = ar_aio_get(ctx);
 	unsigned n;

@@ -15,7 +15,6 @@ struct ar_aio_io {
 
 int ar_aio_rw(struct ar_ureq *req, struct ar_aio_io *io, bool write,
 	      const struct iovec *iov, unsigned nr_iov, __s64 off, int rw_flags);
-unsigned ar_aio_reap(struct ar_uctx *ctx);
 bool ar_aio_fd_direct(struct ar_uctx *ctx, int fd);
 int ar_aio_sleep_fd(struct ar_uctx *ctx);
 void ar_aio_exit(struct ar_uctx *ctx);

@@ -160,14 +160,15 @@ void ar_cq_flush_overflow_locked(struct ar_uctx *ctx)
 				   __ATOMIC_RELEASE);
 }
 
-/* flushed CQEs count for count-based timeouts, as posted ones do */
-void ar_cq_flush_overflow(struct ar_uctx *ctx)
+/*
+ * ar_cq_flush_overflow() saw an overflow list (uring.h); flushed CQEs count
+ * for count-based timeouts, as posted ones do
+ */
+void ar_cq_flush_overflow_list(struct ar_uctx *ctx)
 {
 	struct ar_comp_batch b;
 	unsigned tail;
 
-	if (!__atomic_load_n(&ctx->of_head, __ATOMIC_RELAXED))
-		return;	/* a peek; rechecked under the lock */
 	ar_batch_init(&b);
 	ar_spin_lock(&ctx->lock);
 	tail = ctx->cached_cq_tail;

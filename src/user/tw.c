@@ -103,16 +103,14 @@ bool ar_tw_add(struct ar_ureq *req)
 	return true;
 }
 
-/* Post everything queued, in arrival order, under one CQ lock; how many. */
-unsigned ar_tw_run(struct ar_uctx *ctx)
+/* ar_tw_run() found the list non-empty: post it all (uring.h) */
+unsigned ar_tw_run_list(struct ar_uctx *ctx)
 {
 	struct ar_ureq *list, *req, *prev = NULL, *next;
 	struct ar_comp_batch b;
 	bool from_worker = false;
 	unsigned n = 0;
 
-	if (!ar_tw_pending(ctx))
-		return 0;
 	/* cleared before the list is taken: a push after it sets it again */
 	if (!ctx->punt && ar_tw_flag(ctx))
 		__atomic_fetch_and(&ctx->rings->sq_flags, ~IORING_SQ_TASKRUN,

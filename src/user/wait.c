@@ -111,19 +111,16 @@ static unsigned ar_cq_events_user(struct ar_uctx *ctx)
 static bool ar_wait_done(struct ar_uctx *ctx, unsigned min_events,
 			 unsigned nr_timeouts)
 {
-	/* each a peek first (relaxed loads: each callee looks again properly) */
-	if (__atomic_load_n(&ctx->aio, __ATOMIC_RELAXED))
-		ar_aio_reap(ctx);
+	ar_aio_reap(ctx);
 	/*
 	 * Until the list is seen empty after posting: a completion queued
 	 * while this thread posted a batch was judged against a CQ tail not
 	 * yet advanced, and did not wake it. Before a sleep, the fence in
 	 * ar_cqring_wait_loop() orders the posts before the last look.
 	 */
-	while (ar_tw_pending(ctx) && ar_tw_run(ctx))
+	while (ar_tw_run(ctx))
 		;
-	if (__atomic_load_n(&ctx->of_head, __ATOMIC_RELAXED))
-		ar_cq_flush_overflow(ctx);
+	ar_cq_flush_overflow(ctx);
 	return ar_cq_events_user(ctx) >= min_events ||
 	       __atomic_load_n(&ctx->cq_timeouts, __ATOMIC_RELAXED) != nr_timeouts;
 }
