@@ -7,10 +7,16 @@
 
 SAN	?=
 PREFIX	?= /usr/local
+CC	?= cc
+# Debian's multiarch libdir (/usr/lib/x86_64-linux-gnu) when installing into /usr
+MULTIARCH := $(shell $(CC) -print-multiarch 2>/dev/null)
+ifeq ($(PREFIX)$(if $(MULTIARCH),,none),/usr)
+LIBDIR	?= $(PREFIX)/lib/$(MULTIARCH)
+else
 LIBDIR	?= $(PREFIX)/lib
+endif
 INCDIR	?= $(PREFIX)/include
 BINDIR	?= $(PREFIX)/bin
-CC	?= cc
 
 VERSION	:= 0.1.0
 SONAME	:= libanyring.so.0
@@ -32,13 +38,16 @@ endif
 
 WARN	:= -Wall -Wextra -Werror
 BASE_CFLAGS := -std=gnu11 -O2 -g $(WARN) -D_GNU_SOURCE -Iinclude $(SANFLAGS)
-LIB_CFLAGS := $(BASE_CFLAGS) -fPIC -fvisibility=hidden -Isrc -DLIBURING_INTERNAL \
+# -MMD: each object depends on the headers it includes (build/.../*.d)
+LIB_CFLAGS := $(BASE_CFLAGS) -MMD -MP -fPIC -fvisibility=hidden -Isrc -DLIBURING_INTERNAL \
 	-ftls-model=initial-exec
 CFLAGS_EXTRA ?=
 LDLIBS	:= -lpthread
 
-LIB_SRCS := $(wildcard src/*.c src/user/*.c)
-LIB_HDRS := $(wildcard src/*.h src/user/*.h)
+# src/: api (liburing's functions), engine (the seam), kernel, user (the
+# user engine: core, ops/, backend/), simdev, fault, lib (shared primitives);
+# docs/architecture.md draws it
+LIB_SRCS := $(wildcard src/*/*.c src/*/*/*.c)
 LIB_PIC  := $(patsubst src/%.c,$(O)/obj/pic/%.o,$(LIB_SRCS))
 LIB_STA  := $(patsubst src/%.c,$(O)/obj/static/%.o,$(LIB_SRCS))
 LIB_SO   := $(O)/lib/libanyring.so
@@ -66,16 +75,17 @@ all: lib tools $(O)/lib/pkgconfig/anyring.pc
 lib: $(LIB_SO) $(LIB_A)
 tools: $(TOOLS) $(BENCH)
 
-$(O)/obj/pic/%.o: src/%.c $(LIB_HDRS) include/anyring.h
+$(O)/obj/pic/%.o: src/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(LIB_CFLAGS) $(CFLAGS_EXTRA) -c -o $@ $<
-$(O)/obj/static/%.o: src/%.c $(LIB_HDRS) include/anyring.h
+$(O)/obj/static/%.o: src/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(LIB_CFLAGS) $(CFLAGS_EXTRA) -c -o $@ $<
+-include $(LIB_PIC:.o=.d) $(LIB_STA:.o=.d)
 
-$(O)/lib/libanyring.so.$(VERSION): $(LIB_PIC) src/liburing.map | $(O)/lib
+$(O)/lib/libanyring.so.$(VERSION): $(LIB_PIC) src/api/liburing.map | $(O)/lib
 	$(CC) -shared $(SANFLAGS) -Wl,-soname,$(SONAME) \
-		-Wl,--version-script,src/liburing.map -Wl,-z,defs \
+		-Wl,--version-script,src/api/liburing.map -Wl,-z,defs \
 		-o $@ $(LIB_PIC) $(LDLIBS)
 $(LIB_SO): $(O)/lib/libanyring.so.$(VERSION)
 	ln -sf libanyring.so.$(VERSION) $(O)/lib/$(SONAME)
@@ -88,22 +98,23 @@ $(O)/lib/pkgconfig/anyring.pc: anyring.pc.in Makefile | $(O)/lib/pkgconfig
 	    -e 's|@INCDIR@|$(INCDIR)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
 
 $(O)/bin/%: tools/%.c $(LIB_SO) include/anyring.h | $(O)/bin
-	$(CC) $(BASE_CFLAGS) $(CFLAGS_EXTRA) -Isrc -o $@ $< -L$(O)/lib -lanyring \
+	$(CC) $(BASE_CFLAGS) $(CFLAGS_EXTRA) -Isrc/engine -o $@ $< -L$(O)/lib -lanyring \
 		-Wl,-rpath,'$$ORIGIN/../lib' $(LDLIBS)
 
-$(O)/obj/bench/%.o: tools/bench/%.c $(BENCH_HDRS) include/anyring.h
+$(O)/obj/bench/%.o: tools/bench/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(BASE_CFLAGS) $(CFLAGS_EXTRA) -c -o $@ $<
+	$(CC) $(BASE_CFLAGS) -MMD -MP $(CFLAGS_EXTRA) -c -o $@ $<
+-include $(BENCH_OBJS:.o=.d)
 $(O)/bin/anyring-bench: $(BENCH_OBJS) $(LIB_SO) | $(O)/bin
 	$(CC) $(SANFLAGS) -o $@ $(BENCH_OBJS) -L$(O)/lib -lanyring \
 		-Wl,-rpath,'$$ORIGIN/../lib' $(BENCH_LIBS) $(LDLIBS)
 
 $(O)/tests/%: tests/%.c tests/test.h $(LIB_SO) | $(O)/tests
-	$(CC) $(BASE_CFLAGS) $(CFLAGS_EXTRA) -Isrc -Itests -o $@ $< -L$(O)/lib -lanyring \
+	$(CC) $(BASE_CFLAGS) $(CFLAGS_EXTRA) -Isrc/engine -Itests -o $@ $< -L$(O)/lib -lanyring \
 		$(LIB_RPATH) $(LDLIBS)
 
 $(O)/tests/differential: $(DIFF_SRCS) $(wildcard tests/diff/*.h) tests/test.h $(LIB_SO) | $(O)/tests
-	$(CC) $(BASE_CFLAGS) $(CFLAGS_EXTRA) -Isrc -Itests -o $@ $(DIFF_SRCS) -L$(O)/lib \
+	$(CC) $(BASE_CFLAGS) $(CFLAGS_EXTRA) -Isrc/engine -Itests -o $@ $(DIFF_SRCS) -L$(O)/lib \
 		-lanyring $(LIB_RPATH) $(LDLIBS)
 
 tests: all $(TESTS) $(DIFF_BIN)
@@ -126,6 +137,8 @@ bench:
 	@$(MAKE) --no-print-directory all SAN=$(SAN)
 	@O=$(O) CC=$(CC) sh bench/run.sh
 
+# installs what `make` built (the tools find the library through
+# $ORIGIN/../lib or the system's search path): nothing is compiled here
 install: all
 	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCDIR) $(DESTDIR)$(BINDIR) \
 		$(DESTDIR)$(LIBDIR)/pkgconfig
@@ -137,16 +150,7 @@ install: all
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
 	    -e 's|@INCDIR@|$(INCDIR)|' -e 's|@VERSION@|$(VERSION)|' \
 	    anyring.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/anyring.pc
-	for t in $(TOOLS); do \
-		$(CC) $(BASE_CFLAGS) -Isrc -o $(DESTDIR)$(BINDIR)/$$(basename $$t) \
-			tools/$$(basename $$t).c -L$(O)/lib -lanyring \
-			-Wl,-rpath,$(LIBDIR) $(LDLIBS) || exit 1; \
-	done
-	if [ -n "$(BENCH)" ]; then \
-		$(CC) $(SANFLAGS) -o $(DESTDIR)$(BINDIR)/anyring-bench $(BENCH_OBJS) \
-			-L$(O)/lib -lanyring -Wl,-rpath,$(LIBDIR) $(BENCH_LIBS) \
-			$(LDLIBS) || exit 1; \
-	fi
+	install -m 755 $(TOOLS) $(BENCH) $(DESTDIR)$(BINDIR)/
 
 # ---- fuzzing: `make fuzz` builds build/fuzz/fuzz_sqe (clang, libFuzzer) ----
 # The library sources are compiled into the fuzzer with its sanitizers and
@@ -163,13 +167,14 @@ FUZZ_OBJS := $(patsubst src/%.c,$(FUZZ_O)/lib/%.o,$(LIB_SRCS)) \
 .PHONY: fuzz
 fuzz: $(FUZZ_O)/fuzz_sqe
 
-$(FUZZ_O)/lib/%.o: src/%.c $(LIB_HDRS) include/anyring.h
+$(FUZZ_O)/lib/%.o: src/%.c
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -Isrc \
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -MMD -MP -fsanitize=fuzzer-no-link -Isrc \
 		-DLIBURING_INTERNAL -c -o $@ $<
 $(FUZZ_O)/%.o: tests/fuzz/%.c tests/fuzz/fuzz.h include/anyring.h
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+-include $(FUZZ_OBJS:.o=.d)
 $(FUZZ_O)/fuzz_sqe: $(FUZZ_OBJS)
 	$(FUZZ_CC) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $(FUZZ_OBJS) $(LDLIBS)
 # ---- end fuzzing ----

@@ -10,7 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "uring.h"
+#include "user/types.h"
+#include "user/ctx.h"
+#include "user/req.h"
+#include "user/submit.h"
+#include "user/complete.h"
+#include "user/wait.h"
+#include "user/ops/timeout.h"
 
 static void ar_batch_queue(struct ar_comp_batch *b, struct ar_ureq *req)
 {

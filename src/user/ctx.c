@@ -17,7 +17,20 @@
 #include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <time.h>
-#include "uring.h"
+#include "user/types.h"
+#include "user/ctx.h"
+#include "user/req.h"
+#include "user/complete.h"
+#include "user/spread.h"
+#include "user/wait.h"
+#include "user/iowq.h"
+#include "user/svc.h"
+#include "user/ops/cancel.h"
+#include "user/rsrc.h"
+#include "user/sqpoll.h"
+#include "user/util.h"
+#include "user/iopoll.h"
+#include "user/backend/direct.h"
 
 #define AR_SETUP_KNOWN (IORING_SETUP_IOPOLL | IORING_SETUP_SQPOLL |	\
 	IORING_SETUP_SQ_AFF | IORING_SETUP_CQSIZE | IORING_SETUP_CLAMP | \

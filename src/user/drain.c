@@ -6,7 +6,8 @@
  * including the next request that drains. Released requests go to
  * workers (the kernel forces them async too). Under ctx->lock.
  */
-#include "uring.h"
+#include "user/types.h"
+#include "user/submit.h"
 
 static unsigned ar_linked_nr(struct ar_ureq *req)
 {

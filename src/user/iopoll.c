@@ -32,7 +32,11 @@
 #include <string.h>
 #include <time.h>
 #include <sys/prctl.h>
-#include "iopoll.h"
+#include "user/iopoll.h"
+#include "user/types.h"
+#include "user/complete.h"
+#include "user/wait.h"
+#include "user/ops/cancel.h"
 
 #define AR_IOPOLL_POLL_MAX	16	/* devices polled per pass */
 #define AR_IOPOLL_EST		4	/* devices with learned estimates, per ring */

@@ -12,8 +12,8 @@
 #define ANYRING_USER_IOPOLL_H
 
 #include <stddef.h>
-#include "uring.h"
-#include "simdev.h"
+#include "user/types.h"
+#include "simdev/simdev.h"
 
 /* ip_flags: what the poller saw of a request (hybrid estimates) */
 #define AR_IP_SEEN	(1U << 0)	/* a poll pass ran with it first in the list */
@@ -49,5 +49,12 @@ bool ar_rw_sim_sync_range(struct ar_ureq *req, int *ret);
 int ar_iopoll_add(struct ar_uctx *ctx, struct ar_rw_sim *s);
 /* ... and leaves it when done (done: its completion feeds the estimates) */
 void ar_iopoll_del(struct ar_uctx *ctx, struct ar_rw_sim *s, bool done);
+
+/* iopoll.c: IOPOLL rings (io_iopoll_check), simdev I/O at ring exit */
+int ar_iopoll_check(struct ar_uctx *ctx, unsigned min_events,
+		    uint64_t deadline_ns);
+bool ar_iopoll_reap(struct ar_uctx *ctx);
+void ar_iopoll_exit(struct ar_uctx *ctx);
+
 
 #endif

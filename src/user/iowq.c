@@ -16,7 +16,11 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "uring.h"
+#include "user/types.h"
+#include "user/submit.h"
+#include "user/complete.h"
+#include "user/iowq.h"
+#include "user/util.h"
 
 #define AR_WORKER_IDLE_MS	5000
 

@@ -9,9 +9,9 @@
  * without failing the request (the link goes on; CQE_SKIP_SUCCESS still
  * skips): measured on 6.18.
  */
-#include "uring.h"
-#include "fs.h"
-#include "ops.h"
+#include "user/ops/fs.h"
+#include "user/ops/ops.h"
+#include "user/types.h"
 
 #define OP(code, nm) [IORING_OP_##code] = { .name = nm
 

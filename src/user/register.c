@@ -13,7 +13,14 @@
 #include <unistd.h>
 #include <stdio.h>
 #include <sys/eventfd.h>
-#include "uring.h"
+#include "user/types.h"
+#include "user/ctx.h"
+#include "user/complete.h"
+#include "user/iowq.h"
+#include "user/ops/cancel.h"
+#include "user/rsrc.h"
+#include "user/sqpoll.h"
+#include "user/util.h"
 
 #define AR_REGISTER_LAST	36	/* 6.18: IORING_REGISTER_QUERY is 35 */
 #define AR_RESTRICTION_LAST	4

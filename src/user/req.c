@@ -12,7 +12,10 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include "uring.h"
+#include "user/types.h"
+#include "user/ctx.h"
+#include "user/req.h"
+#include "user/rsrc.h"
 
 #define AR_REQ_SLAB	64
 

@@ -18,7 +18,11 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/resource.h>
-#include "uring.h"
+#include "user/types.h"
+#include "user/ctx.h"
+#include "user/complete.h"
+#include "user/rsrc.h"
+#include "user/util.h"
 
 #define AR_MAX_FIXED_FILES	(1U << 20)
 #define AR_MAX_REG_BUFFERS	(1U << 14)

@@ -28,11 +28,16 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <unistd.h>
-#include "uring.h"
-#include "aio.h"
-#include "fault.h"
-#include "simdev.h"
-#include "waitpol.h"
+#include "user/backend/direct.h"
+#include "fault/fault.h"
+#include "simdev/simdev.h"
+#include "lib/waitpol.h"
+#include "user/types.h"
+#include "user/submit.h"
+#include "user/complete.h"
+#include "user/spread.h"
+#include "user/wait.h"
+#include "user/util.h"
 
 #define AR_SPREAD_Q		128	/* queue slots (a power of two) */
 #define AR_SPREAD_MIN		2	/* shared while the helper is awake */

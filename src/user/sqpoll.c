@@ -10,7 +10,12 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <unistd.h>
-#include "uring.h"
+#include "user/types.h"
+#include "user/submit.h"
+#include "user/wait.h"
+#include "user/sqpoll.h"
+#include "user/util.h"
+#include "user/iopoll.h"
 
 struct ar_sqpoll {
 	pthread_t thread;

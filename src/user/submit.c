@@ -10,8 +10,17 @@
 #include <string.h>
 #include <poll.h>
 #include <sys/stat.h>
-#include "uring.h"
-#include "fault.h"
+#include "fault/fault.h"
+#include "user/types.h"
+#include "user/ctx.h"
+#include "user/req.h"
+#include "user/submit.h"
+#include "user/complete.h"
+#include "user/spread.h"
+#include "user/iowq.h"
+#include "user/svc.h"
+#include "user/ops/timeout.h"
+#include "user/rsrc.h"
 
 #define AR_SQE_COMMON_FLAGS (IOSQE_FIXED_FILE | IOSQE_IO_LINK |		\
 			     IOSQE_IO_HARDLINK | IOSQE_ASYNC)

@@ -14,7 +14,12 @@
 #include <stdlib.h>
 #include <unistd.h>
 #include <sys/eventfd.h>
-#include "uring.h"
+#include "user/types.h"
+#include "user/submit.h"
+#include "user/wait.h"
+#include "user/svc.h"
+#include "user/ops/timeout.h"
+#include "user/util.h"
 
 void ar_svc_kick(struct ar_uctx *ctx)
 {

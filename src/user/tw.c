@@ -17,7 +17,10 @@
  */
 #include <errno.h>
 #include <stdlib.h>
-#include "uring.h"
+#include "user/types.h"
+#include "user/complete.h"
+#include "user/wait.h"
+#include "user/util.h"
 
 __thread struct ar_uctx *ar_tw_current;
 

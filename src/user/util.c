@@ -9,8 +9,11 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <linux/futex.h>
-#include "uring.h"
-#include "sysraw.h"
+#include "engine/sysraw.h"
+#include "user/types.h"
+#include "user/ctx.h"
+#include "user/complete.h"
+#include "user/util.h"
 
 bool ar_fd_is_regular(int fd)
 {

@@ -12,7 +12,15 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include "uring.h"
+#include "user/types.h"
+#include "user/ctx.h"
+#include "user/submit.h"
+#include "user/complete.h"
+#include "user/wait.h"
+#include "user/sqpoll.h"
+#include "user/util.h"
+#include "user/iopoll.h"
+#include "user/backend/direct.h"
 
 #define AR_ENTER_KNOWN (IORING_ENTER_GETEVENTS | IORING_ENTER_SQ_WAKEUP | \
 	IORING_ENTER_SQ_WAIT | IORING_ENTER_EXT_ARG |			\

@@ -20,7 +20,10 @@
 #include <stdlib.h>
 #include <unistd.h>
 #include <sys/eventfd.h>
-#include "uring.h"
+#include "user/types.h"
+#include "user/complete.h"
+#include "user/wait.h"
+#include "user/util.h"
 
 #define AR_WAKE_BATCH	16
 

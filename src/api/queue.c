@@ -1,0 +1,386 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * queue.c - the submit and wait paths of liburing 2.3: SQ tail
+ * publication, deciding when io_uring_enter is needed (SQPOLL wakeup, CQ
+ * overflow flush, task work, IOPOLL), and the CQE wait loop with EXT_ARG
+ * timeouts. Every enter goes through the ring's engine.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include "engine/engine.h"
+#include "anyring.h"
+
+/*
+ * Does submitting need an enter? Always without SQPOLL; with SQPOLL only
+ * when the poll thread went to sleep (IORING_SQ_NEED_WAKEUP).
+ */
+static int ar_sq_needs_enter(struct io_uring *ring, unsigned submit,
+			     unsigned *flags)
+{
+	if (!submit)
+		return 0;
+	if (!(ring->flags & IORING_SETUP_SQPOLL))
+		return 1;
+	/*
+	 * Full barrier: our SQ tail store must be ordered before the load of
+	 * the flags; pairs with the SQ thread's barrier between setting
+	 * NEED_WAKEUP and re-checking the tail, so one of us sees the other.
+	 */
+	io_uring_smp_mb();
+	if (IO_URING_READ_ONCE(*ring->sq.kflags) & IORING_SQ_NEED_WAKEUP) {
+		*flags |= IORING_ENTER_SQ_WAKEUP;
+		return 1;
+	}
+	return 0;
+}
+
+/* CQEs parked in the overflow list or task work pending: enter to flush */
+static int ar_cq_needs_flush(struct io_uring *ring)
+{
+	return IO_URING_READ_ONCE(*ring->sq.kflags) &
+	       (IORING_SQ_CQ_OVERFLOW | IORING_SQ_TASKRUN);
+}
+
+static int ar_cq_needs_enter(struct io_uring *ring)
+{
+	return (ring->flags & IORING_SETUP_IOPOLL) || ar_cq_needs_flush(ring);
+}
+
+/*
+ * Publish the SQEs handed out by io_uring_get_sqe(). Returns how many the
+ * consumer has not taken yet.
+ */
+static unsigned ar_flush_sq(struct io_uring *ring)
+{
+	struct io_uring_sq *sq = &ring->sq;
+	unsigned tail = sq->sqe_tail;
+
+	if (sq->sqe_head != tail) {
+		sq->sqe_head = tail;
+		/*
+		 * Release: the SQE contents are written before the tail is
+		 * seen; pairs with the consumer's acquire load of the SQ tail
+		 * (the kernel's, the user engine's or the SQ poll thread's).
+		 */
+		io_uring_smp_store_release(sq->ktail, tail);
+	}
+	/* acquire pairs with the consumer's release of the SQ head */
+	return tail - io_uring_smp_load_acquire(sq->khead);
+}
+
+struct ar_get_data {
+	unsigned submit;
+	unsigned wait_nr;
+	unsigned get_flags;
+	int has_ts;
+	const void *arg;
+	size_t argsz;
+};
+
+static int ar_get_cqe(struct io_uring *ring, struct io_uring_cqe **cqe_ptr,
+		      struct ar_get_data *d)
+{
+	struct io_uring_cqe *cqe = NULL;
+	int looped = 0;
+	int err = 0;
+
+	for (;;) {
+		unsigned flags = 0, nr_available;
+		int need_enter = 0;
+		int ret;
+
+		ret = __io_uring_peek_cqe(ring, &cqe, &nr_available);
+		if (ret) {
+			if (!err)
+				err = ret;
+			break;
+		}
+		if (!cqe && !d->wait_nr && !d->submit) {
+			/* a peek: enter once only if something must be flushed */
+			if (looped || !ar_cq_needs_enter(ring)) {
+				if (!err)
+					err = -EAGAIN;
+				break;
+			}
+			need_enter = 1;
+		}
+		if (d->wait_nr > nr_available || need_enter) {
+			flags = IORING_ENTER_GETEVENTS | d->get_flags;
+			need_enter = 1;
+		}
+		if (ar_sq_needs_enter(ring, d->submit, &flags))
+			need_enter = 1;
+		if (!need_enter)
+			break;
+		/* with a timeout the kernel already waited once: don't again */
+		if (looped && d->has_ts) {
+			const struct io_uring_getevents_arg *a = d->arg;
+
+			if (!cqe && a->ts && !err)
+				err = -ETIME;
+			break;
+		}
+		ret = ar_ring_enter(ring, d->submit, d->wait_nr, flags,
+				    d->arg, d->argsz);
+		if (ret < 0) {
+			if (!err)
+				err = ret;
+			break;
+		}
+		d->submit -= ret;
+		if (cqe)
+			break;
+		/* liburing 2.3 returns the first enter's count on success */
+		if (!looped) {
+			looped = 1;
+			err = ret;
+		}
+	}
+	*cqe_ptr = cqe;
+	return err;
+}
+
+AR_EXPORT int __io_uring_get_cqe(struct io_uring *ring,
+				 struct io_uring_cqe **cqe_ptr,
+				 unsigned submit, unsigned wait_nr,
+				 sigset_t *sigmask)
+{
+	struct ar_get_data d = {
+		.submit = submit,
+		.wait_nr = wait_nr,
+		.arg = sigmask,
+		.argsz = _NSIG / 8,
+	};
+
+	return ar_get_cqe(ring, cqe_ptr, &d);
+}
+
+/*
+ * Without IORING_FEAT_EXT_ARG a wait timeout is an IORING_OP_TIMEOUT SQE
+ * whose CQE (user_data LIBURING_UDATA_TIMEOUT) the peek helper swallows.
+ */
+static int ar_submit_timeout(struct io_uring *ring, unsigned wait_nr,
+			     struct __kernel_timespec *ts)
+{
+	struct io_uring_sqe *sqe;
+	int ret;
+
+	sqe = io_uring_get_sqe(ring);
+	if (!sqe) {
+		ret = io_uring_submit(ring);
+		if (ret < 0)
+			return ret;
+		sqe = io_uring_get_sqe(ring);
+		if (!sqe)
+			return -EAGAIN;
+	}
+	io_uring_prep_timeout(sqe, ts, wait_nr, 0);
+	sqe->user_data = LIBURING_UDATA_TIMEOUT;
+	return (int)ar_flush_sq(ring);
+}
+
+static int ar_wait_ext_arg(struct io_uring *ring,
+			   struct io_uring_cqe **cqe_ptr, unsigned submit,
+			   unsigned wait_nr, unsigned get_flags,
+			   struct ar_getevents_arg *arg)
+{
+	struct ar_get_data d = {
+		.submit = submit,
+		.wait_nr = wait_nr,
+		.get_flags = IORING_ENTER_EXT_ARG | get_flags,
+		.has_ts = arg->ts != 0,
+		.arg = arg,
+		.argsz = sizeof(*arg),
+	};
+
+	return ar_get_cqe(ring, cqe_ptr, &d);
+}
+
+AR_EXPORT int io_uring_wait_cqes(struct io_uring *ring,
+				 struct io_uring_cqe **cqe_ptr,
+				 unsigned wait_nr,
+				 struct __kernel_timespec *ts,
+				 sigset_t *sigmask)
+{
+	int to_submit = 0;
+
+	if (ts) {
+		if (ring->features & IORING_FEAT_EXT_ARG) {
+			struct ar_getevents_arg arg = {
+				.sigmask = (unsigned long)sigmask,
+				.sigmask_sz = _NSIG / 8,
+				.ts = (unsigned long)ts,
+			};
+
+			return ar_wait_ext_arg(ring, cqe_ptr, 0, wait_nr, 0,
+					       &arg);
+		}
+		to_submit = ar_submit_timeout(ring, wait_nr, ts);
+		if (to_submit < 0)
+			return to_submit;
+	}
+	return __io_uring_get_cqe(ring, cqe_ptr, to_submit, wait_nr, sigmask);
+}
+
+AR_EXPORT int io_uring_submit_and_wait_timeout(struct io_uring *ring,
+					       struct io_uring_cqe **cqe_ptr,
+					       unsigned wait_nr,
+					       struct __kernel_timespec *ts,
+					       sigset_t *sigmask)
+{
+	int to_submit;
+
+	if (ts) {
+		if (ring->features & IORING_FEAT_EXT_ARG) {
+			struct ar_getevents_arg arg = {
+				.sigmask = (unsigned long)sigmask,
+				.sigmask_sz = _NSIG / 8,
+				.ts = (unsigned long)ts,
+			};
+
+			return ar_wait_ext_arg(ring, cqe_ptr, ar_flush_sq(ring),
+					       wait_nr, 0, &arg);
+		}
+		to_submit = ar_submit_timeout(ring, wait_nr, ts);
+		if (to_submit < 0)
+			return to_submit;
+	} else {
+		to_submit = (int)ar_flush_sq(ring);
+	}
+	return __io_uring_get_cqe(ring, cqe_ptr, to_submit, wait_nr, sigmask);
+}
+
+AR_EXPORT int anyring_submit_and_wait_ext(struct io_uring *ring,
+					  struct io_uring_cqe **cqe_ptr,
+					  unsigned wait_nr,
+					  const struct anyring_wait *w)
+{
+	static const struct anyring_wait none;
+	struct ar_getevents_arg arg;
+	unsigned flags = 0;
+
+	if (!w)
+		w = &none;
+	if (w->flags & ~(ANYRING_WAIT_ABS | ANYRING_WAIT_NO_IOWAIT))
+		return -EINVAL;
+	if (!(ring->features & IORING_FEAT_EXT_ARG))
+		return -EOPNOTSUPP;
+	if (w->flags & ANYRING_WAIT_ABS)
+		flags |= IORING_ENTER_ABS_TIMER;
+	if (w->flags & ANYRING_WAIT_NO_IOWAIT)
+		flags |= IORING_ENTER_NO_IOWAIT;
+	memset(&arg, 0, sizeof(arg));
+	arg.sigmask = (unsigned long)w->sigmask;
+	arg.sigmask_sz = _NSIG / 8;
+	arg.min_wait_usec = w->min_wait_usec;
+	arg.ts = (unsigned long)w->ts;
+	return ar_wait_ext_arg(ring, cqe_ptr, ar_flush_sq(ring), wait_nr,
+			       flags, &arg);
+}
+
+AR_EXPORT int io_uring_wait_cqe_timeout(struct io_uring *ring,
+					struct io_uring_cqe **cqe_ptr,
+					struct __kernel_timespec *ts)
+{
+	return io_uring_wait_cqes(ring, cqe_ptr, 1, ts, NULL);
+}
+
+static int ar_submit(struct io_uring *ring, unsigned submitted,
+		     unsigned wait_nr, int getevents)
+{
+	int cq_needs_enter = getevents || wait_nr || ar_cq_needs_enter(ring);
+	unsigned flags = 0;
+
+	if (ar_sq_needs_enter(ring, submitted, &flags) || cq_needs_enter) {
+		if (cq_needs_enter)
+			flags |= IORING_ENTER_GETEVENTS;
+		return ar_ring_enter(ring, submitted, wait_nr, flags, NULL,
+				     _NSIG / 8);
+	}
+	return (int)submitted;
+}
+
+AR_EXPORT int io_uring_submit(struct io_uring *ring)
+{
+	return ar_submit(ring, ar_flush_sq(ring), 0, 0);
+}
+
+AR_EXPORT int io_uring_submit_and_wait(struct io_uring *ring, unsigned wait_nr)
+{
+	return ar_submit(ring, ar_flush_sq(ring), wait_nr, 0);
+}
+
+AR_EXPORT int io_uring_submit_and_get_events(struct io_uring *ring)
+{
+	return ar_submit(ring, ar_flush_sq(ring), 0, 1);
+}
+
+AR_EXPORT int io_uring_get_events(struct io_uring *ring)
+{
+	return ar_ring_enter(ring, 0, 0, IORING_ENTER_GETEVENTS, NULL,
+			     _NSIG / 8);
+}
+
+AR_EXPORT unsigned io_uring_peek_batch_cqe(struct io_uring *ring,
+					   struct io_uring_cqe **cqes,
+					   unsigned count)
+{
+	unsigned shift = !!(ring->flags & IORING_SETUP_CQE32);
+	int flushed = 0;
+	unsigned ready, head, i;
+
+	for (;;) {
+		ready = io_uring_cq_ready(ring);
+		if (ready) {
+			head = *ring->cq.khead;
+			if (count > ready)
+				count = ready;
+			for (i = 0; i < count; i++)
+				cqes[i] = &ring->cq.cqes[((head + i) &
+						ring->cq.ring_mask) << shift];
+			return count;
+		}
+		/* empty: flush overflowed CQEs or task work once, then look again */
+		if (flushed || !ar_cq_needs_flush(ring))
+			return 0;
+		ar_ring_enter(ring, 0, 0, IORING_ENTER_GETEVENTS, NULL,
+			      _NSIG / 8);
+		flushed = 1;
+	}
+}
+
+AR_EXPORT int __io_uring_sqring_wait(struct io_uring *ring)
+{
+	return ar_ring_enter(ring, 0, 0, IORING_ENTER_SQ_WAIT, NULL,
+			     _NSIG / 8);
+}
+
+AR_EXPORT struct io_uring_sqe *io_uring_get_sqe(struct io_uring *ring)
+{
+	return _io_uring_get_sqe(ring);
+}
+
+/*
+ * Raw io_uring_enter(2): dispatched by fd to the engine that owns it. A
+ * registered-ring index (IORING_ENTER_REGISTERED_RING) names no fd; such
+ * indices come from the kernel's per-task table, so they go to the kernel.
+ */
+AR_EXPORT int io_uring_enter2(unsigned fd, unsigned to_submit,
+			      unsigned min_complete, unsigned flags,
+			      sigset_t *sig, size_t sz)
+{
+	const struct ar_engine *e = &ar_kernel_engine;
+
+	if (!(flags & IORING_ENTER_REGISTERED_RING))
+		e = ar_engine_of_fd((int)fd);
+	return e->enter(fd, to_submit, min_complete, flags, sig, sz);
+}
+
+AR_EXPORT int io_uring_enter(unsigned fd, unsigned to_submit,
+			     unsigned min_complete, unsigned flags,
+			     sigset_t *sig)
+{
+	return io_uring_enter2(fd, to_submit, min_complete, flags, sig,
+			       _NSIG / 8);
+}

@@ -1,0 +1,204 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * engine.c - the seam: which engine serves a ring, and which engine a new
+ * ring gets.
+ *
+ * Rings are known by their fd. An engine other than the kernel claims the
+ * fds of its rings in a table; any fd not claimed is the kernel's. The
+ * table is two-level (chunks of fds allocated on first claim, never freed)
+ * so a lookup is two loads and takes no lock.
+ */
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "engine/engine.h"
+
+#define AR_FD_CHUNK_SHIFT	10
+#define AR_FD_CHUNK		(1U << AR_FD_CHUNK_SHIFT)
+#define AR_FD_CHUNKS		1024	/* fds below 1M can be claimed */
+
+struct ar_fd_chunk {
+	_Atomic(const struct ar_engine *) engine[AR_FD_CHUNK];
+	_Atomic(void *) priv[AR_FD_CHUNK];	/* the engine's ring object */
+};
+
+static _Atomic(struct ar_fd_chunk *) ar_fd_table[AR_FD_CHUNKS];
+
+/* the chunk holding fd's entry, or NULL (looked up on every enter: inline) */
+static inline struct ar_fd_chunk *ar_fd_chunk_find(int fd)
+{
+	unsigned i = (unsigned)fd >> AR_FD_CHUNK_SHIFT;
+
+	if (fd < 0 || i >= AR_FD_CHUNKS)
+		return NULL;
+	/* acquire pairs with the release of the CAS below: see the chunk zeroed */
+	return atomic_load_explicit(&ar_fd_table[i], memory_order_acquire);
+}
+
+static struct ar_fd_chunk *ar_fd_chunk(int fd, int create)
+{
+	unsigned i = (unsigned)fd >> AR_FD_CHUNK_SHIFT;
+	struct ar_fd_chunk *c = ar_fd_chunk_find(fd), *expect = NULL;
+
+	if (c || !create || fd < 0 || i >= AR_FD_CHUNKS)
+		return c;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return NULL;
+	if (!atomic_compare_exchange_strong_explicit(&ar_fd_table[i], &expect,
+						     c, memory_order_acq_rel,
+						     memory_order_acquire)) {
+		free(c);	/* another thread installed one first */
+		c = expect;
+	}
+	return c;
+}
+
+const struct ar_engine *ar_engine_of_fd(int fd)
+{
+	struct ar_fd_chunk *c = ar_fd_chunk_find(fd);
+	const struct ar_engine *e;
+
+	if (!c)
+		return &ar_kernel_engine;
+	/* acquire pairs with the release in ar_engine_claim_fd() */
+	e = atomic_load_explicit(&c->engine[fd & (AR_FD_CHUNK - 1)],
+				 memory_order_acquire);
+	return e ? e : &ar_kernel_engine;
+}
+
+/* the engine serving fd and its ring object, in one lookup */
+const struct ar_engine *ar_engine_of_fd_priv(int fd, void **priv)
+{
+	struct ar_fd_chunk *c = ar_fd_chunk_find(fd);
+	unsigned i = fd & (AR_FD_CHUNK - 1);
+	const struct ar_engine *e;
+
+	*priv = NULL;
+	if (!c)
+		return &ar_kernel_engine;
+	/* acquire pairs with the release in ar_engine_claim_fd() */
+	e = atomic_load_explicit(&c->engine[i], memory_order_acquire);
+	if (!e)
+		return &ar_kernel_engine;
+	*priv = atomic_load_explicit(&c->priv[i], memory_order_acquire);
+	return e;
+}
+
+int ar_engine_claim_fd(int fd, const struct ar_engine *e, void *priv)
+{
+	struct ar_fd_chunk *c = ar_fd_chunk(fd, 1);
+	unsigned i = fd & (AR_FD_CHUNK - 1);
+
+	if (!c)
+		return fd < 0 ? -EBADF : -ENOMEM;
+	atomic_store_explicit(&c->priv[i], priv, memory_order_relaxed);
+	/* release: the ring object (and priv above) are visible before the claim */
+	atomic_store_explicit(&c->engine[i], e, memory_order_release);
+	return 0;
+}
+
+void ar_engine_release_fd(int fd)
+{
+	struct ar_fd_chunk *c = ar_fd_chunk(fd, 0);
+	unsigned i = fd & (AR_FD_CHUNK - 1);
+
+	if (!c)
+		return;
+	atomic_store_explicit(&c->engine[i], NULL, memory_order_release);
+	atomic_store_explicit(&c->priv[i], NULL, memory_order_release);
+}
+
+/* The engines this build has besides the kernel. */
+static const struct ar_engine *ar_user_engine_get(void)
+{
+	return &ar_user_engine;
+}
+
+static int ar_refused(int err)
+{
+	return err == -EPERM || err == -EACCES || err == -ENOSYS;
+}
+
+static int ar_setup_on(const struct ar_engine *e, const char *why,
+		       unsigned entries, struct io_uring_params *p)
+{
+	int fd = e->setup(entries, p);
+
+	/*
+	 * A kernel ring may get the number of a user ring's fd that the
+	 * application closed behind our back: the kernel engine's setup
+	 * replaced that stale claim with its own.
+	 */
+	if (fd >= 0)
+		ar_debug("ring fd %d: engine %s (%s)", fd, e->name, why);
+	else
+		ar_debug("io_uring_setup(%u) on engine %s failed: %s (%s)",
+			 entries, e->name, strerror(-fd), why);
+	return fd;
+}
+
+int ar_engine_setup(const char *name, unsigned entries,
+		    struct io_uring_params *p)
+{
+	const char *src = "anyring_queue_init_engine";
+	const struct ar_engine *user;
+	struct io_uring_params saved;
+	char why[160];
+	int fd;
+
+	if (!name) {
+		name = getenv("ANYRING_ENGINE");
+		src = "ANYRING_ENGINE";
+		if (!name || !*name) {
+			name = "auto";
+			src = "default";
+		}
+	}
+	if (!strcmp(name, "kernel")) {
+		snprintf(why, sizeof(why), "kernel requested by %s", src);
+		return ar_setup_on(&ar_kernel_engine, why, entries, p);
+	}
+	if (!strcmp(name, "user")) {
+		user = ar_user_engine_get();
+		if (!user) {
+			ar_debug("engine user requested by %s: not in this build",
+				 src);
+			return -EOPNOTSUPP;
+		}
+		snprintf(why, sizeof(why), "user requested by %s", src);
+		return ar_setup_on(user, why, entries, p);
+	}
+	if (strcmp(name, "auto")) {
+		ar_debug("unknown engine '%s' from %s (kernel, user or auto)",
+			 name, src);
+		return -EINVAL;
+	}
+
+	/* auto: the kernel first; a refusal (not a bad argument) falls back */
+	saved = *p;
+	fd = ar_kernel_engine.setup(entries, p);
+	if (fd >= 0) {
+		ar_debug("ring fd %d: engine kernel (auto, %s: io_uring_setup works)",
+			 fd, src);
+		return fd;
+	}
+	if (!ar_refused(fd)) {
+		ar_debug("io_uring_setup(%u) failed on the kernel: %s (auto, %s; "
+			 "not a refusal, no fallback)", entries, strerror(-fd), src);
+		return fd;
+	}
+	user = ar_user_engine_get();
+	if (!user) {
+		ar_debug("kernel refused io_uring_setup: %s (auto, %s); the user "
+			 "engine is not in this build, returning the error",
+			 strerror(-fd), src);
+		return fd;
+	}
+	*p = saved;
+	snprintf(why, sizeof(why), "auto, %s: kernel refused io_uring_setup "
+		 "with %s", src, strerror(-fd));
+	return ar_setup_on(user, why, entries, p);
+}

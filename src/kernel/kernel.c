@@ -1,0 +1,453 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * kernel.c - the kernel engine: the real io_uring through raw syscalls.
+ *
+ * Setup, enter and register go straight to the kernel. Mapping follows the
+ * kernel's offsets: the SQ ring, the CQ ring (the same mapping when the
+ * kernel reports IORING_FEAT_SINGLE_MMAP) and the SQE array.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <sys/mman.h>
+#include "engine/engine.h"
+#include "lib/waitpol.h"
+
+/*
+ * What the library keeps per kernel ring: the wait= and iowait= policies
+ * (waitpol.h) and the counters the library can see. Found by the ring fd
+ * (claimed for the kernel engine, priv = this).
+ */
+struct ar_kring {
+	struct anyring_policy pol;	/* wake, complete: the kernel's own */
+	struct ar_wait_est west;
+	unsigned flags, features;
+	const unsigned *cq_khead, *cq_ktail;	/* set once mapped */
+	unsigned cq_base;		/* CQ tail at the last reset */
+	unsigned long long enters, submissions, sleeps, wakeups;
+	unsigned long long poll_loops, sleep_ns;
+};
+
+/*
+ * Counters: a relaxed load and store, not a bus-locked add, to keep the
+ * enter path as cheap as liburing's. Several threads entering one ring
+ * at once may lose counts between them.
+ */
+#define ar_kadd(kr, f, n) __atomic_store_n(&(kr)->f,			\
+	__atomic_load_n(&(kr)->f, __ATOMIC_RELAXED) + (n), __ATOMIC_RELAXED)
+
+static __u64 ar_mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
+}
+
+static struct ar_kring *ar_kring_of_fd(int fd)
+{
+	void *priv;
+
+	return ar_engine_of_fd_priv(fd, &priv) == &ar_kernel_engine ? priv : NULL;
+}
+
+static size_t ar_sqe_size(unsigned flags)
+{
+	return sizeof(struct io_uring_sqe) << !!(flags & IORING_SETUP_SQE128);
+}
+
+static size_t ar_cqe_size(unsigned flags)
+{
+	return sizeof(struct io_uring_cqe) << !!(flags & IORING_SETUP_CQE32);
+}
+
+static void ar_kernel_unmap(struct io_uring *ring)
+{
+	struct io_uring_sq *sq = &ring->sq;
+	struct io_uring_cq *cq = &ring->cq;
+
+	if (sq->sqes && sq->sqes != MAP_FAILED)
+		munmap(sq->sqes, ar_sqe_size(ring->flags) * sq->ring_entries);
+	if (cq->ring_ptr && cq->ring_ptr != MAP_FAILED &&
+	    cq->ring_ptr != sq->ring_ptr)
+		munmap(cq->ring_ptr, cq->ring_sz);
+	if (sq->ring_ptr && sq->ring_ptr != MAP_FAILED)
+		munmap(sq->ring_ptr, sq->ring_sz);
+	sq->ring_ptr = cq->ring_ptr = NULL;
+	sq->sqes = NULL;
+}
+
+static void *ar_map(int fd, size_t len, off_t off)
+{
+	return mmap(NULL, len, PROT_READ | PROT_WRITE,
+		    MAP_SHARED | MAP_POPULATE, fd, off);
+}
+
+/* the CQ indices, for polling policies and the completion count */
+static void ar_kring_mapped(int fd, struct io_uring_cq *cq)
+{
+	struct ar_kring *kr = ar_kring_of_fd(fd);
+
+	if (!kr || kr->cq_ktail)
+		return;
+	kr->cq_khead = cq->khead;
+	kr->cq_ktail = cq->ktail;
+	kr->cq_base = io_uring_smp_load_acquire(cq->ktail);
+}
+
+static int ar_kernel_mmap(int fd, struct io_uring_params *p,
+			  struct io_uring *ring)
+{
+	struct io_uring_sq *sq = &ring->sq;
+	struct io_uring_cq *cq = &ring->cq;
+	int err;
+
+	/* with NO_SQARRAY the SQ ring ends at the last field, there is no array */
+	if (p->flags & IORING_SETUP_NO_SQARRAY)
+		sq->ring_sz = p->sq_off.dropped + sizeof(unsigned);
+	else
+		sq->ring_sz = p->sq_off.array + p->sq_entries * sizeof(unsigned);
+	cq->ring_sz = p->cq_off.cqes + p->cq_entries * ar_cqe_size(p->flags);
+	if (p->features & IORING_FEAT_SINGLE_MMAP) {
+		if (cq->ring_sz > sq->ring_sz)
+			sq->ring_sz = cq->ring_sz;
+		cq->ring_sz = sq->ring_sz;
+	}
+
+	/* set now so a failed mapping is unmapped with the right lengths */
+	ring->flags = p->flags;
+	sq->ring_entries = p->sq_entries;
+	sq->ring_ptr = ar_map(fd, sq->ring_sz, IORING_OFF_SQ_RING);
+	if (sq->ring_ptr == MAP_FAILED)
+		goto fail;
+	if (p->features & IORING_FEAT_SINGLE_MMAP) {
+		cq->ring_ptr = sq->ring_ptr;
+	} else {
+		cq->ring_ptr = ar_map(fd, cq->ring_sz, IORING_OFF_CQ_RING);
+		if (cq->ring_ptr == MAP_FAILED)
+			goto fail;
+	}
+	sq->sqes = ar_map(fd, ar_sqe_size(p->flags) * p->sq_entries,
+			  IORING_OFF_SQES);
+	if (sq->sqes == MAP_FAILED)
+		goto fail;
+
+	sq->khead = (unsigned *)((char *)sq->ring_ptr + p->sq_off.head);
+	sq->ktail = (unsigned *)((char *)sq->ring_ptr + p->sq_off.tail);
+	sq->kring_mask = (unsigned *)((char *)sq->ring_ptr + p->sq_off.ring_mask);
+	sq->kring_entries = (unsigned *)((char *)sq->ring_ptr + p->sq_off.ring_entries);
+	sq->kflags = (unsigned *)((char *)sq->ring_ptr + p->sq_off.flags);
+	sq->kdropped = (unsigned *)((char *)sq->ring_ptr + p->sq_off.dropped);
+	if (!(p->flags & IORING_SETUP_NO_SQARRAY))
+		sq->array = (unsigned *)((char *)sq->ring_ptr + p->sq_off.array);
+	sq->ring_mask = *sq->kring_mask;
+	sq->ring_entries = *sq->kring_entries;
+
+	cq->khead = (unsigned *)((char *)cq->ring_ptr + p->cq_off.head);
+	cq->ktail = (unsigned *)((char *)cq->ring_ptr + p->cq_off.tail);
+	cq->kring_mask = (unsigned *)((char *)cq->ring_ptr + p->cq_off.ring_mask);
+	cq->kring_entries = (unsigned *)((char *)cq->ring_ptr + p->cq_off.ring_entries);
+	cq->koverflow = (unsigned *)((char *)cq->ring_ptr + p->cq_off.overflow);
+	cq->cqes = (struct io_uring_cqe *)((char *)cq->ring_ptr + p->cq_off.cqes);
+	if (p->cq_off.flags)
+		cq->kflags = (unsigned *)((char *)cq->ring_ptr + p->cq_off.flags);
+	cq->ring_mask = *cq->kring_mask;
+	cq->ring_entries = *cq->kring_entries;
+	ar_kring_mapped(fd, cq);
+	return 0;
+fail:
+	err = -errno;
+	ar_kernel_unmap(ring);
+	return err;
+}
+
+static int ar_kernel_close(int fd)
+{
+	struct ar_kring *kr = ar_kring_of_fd(fd);
+
+	if (kr) {
+		ar_engine_release_fd(fd);
+		free(kr);
+	}
+	return ar_sys_close(fd);
+}
+
+static void ar_kpolicy_resolve(struct anyring_policy *p)
+{
+	p->wake = ANYRING_WAKE_THRESHOLD;	/* io_should_wake */
+	p->complete = ANYRING_COMPLETE_DEFAULT;	/* the kernel's, per its flags */
+	p->issue = ANYRING_ISSUE_INLINE;	/* io_submit_sqes issues in the task */
+	if (!p->wait)
+		p->wait = ANYRING_WAITP_SLEEP;	/* plain io_uring_enter */
+	if (!p->iowait)
+		p->iowait = ANYRING_IOWAIT_ON;
+}
+
+static int ar_kernel_setup(unsigned entries, struct io_uring_params *p)
+{
+	struct ar_kring *kr;
+	int fd = ar_sys_setup(entries, p);
+
+	if (fd < 0)
+		return fd;
+	kr = calloc(1, sizeof(*kr));
+	if (!kr) {
+		/* a ring without policies or counters, not a failed setup */
+		ar_engine_release_fd(fd);
+		return fd;
+	}
+	kr->flags = p->flags;
+	kr->features = p->features;
+	ar_policy_env(&kr->pol);
+	/* wake= and complete= are the kernel's own; iowait=off needs NO_IOWAIT */
+	if (kr->pol.iowait == ANYRING_IOWAIT_OFF &&
+	    !(p->features & IORING_FEAT_NO_IOWAIT))
+		kr->pol.iowait = ANYRING_IOWAIT_DEFAULT;
+	ar_kpolicy_resolve(&kr->pol);
+	if (ar_engine_claim_fd(fd, &ar_kernel_engine, kr)) {
+		free(kr);
+		ar_engine_release_fd(fd);
+	}
+	return fd;
+}
+
+static unsigned ar_kring_ready(const struct ar_kring *kr)
+{
+	/* acquire pairs with the kernel's release of the CQ tail */
+	return io_uring_smp_load_acquire(kr->cq_ktail) -
+	       IO_URING_READ_ONCE(*kr->cq_khead);
+}
+
+/*
+ * The wait= policy before entering to sleep: a timed sleep (hybrid), then
+ * polling the CQ. True when min_complete CQEs came.
+ */
+static bool ar_kring_poll(struct ar_kring *kr, unsigned min_complete,
+			  const sigset_t *sigmask)
+{
+	unsigned long long done = io_uring_smp_load_acquire(kr->cq_ktail) -
+				  kr->cq_base;
+	struct ar_wait_plan pl;
+	struct timespec ts;
+	__u64 start, end, now, n = 0;
+
+	ar_wait_plan(&kr->pol, &kr->west,
+		     (kr->flags & IORING_SETUP_SQPOLL) ||
+		     __atomic_load_n(&kr->submissions, __ATOMIC_RELAXED) > done,
+		     &pl);
+	if (!pl.sleep_ns && !pl.spin_ns)
+		return false;
+	start = ar_mono_ns();
+	if (pl.sleep_ns) {
+		ts.tv_sec = (time_t)(pl.sleep_ns / 1000000000ULL);
+		ts.tv_nsec = (long)(pl.sleep_ns % 1000000000ULL);
+		ar_kadd(kr, sleeps, 1);
+		/* a signal ends the sleep early: the enter that follows reports it */
+		ppoll(NULL, 0, &ts, sigmask);
+		now = ar_mono_ns();
+		ar_kadd(kr, sleep_ns, now - start);
+		if (now > start + pl.sleep_ns)
+			ar_wait_learn_late(&kr->west, now - start - pl.sleep_ns);
+		if (ar_kring_ready(kr) >= min_complete) {
+			ar_wait_overslept(&kr->west);
+			return true;
+		}
+	}
+	end = start + pl.sleep_ns + pl.spin_ns;
+	for (;;) {
+		n++;
+		if (ar_kring_ready(kr) >= min_complete) {
+			ar_kadd(kr, poll_loops, n);
+			ar_wait_learn(&kr->west, ar_mono_ns() - start);
+			ar_wait_polled(&kr->west, true);
+			return true;
+		}
+		if (!(n & 15) && ar_mono_ns() >= end)
+			break;
+		ar_cpu_relax();
+	}
+	ar_kadd(kr, poll_loops, n);
+	ar_wait_polled(&kr->west, false);
+	return false;
+}
+
+/*
+ * A wait the library may poll for first: the CQ is mapped, CQEs appear
+ * without entering (not IOPOLL, not DEFER_TASKRUN), and the wait has no
+ * timeout or min_wait to keep exact.
+ */
+static bool ar_kring_may_poll(const struct ar_kring *kr, unsigned flags,
+			      const void *arg, const sigset_t **sigmask)
+{
+	const struct ar_getevents_arg *ea = arg;
+
+	if (!kr->cq_ktail || kr->pol.wait == ANYRING_WAITP_SLEEP ||
+	    (kr->flags & (IORING_SETUP_IOPOLL | IORING_SETUP_DEFER_TASKRUN)))
+		return false;
+	if (!(flags & IORING_ENTER_EXT_ARG)) {
+		*sigmask = arg;
+		return true;
+	}
+	if (!ea || ea->ts || ea->min_wait_usec)
+		return false;
+	*sigmask = (const sigset_t *)(unsigned long)ea->sigmask;
+	return true;
+}
+
+/* io_uring_enter on a kernel ring the library knows: policies, counters */
+static int ar_kring_enter(struct ar_kring *kr, unsigned fd, unsigned to_submit,
+			  unsigned min_complete, unsigned flags,
+			  const void *arg, size_t argsz)
+{
+	const sigset_t *sigmask = NULL;
+	int ret, submitted = 0;
+	bool sleep, learn;
+	__u64 t0;
+
+	ar_kadd(kr, enters, 1);
+	if (!(flags & IORING_ENTER_GETEVENTS) || !min_complete || !kr->cq_ktail ||
+	    ar_kring_ready(kr) >= min_complete) {
+		ret = ar_sys_enter(fd, to_submit, min_complete, flags, arg, argsz);
+		if (ret > 0 && to_submit)
+			ar_kadd(kr, submissions, (unsigned)ret);
+		return ret;
+	}
+	if (kr->pol.iowait == ANYRING_IOWAIT_OFF)
+		flags |= IORING_ENTER_NO_IOWAIT;
+	if (kr->pol.wait != ANYRING_WAITP_SLEEP &&
+	    ar_kring_may_poll(kr, flags, arg, &sigmask)) {
+		if (to_submit) {
+			ret = ar_sys_enter(fd, to_submit, 0, flags &
+					   (IORING_ENTER_SQ_WAKEUP |
+					    IORING_ENTER_REGISTERED_RING),
+					   NULL, 0);
+			if (ret < 0)
+				return ret;
+			ar_kadd(kr, submissions, (unsigned)ret);
+			ar_kadd(kr, enters, 1);
+			submitted = ret;
+			to_submit = 0;
+			flags &= ~IORING_ENTER_SQ_WAKEUP;
+		}
+		if (ar_kring_poll(kr, min_complete, sigmask))
+			return submitted;
+	}
+	/* to sleep in the kernel, unless the CQEs came meanwhile */
+	sleep = ar_kring_ready(kr) < min_complete;
+	/* the wait is timed only where a polling policy learns from it */
+	learn = sleep && kr->pol.wait != ANYRING_WAITP_SLEEP;
+	t0 = learn ? ar_mono_ns() : 0;
+	ret = ar_sys_enter(fd, to_submit, min_complete, flags, arg, argsz);
+	if (ret > 0 && to_submit)
+		ar_kadd(kr, submissions, (unsigned)ret);
+	if (sleep) {
+		ar_kadd(kr, sleeps, 1);
+		if (ret >= 0)
+			ar_kadd(kr, wakeups, 1);
+	}
+	if (learn && ret >= 0) {
+		__u64 t = ar_mono_ns() - t0;
+
+		ar_kadd(kr, sleep_ns, t);
+		ar_wait_learn(&kr->west, t);
+	}
+	return submitted ? submitted : ret;
+}
+
+static int ar_kernel_enter(unsigned fd, unsigned to_submit,
+			   unsigned min_complete, unsigned flags,
+			   const void *arg, size_t argsz)
+{
+	struct ar_kring *kr = NULL;
+
+	if (!(flags & IORING_ENTER_REGISTERED_RING))
+		kr = ar_kring_of_fd((int)fd);
+	if (!kr)
+		return ar_sys_enter(fd, to_submit, min_complete, flags, arg, argsz);
+	return ar_kring_enter(kr, fd, to_submit, min_complete, flags, arg, argsz);
+}
+
+/* io_uring_enter for the API layer, which looked the ring up already */
+int ar_kernel_ring_enter(void *priv, unsigned fd, unsigned to_submit,
+			 unsigned min_complete, unsigned flags,
+			 const void *arg, size_t argsz)
+{
+	struct ar_kring *kr = priv;
+
+	if (!kr)
+		return ar_sys_enter(fd, to_submit, min_complete, flags, arg, argsz);
+	return ar_kring_enter(kr, fd, to_submit, min_complete, flags, arg, argsz);
+}
+
+static int ar_kernel_policy(int fd, const struct anyring_policy *set,
+			    struct anyring_policy *get)
+{
+	struct ar_kring *kr = ar_kring_of_fd(fd);
+	struct anyring_policy p;
+
+	if (!kr)
+		return -EOPNOTSUPP;
+	if (set) {
+		if (set->wake || set->complete ||
+		    set->issue == ANYRING_ISSUE_SPREAD)
+			return -EOPNOTSUPP;	/* the kernel's own */
+		if (set->iowait == ANYRING_IOWAIT_OFF &&
+		    !(kr->features & IORING_FEAT_NO_IOWAIT))
+			return -EOPNOTSUPP;
+		p = *set;
+		ar_kpolicy_resolve(&p);
+		/* read racily by waiting threads: each field on its own */
+		__atomic_store_n(&kr->pol.wait, p.wait, __ATOMIC_RELAXED);
+		__atomic_store_n(&kr->pol.iowait, p.iowait, __ATOMIC_RELAXED);
+		__atomic_store_n(&kr->pol.spin_usec, p.spin_usec, __ATOMIC_RELAXED);
+	}
+	if (get) {
+		memset(get, 0, sizeof(*get));
+		get->wake = kr->pol.wake;
+		get->complete = kr->pol.complete;
+		get->issue = kr->pol.issue;
+		get->wait = __atomic_load_n(&kr->pol.wait, __ATOMIC_RELAXED);
+		get->iowait = __atomic_load_n(&kr->pol.iowait, __ATOMIC_RELAXED);
+		get->spin_usec = __atomic_load_n(&kr->pol.spin_usec, __ATOMIC_RELAXED);
+	}
+	return 0;
+}
+
+static int ar_kernel_stats(int fd, struct anyring_stats *st, bool reset)
+{
+	struct ar_kring *kr = ar_kring_of_fd(fd);
+	unsigned tail;
+
+	if (!kr)
+		return -EOPNOTSUPP;
+	tail = kr->cq_ktail ? io_uring_smp_load_acquire(kr->cq_ktail) : 0;
+	if (reset) {
+		kr->cq_base = tail;
+		kr->enters = kr->submissions = kr->sleeps = kr->wakeups = 0;
+		kr->poll_loops = kr->sleep_ns = 0;
+		return 0;
+	}
+	memset(st, 0, sizeof(*st));
+	st->submissions = __atomic_load_n(&kr->submissions, __ATOMIC_RELAXED);
+	st->completions = (unsigned)(tail - kr->cq_base);
+	st->enters = __atomic_load_n(&kr->enters, __ATOMIC_RELAXED);
+	st->sleeps = __atomic_load_n(&kr->sleeps, __ATOMIC_RELAXED);
+	st->wakeups = __atomic_load_n(&kr->wakeups, __ATOMIC_RELAXED);
+	st->poll_loops = __atomic_load_n(&kr->poll_loops, __ATOMIC_RELAXED);
+	st->sleep_ns = __atomic_load_n(&kr->sleep_ns, __ATOMIC_RELAXED);
+	return 0;
+}
+
+const struct ar_engine ar_kernel_engine = {
+	.name	= "kernel",
+	.setup	= ar_kernel_setup,
+	.mmap	= ar_kernel_mmap,
+	.unmap	= ar_kernel_unmap,
+	.enter	= ar_kernel_enter,
+	.reg	= ar_sys_register,
+	.close	= ar_kernel_close,
+	.policy	= ar_kernel_policy,
+	.stats	= ar_kernel_stats,
+};

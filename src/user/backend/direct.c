@@ -1,0 +1,338 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * aio.c - O_DIRECT reads and writes through the kernel's native AIO
+ * (io_setup/io_submit), usually allowed where io_uring is refused (Docker's
+ * default seccomp profile allows it). Direct I/O through preadv2 would hold
+ * the submitting thread for the device's whole latency, and a worker per
+ * request costs a thread handoff each way; AIO queues the I/O and returns.
+ *
+ * Completions land in the AIO context's ring, which is mapped in our
+ * memory (struct aio_ring below, fs/aio.c's layout). It is read here
+ * without a system call, so a polling waiter sees a completion as soon as
+ * the device reports it. IOCB_FLAG_RESFD signals an eventfd per
+ * completion, for sleepers:
+ *   - a thread waiting for CQEs sleeps on its own wake fd and this one,
+ *     and reaps the ring itself: no handoff, as the kernel's task work;
+ *   - a reaper thread per ring covers the time nobody waits, on rings
+ *     whose CQEs appear without entering; it gives a waiting thread the
+ *     first go. A DEFER_TASKRUN ring has none: as the kernel's deferred
+ *     task work, its AIO completions are posted when its task waits (and
+ *     a reaper woken by every completion would cost the waiter a second
+ *     wakeup on the same eventfd). With IORING_SETUP_TASKRUN_FLAG the
+ *     reaper stays, as it is what raises IORING_SQ_TASKRUN.
+ * Whoever drains the eventfd reaps the ring after draining, so a
+ * completion is never left without a signal.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <fcntl.h>
+#include <sys/eventfd.h>
+#include <sys/syscall.h>
+#include <linux/aio_abi.h>
+#include "user/backend/direct.h"
+#include "user/types.h"
+#include "user/complete.h"
+#include "user/util.h"
+
+#define AR_AIO_RING_MAGIC	0xa10a10a1
+#define AR_AIO_MAX_EVENTS	1024
+#define AR_AIO_REAP_GRACE_NS	20000	/* a waiter's head start on the reaper */
+
+/* the AIO ring the kernel maps at the context's address (fs/aio.c) */
+struct ar_aio_ring {
+	unsigned id;
+	unsigned nr;
+	unsigned head;		/* written by the consumer (us) */
+	unsigned tail;		/* written by the kernel */
+	unsigned magic;
+	unsigned compat_features;
+	unsigned incompat_features;
+	unsigned header_length;
+	struct io_event io_events[];
+};
+
+struct ar_aio {
+	struct ar_uctx *ctx;
+	aio_context_t id;
+	struct ar_aio_ring *ring;
+	int efd;
+	pthread_mutex_t reap_lock;	/* one consumer of the ring at a time */
+	atomic_uint inflight;
+	atomic_bool exiting;
+	pthread_t reaper;
+	bool has_reaper;
+};
+
+static long ar_io_setup(unsigned nr, aio_context_t *id)
+{
+	return syscall(SYS_io_setup, nr, id);
+}
+
+static long ar_io_destroy(aio_context_t id)
+{
+	return syscall(SYS_io_destroy, id);
+}
+
+static long ar_io_submit(aio_context_t id, long n, struct iocb **cbs)
+{
+	return syscall(SYS_io_submit, id, n, cbs);
+}
+
+static void ar_efd_drain(int efd)
+{
+	uint64_t v;
+
+	(void)!read(efd, &v, sizeof(v));
+}
+
+/* complete the requests of the events in the ring; how many */
+static unsigned ar_aio_reap_locked(struct ar_aio *a)
+{
+	struct ar_aio_ring *r = a->ring;
+	unsigned head = __atomic_load_n(&r->head, __ATOMIC_RELAXED), tail, n = 0;
+	struct io_event ev;
+	struct ar_ureq *req;
+
+	/* acquire pairs with the kernel's smp_wmb before publishing the tail */
+	tail = __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE);
+	while (head != tail) {
+		ev = r->io_events[head];
+		head = (head + 1) % r->nr;
+		/* release: the event is read before the kernel may reuse its slot */
+		__atomic_store_n(&r->head, head, __ATOMIC_RELEASE);
+		req = (struct ar_ureq *)(unsigned long)ev.data;
+		/*
+		 * acq_rel: acquire pairs with the release increment made
+		 * before this request's io_submit (the kernel carries the
+		 * rest, unseen by sanitizers); release pairs with exit's wait.
+		 */
+		atomic_fetch_sub_explicit(&a->inflight, 1, memory_order_acq_rel);
+		if (ev.res >= 0 && (__u64)ev.res != req->expect)
+			req->flags |= AR_REQ_F_SHORT;
+		ar_req_complete(req, (int)ev.res, 0);
+		n++;
+		if (head == tail)
+			tail = __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE);
+	}
+	return n;
+}
+
+static struct ar_aio *ar_aio_get(struct ar_uctx *ctx)
+{
+	/* acquire pairs with the release in ar_aio_create() */
+	return __atomic_load_n(&ctx->aio, __ATOMIC_ACQUIRE);
+}
+
+/* Complete what the AIO ring holds (a peek when empty); how many (uring.h). */
+unsigned ar_aio_reap_ring(struct ar_uctx *ctx)
+{
+	struct ar_aio *a = ar_aio_get(ctx);
+	unsigned n;
+
+	if (!a || __atomic_load_n(&a->ring->head, __ATOMIC_RELAXED) ==
+		  __atomic_load_n(&a->ring->tail, __ATOMIC_RELAXED))
+		return 0;
+	if (pthread_mutex_trylock(&a->reap_lock))
+		return 0;	/* another thread is at it */
+	n = ar_aio_reap_locked(a);
+	pthread_mutex_unlock(&a->reap_lock);
+	return n;
+}
+
+/* A thread about to sleep: the fd that wakes it for AIO, drained; -1: none. */
+int ar_aio_sleep_fd(struct ar_uctx *ctx)
+{
+	struct ar_aio *a = ar_aio_get(ctx);
+
+	if (!a || !atomic_load_explicit(&a->inflight, memory_order_relaxed))
+		return -1;
+	ar_efd_drain(a->efd);
+	return a->efd;
+}
+
+/* nobody waits on the ring: the reaper posts (after a waiter's head start) */
+static void *ar_aio_reaper(void *arg)
+{
+	struct ar_aio *a = arg;
+	struct ar_uctx *ctx = a->ctx;
+	struct pollfd pfd = { .fd = a->efd, .events = POLLIN };
+	struct timespec grace = { 0, AR_AIO_REAP_GRACE_NS };
+
+	while (!atomic_load_explicit(&a->exiting, memory_order_acquire)) {
+		if (poll(&pfd, 1, 100) <= 0)
+			continue;
+		if (atomic_load_explicit(&ctx->cq_waiters, memory_order_relaxed))
+			nanosleep(&grace, NULL);
+		/* drain, then reap: a completion after the drain signals again */
+		ar_efd_drain(a->efd);
+		pthread_mutex_lock(&a->reap_lock);
+		ar_aio_reap_locked(a);
+		pthread_mutex_unlock(&a->reap_lock);
+	}
+	return NULL;
+}
+
+/* do CQEs appear without the ring's task entering? (see the top) */
+static bool ar_aio_needs_reaper(const struct ar_uctx *ctx)
+{
+	return !(ctx->flags & IORING_SETUP_DEFER_TASKRUN) ||
+	       (ctx->flags & IORING_SETUP_TASKRUN_FLAG);
+}
+
+/* the ring's AIO context, made on first use; NULL when AIO is refused */
+static struct ar_aio *ar_aio_create(struct ar_uctx *ctx)
+{
+	struct ar_aio *a, *cur = NULL;
+	unsigned nr = ctx->cq_entries < AR_AIO_MAX_EVENTS ? ctx->cq_entries :
+		      AR_AIO_MAX_EVENTS;
+
+	/* made without a lock (system calls): a thread that loses the race frees its own */
+	a = calloc(1, sizeof(*a));
+	if (!a)
+		goto refused;
+	a->ctx = ctx;
+	a->efd = ar_internal_claim(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
+	if (a->efd < 0)
+		goto refused;
+	if (ar_io_setup(nr, &a->id) < 0) {
+		ar_debug("user engine: io_setup refused (%s): O_DIRECT I/O goes "
+			 "to workers", strerror(errno));
+		ar_internal_close(a->efd);
+		goto refused;
+	}
+	a->ring = (struct ar_aio_ring *)(unsigned long)a->id;
+	if (a->ring->magic != AR_AIO_RING_MAGIC || a->ring->incompat_features) {
+		ar_io_destroy(a->id);
+		ar_internal_close(a->efd);
+		goto refused;
+	}
+	pthread_mutex_init(&a->reap_lock, NULL);
+	/* release pairs with the acquire in ar_aio_get(); acquire: the winner's context */
+	if (!__atomic_compare_exchange_n(&ctx->aio, &cur, a, false,
+					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		ar_io_destroy(a->id);
+		ar_internal_close(a->efd);
+		pthread_mutex_destroy(&a->reap_lock);
+		free(a);
+		return cur;
+	}
+	/* read at ring exit only, which follows every enter */
+	if (ar_aio_needs_reaper(ctx))
+		a->has_reaper = !ar_thread_create(&a->reaper, ar_aio_reaper, a);
+	return a;
+refused:
+	free(a);
+	__atomic_store_n(&ctx->aio_refused, true, __ATOMIC_RELAXED);
+	return NULL;
+}
+
+/*
+ * Is fd open with O_DIRECT? F_GETFL costs a system call (~90 ns), too much
+ * for every buffered read, so the answer is kept per ring for fds below
+ * AR_AIO_FD_CACHE and asked again every AR_AIO_RECHECK lookups. A stale
+ * answer costs speed, never correctness: AIO on a buffered file reads or
+ * writes in io_submit, and preadv2 on an O_DIRECT file waits for the
+ * device; both give the same result.
+ */
+bool ar_aio_fd_direct(struct ar_uctx *ctx, int fd)
+{
+	/*
+	 * A count of lookups that only times the recheck: a plain load and
+	 * store (racing threads may lose an increment), not a bus-locked add.
+	 */
+	unsigned n = __atomic_load_n(&ctx->fd_mode_uses, __ATOMIC_RELAXED) + 1;
+	unsigned char bit, *known, *direct;
+	int fl;
+
+	__atomic_store_n(&ctx->fd_mode_uses, n, __ATOMIC_RELAXED);
+
+	if ((unsigned)fd >= AR_AIO_FD_CACHE)
+		return (fcntl(fd, F_GETFL) & O_DIRECT) != 0;
+	known = &ctx->fd_known[fd / 8];
+	direct = &ctx->fd_direct[fd / 8];
+	bit = (unsigned char)(1U << (fd % 8));
+	if (!(n % AR_AIO_RECHECK))
+		memset(ctx->fd_known, 0, sizeof(ctx->fd_known));
+	/* a hint read and written racily by submitting threads: relaxed atomics */
+	if (__atomic_load_n(known, __ATOMIC_RELAXED) & bit)
+		return __atomic_load_n(direct, __ATOMIC_RELAXED) & bit;
+	fl = fcntl(fd, F_GETFL);
+	if (fl < 0)
+		return false;
+	if (fl & O_DIRECT)
+		__atomic_fetch_or(direct, bit, __ATOMIC_RELAXED);
+	else
+		__atomic_fetch_and(direct, (unsigned char)~bit, __ATOMIC_RELAXED);
+	__atomic_fetch_or(known, bit, __ATOMIC_RELAXED);
+	return fl & O_DIRECT;
+}
+
+/*
+ * Queue a read or write on an O_DIRECT file: AR_ISSUE_QUEUED, or
+ * -EOPNOTSUPP when AIO cannot take it (the caller goes on as before).
+ */
+int ar_aio_rw(struct ar_ureq *req, struct ar_aio_io *io, bool write,
+	      const struct iovec *iov, unsigned nr_iov, __s64 off, int rw_flags)
+{
+	struct ar_uctx *ctx = req->ctx;
+	struct ar_aio *a = ar_aio_get(ctx);
+	struct iocb *cb = &io->cb;
+	long ret;
+
+	if (!a && (__atomic_load_n(&ctx->aio_refused, __ATOMIC_RELAXED) ||
+		   !(a = ar_aio_create(ctx))))
+		return -EOPNOTSUPP;
+	memset(cb, 0, sizeof(*cb));
+	cb->aio_data = (__u64)(unsigned long)req;
+	cb->aio_lio_opcode = write ? IOCB_CMD_PWRITEV : IOCB_CMD_PREADV;
+	cb->aio_fildes = (__u32)req->fd;
+	cb->aio_buf = (__u64)(unsigned long)iov;
+	cb->aio_nbytes = nr_iov;
+	cb->aio_offset = off;
+	cb->aio_rw_flags = rw_flags;
+	cb->aio_flags = IOCB_FLAG_RESFD;
+	cb->aio_resfd = (__u32)a->efd;
+	/* in the device: neither a worker's nor cancellable, as block I/O in flight */
+	ar_req_set_state(req, AR_REQ_PREP);
+	/* release: the request is written before a reaper may see its event */
+	atomic_fetch_add_explicit(&a->inflight, 1, memory_order_release);
+	ret = ar_io_submit(a->id, 1, &cb);
+	if (ret == 1)
+		return AR_ISSUE_QUEUED;
+	atomic_fetch_sub_explicit(&a->inflight, 1, memory_order_relaxed);
+	/* the context is full, or the file refused AIO: the usual path */
+	return -EOPNOTSUPP;
+}
+
+/* Ring exit: every queued I/O completes (they cannot be cancelled), then free. */
+void ar_aio_exit(struct ar_uctx *ctx)
+{
+	struct ar_aio *a = ctx->aio;
+	struct pollfd pfd;
+
+	if (!a)
+		return;
+	atomic_store_explicit(&a->exiting, true, memory_order_release);
+	if (a->has_reaper)
+		pthread_join(a->reaper, NULL);
+	pfd.fd = a->efd;
+	pfd.events = POLLIN;
+	/* acquire pairs with the reapers' release decrement */
+	while (atomic_load_explicit(&a->inflight, memory_order_acquire)) {
+		ar_efd_drain(a->efd);
+		pthread_mutex_lock(&a->reap_lock);
+		ar_aio_reap_locked(a);
+		pthread_mutex_unlock(&a->reap_lock);
+		if (atomic_load_explicit(&a->inflight, memory_order_acquire))
+			poll(&pfd, 1, 100);
+	}
+	ar_io_destroy(a->id);
+	ar_internal_close(a->efd);
+	pthread_mutex_destroy(&a->reap_lock);
+	ctx->aio = NULL;
+	free(a);
+}

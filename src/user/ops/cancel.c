@@ -1,0 +1,285 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cancel.c - IORING_OP_ASYNC_CANCEL and ring-exit cancellation.
+ *
+ * As the kernel's io_try_cancel: a request still queued for a worker, an
+ * armed readiness poll, or a pending TIMEOUT can be cancelled (it
+ * completes -ECANCELED, the cancel 0); one a worker is running answers
+ * -EALREADY; nothing matching, -ENOENT. With IORING_ASYNC_CANCEL_ALL or
+ * _ANY every match is cancelled and the cancel completes with the count.
+ */
+#include <errno.h>
+#include <string.h>
+#include <fcntl.h>
+#include <unistd.h>
+#include "user/ops/ops.h"
+#include "user/types.h"
+#include "user/submit.h"
+#include "user/complete.h"
+#include "user/wait.h"
+#include "user/iowq.h"
+#include "user/svc.h"
+#include "user/ops/timeout.h"
+#include "user/ops/cancel.h"
+#include "user/rsrc.h"
+
+#define AR_CANCEL_FLAGS (IORING_ASYNC_CANCEL_ALL | IORING_ASYNC_CANCEL_FD | \
+	IORING_ASYNC_CANCEL_ANY | IORING_ASYNC_CANCEL_FD_FIXED |	\
+	AR_ASYNC_CANCEL_USERDATA | AR_ASYNC_CANCEL_OP)
+
+struct ar_cancel {
+	__u64 addr;
+	__u32 flags;
+	int fd;
+	__u8 opcode;
+	unsigned seq;
+};
+
+/*
+ * Take req out of where it waits so the caller can complete it with
+ * -ECANCELED: 0; -EALREADY when a worker runs it; -ENOENT when it is not
+ * at a cancellable point. Under ctx->lock.
+ */
+int ar_cancel_extract_locked(struct ar_ureq *req)
+{
+	switch (ar_req_state(req)) {
+	case AR_REQ_QUEUED:
+		return ar_iowq_cancel(req->ctx, req) ? 0 : -EALREADY;
+	case AR_REQ_RUNNING:
+		return -EALREADY;
+	case AR_REQ_ARMED:
+		if (req->opcode == IORING_OP_LINK_TIMEOUT)
+			return -ENOENT;
+		if (req->opcode == IORING_OP_TIMEOUT)
+			return ar_timeout_extract_locked(req->ctx, req) ? 0 : -ENOENT;
+		return ar_svc_disarm_locked(req) ? 0 : -ENOENT;
+	default:
+		return -ENOENT;
+	}
+}
+
+int ar_async_cancel_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe)
+{
+	struct ar_cancel *c = ar_req_data(req, struct ar_cancel);
+
+	if (sqe->flags & IOSQE_BUFFER_SELECT)
+		return -EINVAL;
+	if (sqe->off || sqe->splice_fd_in)
+		return -EINVAL;
+	c->addr = sqe->addr;
+	c->flags = sqe->cancel_flags;
+	if (c->flags & ~AR_CANCEL_FLAGS)
+		return -EINVAL;
+	/* IOSQE_FIXED_FILE on the cancel makes its fd a fixed one */
+	if ((c->flags & IORING_ASYNC_CANCEL_FD) && (sqe->flags & IOSQE_FIXED_FILE))
+		c->flags |= IORING_ASYNC_CANCEL_FD_FIXED;
+	if (c->flags & IORING_ASYNC_CANCEL_FD) {
+		if (c->flags & IORING_ASYNC_CANCEL_ANY)
+			return -EINVAL;
+		c->fd = sqe->fd;
+	}
+	if (c->flags & AR_ASYNC_CANCEL_OP) {
+		if (c->flags & IORING_ASYNC_CANCEL_ANY)
+			return -EINVAL;
+		c->opcode = (__u8)sqe->len;
+	}
+	return 0;
+}
+
+/* io_cancel_req_match, without marking */
+static bool ar_cancel_match(struct ar_ureq *self, struct ar_cancel *c,
+			    struct ar_ureq *req, int fd)
+{
+	bool match_ud = !(c->flags & (IORING_ASYNC_CANCEL_FD | AR_ASYNC_CANCEL_OP));
+
+	if (req == self || req->cancel_seq == c->seq)
+		return false;	/* each request counts once per cancel */
+	if (c->flags & IORING_ASYNC_CANCEL_ANY)
+		return true;
+	if ((c->flags & IORING_ASYNC_CANCEL_FD) && req->fd != fd)
+		return false;
+	if ((c->flags & AR_ASYNC_CANCEL_OP) && req->opcode != c->opcode)
+		return false;
+	return !((match_ud || (c->flags & AR_ASYNC_CANCEL_USERDATA)) &&
+		 req->user_data != c->addr);
+}
+
+static bool ar_in_iowq(struct ar_ureq *req)
+{
+	return ar_req_state(req) == AR_REQ_QUEUED || ar_req_state(req) == AR_REQ_RUNNING;
+}
+
+/*
+ * Find and extract the matches of c (self excluded), in the kernel's
+ * order: io-wq work first, then armed polls and timeouts. With ALL/ANY the
+ * kernel cancels all matching io-wq work in one step and counts it once;
+ * polls and timeouts count one each. Returns the canceller's result, the
+ * extracted requests in *done_out (submission order).
+ */
+static int ar_cancel_run(struct ar_uctx *ctx, struct ar_cancel *c,
+			 struct ar_ureq *self, struct ar_ureq **done_out)
+{
+	bool all = c->flags & (IORING_ASYNC_CANCEL_ALL | IORING_ASYNC_CANCEL_ANY);
+	struct ar_ureq *cur, *done = NULL, **tail = &done;
+	int fd = c->fd, ret = -ENOENT, nr = 0, r, pass;
+	bool wq_hit = false;
+
+	if ((c->flags & IORING_ASYNC_CANCEL_FD_FIXED) &&
+	    (c->flags & IORING_ASYNC_CANCEL_FD)) {
+		struct ar_rsrc_node *node = ar_rsrc_get_file(ctx, (unsigned)fd);
+
+		if (!node)
+			return -EBADF;
+		fd = node->fd;
+		ar_rsrc_put(ctx, node);
+	}
+	ar_spin_lock(&ctx->lock);
+	if (self)
+		c->seq = ++ctx->cancel_seq;
+	for (pass = 0; pass < 2; pass++) {
+		for (cur = ctx->inflight; cur; cur = cur->if_next) {
+			if (ar_in_iowq(cur) != (pass == 0) ||
+			    !ar_cancel_match(self, c, cur, fd))
+				continue;
+			r = ar_cancel_extract_locked(cur);
+			if (r == -ENOENT)
+				continue;
+			cur->cancel_seq = c->seq;
+			if (!r) {
+				*tail = cur;
+				tail = &cur->next;
+				*tail = NULL;
+			}
+			ret = r;
+			if (!all)
+				goto out;
+			if (pass == 0)
+				wq_hit = true;
+			else
+				nr++;
+		}
+		if (pass == 0 && wq_hit)
+			nr++;
+	}
+out:
+	ar_spin_unlock(&ctx->lock);
+	*done_out = done;
+	return all ? nr : ret;
+}
+
+static void ar_cancel_complete(struct ar_ureq *done)
+{
+	struct ar_ureq *next;
+
+	for (; done; done = next) {
+		next = done->next;
+		ar_req_complete(done, -ECANCELED, 0);
+	}
+}
+
+int ar_async_cancel_issue(struct ar_ureq *req, unsigned issue_flags)
+{
+	struct ar_cancel *c = ar_req_data(req, struct ar_cancel);
+	struct ar_ureq *done = NULL;
+	int ret;
+
+	(void)issue_flags;
+	/* a plain fd is looked up first, as the kernel's fget */
+	if ((c->flags & IORING_ASYNC_CANCEL_FD) &&
+	    !(c->flags & IORING_ASYNC_CANCEL_FD_FIXED) && fcntl(c->fd, F_GETFD) < 0)
+		return -EBADF;
+	ret = ar_cancel_run(req->ctx, c, req, &done);
+	/* the cancel's CQE first, then the cancelled requests' */
+	ar_req_complete(req, ret, 0);
+	ar_cancel_complete(done);
+	return AR_ISSUE_QUEUED;
+}
+
+/*
+ * IORING_REGISTER_SYNC_CANCEL: cancel and wait. A match a worker is
+ * running is waited for (up to the timeout, -ETIME) rather than reported.
+ */
+int ar_sync_cancel(struct ar_uctx *ctx, const void *arg)
+{
+	/* 6.18's io_uring_sync_cancel_reg; liburing 2.3 has pad[4] in its tail */
+	const struct {
+		__u64 addr;
+		__s32 fd;
+		__u32 flags;
+		struct __kernel_timespec timeout;
+		__u8 opcode;
+		__u8 pad[7];
+		__u64 pad2[3];
+	} *reg = arg;
+	struct ar_cancel c;
+	struct ar_ureq *done;
+	__u64 deadline = 0;
+	unsigned i;
+	int ret;
+
+	_Static_assert(sizeof(*reg) == sizeof(struct io_uring_sync_cancel_reg),
+		       "sync cancel layout");
+	memset(&c, 0, sizeof(c));
+	c.addr = reg->addr;
+	c.flags = reg->flags;
+	c.fd = reg->fd;
+	c.opcode = reg->opcode;
+	if (c.flags & ~AR_CANCEL_FLAGS)
+		return -EINVAL;
+	for (i = 0; i < sizeof(reg->pad); i++)
+		if (reg->pad[i])
+			return -EINVAL;
+	for (i = 0; i < 3; i++)
+		if (reg->pad2[i])
+			return -EINVAL;
+	if ((c.flags & IORING_ASYNC_CANCEL_FD) &&
+	    !(c.flags & IORING_ASYNC_CANCEL_FD_FIXED) && fcntl(c.fd, F_GETFD) < 0)
+		return -EBADF;
+	if (reg->timeout.tv_sec != -1 || reg->timeout.tv_nsec != -1)
+		deadline = ar_now_ns() + (__u64)reg->timeout.tv_sec * 1000000000ULL +
+			   (__u64)reg->timeout.tv_nsec;
+	for (;;) {
+		ar_spin_lock(&ctx->lock);
+		c.seq = ++ctx->cancel_seq;
+		ar_spin_unlock(&ctx->lock);
+		done = NULL;
+		ret = ar_cancel_run(ctx, &c, NULL, &done);
+		ar_cancel_complete(done);
+		if (ret != -EALREADY)
+			return ret;
+		/* a worker is finishing the match: wait for it, then look again */
+		if (deadline && ar_now_ns() >= deadline)
+			return -ETIME;
+		usleep(1000);
+	}
+}
+
+/* Ring exit: everything still waiting completes -ECANCELED; wait for the running. */
+void ar_cancel_all(struct ar_uctx *ctx)
+{
+	struct ar_ureq *cur, *next, *done;
+
+	ar_spin_lock(&ctx->lock);
+	ctx->exiting = true;
+	done = ar_drain_take_all_locked(ctx);
+	ar_spin_unlock(&ctx->lock);
+	ar_cancel_complete(done);
+	for (;;) {
+		done = NULL;
+		ar_spin_lock(&ctx->lock);
+		for (cur = ctx->inflight; cur; cur = next) {
+			next = cur->if_next;
+			if (ar_cancel_extract_locked(cur))
+				continue;
+			cur->next = done;
+			done = cur;
+		}
+		ar_spin_unlock(&ctx->lock);
+		if (!done)
+			break;
+		for (cur = done; cur; cur = next) {
+			next = cur->next;
+			ar_req_complete(cur, -ECANCELED, 0);
+		}
+	}
+}

@@ -1,0 +1,433 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * timeout.c - IORING_OP_TIMEOUT (relative, absolute, count-based,
+ * ETIME_SUCCESS), TIMEOUT_REMOVE (and update) and LINK_TIMEOUT, with the
+ * kernel's rules: a count-based timeout completes with 0 once that many
+ * other CQEs were posted after it was armed (timeouts' own CQEs do not
+ * count); on expiry it completes with -ETIME. Timers run on the service
+ * thread (svc.c); the count side runs where CQEs are posted.
+ */
+#include <errno.h>
+#include <time.h>
+#include "user/types.h"
+#include "user/complete.h"
+#include "user/wait.h"
+#include "user/svc.h"
+#include "user/ops/timeout.h"
+#include "user/ops/cancel.h"
+
+#define AR_TIMEOUT_FLAGS (IORING_TIMEOUT_ABS | IORING_TIMEOUT_CLOCK_MASK | \
+			  IORING_TIMEOUT_ETIME_SUCCESS)
+
+struct ar_timeout {
+	__u64 rel_or_abs_ns;	/* as given */
+	__u32 flags;
+	__u32 off;		/* count; 0: a pure timer */
+	__u32 target_seq;
+	bool counted;		/* on ctx->timeouts */
+};
+
+struct ar_timeout_rem {
+	__u64 addr;		/* user_data of the timeout */
+	__u32 flags;
+	__u64 ts_ns;
+};
+
+static int ar_get_timespec(__u64 addr, __u64 *ns)
+{
+	const struct __kernel_timespec *ts = (const void *)(unsigned long)addr;
+
+	if (!ts)
+		return -EFAULT;
+	/* the kernel rejects negatives only; tv_nsec >= 1e9 is taken as given */
+	if (ts->tv_sec < 0 || ts->tv_nsec < 0)
+		return -EINVAL;
+	/* too far to represent: never (the kernel saturates too) */
+	if (__builtin_mul_overflow((__u64)ts->tv_sec, 1000000000ULL, ns) ||
+	    __builtin_add_overflow(*ns, (__u64)ts->tv_nsec, ns))
+		*ns = UINT64_MAX;
+	return 0;
+}
+
+static int ar_clock_of(__u32 flags)
+{
+	switch (flags & IORING_TIMEOUT_CLOCK_MASK) {
+	case IORING_TIMEOUT_BOOTTIME:
+		return CLOCK_BOOTTIME;
+	case IORING_TIMEOUT_REALTIME:
+		return CLOCK_REALTIME;
+	default:
+		return CLOCK_MONOTONIC;
+	}
+}
+
+/* the CLOCK_MONOTONIC deadline of a timeout given relative or absolute */
+static __u64 ar_deadline(__u64 ns, __u32 flags)
+{
+	struct timespec now;
+	__u64 now_ns, mono = ar_now_ns();
+
+	if (!(flags & IORING_TIMEOUT_ABS))
+		return ns > UINT64_MAX - mono ? UINT64_MAX : mono + ns;
+	clock_gettime(ar_clock_of(flags), &now);
+	now_ns = (__u64)now.tv_sec * 1000000000ULL + (__u64)now.tv_nsec;
+	return ns > now_ns ? mono + (ns - now_ns) : mono;
+}
+
+static int ar_timeout_prep_common(struct ar_ureq *req,
+				  const struct io_uring_sqe *sqe, bool link)
+{
+	struct ar_timeout *t = ar_req_data(req, struct ar_timeout);
+	__u32 flags = sqe->timeout_flags;
+	int ret;
+
+	if (sqe->buf_index || sqe->len != 1 || sqe->splice_fd_in)
+		return -EINVAL;
+	if (flags & ~AR_TIMEOUT_FLAGS)
+		return -EINVAL;
+	/* more than one clock */
+	if ((flags & IORING_TIMEOUT_CLOCK_MASK) == IORING_TIMEOUT_CLOCK_MASK)
+		return -EINVAL;
+	t->off = (__u32)sqe->off;
+	if (link && t->off)
+		return -EINVAL;
+	t->flags = flags;
+	ret = ar_get_timespec(sqe->addr, &t->rel_or_abs_ns);
+	if (ret)
+		return ret;
+	if (flags & IORING_TIMEOUT_ETIME_SUCCESS)
+		req->flags |= AR_REQ_F_NOFAIL;
+	return 0;
+}
+
+int ar_timeout_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe)
+{
+	return ar_timeout_prep_common(req, sqe, false);
+}
+
+/* a LINK_TIMEOUT guards the request submitted just before it in its chain */
+int ar_link_timeout_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe)
+{
+	struct ar_uctx *ctx = req->ctx;
+	struct ar_ureq *last = ctx->submit_link_last;
+	int ret;
+
+	ret = ar_timeout_prep_common(req, sqe, true);
+	if (ret)
+		return ret;
+	if (!ctx->submit_link_head || !last ||
+	    last->opcode == IORING_OP_LINK_TIMEOUT)
+		return -EINVAL;
+	req->lt_target = last;
+	last->flags |= AR_REQ_F_ARM_LT;
+	return 0;
+}
+
+/* insert a count-based timeout in target order; under ctx->lock */
+static void ar_timeout_add_counted(struct ar_uctx *ctx, struct ar_ureq *req)
+{
+	struct ar_timeout *t = ar_req_data(req, struct ar_timeout);
+	__u32 tail = ctx->cached_cq_tail - ctx->cq_timeouts;
+	struct ar_ureq **pp;
+
+	t->target_seq = tail + t->off;
+	ctx->cq_last_tm_flush = tail;
+	for (pp = &ctx->timeouts; *pp; pp = &(*pp)->to_next) {
+		struct ar_timeout *o = ar_req_data(*pp, struct ar_timeout);
+
+		if (o->target_seq - tail > t->off)
+			break;
+	}
+	req->to_next = *pp;
+	*pp = req;
+	t->counted = true;
+}
+
+static void ar_timeout_del_counted(struct ar_uctx *ctx, struct ar_ureq *req)
+{
+	struct ar_timeout *t = ar_req_data(req, struct ar_timeout);
+	struct ar_ureq **pp;
+
+	if (!t->counted)
+		return;
+	for (pp = &ctx->timeouts; *pp; pp = &(*pp)->to_next) {
+		if (*pp == req) {
+			*pp = req->to_next;
+			break;
+		}
+	}
+	t->counted = false;
+}
+
+int ar_timeout_issue(struct ar_ureq *req, unsigned issue_flags)
+{
+	struct ar_timeout *t = ar_req_data(req, struct ar_timeout);
+	struct ar_uctx *ctx = req->ctx;
+	int kick, ret;
+
+	(void)issue_flags;
+	ret = ar_svc_prepare_timer(ctx);
+	if (ret)
+		return ret;
+	ar_spin_lock(&ctx->lock);
+	ar_req_set_state(req, AR_REQ_ARMED);
+	if (t->off)
+		ar_timeout_add_counted(ctx, req);
+	req->deadline_ns = ar_deadline(t->rel_or_abs_ns, t->flags);
+	kick = ar_svc_arm_timer_locked(req);
+	ar_spin_unlock(&ctx->lock);
+	if (kick)
+		ar_svc_kick(ctx);
+	return AR_ISSUE_QUEUED;
+}
+
+/*
+ * The next count-based timeout whose count is reached, taken off every
+ * list; NULL if none. Under ctx->lock, after CQEs were posted.
+ */
+struct ar_ureq *ar_timeout_next_satisfied_locked(struct ar_uctx *ctx)
+{
+	__u32 seq = ctx->cached_cq_tail - ctx->cq_timeouts;
+	struct ar_ureq *req = ctx->timeouts;
+	struct ar_timeout *t;
+
+	if (!req)
+		return NULL;
+	t = ar_req_data(req, struct ar_timeout);
+	if (seq - ctx->cq_last_tm_flush < t->target_seq - ctx->cq_last_tm_flush) {
+		ctx->cq_last_tm_flush = seq;
+		return NULL;
+	}
+	ar_timeout_del_counted(ctx, req);
+	ar_svc_disarm_locked(req);
+	__atomic_fetch_add(&ctx->cq_timeouts, 1, __ATOMIC_RELAXED);
+	return req;
+}
+
+/* Take a TIMEOUT out of play for remove/cancel; true if it was pending. */
+bool ar_timeout_extract_locked(struct ar_uctx *ctx, struct ar_ureq *req)
+{
+	if (req->opcode != IORING_OP_TIMEOUT || ar_req_state(req) != AR_REQ_ARMED ||
+	    !ar_svc_disarm_locked(req))
+		return false;
+	ar_timeout_del_counted(ctx, req);
+	return true;
+}
+
+/* The service thread found the timer due. */
+void ar_timeout_fire(struct ar_ureq *req)
+{
+	struct ar_uctx *ctx = req->ctx;
+
+	if (req->opcode == IORING_OP_LINK_TIMEOUT) {
+		ar_link_timeout_fire(req);
+		return;
+	}
+	ar_spin_lock(&ctx->lock);
+	ar_timeout_del_counted(ctx, req);
+	__atomic_fetch_add(&ctx->cq_timeouts, 1, __ATOMIC_RELAXED);
+	ar_spin_unlock(&ctx->lock);
+	ar_req_complete(req, -ETIME, 0);
+}
+
+/*
+ * TIMEOUT_REMOVE: without IORING_TIMEOUT_UPDATE a removal (also when only
+ * IORING_LINK_TIMEOUT_UPDATE is set, as in the kernel); with it, an update
+ * of a TIMEOUT, or of a LINK_TIMEOUT when LINK_TIMEOUT_UPDATE is set too.
+ * An update takes no clock flags: the timeout keeps its own clock.
+ */
+int ar_timeout_remove_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe)
+{
+	struct ar_timeout_rem *r = ar_req_data(req, struct ar_timeout_rem);
+	__u32 flags = sqe->timeout_flags;
+	int ret;
+
+	if (sqe->flags & (IOSQE_FIXED_FILE | IOSQE_BUFFER_SELECT))
+		return -EINVAL;
+	if (sqe->buf_index || sqe->len || sqe->splice_fd_in)
+		return -EINVAL;
+	r->addr = sqe->addr;
+	r->flags = flags;
+	if (flags & IORING_TIMEOUT_UPDATE_MASK) {
+		if ((flags & IORING_TIMEOUT_CLOCK_MASK) == IORING_TIMEOUT_CLOCK_MASK)
+			return -EINVAL;
+		if (flags & ~(IORING_TIMEOUT_UPDATE_MASK | IORING_TIMEOUT_ABS))
+			return -EINVAL;
+		ret = ar_get_timespec(sqe->addr2, &r->ts_ns);
+		if (ret)
+			return ret;
+	} else if (flags) {
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static struct ar_ureq *ar_find_timeout_locked(struct ar_uctx *ctx, __u8 op,
+					      __u64 user_data)
+{
+	struct ar_ureq *req;
+
+	for (req = ctx->inflight; req; req = req->if_next)
+		if (req->opcode == op && req->user_data == user_data &&
+		    ar_req_state(req) == AR_REQ_ARMED && (req->flags & AR_REQ_F_TIMER))
+			return req;
+	return NULL;
+}
+
+/* re-arm with the new time on the timeout's own clock; a count no longer applies */
+static int ar_timeout_update_locked(struct ar_uctx *ctx,
+				    struct ar_timeout_rem *r)
+{
+	bool link = r->flags & IORING_LINK_TIMEOUT_UPDATE;
+	struct ar_ureq *req = ar_find_timeout_locked(ctx,
+		link ? IORING_OP_LINK_TIMEOUT : IORING_OP_TIMEOUT, r->addr);
+	struct ar_timeout *t;
+
+	if (!req)
+		return -ENOENT;
+	t = ar_req_data(req, struct ar_timeout);
+	ar_svc_disarm_locked(req);
+	if (!link) {
+		ar_timeout_del_counted(ctx, req);
+		t->off = 0;
+	}
+	t->flags = (t->flags & ~IORING_TIMEOUT_ABS) |
+		   (r->flags & IORING_TIMEOUT_ABS);
+	t->rel_or_abs_ns = r->ts_ns;
+	req->deadline_ns = ar_deadline(t->rel_or_abs_ns, t->flags);
+	ar_svc_arm_timer_locked(req);
+	return 0;
+}
+
+int ar_timeout_remove_issue(struct ar_ureq *req, unsigned issue_flags)
+{
+	struct ar_timeout_rem *r = ar_req_data(req, struct ar_timeout_rem);
+	struct ar_uctx *ctx = req->ctx;
+	struct ar_ureq *t;
+
+	(void)issue_flags;
+	ar_spin_lock(&ctx->lock);
+	if (r->flags & IORING_TIMEOUT_UPDATE) {
+		int ret = ar_timeout_update_locked(ctx, r);
+
+		ar_spin_unlock(&ctx->lock);
+		if (!ret)
+			ar_svc_kick(ctx);
+		return ret;
+	}
+	t = ar_find_timeout_locked(ctx, IORING_OP_TIMEOUT, r->addr);
+	if (t && !ar_timeout_extract_locked(ctx, t))
+		t = NULL;
+	ar_spin_unlock(&ctx->lock);
+	if (!t)
+		return -ENOENT;
+	/* the remove completes first, the removed timeout after it */
+	ar_req_complete(req, 0, 0);
+	ar_req_complete(t, -ECANCELED, 0);
+	return AR_ISSUE_QUEUED;
+}
+
+/*
+ * A LINK_TIMEOUT is armed by the request it guards and completed by it or
+ * by its timer; it is never issued on its own unless its target failed at
+ * submit, and then the chain is cancelled anyway.
+ */
+int ar_link_timeout_issue(struct ar_ureq *req, unsigned issue_flags)
+{
+	(void)req;
+	(void)issue_flags;
+	return -ECANCELED;
+}
+
+/* When a request with a LINK_TIMEOUT behind it is issued, start the timer. */
+void ar_link_timeout_arm(struct ar_ureq *req)
+{
+	struct ar_ureq *lt = req->link;
+	struct ar_uctx *ctx = req->ctx;
+	struct ar_timeout *t;
+	int kick;
+
+	if (!(req->flags & AR_REQ_F_ARM_LT) || !lt ||
+	    lt->opcode != IORING_OP_LINK_TIMEOUT)
+		return;
+	req->flags &= ~AR_REQ_F_ARM_LT;
+	if (ar_svc_prepare_timer(ctx))
+		return;
+	t = ar_req_data(lt, struct ar_timeout);
+	ar_spin_lock(&ctx->lock);
+	req->lt = lt;
+	lt->lt_target = req;
+	/* the kernel never marks a link timeout failed (CQE_SKIP_SUCCESS holds) */
+	lt->flags |= AR_REQ_F_NOFAIL;
+	ar_req_set_state(lt, AR_REQ_ARMED);
+	lt->deadline_ns = ar_deadline(t->rel_or_abs_ns, t->flags);
+	/*
+	 * Already due: in the kernel such a timer fires before the inline
+	 * completion of its target is flushed and its cancel finds nothing
+	 * (-ENOENT); the target's completion posts that (complete.c).
+	 */
+	if (lt->deadline_ns <= ar_now_ns())
+		lt->flags |= AR_REQ_F_LT_EXPIRED;
+	kick = ar_svc_arm_timer_locked(lt);
+	ar_spin_unlock(&ctx->lock);
+	if (kick)
+		ar_svc_kick(ctx);
+}
+
+/*
+ * The guarded request completed first: stop the timer. Returns the link
+ * timeout to be completed with -ECANCELED, or NULL if its timer already
+ * fired. Under ctx->lock.
+ */
+struct ar_ureq *ar_link_timeout_disarm_locked(struct ar_ureq *req)
+{
+	struct ar_ureq *lt = req->lt;
+
+	req->lt = NULL;
+	if (!lt)
+		return NULL;
+	lt->lt_target = NULL;
+	if (ar_svc_disarm_locked(lt))
+		return lt;
+	/*
+	 * The service thread took the timer and is about to fire it: it
+	 * completes the link timeout (finding no target, -ETIME); the chain
+	 * goes on from behind it.
+	 */
+	req->link = lt->link;
+	lt->link = NULL;
+	return NULL;
+}
+
+/* The link timeout fired first: it completes -ETIME, then its target is cancelled. */
+void ar_link_timeout_fire(struct ar_ureq *lt)
+{
+	struct ar_uctx *ctx = lt->ctx;
+	struct ar_comp_batch b;
+	struct ar_ureq *target;
+	int ret;
+
+	ar_batch_init(&b);
+	ar_spin_lock(&ctx->lock);
+	target = lt->lt_target;
+	lt->lt_target = NULL;
+	if (target && target->lt == lt) {
+		/* unhook: the chain goes on from behind the link timeout */
+		target->lt = NULL;
+		target->link = lt->link;
+		lt->link = NULL;
+	}
+	/* like the kernel: the cancel's error if it failed, else -ETIME */
+	ret = target ? ar_cancel_extract_locked(target) : 0;
+	lt->res = ret && ret != -ENOENT ? ret : -ETIME;
+	if (!target)
+		lt->res = -ETIME;
+	ar_complete_locked(ctx, lt, &b);
+	if (target && !ret) {
+		target->res = -ECANCELED;
+		ar_complete_locked(ctx, target, &b);
+	}
+	ar_complete_timeouts_locked(ctx, &b);
+	ar_spin_unlock(&ctx->lock);
+	ar_batch_finish(ctx, &b, false);
+}

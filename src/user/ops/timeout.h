@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * timeout.h - what the core calls of timeout.c.
+ */
+#ifndef ANYRING_USER_OPS_TIMEOUT_H
+#define ANYRING_USER_OPS_TIMEOUT_H
+
+#include "user/types.h"
+
+/* timeout.c */
+struct ar_ureq *ar_timeout_next_satisfied_locked(struct ar_uctx *ctx);
+bool ar_timeout_extract_locked(struct ar_uctx *ctx, struct ar_ureq *req);
+void ar_timeout_fire(struct ar_ureq *req);
+void ar_link_timeout_arm(struct ar_ureq *req);
+struct ar_ureq *ar_link_timeout_disarm_locked(struct ar_ureq *req);
+void ar_link_timeout_fire(struct ar_ureq *lt);
+
+#endif

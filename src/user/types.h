@@ -1,0 +1,412 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * types.h - the user engine's types: io_uring implemented in the process.
+ *
+ * The shapes follow the kernel's io_uring/: a ring context (io_ring_ctx)
+ * owning the rings in the kernel's memory layout (io_rings), requests
+ * (io_kiocb) made from SQEs and driven by a table of opcode definitions
+ * (opdef), a worker pool for blocking work (io-wq), a service thread that
+ * arms readiness polls and timers, and the CQ posting path with its
+ * overflow list.
+ *
+ * Locks, never held across I/O or a sleep:
+ *   ctx->uring_lock   SQ consumption and registered-resource tables;
+ *   ctx->lock         the CQ (posting, overflow list), the in-flight list,
+ *                     drain deferral, timeouts and armed polls; a spinlock,
+ *                     as the kernel's completion_lock (spinlock.h). Its
+ *                     sections may allocate (an overflowed CQE, a ring's
+ *                     first IOPOLL or service-thread state, the eventfd
+ *                     list) and cancellation takes io-wq's lock in them,
+ *                     which malloc or a contended mutex may turn into a
+ *                     system call; nothing else does.
+ * Order: uring_lock before lock before the io-wq lock.
+ */
+#ifndef ANYRING_USER_TYPES_H
+#define ANYRING_USER_TYPES_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sched.h>
+#include <signal.h>
+#include <poll.h>
+#include <sys/uio.h>
+#include "engine/engine.h"
+#include "lib/waitpol.h"
+#include "lib/spinlock.h"
+
+#define AR_MAX_ENTRIES		32768	/* IORING_MAX_ENTRIES */
+#define AR_MAX_CQ_ENTRIES	(2 * AR_MAX_ENTRIES)
+#define AR_SQ_THREAD_IDLE_MS	1000	/* default sq_thread_idle */
+
+/* The kernel's struct io_rings, field for field (offsets reported in p->sq_off/cq_off). */
+struct ar_rings {
+	struct {
+		__u32 head;
+		__u32 tail;
+	} sq, cq;
+	__u32 sq_ring_mask;
+	__u32 cq_ring_mask;
+	__u32 sq_ring_entries;
+	__u32 cq_ring_entries;
+	__u32 sq_dropped;
+	__u32 sq_flags;		/* written by us and read by the app: atomics */
+	__u32 cq_flags;		/* written by the app (EVENTFD_DISABLED) */
+	__u32 cq_overflow;
+	struct io_uring_cqe cqes[] __attribute__((aligned(64)));
+};
+
+struct ar_ureq;
+struct ar_uctx;
+struct ar_sqpoll;
+struct ar_iopoll;
+
+/* issue_flags */
+#define AR_ISSUE_NONBLOCK	(1U << 0)	/* inline attempt: never block */
+#define AR_ISSUE_WORKER		(1U << 1)	/* running in an io-wq worker */
+
+/* an issue handler's answers besides a result */
+#define AR_ISSUE_QUEUED		(-100000)	/* it lives on elsewhere */
+#define AR_ISSUE_AGAIN		(-100001)	/* not ready: poll, else a worker */
+#define AR_ISSUE_PUNT		(-100002)	/* would block: a worker */
+
+/* IORING_ASYNC_CANCEL_* past liburing 2.3's header */
+#define AR_ASYNC_CANCEL_USERDATA	(1U << 4)
+#define AR_ASYNC_CANCEL_OP		(1U << 5)
+
+#define AR_RINGFD_REG_MAX	16
+
+/* One entry per opcode, as the kernel's opdef.c. */
+struct ar_opdef {
+	const char *name;
+	/* read the SQE into the request; no system calls; an error fails it at submit */
+	int (*prep)(struct ar_ureq *req, const struct io_uring_sqe *sqe);
+	/*
+	 * do it: a result; AR_ISSUE_AGAIN (or -EAGAIN from ops without
+	 * pollin/pollout) under AR_ISSUE_NONBLOCK to wait or punt;
+	 * AR_ISSUE_QUEUED when the request completes elsewhere
+	 */
+	int (*issue)(struct ar_ureq *req, unsigned issue_flags);
+	/* release what prep allocated beyond req->alloc; may be NULL */
+	void (*cleanup)(struct ar_ureq *req);
+	unsigned needs_file : 1;	/* sqe->fd names a file (IOSQE_FIXED_FILE allowed) */
+	unsigned pollin : 1;		/* on a pollable file, wait for POLLIN */
+	unsigned pollout : 1;		/* ... or POLLOUT, instead of a worker */
+	unsigned iopoll : 1;		/* allowed on IORING_SETUP_IOPOLL rings */
+	unsigned buffer_select : 1;	/* takes IOSQE_BUFFER_SELECT */
+	unsigned ioprio : 1;		/* takes sqe->ioprio */
+	unsigned nofail_res : 1;	/* an error result does not break a link */
+	unsigned prep_inits : 1;	/* prep writes all its opdata: no zeroing */
+	unsigned spread : 1;		/* issue=spread may hand it to the helper */
+};
+
+extern const struct ar_opdef ar_opdefs[];
+extern const unsigned ar_nr_opdefs;
+
+/* a registered file or buffer: refcounted so in-flight users keep it */
+struct ar_rsrc_node {
+	atomic_int refs;
+	int fd;			/* files: our dup of the registered fd */
+	struct iovec iov;	/* buffers */
+	__u64 tag;		/* posted as a CQE when the node is released */
+};
+
+struct ar_rsrc_table {
+	struct ar_rsrc_node **nodes;
+	unsigned nr;
+	bool registered;
+	unsigned alloc_start, alloc_end;	/* file allocation range */
+	unsigned alloc_hint;
+};
+
+struct ar_restrictions {
+	bool enabled;
+	__u8 register_op[256 / 8];
+	__u8 sqe_op[256 / 8];
+	__u8 sqe_flags_allowed;
+	__u8 sqe_flags_required;
+};
+
+/* request flags */
+#define AR_REQ_F_FAIL		(1U << 0)	/* failed: a link breaks */
+#define AR_REQ_F_LINK		(1U << 1)	/* IOSQE_IO_LINK (or HARDLINK) */
+#define AR_REQ_F_HARDLINK	(1U << 2)	/* IOSQE_IO_HARDLINK */
+#define AR_REQ_F_SKIP_CQE	(1U << 3)	/* IOSQE_CQE_SKIP_SUCCESS */
+#define AR_REQ_F_SKIP_LINK_CQES	(1U << 4)	/* cancelled links post nothing */
+#define AR_REQ_F_FORCE_ASYNC	(1U << 5)	/* IOSQE_ASYNC, or drained */
+#define AR_REQ_F_DRAIN		(1U << 6)	/* IOSQE_IO_DRAIN */
+#define AR_REQ_F_INFLIGHT	(1U << 7)	/* on ctx->inflight */
+#define AR_REQ_F_POLLED		(1U << 8)	/* armed for readiness */
+#define AR_REQ_F_TIMER		(1U << 9)	/* armed as a timer */
+#define AR_REQ_F_ARM_LT		(1U << 10)	/* a LINK_TIMEOUT follows */
+#define AR_REQ_F_FIXED_FILE	(1U << 11)	/* IOSQE_FIXED_FILE */
+#define AR_REQ_F_NOFAIL		(1U << 12)	/* a negative res does not fail (ETIME_SUCCESS) */
+#define AR_REQ_F_SHORT		(1U << 13)	/* moved fewer bytes than asked */
+#define AR_REQ_F_DRAIN_PATH	(1U << 14)	/* a drain was active at its init */
+#define AR_REQ_F_LT_EXPIRED	(1U << 15)	/* a LINK_TIMEOUT due when armed */
+#define AR_REQ_F_ASYNC_DONE	(1U << 16)	/* finished in a worker (eventfd_async) */
+
+/* a request's place, for cancellation */
+enum ar_req_state {
+	AR_REQ_PREP,		/* being submitted, deferred or linked */
+	AR_REQ_QUEUED,		/* waiting for a worker */
+	AR_REQ_RUNNING,		/* a worker is in it */
+	AR_REQ_ARMED,		/* waiting on readiness or a timer */
+	AR_REQ_DONE,
+};
+
+#define AR_REQ_OPDATA		192
+
+/* io_kiocb */
+struct ar_ureq {
+	struct ar_uctx *ctx;
+	struct ar_ureq *link;		/* next in its chain */
+	struct ar_ureq *next;		/* the list it is on: io-wq, defer, free, batch */
+	struct ar_ureq *if_prev, *if_next;	/* ctx->inflight */
+	struct ar_ureq *svc_next;	/* armed polls or timers */
+	struct ar_ureq *to_next;	/* ctx->timeouts */
+	struct ar_ureq *lt;		/* its LINK_TIMEOUT, while armed */
+	struct ar_ureq *lt_target;	/* for a LINK_TIMEOUT: the request it guards */
+	__u64 user_data;
+	__u64 deadline_ns;		/* armed timers: CLOCK_MONOTONIC */
+	__s32 res;
+	__u32 cflags;
+	__u32 flags;			/* AR_REQ_F_* */
+	__u32 expect;			/* bytes asked for (short transfers) */
+	unsigned cancel_seq;
+	int fd;				/* resolved fd */
+	__u8 opcode;
+	__u8 sqe_flags;
+	__u16 personality;
+	short poll_events;
+	enum ar_req_state state;
+	struct ar_rsrc_node *file_node;
+	struct ar_rsrc_node *buf_node;
+	pthread_t worker;		/* valid while RUNNING */
+	struct io_uring_sqe sqe;	/* the SQE as submitted (SUBMIT_STABLE) */
+	void *alloc;			/* freed with the request */
+	_Alignas(16) unsigned char opdata[AR_REQ_OPDATA];
+};
+
+#define ar_req_data(req, type) ({					\
+	_Static_assert(sizeof(type) <= AR_REQ_OPDATA, #type " too big");\
+	(type *)(req)->opdata;						\
+})
+
+struct ar_worker;
+
+/* io-wq: one pool per ring; [0] bounded, [1] unbounded */
+struct ar_iowq {
+	pthread_mutex_t lock;
+	pthread_cond_t cond[2];		/* idle workers of each class */
+	pthread_cond_t exit_cond;	/* a worker exited */
+	struct {
+		struct ar_ureq *head, *tail;
+	} q[2];
+	unsigned nr_workers[2];
+	unsigned nr_idle[2];
+	unsigned nr_wakeups[2];		/* signals sent to idle workers, not yet taken */
+	unsigned max_workers[2];
+	unsigned nr_starting;		/* being created, not yet on workers */
+	struct ar_worker *workers;
+	bool exiting;
+	bool has_cpus;
+	cpu_set_t cpus;
+	unsigned aff_gen;		/* bumped on each (un)register */
+};
+
+/* the service thread: armed polls and timers */
+struct ar_svc {
+	pthread_mutex_t start_lock;
+	pthread_t thread;
+	bool started;
+	bool exiting;
+	int wake_fd;			/* eventfd: re-read the armed set */
+	struct ar_ureq *polls;		/* armed polls (under ctx->lock) */
+	struct ar_ureq *timers;		/* armed timers, by deadline */
+	struct pollfd *fds;		/* the service thread's own */
+	struct ar_ureq **reqs;
+	unsigned nfds, cap;
+};
+
+/* per-ring counters (struct anyring_stats); relaxed atomic adds */
+struct ar_ustats {
+	__u64 submissions, completions, enters, sleeps, wakeups;
+	__u64 spurious_wakeups, tw_batches, tw_items, tw_max_batch;
+	__u64 worker_handoffs, poll_loops, sleep_ns;
+	__u64 spread_issued;
+};
+
+#define ar_stat_add(ctx, field, n) \
+	__atomic_fetch_add(&(ctx)->stats.field, (n), __ATOMIC_RELAXED)
+
+struct ar_punt;
+struct ar_aio;
+struct ar_spread;
+
+struct ar_cq_overflow {
+	struct ar_cq_overflow *next;
+	struct io_uring_cqe cqe;
+};
+
+/* io_ring_ctx */
+struct ar_uctx {
+	struct ar_rings *rings;
+	size_t rings_sz;
+	struct io_uring_sqe *sqes;
+	size_t sqes_sz;
+	__u32 *sq_array;		/* NULL with IORING_SETUP_NO_SQARRAY */
+	unsigned flags;			/* setup flags */
+	unsigned features;
+	unsigned sq_entries, cq_entries;
+	int ring_fd;			/* an eventfd: readable when CQEs came */
+	atomic_bool ring_fd_signalled;
+	bool exiting;
+	atomic_bool dead;		/* its fd is closed */
+	atomic_int refs;		/* the fd, registered-ring entries */
+	int clockid;			/* IORING_REGISTER_CLOCK */
+
+	/*
+	 * IORING_SETUP_SINGLE_ISSUER: the one thread that may submit, register
+	 * and (with DEFER_TASKRUN) wait; set at setup, or by ENABLE_RINGS on
+	 * an R_DISABLED ring (issuer.h)
+	 */
+	pid_t submitter;		/* its thread id (ar_self_tid) */
+	bool has_submitter;		/* written once, before others may look */
+
+	/* submission: under uring_lock (issuer.h: the submitter needs none) */
+	pthread_mutex_t uring_lock;
+	unsigned cached_sq_head;
+	bool disabled;			/* IORING_SETUP_R_DISABLED until enabled */
+	bool drain_disabled;		/* CQE_SKIP_SUCCESS was used */
+	struct ar_ureq *submit_link_head;	/* the chain being assembled */
+	struct ar_ureq *submit_link_last;
+	struct ar_rsrc_table files, bufs;
+	struct ar_restrictions *restrictions;
+	unsigned personality_next;
+	__u8 *personalities;		/* bitmap of ids in use */
+
+	/* completion: under lock (the kernel's completion_lock) */
+	struct ar_spinlock lock;
+	unsigned cached_cq_tail;	/* CQEs posted */
+	unsigned cq_timeouts;		/* timeouts completed: not counted as events */
+	unsigned cq_last_tm_flush;
+	struct ar_cq_overflow *of_head, *of_tail;
+	unsigned nr_overflow;
+	struct ar_ureq *inflight;	/* every submitted, uncompleted request */
+	struct ar_ureq *inflight_tail;
+	unsigned nr_inflight;
+	bool drain_active;
+	unsigned nr_drained;
+	struct ar_ureq *defer_head, *defer_tail;	/* held back by IO_DRAIN */
+	struct ar_ureq *timeouts;	/* count-based TIMEOUTs, in target order */
+	unsigned cancel_seq;
+	int eventfd;			/* registered eventfd (our dup), -1 if none */
+	bool eventfd_async;
+	int *dead_evfds;		/* unregistered dups, closed at exit */
+	unsigned nr_dead_evfds;
+
+	/* io_cqring_wait sleepers (waitq.c) */
+	pthread_mutex_t wait_lock;
+	struct ar_waiter *waitq;
+	atomic_uint cq_waiters;
+
+	struct ar_iowq iowq;
+	struct ar_svc svc;
+	struct ar_sqpoll *sqpoll;
+
+	/* completion-path policy (tw.c, wait.c) and counters */
+	struct anyring_policy pol;	/* resolved: no field is DEFAULT */
+	struct ar_ustats stats;
+	struct ar_wait_est west;	/* learned wait times (waitpol.h) */
+	__u64 last_post_ns;		/* when CQEs were last posted to a waiter */
+	/* task work: finished requests for the ring's task or the punt thread */
+	_Atomic(struct ar_ureq *) tw_head;
+	atomic_int tw_nr;		/* how many, for the waiter's threshold */
+	bool tw_closed;			/* ring exit: completions post inline */
+	atomic_uint in_submit;		/* threads issuing a submit's SQEs */
+	struct ar_punt *punt;
+	struct ar_aio *aio;		/* O_DIRECT through native AIO (aio.c) */
+	struct ar_spread *spread;	/* issue=spread's helper (spread.c) */
+	bool spread_failed;		/* it could not be started */
+	bool aio_refused;		/* io_setup failed: workers do it */
+	/* which fds are O_DIRECT, a cache (ar_aio_fd_direct) */
+#define AR_AIO_FD_CACHE		1024
+#define AR_AIO_RECHECK		4096
+	unsigned char fd_known[AR_AIO_FD_CACHE / 8];
+	unsigned char fd_direct[AR_AIO_FD_CACHE / 8];
+	unsigned fd_mode_uses;
+
+	/* request cache: no malloc per I/O once warm (req.c) */
+	struct ar_ureq *req_free;	/* under uring_lock */
+	_Atomic(struct ar_ureq *) req_freed;	/* freed by any thread */
+	struct ar_req_slab *slabs;
+
+	/* simdev I/O and IOPOLL (iopoll.c) */
+	struct ar_iopoll *iopoll;	/* the polled requests, estimates: under lock */
+	atomic_uint sim_inflight;	/* simdev I/Os not yet done: exit waits */
+};
+
+extern __thread struct ar_uctx *ar_registered_rings[AR_RINGFD_REG_MAX];
+
+/* a thread waiting for CQEs (waitq.c); target and force under wait_lock */
+struct ar_waiter {
+	struct ar_waiter *next;		/* on ctx->waitq */
+	int efd;			/* eventfd it sleeps on */
+	atomic_int refs;
+	unsigned target;		/* wake once the CQ tail reaches it */
+	unsigned nr_timeouts;		/* ... or a timeout completed */
+	bool force;
+};
+
+/*
+ * A request's state is read by cancellation under ctx->lock while a worker
+ * or the service thread moves it on under their own locks; the decision is
+ * always re-checked where it is acted on (the io-wq queue under its lock,
+ * the armed lists under ctx->lock), so relaxed atomics suffice.
+ */
+static inline enum ar_req_state ar_req_state(const struct ar_ureq *req)
+{
+	return __atomic_load_n(&req->state, __ATOMIC_RELAXED);
+}
+
+static inline void ar_req_set_state(struct ar_ureq *req, enum ar_req_state s)
+{
+	__atomic_store_n(&req->state, s, __ATOMIC_RELAXED);
+}
+
+static inline void ar_req_set_fail(struct ar_ureq *req)
+{
+	req->flags |= AR_REQ_F_FAIL;
+	/* a failure posts its CQE; the links it cancels post none */
+	if (req->flags & AR_REQ_F_SKIP_CQE) {
+		req->flags &= ~AR_REQ_F_SKIP_CQE;
+		req->flags |= AR_REQ_F_SKIP_LINK_CQES;
+	}
+}
+
+/*
+ * drain_active is written under ctx->lock and read without it: a stale
+ * read only sends a request through ar_drain_req(), which decides under
+ * the lock. Release/acquire pair the two sides.
+ */
+static inline bool ar_drain_active(struct ar_uctx *ctx)
+{
+	return __atomic_load_n(&ctx->drain_active, __ATOMIC_ACQUIRE);
+}
+
+/* completion work gathered under ctx->lock, finished after it is dropped */
+struct ar_comp_batch {
+	struct ar_ureq *queue, *queue_tail;	/* requests to issue next */
+	struct ar_ureq *free;			/* requests to release */
+	bool posted;
+};
+
+static inline void ar_batch_init(struct ar_comp_batch *b)
+{
+	b->queue = b->queue_tail = b->free = NULL;
+	b->posted = false;
+}
+
+#endif
