@@ -41,6 +41,7 @@
 #include "user/types.h"
 #include "user/wait.h"
 #include "user/util.h"
+#include "user/backend/backend.h"
 
 #define AR_SIM_FD_SHIFT		10
 #define AR_SIM_FD_CHUNK		(1U << AR_SIM_FD_SHIFT)
@@ -540,6 +541,7 @@ static void ar_sim_live_del(struct ar_simdev *d)
 	if (*pp)
 		*pp = d->next;
 	atomic_fetch_sub_explicit(&ar_sim_nlive, 1, memory_order_relaxed);
+	ar_backend_devices_live(-1);
 }
 
 static bool ar_sim_same_file(const struct ar_simdev *d, const struct stat *sb)
@@ -598,19 +600,6 @@ static struct ar_simdev *ar_sim_get_dup(int fd)
 	return d;
 }
 
-bool ar_simdev_is(int fd)
-{
-	struct ar_simdev *d;
-
-	/* relaxed: as in ar_simdev_get(); no device at all is the common case */
-	if (!atomic_load_explicit(&ar_sim_nlive, memory_order_relaxed))
-		return false;
-	d = ar_simdev_get(fd);
-	if (d)
-		ar_simdev_put(d);
-	return d != NULL;
-}
-
 struct ar_simdev *ar_simdev_get(int fd)
 {
 	_Atomic(struct ar_simdev *) *slot;
@@ -665,6 +654,7 @@ static int ar_sim_install(struct ar_simdev *d)
 	d->next = ar_sim_live;
 	ar_sim_live = d;
 	atomic_fetch_add_explicit(&ar_sim_nlive, 1, memory_order_relaxed);
+	ar_backend_devices_live(1);
 	atomic_store_explicit(slot, d, memory_order_relaxed);
 	pthread_mutex_unlock(&ar_sim_fd_lock);
 	if (old)

@@ -65,8 +65,6 @@ struct ar_sim_io {
  * registered-file duplicate the engine made of one.
  */
 struct ar_simdev *ar_simdev_get(int fd);
-/* is fd a simdev? (no reference kept) */
-bool ar_simdev_is(int fd);
 /* another reference on a device the caller holds one on */
 void ar_simdev_ref(struct ar_simdev *d);
 void ar_simdev_put(struct ar_simdev *d);

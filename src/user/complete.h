@@ -6,7 +6,6 @@
 #define ANYRING_USER_COMPLETE_H
 
 #include "user/types.h"
-#include "user/backend/direct.h"
 
 /* complete.c */
 void ar_inflight_add_list(struct ar_uctx *ctx, struct ar_ureq *head,
@@ -63,13 +62,6 @@ static inline void ar_cq_flush_overflow(struct ar_uctx *ctx)
 {
 	if (__atomic_load_n(&ctx->of_head, __ATOMIC_RELAXED))
 		ar_cq_flush_overflow_list(ctx);
-}
-
-/* Complete what the ring's AIO context holds, if it has one; how many. */
-static inline unsigned ar_aio_reap(struct ar_uctx *ctx)
-{
-	return __atomic_load_n(&ctx->aio, __ATOMIC_RELAXED) ?
-	       ar_aio_reap_ring(ctx) : 0;
 }
 
 /*

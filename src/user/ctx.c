@@ -30,7 +30,7 @@
 #include "user/sqpoll.h"
 #include "user/util.h"
 #include "user/iopoll.h"
-#include "user/backend/direct.h"
+#include "user/backend/backend.h"
 
 #define AR_SETUP_KNOWN (IORING_SETUP_IOPOLL | IORING_SETUP_SQPOLL |	\
 	IORING_SETUP_SQ_AFF | IORING_SETUP_CQSIZE | IORING_SETUP_CLAMP | \
@@ -470,11 +470,11 @@ static int ar_user_close(int fd)
 		ar_sqpoll_stop(ctx);
 	ar_spread_exit(ctx);
 	ar_cancel_all(ctx);
-	ar_aio_exit(ctx);	/* AIO in flight completes; it cannot be cancelled */
+	ar_backend_ring_exit(ctx);	/* backend I/O in flight completes: it cannot be cancelled */
 	/* the completion thread issues next links: stop it before io-wq */
 	ar_tw_stop_punt(ctx);
 	ar_iowq_exit(ctx);
-	ar_iopoll_exit(ctx);	/* simdev I/O in flight: wait for it */
+	ar_iopoll_exit(ctx);	/* device I/O in flight: wait for it */
 	ar_svc_exit(ctx);
 	ar_tw_exit(ctx);
 	ar_rsrc_free_all(ctx);

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * iopoll.c - IORING_SETUP_IOPOLL and HYBRID_IOPOLL on the user engine, and
- * the accounting that lets ring exit wait for simdev I/O.
+ * the accounting that lets ring exit wait for device I/O.
  *
  * As the kernel: on an IOPOLL ring, READ/WRITE on a file that completes by
- * polling (a completion=poll simdev) joins the ring's list of polled
+ * polling (a backend with ->iopoll) joins the ring's list of polled
  * requests, and io_uring_enter(GETEVENTS) does not sleep: it polls the
  * devices of those requests until min_events CQEs are there
  * (io_iopoll_check). The list is in issue order, so its head is the
@@ -22,7 +22,7 @@
  *             the lateness tail: it settles where 5% of sleeps find
  *             their I/O already complete.
  * Neither looks at the device's due times: they see what a kernel sees,
- * issue and completion. The measurements are in docs/simdev.md.
+ * issue and completion; their measurements are in docs/ (HYBRID_IOPOLL).
  *
  * Locks: the list and the estimates are under ctx->lock; no sleep and no
  * device poll happens under it.
@@ -33,7 +33,7 @@
 #include <time.h>
 #include <sys/prctl.h>
 #include "user/iopoll.h"
-#include "user/types.h"
+#include "user/backend/backend.h"
 #include "user/complete.h"
 #include "user/wait.h"
 #include "user/ops/cancel.h"
@@ -54,13 +54,14 @@
 enum { AR_IOP_HYBRID_OFF, AR_IOP_HYBRID_HALF_MIN, AR_IOP_HYBRID_LEARNED };
 
 struct ar_iopoll_dev {
-	struct ar_simdev *dev;
+	const struct ar_backend *be;
+	void *dev;
 	unsigned nr;			/* polled requests on it */
 };
 
 /* learned: one device's completion runtimes */
 struct ar_iopoll_est {
-	const struct ar_simdev *dev;	/* identity only, no reference */
+	const void *dev;		/* identity only, no reference */
 	unsigned n;			/* exact samples */
 	int64_t lo;			/* running p10 of runtimes, ns */
 	int64_t corr;			/* extra margin (may be < 0), see AR_IOP_OVERSLEEP_PCT */
@@ -68,7 +69,7 @@ struct ar_iopoll_est {
 };
 
 struct ar_iopoll {
-	struct ar_rw_sim *head, *tail;
+	struct ar_iopoll_entry *head, *tail;
 	struct ar_iopoll_dev *devs;
 	unsigned ndevs, cap, rr;
 	int hybrid;			/* AR_IOP_HYBRID_* */
@@ -104,8 +105,10 @@ static int ar_iop_hybrid_mode(struct ar_uctx *ctx)
 
 /* ---- the list ---- */
 
-static int ar_iopoll_dev_add(struct ar_iopoll *ip, struct ar_simdev *d)
+static int ar_iopoll_dev_add(struct ar_iopoll *ip, struct ar_iopoll_entry *e)
 {
+	void *d = e->dev;
+
 	for (unsigned i = 0; i < ip->ndevs; i++) {
 		if (ip->devs[i].dev == d) {
 			ip->devs[i].nr++;
@@ -121,12 +124,13 @@ static int ar_iopoll_dev_add(struct ar_iopoll *ip, struct ar_simdev *d)
 		ip->devs = v;
 		ip->cap = cap;
 	}
+	ip->devs[ip->ndevs].be = e->be;
 	ip->devs[ip->ndevs].dev = d;
 	ip->devs[ip->ndevs++].nr = 1;
 	return 0;
 }
 
-static void ar_iopoll_dev_del(struct ar_iopoll *ip, struct ar_simdev *d)
+static void ar_iopoll_dev_del(struct ar_iopoll *ip, const void *d)
 {
 	for (unsigned i = 0; i < ip->ndevs; i++) {
 		if (ip->devs[i].dev != d)
@@ -153,12 +157,12 @@ static struct ar_iopoll *ar_iopoll_state(struct ar_uctx *ctx)
 }
 
 /*
- * A simdev I/O is about to be submitted: count it (ring exit waits for
+ * A device I/O is about to be submitted: count it (ring exit waits for
  * the count to drop) and, when polled, append it to the list. -ECANCELED
  * once the ring is exiting: ar_cancel_all() set exiting under this lock
  * before exit waits, so everything counted here is waited for.
  */
-int ar_iopoll_add(struct ar_uctx *ctx, struct ar_rw_sim *s)
+int ar_iopoll_add(struct ar_uctx *ctx, struct ar_iopoll_entry *s)
 {
 	struct ar_iopoll *ip;
 	int ret = 0;
@@ -169,9 +173,9 @@ int ar_iopoll_add(struct ar_uctx *ctx, struct ar_rw_sim *s)
 	ar_spin_lock(&ctx->lock);
 	if (ctx->exiting) {
 		ret = -ECANCELED;
-	} else if (s->io.flags & AR_SIM_IO_POLLED) {
+	} else if (s->polled) {
 		ip = ar_iopoll_state(ctx);
-		ret = ip ? ar_iopoll_dev_add(ip, s->dev) : -ENOMEM;
+		ret = ip ? ar_iopoll_dev_add(ip, s) : -ENOMEM;
 		if (!ret) {
 			if (ip->tail)
 				ip->tail->ip_next = s;
@@ -182,15 +186,27 @@ int ar_iopoll_add(struct ar_uctx *ctx, struct ar_rw_sim *s)
 	}
 	/* relaxed: under ctx->lock, which ar_cancel_all() takes before exit reads it */
 	if (!ret)
-		atomic_fetch_add_explicit(&ctx->sim_inflight, 1, memory_order_relaxed);
+		atomic_fetch_add_explicit(&ctx->dev_inflight, 1, memory_order_relaxed);
 	ar_spin_unlock(&ctx->lock);
 	return ret;
+}
+
+void ar_iopoll_io_end(struct ar_uctx *ctx, bool from_done)
+{
+	/*
+	 * From the device's done(): release pairs with the acquire in
+	 * ar_iopoll_exit(), and ctx is not touched after. Else the issuing
+	 * thread goes on using ctx, and exit waits for the count only:
+	 * relaxed.
+	 */
+	atomic_fetch_sub_explicit(&ctx->dev_inflight, 1, from_done ?
+				  memory_order_release : memory_order_relaxed);
 }
 
 /* ---- hybrid estimates ---- */
 
 static struct ar_iopoll_est *ar_iop_est_find(struct ar_iopoll *ip,
-					 const struct ar_simdev *d, bool create)
+					 const void *d, bool create)
 {
 	struct ar_iopoll_est *e, *lru = &ip->est[0];
 
@@ -219,7 +235,7 @@ static int64_t ar_iop_qstep(int64_t v)
 }
 
 /* a completion found by polling, rt ns after its issue */
-static void ar_iop_learn(struct ar_iopoll *ip, struct ar_rw_sim *s, int64_t rt)
+static void ar_iop_learn(struct ar_iopoll *ip, struct ar_iopoll_entry *s, int64_t rt)
 {
 	struct ar_iopoll_est *e = ar_iop_est_find(ip, s->dev, true);
 	bool slept = s->ip_flags & AR_IP_SLEPT;
@@ -252,10 +268,10 @@ static void ar_iop_learn(struct ar_iopoll *ip, struct ar_rw_sim *s, int64_t rt)
 		e->corr = -e->lo;
 }
 
-static void ar_iop_hybrid_learn(struct ar_iopoll *ip, struct ar_rw_sim *s,
+static void ar_iop_hybrid_learn(struct ar_iopoll *ip, struct ar_iopoll_entry *s,
 			    uint64_t now)
 {
-	int64_t rt = (int64_t)(now - s->io.submit_ns);
+	int64_t rt = (int64_t)(now - s->submit_ns);
 
 	if (ip->hybrid == AR_IOP_HYBRID_HALF_MIN) {
 		/* the kernel's arithmetic: runtime less the sleep taken */
@@ -271,7 +287,7 @@ static void ar_iop_hybrid_learn(struct ar_iopoll *ip, struct ar_rw_sim *s,
 }
 
 /* when to wake for the head request, which no sleep was taken for yet; 0: no sleep */
-static uint64_t ar_iop_hybrid_target(struct ar_iopoll *ip, struct ar_rw_sim *head,
+static uint64_t ar_iop_hybrid_target(struct ar_iopoll *ip, struct ar_iopoll_entry *head,
 				 uint64_t now)
 {
 	struct ar_iopoll_est *e;
@@ -286,7 +302,7 @@ static uint64_t ar_iop_hybrid_target(struct ar_iopoll *ip, struct ar_rw_sim *hea
 	e = ar_iop_est_find(ip, head->dev, false);
 	if (!e || e->n < AR_IOP_HYBRID_MIN_SAMPLES)
 		return 0;
-	t = (int64_t)head->io.submit_ns + e->lo - ip->wake_late - e->corr;
+	t = (int64_t)head->submit_ns + e->lo - ip->wake_late - e->corr;
 	if (t < (int64_t)(now + AR_IOP_HYBRID_MIN_SLEEP_NS))
 		return 0;
 	head->slept_ns = (uint32_t)((uint64_t)t - now);
@@ -316,11 +332,11 @@ static int64_t ar_iop_hybrid_sleep(uint64_t until)
 	return (int64_t)(ar_now_ns() - until);
 }
 
-void ar_iopoll_del(struct ar_uctx *ctx, struct ar_rw_sim *s, bool done)
+void ar_iopoll_del(struct ar_uctx *ctx, struct ar_iopoll_entry *s, bool done)
 {
 	uint64_t now = done ? ar_now_ns() : 0;
 	struct ar_iopoll *ip;
-	struct ar_rw_sim **pp, *prev = NULL;
+	struct ar_iopoll_entry **pp, *prev = NULL;
 
 	ar_spin_lock(&ctx->lock);
 	ip = ctx->iopoll;
@@ -344,7 +360,7 @@ void ar_iopoll_del(struct ar_uctx *ctx, struct ar_rw_sim *s, bool done)
  */
 static uint64_t ar_iopoll_head(struct ar_iopoll *ip)
 {
-	struct ar_rw_sim *head = ip->head;
+	struct ar_iopoll_entry *head = ip->head;
 
 	if (head->ip_flags & AR_IP_SEEN)
 		head->ip_flags |= AR_IP_EXACT;
@@ -382,7 +398,7 @@ static void ar_iop_hybrid_slept(struct ar_uctx *ctx, uint64_t from,
  */
 static int ar_iopoll_once(struct ar_uctx *ctx)
 {
-	struct ar_simdev *devs[AR_IOPOLL_POLL_MAX];
+	struct ar_iopoll_dev devs[AR_IOPOLL_POLL_MAX];
 	struct ar_iopoll *ip;
 	unsigned nd, found = 0, i;
 	uint64_t until, from;
@@ -396,8 +412,8 @@ static int ar_iopoll_once(struct ar_uctx *ctx)
 	/* more devices than one pass polls: start at a rotating one */
 	nd = ip->ndevs < AR_IOPOLL_POLL_MAX ? ip->ndevs : AR_IOPOLL_POLL_MAX;
 	for (i = 0; i < nd; i++) {
-		devs[i] = ip->devs[(ip->rr + i) % ip->ndevs].dev;
-		ar_simdev_ref(devs[i]);
+		devs[i] = ip->devs[(ip->rr + i) % ip->ndevs];
+		devs[i].be->dev_ref(devs[i].dev);
 	}
 	ip->rr++;
 	until = ar_iopoll_head(ip);
@@ -408,8 +424,8 @@ static int ar_iopoll_once(struct ar_uctx *ctx)
 		ar_iop_hybrid_slept(ctx, from, until, ar_iop_hybrid_sleep(until));
 	}
 	for (i = 0; i < nd; i++) {
-		found += ar_simdev_poll(devs[i]);
-		ar_simdev_put(devs[i]);
+		found += devs[i].be->iopoll(devs[i].dev);
+		devs[i].be->dev_put(devs[i].dev);
 	}
 	return (int)found;
 }
@@ -491,9 +507,9 @@ static void ar_iopoll_debug(const struct ar_iopoll *ip)
 }
 
 /*
- * Ring exit, after cancellation and io-wq: simdev I/Os cannot be
+ * Ring exit, after cancellation and io-wq: device I/Os cannot be
  * cancelled (block I/O in flight cannot); wait until each has been
- * delivered, polling the polled ones, so every one gets its done().
+ * delivered, polling the polled ones, so every one completes.
  */
 void ar_iopoll_exit(struct ar_uctx *ctx)
 {
@@ -501,9 +517,9 @@ void ar_iopoll_exit(struct ar_uctx *ctx)
 	struct ar_iopoll *ip;
 
 	/* acquire pairs with the release decrement that ends each I/O's done() */
-	while (atomic_load_explicit(&ctx->sim_inflight, memory_order_acquire)) {
+	while (atomic_load_explicit(&ctx->dev_inflight, memory_order_acquire)) {
 		if (ar_iopoll_once(ctx) <= 0)
-			nanosleep(&ts, NULL);	/* irq I/Os: the device delivers */
+			nanosleep(&ts, NULL);	/* the device delivers on its own */
 	}
 	ar_spin_lock(&ctx->lock);
 	ip = ctx->iopoll;

@@ -21,6 +21,7 @@
 #include "user/complete.h"
 #include "user/iowq.h"
 #include "user/util.h"
+#include "user/backend/backend.h"
 
 #define AR_WORKER_IDLE_MS	5000
 
@@ -28,7 +29,7 @@ struct ar_worker {
 	struct ar_worker *next;
 	struct ar_uctx *ctx;
 	pthread_t tid;
-	int bound;		/* 0 bounded, 1 unbounded */
+	int acct;		/* AR_IOWQ_BOUND or AR_IOWQ_UNBOUND: its class */
 	bool exited;
 };
 
@@ -67,15 +68,15 @@ void ar_iowq_init(struct ar_iowq *wq, unsigned sq_entries)
 }
 
 /* the head of a class's queue, under wq->lock */
-static struct ar_ureq *ar_iowq_pop(struct ar_iowq *wq, int bound)
+static struct ar_ureq *ar_iowq_pop(struct ar_iowq *wq, int acct)
 {
-	struct ar_ureq *req = wq->q[bound].head;
+	struct ar_ureq *req = wq->q[acct].head;
 
 	if (!req)
 		return NULL;
-	wq->q[bound].head = req->next;
-	if (!wq->q[bound].head)
-		wq->q[bound].tail = NULL;
+	wq->q[acct].head = req->next;
+	if (!wq->q[acct].head)
+		wq->q[acct].tail = NULL;
 	req->next = NULL;
 	return req;
 }
@@ -113,7 +114,7 @@ static bool ar_worker_aff_changed(struct ar_iowq *wq, unsigned *gen,
 	return true;
 }
 
-static unsigned ar_iowq_limit(struct ar_iowq *wq, int bound);
+static unsigned ar_iowq_limit(struct ar_iowq *wq, int acct);
 
 static void *ar_worker_main(void *arg)
 {
@@ -128,7 +129,7 @@ static void *ar_worker_main(void *arg)
 
 	pthread_mutex_lock(&wq->lock);
 	for (;;) {
-		req = ar_iowq_pop(wq, w->bound);
+		req = ar_iowq_pop(wq, w->acct);
 		if (req) {
 			ar_req_set_state(req, AR_REQ_RUNNING);
 			req->worker = pthread_self();
@@ -142,18 +143,18 @@ static void *ar_worker_main(void *arg)
 		}
 		if (wq->exiting)
 			break;
-		wq->nr_idle[w->bound]++;
+		wq->nr_idle[w->acct]++;
 		ar_deadline_ms(&ts, AR_WORKER_IDLE_MS);
-		timed_out = pthread_cond_timedwait(&wq->cond[w->bound],
+		timed_out = pthread_cond_timedwait(&wq->cond[w->acct],
 						   &wq->lock, &ts) == ETIMEDOUT;
-		wq->nr_idle[w->bound]--;
+		wq->nr_idle[w->acct]--;
 		/* a wakeup meant for an idle worker: this one takes it */
-		if (wq->nr_wakeups[w->bound] > wq->nr_idle[w->bound])
-			wq->nr_wakeups[w->bound] = wq->nr_idle[w->bound];
-		if (timed_out && !wq->q[w->bound].head)
+		if (wq->nr_wakeups[w->acct] > wq->nr_idle[w->acct])
+			wq->nr_wakeups[w->acct] = wq->nr_idle[w->acct];
+		if (timed_out && !wq->q[w->acct].head)
 			break;
 	}
-	wq->nr_workers[w->bound]--;
+	wq->nr_workers[w->acct]--;
 	w->exited = true;
 	pthread_cond_broadcast(&wq->exit_cond);
 	pthread_mutex_unlock(&wq->lock);
@@ -188,23 +189,27 @@ static void ar_iowq_join(struct ar_worker *done)
 	}
 }
 
-/* Does this request's work belong to the unbounded class? */
-static int ar_req_unbound(struct ar_ureq *req)
+/*
+ * Does this request's work belong to the unbounded class (io-wq's
+ * IO_WQ_ACCT_UNBOUND: work that may block for long, on a pipe or
+ * socket)? Its backend says; a request queued before it got its file
+ * (IOSQE_ASYNC) gets its plain fd's backend now.
+ */
+static int ar_req_acct(struct ar_ureq *req)
 {
-	struct stat st;
-
-	if (req->fd < 0 || !ar_opdefs[req->opcode].needs_file)
-		return 0;
-	if (fstat(req->fd, &st))
-		return 0;
-	return !(S_ISREG(st.st_mode) || S_ISBLK(st.st_mode));
+	if (!ar_opdefs[req->opcode].needs_file)
+		return AR_IOWQ_BOUND;
+	if (!req->file.be && !(req->flags & AR_REQ_F_FIXED_FILE))
+		ar_req_assign_file(req);
+	return req->file.be && req->file.be->unbound ? AR_IOWQ_UNBOUND :
+						      AR_IOWQ_BOUND;
 }
 
 void ar_iowq_enqueue(struct ar_uctx *ctx, struct ar_ureq *req)
 {
 	struct ar_iowq *wq = &ctx->iowq;
 	struct ar_worker *w = NULL, *done;
-	int bound = ar_req_unbound(req);
+	int acct = ar_req_acct(req);
 	bool spawn = false;
 
 	ar_req_set_state(req, AR_REQ_QUEUED);
@@ -217,18 +222,18 @@ void ar_iowq_enqueue(struct ar_uctx *ctx, struct ar_ureq *req)
 		return;
 	}
 	ar_stat_add(ctx, worker_handoffs, 1);
-	if (wq->q[bound].tail)
-		wq->q[bound].tail->next = req;
+	if (wq->q[acct].tail)
+		wq->q[acct].tail->next = req;
 	else
-		wq->q[bound].head = req;
-	wq->q[bound].tail = req;
+		wq->q[acct].head = req;
+	wq->q[acct].tail = req;
 	/* an idle worker not yet claimed by earlier work: wake it */
-	if (wq->nr_idle[bound] > wq->nr_wakeups[bound]) {
-		wq->nr_wakeups[bound]++;
-		pthread_cond_signal(&wq->cond[bound]);
-	} else if (wq->nr_workers[bound] < ar_iowq_limit(wq, bound) ||
-		   !wq->nr_workers[bound]) {
-		wq->nr_workers[bound]++;
+	if (wq->nr_idle[acct] > wq->nr_wakeups[acct]) {
+		wq->nr_wakeups[acct]++;
+		pthread_cond_signal(&wq->cond[acct]);
+	} else if (wq->nr_workers[acct] < ar_iowq_limit(wq, acct) ||
+		   !wq->nr_workers[acct]) {
+		wq->nr_workers[acct]++;
 		/* ring exit waits for it to be listed, so that it is joined */
 		wq->nr_starting++;
 		spawn = true;
@@ -242,7 +247,7 @@ void ar_iowq_enqueue(struct ar_uctx *ctx, struct ar_ureq *req)
 	w = calloc(1, sizeof(*w));
 	if (w) {
 		w->ctx = ctx;
-		w->bound = bound;
+		w->acct = acct;
 		if (ar_thread_create(&w->tid, ar_worker_main, w)) {
 			free(w);
 			w = NULL;
@@ -254,7 +259,7 @@ void ar_iowq_enqueue(struct ar_uctx *ctx, struct ar_ureq *req)
 		wq->workers = w;
 	} else {
 		/* no thread: the queued work waits for a worker that exists */
-		wq->nr_workers[bound]--;
+		wq->nr_workers[acct]--;
 		ar_debug("io-wq: cannot create a worker thread");
 	}
 	wq->nr_starting--;
@@ -297,11 +302,11 @@ bool ar_iowq_cancel(struct ar_uctx *ctx, struct ar_ureq *req)
 static pthread_mutex_t ar_iowq_limits_lock = PTHREAD_MUTEX_INITIALIZER;
 static unsigned ar_iowq_limits[2];
 
-static unsigned ar_iowq_limit(struct ar_iowq *wq, int bound)
+static unsigned ar_iowq_limit(struct ar_iowq *wq, int acct)
 {
-	unsigned v = __atomic_load_n(&ar_iowq_limits[bound], __ATOMIC_RELAXED);
+	unsigned v = __atomic_load_n(&ar_iowq_limits[acct], __ATOMIC_RELAXED);
 
-	return v ? v : wq->max_workers[bound];
+	return v ? v : wq->max_workers[acct];
 }
 
 int ar_iowq_max_workers(struct ar_uctx *ctx, unsigned *vals)

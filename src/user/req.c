@@ -16,6 +16,7 @@
 #include "user/ctx.h"
 #include "user/req.h"
 #include "user/rsrc.h"
+#include "user/backend/backend.h"
 
 #define AR_REQ_SLAB	64
 
@@ -76,6 +77,7 @@ static void ar_req_release(struct ar_ureq *req)
 		def->cleanup(req);
 	if (req->alloc)
 		free(req->alloc);
+	ar_file_release(&req->file);
 	if (req->file_node)
 		ar_rsrc_put(ctx, req->file_node);
 	if (req->buf_node)

@@ -22,6 +22,7 @@
 #include "user/ctx.h"
 #include "user/complete.h"
 #include "user/rsrc.h"
+#include "user/backend/backend.h"
 #include "user/util.h"
 
 #define AR_MAX_FIXED_FILES	(1U << 20)
@@ -45,6 +46,7 @@ void ar_rsrc_put(struct ar_uctx *ctx, struct ar_rsrc_node *node)
 	if (!node || atomic_fetch_sub_explicit(&node->refs, 1,
 					       memory_order_acq_rel) != 1)
 		return;
+	ar_file_release(&node->file);
 	ar_internal_close(node->fd);
 	if (node->tag) {
 		ar_spin_lock(&ctx->lock);
@@ -95,6 +97,7 @@ static int ar_file_node(struct ar_uctx *ctx, int fd, __u64 tag,
 		free(node);
 		return err;
 	}
+	ar_file_resolve_fixed(&node->file, node->fd);
 	(void)ctx;
 	*out = node;
 	return 0;
@@ -350,6 +353,7 @@ int ar_rsrc_install_file(struct ar_uctx *ctx, int fd, unsigned slot,
 		return -ENOMEM;
 	}
 	node->fd = ar_internal_claim(fd);
+	ar_file_resolve_fixed(&node->file, node->fd);
 	pthread_mutex_lock(&ctx->uring_lock);
 	if (!t->registered) {
 		ret = alloc ? -ENFILE : -ENXIO;
@@ -364,6 +368,7 @@ int ar_rsrc_install_file(struct ar_uctx *ctx, int fd, unsigned slot,
 	}
 	pthread_mutex_unlock(&ctx->uring_lock);
 	if (ret < 0) {
+		ar_file_release(&node->file);
 		node->fd = -1;
 		free(node);
 		ar_internal_close(fd);

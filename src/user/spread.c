@@ -28,9 +28,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <unistd.h>
-#include "user/backend/direct.h"
+#include "user/backend/backend.h"
 #include "fault/fault.h"
-#include "simdev/simdev.h"
 #include "lib/waitpol.h"
 #include "user/types.h"
 #include "user/submit.h"
@@ -194,9 +193,10 @@ static struct ar_spread *ar_spread_get(struct ar_uctx *ctx)
 }
 
 /*
- * Is the request worth sharing? A standalone read or write of a buffered
- * file: O_DIRECT goes to AIO and a simdev to its device thread, both in
- * well under a microsecond, so a second thread would only add its cost.
+ * Is the request worth sharing? A standalone read or write whose backend
+ * does the I/O in the issuing thread (->spread): a backend that queues
+ * it (direct, a device) does so in well under a microsecond, so a second
+ * thread would only add its cost.
  */
 static bool ar_spread_ok(struct ar_ureq *req)
 {
@@ -207,7 +207,7 @@ static bool ar_spread_ok(struct ar_ureq *req)
 	/* a registered file's fd: taken now rather than at issue (idempotent) */
 	if (ar_req_assign_file(req))
 		return false;
-	return !ar_aio_fd_direct(req->ctx, req->fd) && !ar_simdev_is(req->fd);
+	return req->file.be->spread;
 }
 
 /* does the ready list hold enough requests worth sharing? */

@@ -9,7 +9,6 @@
 #include <fcntl.h>
 #include <string.h>
 #include <poll.h>
-#include <sys/stat.h>
 #include "fault/fault.h"
 #include "user/types.h"
 #include "user/ctx.h"
@@ -21,6 +20,7 @@
 #include "user/svc.h"
 #include "user/ops/timeout.h"
 #include "user/rsrc.h"
+#include "user/backend/backend.h"
 
 #define AR_SQE_COMMON_FLAGS (IOSQE_FIXED_FILE | IOSQE_IO_LINK |		\
 			     IOSQE_IO_HARDLINK | IOSQE_ASYNC)
@@ -466,17 +466,28 @@ static void ar_submit_issue(struct ar_uctx *ctx, struct ar_ureq *ready)
 		ar_tw_submit_end(ctx);
 }
 
-/* the fd a request works on: a registered file holds a reference until done */
+/*
+ * The file a request works on, and its backend, resolved once: a
+ * registered file holds a reference until done and brings the backend
+ * found at registration; a plain fd's comes from the fd cache.
+ */
 int ar_req_assign_file(struct ar_ureq *req)
 {
-	if (!ar_opdefs[req->opcode].needs_file || req->file_node)
+	struct ar_rsrc_node *node;
+
+	if (!ar_opdefs[req->opcode].needs_file || req->file.be)
 		return 0;
 	if (req->flags & AR_REQ_F_FIXED_FILE) {
-		req->file_node = ar_rsrc_get_file(req->ctx, (unsigned)req->sqe.fd);
-		if (!req->file_node)
+		node = ar_rsrc_get_file(req->ctx, (unsigned)req->sqe.fd);
+		if (!node)
 			return -EBADF;
-		req->fd = req->file_node->fd;
+		req->file_node = node;
+		req->fd = node->fd;
+		req->file = node->file;
+		req->file.dev_ref = false;	/* the node's reference covers it */
+		return 0;
 	}
+	ar_file_resolve(&req->file, req->fd);
 	return 0;
 }
 
@@ -484,11 +495,9 @@ int ar_req_assign_file(struct ar_ureq *req)
 static short ar_req_poll_events(struct ar_ureq *req)
 {
 	const struct ar_opdef *def = &ar_opdefs[req->opcode];
-	struct stat st;
 
-	if (!def->pollin && !def->pollout)
-		return 0;
-	if (fstat(req->fd, &st) || S_ISREG(st.st_mode) || S_ISBLK(st.st_mode))
+	if ((!def->pollin && !def->pollout) || !req->file.be ||
+	    !req->file.be->pollable)
 		return 0;
 	return def->pollin ? POLLIN : POLLOUT;
 }
@@ -518,6 +527,7 @@ void ar_req_issue(struct ar_ureq *req, unsigned issue_flags)
 			goto result;
 	}
 	if (worker && (def->pollin || def->pollout)) {
+		ar_req_file_recheck(req);
 		events = ar_req_poll_events(req);
 		if (events)
 			issue_flags |= AR_ISSUE_NONBLOCK;
@@ -527,8 +537,10 @@ void ar_req_issue(struct ar_ureq *req, unsigned issue_flags)
 	    !def->pollin && !def->pollout)
 		ret = AR_ISSUE_PUNT;
 	if (ret == AR_ISSUE_AGAIN) {
-		if (!events)
+		if (!events) {
+			ar_req_file_recheck(req);
 			events = ar_req_poll_events(req);
+		}
 		if (events && !ar_svc_arm_poll(req, events))
 			return;
 		ret = AR_ISSUE_PUNT;

@@ -104,10 +104,19 @@ struct ar_opdef {
 extern const struct ar_opdef ar_opdefs[];
 extern const unsigned ar_nr_opdefs;
 
+/* a file as a request sees it: its backend (user/backend/backend.h) */
+struct ar_file {
+	const struct ar_backend *be;
+	void *dev;		/* a device backend's device; NULL otherwise */
+	bool dev_ref;		/* the holder owns a reference on dev */
+	bool isreg;		/* a regular file (the kernel's REQ_F_ISREG) */
+};
+
 /* a registered file or buffer: refcounted so in-flight users keep it */
 struct ar_rsrc_node {
 	atomic_int refs;
 	int fd;			/* files: our dup of the registered fd */
+	struct ar_file file;	/* files: its backend, resolved at registration */
 	struct iovec iov;	/* buffers */
 	__u64 tag;		/* posted as a CQE when the node is released */
 };
@@ -156,7 +165,9 @@ enum ar_req_state {
 	AR_REQ_DONE,
 };
 
-#define AR_REQ_OPDATA		192
+/* a request's private areas: its opcode's (ar_req_data) and its backend's */
+#define AR_REQ_OPDATA		104
+#define AR_REQ_BEDATA		104
 
 /* io_kiocb */
 struct ar_ureq {
@@ -182,11 +193,13 @@ struct ar_ureq {
 	short poll_events;
 	enum ar_req_state state;
 	struct ar_rsrc_node *file_node;
+	struct ar_file file;		/* its backend, set by ar_req_assign_file */
 	struct ar_rsrc_node *buf_node;
 	pthread_t worker;		/* valid while RUNNING */
 	struct io_uring_sqe sqe;	/* the SQE as submitted (SUBMIT_STABLE) */
 	void *alloc;			/* freed with the request */
 	_Alignas(16) unsigned char opdata[AR_REQ_OPDATA];
+	_Alignas(16) unsigned char bedata[AR_REQ_BEDATA];
 };
 
 #define ar_req_data(req, type) ({					\
@@ -196,7 +209,8 @@ struct ar_ureq {
 
 struct ar_worker;
 
-/* io-wq: one pool per ring; [0] bounded, [1] unbounded */
+/* io-wq: one pool per ring, two classes of work (the kernel's io_wq_acct) */
+enum { AR_IOWQ_BOUND, AR_IOWQ_UNBOUND };
 struct ar_iowq {
 	pthread_mutex_t lock;
 	pthread_cond_t cond[2];		/* idle workers of each class */
@@ -242,7 +256,8 @@ struct ar_ustats {
 	__atomic_fetch_add(&(ctx)->stats.field, (n), __ATOMIC_RELAXED)
 
 struct ar_punt;
-struct ar_aio;
+struct ar_direct;
+struct ar_backend;
 struct ar_spread;
 
 struct ar_cq_overflow {
@@ -327,25 +342,19 @@ struct ar_uctx {
 	bool tw_closed;			/* ring exit: completions post inline */
 	atomic_uint in_submit;		/* threads issuing a submit's SQEs */
 	struct ar_punt *punt;
-	struct ar_aio *aio;		/* O_DIRECT through native AIO (aio.c) */
+	struct ar_direct *direct;	/* the direct backend's state (backend/direct.c) */
 	struct ar_spread *spread;	/* issue=spread's helper (spread.c) */
 	bool spread_failed;		/* it could not be started */
-	bool aio_refused;		/* io_setup failed: workers do it */
-	/* which fds are O_DIRECT, a cache (ar_aio_fd_direct) */
-#define AR_AIO_FD_CACHE		1024
-#define AR_AIO_RECHECK		4096
-	unsigned char fd_known[AR_AIO_FD_CACHE / 8];
-	unsigned char fd_direct[AR_AIO_FD_CACHE / 8];
-	unsigned fd_mode_uses;
+	bool direct_refused;		/* the direct backend cannot queue: workers do it */
 
 	/* request cache: no malloc per I/O once warm (req.c) */
 	struct ar_ureq *req_free;	/* under uring_lock */
 	_Atomic(struct ar_ureq *) req_freed;	/* freed by any thread */
 	struct ar_req_slab *slabs;
 
-	/* simdev I/O and IOPOLL (iopoll.c) */
+	/* device I/O and IOPOLL (iopoll.c) */
 	struct ar_iopoll *iopoll;	/* the polled requests, estimates: under lock */
-	atomic_uint sim_inflight;	/* simdev I/Os not yet done: exit waits */
+	atomic_uint dev_inflight;	/* device I/Os not yet done: exit waits */
 };
 
 extern __thread struct ar_uctx *ar_registered_rings[AR_RINGFD_REG_MAX];

@@ -20,7 +20,7 @@
 #include "user/sqpoll.h"
 #include "user/util.h"
 #include "user/iopoll.h"
-#include "user/backend/direct.h"
+#include "user/backend/backend.h"
 
 #define AR_ENTER_KNOWN (IORING_ENTER_GETEVENTS | IORING_ENTER_SQ_WAKEUP | \
 	IORING_ENTER_SQ_WAIT | IORING_ENTER_EXT_ARG |			\
@@ -119,7 +119,7 @@ static unsigned ar_cq_events_user(struct ar_uctx *ctx)
 static bool ar_wait_done(struct ar_uctx *ctx, unsigned min_events,
 			 unsigned nr_timeouts)
 {
-	ar_aio_reap(ctx);
+	ar_backend_reap(ctx);
 	/*
 	 * Until the list is seen empty after posting: a completion queued
 	 * while this thread posted a batch was judged against a CQ tail not
@@ -145,8 +145,8 @@ static int ar_wait_sleep(struct ar_uctx *ctx, struct ar_waiter *w,
 	int ret, afd;
 
 	/* AIO completions wake this thread too: drained, then reaped once more */
-	afd = ar_aio_sleep_fd(ctx);
-	if (afd >= 0 && ar_aio_reap(ctx))
+	afd = ar_backend_sleep_fd(ctx);
+	if (afd >= 0 && ar_backend_reap(ctx))
 		return 1;	/* not a sleep: look again */
 	t0 = ar_now_ns();
 	ar_stat_add(ctx, sleeps, 1);

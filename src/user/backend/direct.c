@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * aio.c - O_DIRECT reads and writes through the kernel's native AIO
+ * direct.c - the direct backend: O_DIRECT reads and writes through the kernel's native AIO
  * (io_setup/io_submit), usually allowed where io_uring is refused (Docker's
  * default seccomp profile allows it). Direct I/O through preadv2 would hold
  * the submitting thread for the device's whole latency, and a worker per
@@ -34,6 +34,7 @@
 #include <sys/syscall.h>
 #include <linux/aio_abi.h>
 #include "user/backend/direct.h"
+#include "user/backend/backend.h"
 #include "user/types.h"
 #include "user/complete.h"
 #include "user/util.h"
@@ -55,7 +56,7 @@ struct ar_aio_ring {
 	struct io_event io_events[];
 };
 
-struct ar_aio {
+struct ar_direct {
 	struct ar_uctx *ctx;
 	aio_context_t id;
 	struct ar_aio_ring *ring;
@@ -90,7 +91,7 @@ static void ar_efd_drain(int efd)
 }
 
 /* complete the requests of the events in the ring; how many */
-static unsigned ar_aio_reap_locked(struct ar_aio *a)
+static unsigned ar_aio_reap_locked(struct ar_direct *a)
 {
 	struct ar_aio_ring *r = a->ring;
 	unsigned head = __atomic_load_n(&r->head, __ATOMIC_RELAXED), tail, n = 0;
@@ -121,16 +122,16 @@ static unsigned ar_aio_reap_locked(struct ar_aio *a)
 	return n;
 }
 
-static struct ar_aio *ar_aio_get(struct ar_uctx *ctx)
+static struct ar_direct *ar_aio_get(struct ar_uctx *ctx)
 {
 	/* acquire pairs with the release in ar_aio_create() */
-	return __atomic_load_n(&ctx->aio, __ATOMIC_ACQUIRE);
+	return __atomic_load_n(&ctx->direct, __ATOMIC_ACQUIRE);
 }
 
-/* Complete what the AIO ring holds (a peek when empty); how many (uring.h). */
-unsigned ar_aio_reap_ring(struct ar_uctx *ctx)
+/* Complete what the AIO ring holds (a peek when empty); how many. */
+unsigned ar_direct_reap_ring(struct ar_uctx *ctx)
 {
-	struct ar_aio *a = ar_aio_get(ctx);
+	struct ar_direct *a = ar_aio_get(ctx);
 	unsigned n;
 
 	if (!a || __atomic_load_n(&a->ring->head, __ATOMIC_RELAXED) ==
@@ -144,9 +145,9 @@ unsigned ar_aio_reap_ring(struct ar_uctx *ctx)
 }
 
 /* A thread about to sleep: the fd that wakes it for AIO, drained; -1: none. */
-int ar_aio_sleep_fd(struct ar_uctx *ctx)
+int ar_direct_sleep_fd(struct ar_uctx *ctx)
 {
-	struct ar_aio *a = ar_aio_get(ctx);
+	struct ar_direct *a = ar_aio_get(ctx);
 
 	if (!a || !atomic_load_explicit(&a->inflight, memory_order_relaxed))
 		return -1;
@@ -157,7 +158,7 @@ int ar_aio_sleep_fd(struct ar_uctx *ctx)
 /* nobody waits on the ring: the reaper posts (after a waiter's head start) */
 static void *ar_aio_reaper(void *arg)
 {
-	struct ar_aio *a = arg;
+	struct ar_direct *a = arg;
 	struct ar_uctx *ctx = a->ctx;
 	struct pollfd pfd = { .fd = a->efd, .events = POLLIN };
 	struct timespec grace = { 0, AR_AIO_REAP_GRACE_NS };
@@ -184,9 +185,9 @@ static bool ar_aio_needs_reaper(const struct ar_uctx *ctx)
 }
 
 /* the ring's AIO context, made on first use; NULL when AIO is refused */
-static struct ar_aio *ar_aio_create(struct ar_uctx *ctx)
+static struct ar_direct *ar_aio_create(struct ar_uctx *ctx)
 {
-	struct ar_aio *a, *cur = NULL;
+	struct ar_direct *a, *cur = NULL;
 	unsigned nr = ctx->cq_entries < AR_AIO_MAX_EVENTS ? ctx->cq_entries :
 		      AR_AIO_MAX_EVENTS;
 
@@ -212,7 +213,7 @@ static struct ar_aio *ar_aio_create(struct ar_uctx *ctx)
 	}
 	pthread_mutex_init(&a->reap_lock, NULL);
 	/* release pairs with the acquire in ar_aio_get(); acquire: the winner's context */
-	if (!__atomic_compare_exchange_n(&ctx->aio, &cur, a, false,
+	if (!__atomic_compare_exchange_n(&ctx->direct, &cur, a, false,
 					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
 		ar_io_destroy(a->id);
 		ar_internal_close(a->efd);
@@ -226,74 +227,32 @@ static struct ar_aio *ar_aio_create(struct ar_uctx *ctx)
 	return a;
 refused:
 	free(a);
-	__atomic_store_n(&ctx->aio_refused, true, __ATOMIC_RELAXED);
+	__atomic_store_n(&ctx->direct_refused, true, __ATOMIC_RELAXED);
 	return NULL;
-}
-
-/*
- * Is fd open with O_DIRECT? F_GETFL costs a system call (~90 ns), too much
- * for every buffered read, so the answer is kept per ring for fds below
- * AR_AIO_FD_CACHE and asked again every AR_AIO_RECHECK lookups. A stale
- * answer costs speed, never correctness: AIO on a buffered file reads or
- * writes in io_submit, and preadv2 on an O_DIRECT file waits for the
- * device; both give the same result.
- */
-bool ar_aio_fd_direct(struct ar_uctx *ctx, int fd)
-{
-	/*
-	 * A count of lookups that only times the recheck: a plain load and
-	 * store (racing threads may lose an increment), not a bus-locked add.
-	 */
-	unsigned n = __atomic_load_n(&ctx->fd_mode_uses, __ATOMIC_RELAXED) + 1;
-	unsigned char bit, *known, *direct;
-	int fl;
-
-	__atomic_store_n(&ctx->fd_mode_uses, n, __ATOMIC_RELAXED);
-
-	if ((unsigned)fd >= AR_AIO_FD_CACHE)
-		return (fcntl(fd, F_GETFL) & O_DIRECT) != 0;
-	known = &ctx->fd_known[fd / 8];
-	direct = &ctx->fd_direct[fd / 8];
-	bit = (unsigned char)(1U << (fd % 8));
-	if (!(n % AR_AIO_RECHECK))
-		memset(ctx->fd_known, 0, sizeof(ctx->fd_known));
-	/* a hint read and written racily by submitting threads: relaxed atomics */
-	if (__atomic_load_n(known, __ATOMIC_RELAXED) & bit)
-		return __atomic_load_n(direct, __ATOMIC_RELAXED) & bit;
-	fl = fcntl(fd, F_GETFL);
-	if (fl < 0)
-		return false;
-	if (fl & O_DIRECT)
-		__atomic_fetch_or(direct, bit, __ATOMIC_RELAXED);
-	else
-		__atomic_fetch_and(direct, (unsigned char)~bit, __ATOMIC_RELAXED);
-	__atomic_fetch_or(known, bit, __ATOMIC_RELAXED);
-	return fl & O_DIRECT;
 }
 
 /*
  * Queue a read or write on an O_DIRECT file: AR_ISSUE_QUEUED, or
  * -EOPNOTSUPP when AIO cannot take it (the caller goes on as before).
  */
-int ar_aio_rw(struct ar_ureq *req, struct ar_aio_io *io, bool write,
-	      const struct iovec *iov, unsigned nr_iov, __s64 off, int rw_flags)
+static int ar_aio_rw(struct ar_ureq *req, const struct ar_rw_io *io)
 {
 	struct ar_uctx *ctx = req->ctx;
-	struct ar_aio *a = ar_aio_get(ctx);
-	struct iocb *cb = &io->cb;
+	struct ar_direct *a = ar_aio_get(ctx);
+	struct iocb *cb = &ar_req_bedata(req, struct ar_aio_io)->cb;
 	long ret;
 
-	if (!a && (__atomic_load_n(&ctx->aio_refused, __ATOMIC_RELAXED) ||
+	if (!a && (__atomic_load_n(&ctx->direct_refused, __ATOMIC_RELAXED) ||
 		   !(a = ar_aio_create(ctx))))
 		return -EOPNOTSUPP;
 	memset(cb, 0, sizeof(*cb));
 	cb->aio_data = (__u64)(unsigned long)req;
-	cb->aio_lio_opcode = write ? IOCB_CMD_PWRITEV : IOCB_CMD_PREADV;
+	cb->aio_lio_opcode = io->write ? IOCB_CMD_PWRITEV : IOCB_CMD_PREADV;
 	cb->aio_fildes = (__u32)req->fd;
-	cb->aio_buf = (__u64)(unsigned long)iov;
-	cb->aio_nbytes = nr_iov;
-	cb->aio_offset = off;
-	cb->aio_rw_flags = rw_flags;
+	cb->aio_buf = (__u64)(unsigned long)io->vecs;
+	cb->aio_nbytes = io->nr_vecs;
+	cb->aio_offset = io->off;
+	cb->aio_rw_flags = io->rw_flags;
 	cb->aio_flags = IOCB_FLAG_RESFD;
 	cb->aio_resfd = (__u32)a->efd;
 	/* in the device: neither a worker's nor cancellable, as block I/O in flight */
@@ -308,10 +267,32 @@ int ar_aio_rw(struct ar_ureq *req, struct ar_aio_io *io, bool write,
 	return -EOPNOTSUPP;
 }
 
-/* Ring exit: every queued I/O completes (they cannot be cancelled), then free. */
-void ar_aio_exit(struct ar_uctx *ctx)
+/*
+ * An inline read or write goes to AIO; what AIO cannot take (a full
+ * context, a file that refuses it, RWF_NOWAIT, the file position, the
+ * rest of a partial transfer) goes the buffered way, which preadv2 does
+ * correctly on an O_DIRECT file too, only holding the thread.
+ */
+static int ar_direct_rw(struct ar_ureq *req, struct ar_rw_io *io,
+			unsigned issue_flags)
 {
-	struct ar_aio *a = ctx->aio;
+	if ((issue_flags & AR_ISSUE_NONBLOCK) && !(io->rw_flags & RWF_NOWAIT) &&
+	    io->off >= 0 && !io->done && ar_aio_rw(req, io) == AR_ISSUE_QUEUED)
+		return AR_ISSUE_QUEUED;
+	return ar_buffered_backend.rw(req, io, issue_flags);
+}
+
+const struct ar_backend ar_direct_backend = {
+	.name = "direct",
+	.rw = ar_direct_rw,
+	.fsync = ar_buffered_fsync,
+	.sync_range = ar_buffered_sync_range,
+};
+
+/* Ring exit: every queued I/O completes (they cannot be cancelled), then free. */
+void ar_direct_exit(struct ar_uctx *ctx)
+{
+	struct ar_direct *a = ctx->direct;
 	struct pollfd pfd;
 
 	if (!a)
@@ -333,6 +314,6 @@ void ar_aio_exit(struct ar_uctx *ctx)
 	ar_io_destroy(a->id);
 	ar_internal_close(a->efd);
 	pthread_mutex_destroy(&a->reap_lock);
-	ctx->aio = NULL;
+	ctx->direct = NULL;
 	free(a);
 }

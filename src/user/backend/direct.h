@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* direct.h - O_DIRECT I/O through the kernel's native AIO (aio.c) */
+/* direct.h - the direct backend: O_DIRECT I/O through native AIO (direct.c) */
 #ifndef ANYRING_USER_BACKEND_DIRECT_H
 #define ANYRING_USER_BACKEND_DIRECT_H
 
@@ -10,16 +10,14 @@
 struct ar_ureq;
 struct ar_uctx;
 
-/* what an AIO read or write keeps in its request */
+/* what an AIO read or write keeps in its request (its backend data) */
 struct ar_aio_io {
 	struct iocb cb;
 };
 
-int ar_aio_rw(struct ar_ureq *req, struct ar_aio_io *io, bool write,
-	      const struct iovec *iov, unsigned nr_iov, __s64 off, int rw_flags);
-bool ar_aio_fd_direct(struct ar_uctx *ctx, int fd);
-unsigned ar_aio_reap_ring(struct ar_uctx *ctx);
-int ar_aio_sleep_fd(struct ar_uctx *ctx);
-void ar_aio_exit(struct ar_uctx *ctx);
+/* the ring's side (backend.h's ar_backend_* call these) */
+unsigned ar_direct_reap_ring(struct ar_uctx *ctx);
+int ar_direct_sleep_fd(struct ar_uctx *ctx);
+void ar_direct_exit(struct ar_uctx *ctx);
 
 #endif

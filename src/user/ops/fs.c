@@ -38,7 +38,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include "user/ops/fs.h"
-#include "user/iopoll.h"
+#include "user/backend/backend.h"
 #include "user/types.h"
 #include "user/rsrc.h"
 
@@ -138,17 +138,10 @@ int ar_fsync_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe)
 int ar_fsync_issue(struct ar_ureq *req, unsigned issue_flags)
 {
 	struct ar_sync *sync = ar_req_data(req, struct ar_sync);
-	int ret;
+	struct ar_sync_io s = { sync->off, sync->len, sync->flags };
 
-	/* a simdev: a device flush, completed by the device (rw.c) */
-	_Static_assert(sizeof(struct ar_sync) <= AR_RW_SIM_OFF, "ar_sync overlaps ar_rw_sim");
-	if (ar_rw_sim_fsync(req, &ret))
-		return ret;
-	if (issue_flags & AR_ISSUE_NONBLOCK)
-		return -EAGAIN;
-	if (sync->flags & IORING_FSYNC_DATASYNC)
-		return ar_fs_ret(fdatasync(req->fd));
-	return ar_fs_ret(fsync(req->fd));
+	/* the backend's: fsync(2) in a worker, or a device's flush */
+	return req->file.be->fsync(req, &s, issue_flags);
 }
 
 int ar_sync_file_range_prep(struct ar_ureq *req,
@@ -167,14 +160,9 @@ int ar_sync_file_range_prep(struct ar_ureq *req,
 int ar_sync_file_range_issue(struct ar_ureq *req, unsigned issue_flags)
 {
 	struct ar_sync *sync = ar_req_data(req, struct ar_sync);
-	int ret;
+	struct ar_sync_io s = { sync->off, sync->len, sync->flags };
 
-	if (ar_rw_sim_sync_range(req, &ret))
-		return ret;
-	if (issue_flags & AR_ISSUE_NONBLOCK)
-		return -EAGAIN;
-	return ar_fs_ret(sync_file_range(req->fd, (off64_t)sync->off,
-					 (off64_t)sync->len, sync->flags));
+	return req->file.be->sync_range(req, &s, issue_flags);
 }
 
 /* off in sqe->off, len in sqe->addr, mode in sqe->len */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * ops.h - prep and issue handlers of the opcodes outside fs.h: NOP and
- * read/write (rw.c), timeouts (timeout.c), cancel (cancel.c), and
+ * ops.h - prep and issue handlers of the opcodes outside fs.h: NOP
+ * (nop.c), read/write (rw.c), timeouts (timeout.c), cancel (cancel.c), and
  * FILES_UPDATE (rsrc.c).
  */
 #ifndef ANYRING_USER_OPS_H
@@ -12,8 +12,11 @@
 int ar_nop_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe);
 int ar_nop_issue(struct ar_ureq *req, unsigned issue_flags);
 int ar_read_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe);
+int ar_write_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe);
 int ar_readv_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe);
-int ar_rw_fixed_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe);
+int ar_writev_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe);
+int ar_read_fixed_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe);
+int ar_write_fixed_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe);
 int ar_read_issue(struct ar_ureq *req, unsigned issue_flags);
 int ar_write_issue(struct ar_ureq *req, unsigned issue_flags);
 

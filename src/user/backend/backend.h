@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * backend.h - file backends: how the user engine does I/O on each kind of
+ * file, the counterpart of the kernel's file_operations.
+ *
+ * A request's backend is resolved once, when it gets its file
+ * (ar_req_assign_file): a registered file's at registration, kept in its
+ * rsrc node; a plain fd's from the process-wide fd cache (file.c). The
+ * opcodes (ops/rw.c, ops/fs.c) keep their semantics (prep, checks, result
+ * rules) and call the backend for the I/O itself; the core asks the
+ * backend's flags what to do with "would block".
+ *
+ * Backends:
+ *   buffered  regular files and block devices: preadv2/pwritev2 with
+ *             RWF_NOWAIT inline, a worker otherwise (buffered.c);
+ *   direct    the same files opened O_DIRECT: native AIO (direct.c);
+ *   pollable  pipes, FIFOs, sockets, ttys, eventfds, character devices:
+ *             a non-blocking try, then readiness on the service thread
+ *             (buffered.c);
+ *   devices   registered at load time (ar_backend_register_device), such
+ *             as simdev: they claim the fds that are theirs.
+ */
+#ifndef ANYRING_USER_BACKEND_H
+#define ANYRING_USER_BACKEND_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/uio.h>
+#include "user/types.h"
+#include "user/backend/direct.h"
+
+/* what a read or write asks of a backend (ops/rw.c fills it at prep) */
+struct ar_rw_io {
+	__s64 off;		/* -1: the file position */
+	__u32 done;		/* bytes moved by an earlier attempt */
+	__s32 rw_flags;		/* RWF_* */
+	__u32 nr_vecs;
+	bool write;
+	struct iovec *vecs;
+};
+
+/* fsync and sync_file_range's arguments */
+struct ar_sync_io {
+	__u64 off;
+	__u64 len;
+	__u32 flags;		/* IORING_FSYNC_DATASYNC, or SYNC_FILE_RANGE_* */
+};
+
+/*
+ * The answers of ->rw, ->fsync and ->sync_range: a result (bytes or
+ * -errno), or AR_ISSUE_QUEUED (the backend completes the request later),
+ * AR_ISSUE_AGAIN (not ready: wait for readiness, else a worker) or
+ * AR_ISSUE_PUNT (a worker does it blocking). Called with the request's
+ * issue_flags: under AR_ISSUE_NONBLOCK they never block.
+ */
+struct ar_backend {
+	const char *name;
+	int (*rw)(struct ar_ureq *req, struct ar_rw_io *io, unsigned issue_flags);
+	int (*fsync)(struct ar_ureq *req, const struct ar_sync_io *s,
+		     unsigned issue_flags);
+	int (*sync_range)(struct ar_ureq *req, const struct ar_sync_io *s,
+			  unsigned issue_flags);
+	/*
+	 * IOPOLL: does the file complete by polling (may it be used on an
+	 * IOPOLL ring)? NULL: never. ->iopoll finds what is done, in the
+	 * caller's thread; how many.
+	 */
+	bool (*iopoll_ok)(void *dev);
+	unsigned (*iopoll)(void *dev);
+	/* device backends: claim fd (a referenced device, or NULL), ref, put */
+	void *(*claim)(int fd);
+	void (*dev_ref)(void *dev);
+	void (*dev_put)(void *dev);
+	unsigned pollable : 1;	/* "would block" waits for readiness */
+	unsigned unbound : 1;	/* io-wq's unbound class (may block for long) */
+	unsigned no_pos : 1;	/* no file position: offset -1 is -EINVAL */
+	unsigned no_mode : 1;	/* no access mode (not checked for the direction) */
+	unsigned spread : 1;	/* inline issue worth sharing (issue=spread) */
+};
+
+extern const struct ar_backend ar_buffered_backend;
+extern const struct ar_backend ar_pollable_backend;
+extern const struct ar_backend ar_direct_backend;
+
+/* file.c: resolution */
+void ar_file_resolve(struct ar_file *f, int fd);
+void ar_file_resolve_fixed(struct ar_file *f, int fd);
+void ar_file_release(struct ar_file *f);
+/*
+ * Look at a plain fd's file again, where its kind decides what happens
+ * next ("would block", a partial transfer, a worker's issue): the cache
+ * cannot see an fd closed and its number reused (file.c).
+ */
+void ar_req_file_recheck(struct ar_ureq *req);
+/* a device backend (at load time, from a constructor); 0 or -ENOSPC */
+int ar_backend_register_device(const struct ar_backend *be);
+/* a device backend has live devices: its claim is asked for every fd */
+void ar_backend_devices_live(int delta);
+
+/* buffered.c: fsync(2), fdatasync(2), sync_file_range(2) in a worker */
+int ar_buffered_fsync(struct ar_ureq *req, const struct ar_sync_io *s,
+		      unsigned issue_flags);
+int ar_buffered_sync_range(struct ar_ureq *req, const struct ar_sync_io *s,
+			   unsigned issue_flags);
+
+/* a backend's per-request state (ar_req_bedata), beside the opcode's */
+#define ar_req_bedata(req, type) ({					\
+	_Static_assert(sizeof(type) <= AR_REQ_BEDATA, #type " too big");\
+	(type *)(req)->bedata;						\
+})
+
+/*
+ * Completions a backend holds for a ring, posted by whoever looks (a
+ * waiter before it sleeps): the direct backend's AIO ring. A peek first
+ * (a relaxed load, a hint: the callee looks again with the ordering it
+ * needs), so the common case makes no call.
+ */
+static inline unsigned ar_backend_reap(struct ar_uctx *ctx)
+{
+	return __atomic_load_n(&ctx->direct, __ATOMIC_RELAXED) ?
+	       ar_direct_reap_ring(ctx) : 0;
+}
+
+/* a thread about to sleep: an fd that wakes it for backend completions, or -1 */
+static inline int ar_backend_sleep_fd(struct ar_uctx *ctx)
+{
+	return ar_direct_sleep_fd(ctx);
+}
+
+/* ring exit: every backend I/O queued for the ring has completed */
+static inline void ar_backend_ring_exit(struct ar_uctx *ctx)
+{
+	ar_direct_exit(ctx);
+}
+
+#endif

@@ -1,0 +1,217 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * file.c - which backend serves an fd.
+ *
+ * Device backends (simdev) claim their own fds, exactly: while any device
+ * lives, each is asked first. Every other fd is looked up in a
+ * process-wide cache of kinds (buffered, direct, pollable), filled by
+ * one fstat and one F_GETFL at the first use of the fd. The kernel looks
+ * at the file itself on every request; a cache cannot see the
+ * application close an fd and open another under the same number, so
+ * it is trusted only where any answer gives the same result: the inline
+ * attempt (a non-blocking read or write, or AIO for a direct file). Where
+ * the kind of file decides what happens next, the fd is looked at again
+ * (ar_req_file_recheck): "would block" (wait for readiness, or a
+ * worker), a partial transfer (a regular file's rest goes to a worker),
+ * and a worker's issue (block, or poll). Those paths made the same
+ * system call before the cache existed. Entries also expire: each thread
+ * starts a new generation every AR_FILE_RECHECK lookups, and entries of
+ * an older one are resolved again. What stays stale is only the choice
+ * between buffered and direct I/O (preadv2 or AIO), until the next
+ * recheck.
+ *
+ * A registered file is resolved once, at registration, on the engine's
+ * own duplicate of the fd, which nobody else can close: its answer is
+ * kept in the rsrc node.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include "user/backend/backend.h"
+
+#define AR_FILE_CHUNK_SHIFT	12
+#define AR_FILE_CHUNK		(1U << AR_FILE_CHUNK_SHIFT)
+#define AR_FILE_CHUNKS		256	/* fds below 1M are cached */
+#define AR_FILE_RECHECK		4096
+#define AR_FILE_DEVICES_MAX	4
+
+/* an entry: the kind and AR_FILE_REG in the low bits, the generation above */
+enum { AR_FILE_NONE, AR_FILE_BUFFERED, AR_FILE_DIRECT, AR_FILE_POLLABLE };
+#define AR_FILE_TYPE_MASK	3U
+#define AR_FILE_REG		4U	/* a regular file */
+#define AR_FILE_KIND_BITS	3
+#define AR_FILE_KIND_MASK	((1U << AR_FILE_KIND_BITS) - 1)
+
+static const struct ar_backend *const ar_file_kinds[] = {
+	[AR_FILE_NONE] = &ar_buffered_backend,
+	[AR_FILE_BUFFERED] = &ar_buffered_backend,
+	[AR_FILE_DIRECT] = &ar_direct_backend,
+	[AR_FILE_POLLABLE] = &ar_pollable_backend,
+};
+
+struct ar_file_chunk {
+	_Atomic(uint16_t) ent[AR_FILE_CHUNK];
+};
+
+static _Atomic(struct ar_file_chunk *) ar_file_table[AR_FILE_CHUNKS];
+static _Atomic(unsigned) ar_file_gen = 1;
+static __thread unsigned ar_file_lookups;
+
+static const struct ar_backend *ar_devices[AR_FILE_DEVICES_MAX];
+static unsigned ar_nr_devices;
+static atomic_int ar_devices_live;
+
+int ar_backend_register_device(const struct ar_backend *be)
+{
+	if (ar_nr_devices == AR_FILE_DEVICES_MAX)
+		return -ENOSPC;
+	ar_devices[ar_nr_devices++] = be;
+	return 0;
+}
+
+void ar_backend_devices_live(int delta)
+{
+	/* relaxed: a device is made before its fd is used (the application's order) */
+	atomic_fetch_add_explicit(&ar_devices_live, delta, memory_order_relaxed);
+}
+
+/* the entry of fd, or NULL when fd is outside the cache */
+static _Atomic(uint16_t) *ar_file_slot(int fd, bool create)
+{
+	unsigned i = (unsigned)fd >> AR_FILE_CHUNK_SHIFT;
+	struct ar_file_chunk *c, *expect = NULL;
+
+	if (fd < 0 || i >= AR_FILE_CHUNKS)
+		return NULL;
+	/* acquire pairs with the release of the CAS below: the chunk is zeroed */
+	c = atomic_load_explicit(&ar_file_table[i], memory_order_acquire);
+	if (!c && create) {
+		c = calloc(1, sizeof(*c));
+		if (c && !atomic_compare_exchange_strong_explicit(&ar_file_table[i],
+				&expect, c, memory_order_acq_rel, memory_order_acquire)) {
+			free(c);	/* another thread installed one first */
+			c = expect;
+		}
+	}
+	return c ? &c->ent[fd & (AR_FILE_CHUNK - 1)] : NULL;
+}
+
+/* what fd is now: one fstat and one F_GETFL; AR_FILE_NONE for a bad fd */
+static unsigned ar_file_probe(int fd)
+{
+	struct stat st;
+	int e = errno, fl;
+
+	if (fstat(fd, &st)) {
+		errno = e;
+		return AR_FILE_NONE;
+	}
+	if (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode))
+		return AR_FILE_POLLABLE;
+	fl = fcntl(fd, F_GETFL);
+	errno = e;
+	return (fl >= 0 && (fl & O_DIRECT) ? AR_FILE_DIRECT : AR_FILE_BUFFERED) |
+	       (S_ISREG(st.st_mode) ? AR_FILE_REG : 0);
+}
+
+/* the current generation, starting a new one every AR_FILE_RECHECK lookups */
+static unsigned ar_file_generation(void)
+{
+	/* the entries' generations are a hint: relaxed (the probe is the truth) */
+	if (++ar_file_lookups % AR_FILE_RECHECK == 0)
+		return atomic_fetch_add_explicit(&ar_file_gen, 1,
+						 memory_order_relaxed) + 1;
+	return atomic_load_explicit(&ar_file_gen, memory_order_relaxed);
+}
+
+/* probe fd and keep the answer in its slot (if it has one) */
+static unsigned ar_file_probe_store(int fd, _Atomic(uint16_t) *slot,
+				    unsigned gen)
+{
+	unsigned kind = ar_file_probe(fd);
+
+	if (slot && (kind & AR_FILE_TYPE_MASK) != AR_FILE_NONE)
+		atomic_store_explicit(slot, (uint16_t)(gen << AR_FILE_KIND_BITS | kind),
+				      memory_order_relaxed);
+	return kind;
+}
+
+static unsigned ar_file_kind(int fd)
+{
+	_Atomic(uint16_t) *slot = ar_file_slot(fd, true);
+	unsigned gen = ar_file_generation() & (0xffffU >> AR_FILE_KIND_BITS);
+	unsigned v;
+
+	if (slot) {
+		v = atomic_load_explicit(slot, memory_order_relaxed);
+		if ((v >> AR_FILE_KIND_BITS) == gen && (v & AR_FILE_TYPE_MASK))
+			return v & AR_FILE_KIND_MASK;
+	}
+	return ar_file_probe_store(fd, slot, gen);
+}
+
+
+/* a device backend's fd? (asked only while devices live) */
+static bool ar_file_claim(struct ar_file *f, int fd)
+{
+	void *dev;
+
+	if (!atomic_load_explicit(&ar_devices_live, memory_order_relaxed))
+		return false;
+	for (unsigned i = 0; i < ar_nr_devices; i++) {
+		dev = ar_devices[i]->claim(fd);
+		if (dev) {
+			f->be = ar_devices[i];
+			f->dev = dev;
+			f->dev_ref = true;
+			return true;
+		}
+	}
+	return false;
+}
+
+static void ar_file_set(struct ar_file *f, unsigned kind)
+{
+	f->be = ar_file_kinds[kind & AR_FILE_TYPE_MASK];
+	f->isreg = kind & AR_FILE_REG;
+}
+
+void ar_file_resolve(struct ar_file *f, int fd)
+{
+	f->dev = NULL;
+	f->dev_ref = false;
+	f->isreg = false;
+	if (!ar_file_claim(f, fd))
+		ar_file_set(f, ar_file_kind(fd));
+}
+
+void ar_file_resolve_fixed(struct ar_file *f, int fd)
+{
+	f->dev = NULL;
+	f->dev_ref = false;
+	f->isreg = false;
+	if (!ar_file_claim(f, fd))
+		ar_file_set(f, ar_file_probe(fd));
+}
+
+void ar_req_file_recheck(struct ar_ureq *req)
+{
+	unsigned gen;
+
+	/* a registered file's and a device's answers are exact */
+	if (req->file_node || req->file.dev || !req->file.be)
+		return;
+	gen = atomic_load_explicit(&ar_file_gen, memory_order_relaxed) &
+	      (0xffffU >> AR_FILE_KIND_BITS);
+	ar_file_set(&req->file, ar_file_probe_store(req->fd,
+			ar_file_slot(req->fd, false), gen));
+}
+
+void ar_file_release(struct ar_file *f)
+{
+	if (f->dev_ref)
+		f->be->dev_put(f->dev);
+	f->dev = NULL;
+	f->dev_ref = false;
+}
