@@ -77,16 +77,13 @@ AR_EXPORT int anyring_queue_init_engine(const char *engine, unsigned entries,
 					struct io_uring *ring,
 					struct io_uring_params *p)
 {
-	if (!engine)
-		return -EINVAL;
+	/* NULL: ANYRING_ENGINE, else auto (anyring.h) */
 	return ar_queue_init(engine, entries, ring, p);
 }
 
 AR_EXPORT int anyring_setup_engine(const char *engine, unsigned entries,
 				   struct io_uring_params *p)
 {
-	if (!engine)
-		return -EINVAL;
 	return ar_engine_setup(engine, entries, p);
 }
 

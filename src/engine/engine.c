@@ -111,12 +111,6 @@ void ar_engine_release_fd(int fd)
 	atomic_store_explicit(&c->priv[i], NULL, memory_order_release);
 }
 
-/* The engines this build has besides the kernel. */
-static const struct ar_engine *ar_user_engine_get(void)
-{
-	return &ar_user_engine;
-}
-
 static int ar_refused(int err)
 {
 	return err == -EPERM || err == -EACCES || err == -ENOSYS;
@@ -144,7 +138,6 @@ int ar_engine_setup(const char *name, unsigned entries,
 		    struct io_uring_params *p)
 {
 	const char *src = "anyring_queue_init_engine";
-	const struct ar_engine *user;
 	struct io_uring_params saved;
 	char why[160];
 	int fd;
@@ -162,14 +155,8 @@ int ar_engine_setup(const char *name, unsigned entries,
 		return ar_setup_on(&ar_kernel_engine, why, entries, p);
 	}
 	if (!strcmp(name, "user")) {
-		user = ar_user_engine_get();
-		if (!user) {
-			ar_debug("engine user requested by %s: not in this build",
-				 src);
-			return -EOPNOTSUPP;
-		}
 		snprintf(why, sizeof(why), "user requested by %s", src);
-		return ar_setup_on(user, why, entries, p);
+		return ar_setup_on(&ar_user_engine, why, entries, p);
 	}
 	if (strcmp(name, "auto")) {
 		ar_debug("unknown engine '%s' from %s (kernel, user or auto)",
@@ -190,15 +177,8 @@ int ar_engine_setup(const char *name, unsigned entries,
 			 "not a refusal, no fallback)", entries, strerror(-fd), src);
 		return fd;
 	}
-	user = ar_user_engine_get();
-	if (!user) {
-		ar_debug("kernel refused io_uring_setup: %s (auto, %s); the user "
-			 "engine is not in this build, returning the error",
-			 strerror(-fd), src);
-		return fd;
-	}
 	*p = saved;
 	snprintf(why, sizeof(why), "auto, %s: kernel refused io_uring_setup "
 		 "with %s", src, strerror(-fd));
-	return ar_setup_on(user, why, entries, p);
+	return ar_setup_on(&ar_user_engine, why, entries, p);
 }
