@@ -13,6 +13,7 @@
 #include <time.h>
 #include <sys/mman.h>
 #include "engine/engine.h"
+#include "lib/clock.h"
 #include "lib/waitpol.h"
 
 /*
@@ -37,14 +38,6 @@ struct ar_kring {
  */
 #define ar_kadd(kr, f, n) __atomic_store_n(&(kr)->f,			\
 	__atomic_load_n(&(kr)->f, __ATOMIC_RELAXED) + (n), __ATOMIC_RELAXED)
-
-static __u64 ar_mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
-}
 
 static struct ar_kring *ar_kring_of_fd(int fd)
 {
@@ -239,14 +232,14 @@ static bool ar_kring_poll(struct ar_kring *kr, unsigned min_complete,
 		     &pl);
 	if (!pl.sleep_ns && !pl.spin_ns)
 		return false;
-	start = ar_mono_ns();
+	start = ar_now_ns();
 	if (pl.sleep_ns) {
 		ts.tv_sec = (time_t)(pl.sleep_ns / 1000000000ULL);
 		ts.tv_nsec = (long)(pl.sleep_ns % 1000000000ULL);
 		ar_kadd(kr, sleeps, 1);
 		/* a signal ends the sleep early: the enter that follows reports it */
 		ppoll(NULL, 0, &ts, sigmask);
-		now = ar_mono_ns();
+		now = ar_now_ns();
 		ar_kadd(kr, sleep_ns, now - start);
 		if (now > start + pl.sleep_ns)
 			ar_wait_learn_late(&kr->west, now - start - pl.sleep_ns);
@@ -260,11 +253,11 @@ static bool ar_kring_poll(struct ar_kring *kr, unsigned min_complete,
 		n++;
 		if (ar_kring_ready(kr) >= min_complete) {
 			ar_kadd(kr, poll_loops, n);
-			ar_wait_learn(&kr->west, ar_mono_ns() - start);
+			ar_wait_learn(&kr->west, ar_now_ns() - start);
 			ar_wait_polled(&kr->west, true);
 			return true;
 		}
-		if (!(n & 15) && ar_mono_ns() >= end)
+		if (!(n & 15) && ar_now_ns() >= end)
 			break;
 		ar_cpu_relax();
 	}
@@ -338,7 +331,7 @@ static int ar_kring_enter(struct ar_kring *kr, unsigned fd, unsigned to_submit,
 	sleep = ar_kring_ready(kr) < min_complete;
 	/* the wait is timed only where a polling policy learns from it */
 	learn = sleep && kr->pol.wait != ANYRING_WAITP_SLEEP;
-	t0 = learn ? ar_mono_ns() : 0;
+	t0 = learn ? ar_now_ns() : 0;
 	ret = ar_sys_enter(fd, to_submit, min_complete, flags, arg, argsz);
 	if (ret > 0 && to_submit)
 		ar_kadd(kr, submissions, (unsigned)ret);
@@ -348,7 +341,7 @@ static int ar_kring_enter(struct ar_kring *kr, unsigned fd, unsigned to_submit,
 			ar_kadd(kr, wakeups, 1);
 	}
 	if (learn && ret >= 0) {
-		__u64 t = ar_mono_ns() - t0;
+		__u64 t = ar_now_ns() - t0;
 
 		ar_kadd(kr, sleep_ns, t);
 		ar_wait_learn(&kr->west, t);

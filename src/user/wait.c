@@ -30,14 +30,6 @@
 /* registered ring fds are per thread, as the kernel's are per task */
 __thread struct ar_uctx *ar_registered_rings[AR_RINGFD_REG_MAX];
 
-__u64 ar_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
-}
-
 struct ar_wait_arg {
 	const sigset_t *sigmask;
 	__u64 deadline_ns;		/* 0: wait without a timeout */
