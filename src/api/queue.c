@@ -371,10 +371,11 @@ AR_EXPORT int io_uring_enter2(unsigned fd, unsigned to_submit,
 			      sigset_t *sig, size_t sz)
 {
 	const struct ar_engine *e = &ar_kernel_engine;
+	void *obj = NULL;
 
 	if (!(flags & IORING_ENTER_REGISTERED_RING))
-		e = ar_engine_of_fd((int)fd);
-	return e->enter(fd, to_submit, min_complete, flags, sig, sz);
+		e = ar_engine_lookup((int)fd, &obj);
+	return e->enter(obj, fd, to_submit, min_complete, flags, sig, sz);
 }
 
 AR_EXPORT int io_uring_enter(unsigned fd, unsigned to_submit,

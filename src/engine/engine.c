@@ -69,32 +69,42 @@ const struct ar_engine *ar_engine_of_fd(int fd)
 	return e ? e : &ar_kernel_engine;
 }
 
-/* the engine serving fd and its ring object, in one lookup */
-const struct ar_engine *ar_engine_of_fd_priv(int fd, void **priv)
+/*
+ * The engine serving fd and its ring object, in one lookup: every enter
+ * and register on a ring comes through here. *obj is NULL for an fd no
+ * engine claimed.
+ */
+const struct ar_engine *ar_engine_lookup(int fd, void **obj)
 {
 	struct ar_fd_chunk *c = ar_fd_chunk_find(fd);
 	unsigned i = fd & (AR_FD_CHUNK - 1);
 	const struct ar_engine *e;
 
-	*priv = NULL;
+	*obj = NULL;
 	if (!c)
 		return &ar_kernel_engine;
 	/* acquire pairs with the release in ar_engine_claim_fd() */
 	e = atomic_load_explicit(&c->engine[i], memory_order_acquire);
 	if (!e)
 		return &ar_kernel_engine;
-	*priv = atomic_load_explicit(&c->priv[i], memory_order_acquire);
+	/*
+	 * The claim's relaxed store of priv is ordered before its release
+	 * of the engine, which the load above acquired. NULL if a release
+	 * of the fd came between the two loads: the engine then treats fd
+	 * as unclaimed.
+	 */
+	*obj = atomic_load_explicit(&c->priv[i], memory_order_acquire);
 	return e;
 }
 
-int ar_engine_claim_fd(int fd, const struct ar_engine *e, void *priv)
+int ar_engine_claim_fd(int fd, const struct ar_engine *e, void *obj)
 {
 	struct ar_fd_chunk *c = ar_fd_chunk(fd, 1);
 	unsigned i = fd & (AR_FD_CHUNK - 1);
 
 	if (!c)
 		return fd < 0 ? -EBADF : -ENOMEM;
-	atomic_store_explicit(&c->priv[i], priv, memory_order_relaxed);
+	atomic_store_explicit(&c->priv[i], obj, memory_order_relaxed);
 	/* release: the ring object (and priv above) are visible before the claim */
 	atomic_store_explicit(&c->engine[i], e, memory_order_release);
 	return 0;

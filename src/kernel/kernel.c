@@ -18,8 +18,11 @@
 
 /*
  * What the library keeps per kernel ring: the wait= and iowait= policies
- * (waitpol.h) and the counters the library can see. Found by the ring fd
- * (claimed for the kernel engine, priv = this).
+ * (waitpol.h) and the counters the library can see. The ring fd is
+ * claimed for the kernel engine with this as its object, which the seam
+ * hands to every op (NULL: a ring the library keeps nothing for). It is
+ * freed when the fd is closed: as with the kernel's own ring, closing it
+ * while another thread is in an op on it is the application's error.
  */
 struct ar_kring {
 	struct anyring_policy pol;	/* wake, complete: the kernel's own */
@@ -38,13 +41,6 @@ struct ar_kring {
  */
 #define ar_kadd(kr, f, n) __atomic_store_n(&(kr)->f,			\
 	__atomic_load_n(&(kr)->f, __ATOMIC_RELAXED) + (n), __ATOMIC_RELAXED)
-
-static struct ar_kring *ar_kring_of_fd(int fd)
-{
-	void *priv;
-
-	return ar_engine_of_fd_priv(fd, &priv) == &ar_kernel_engine ? priv : NULL;
-}
 
 static size_t ar_sqe_size(unsigned flags)
 {
@@ -79,10 +75,8 @@ static void *ar_map(int fd, size_t len, off_t off)
 }
 
 /* the CQ indices, for polling policies and the completion count */
-static void ar_kring_mapped(int fd, struct io_uring_cq *cq)
+static void ar_kring_mapped(struct ar_kring *kr, struct io_uring_cq *cq)
 {
-	struct ar_kring *kr = ar_kring_of_fd(fd);
-
 	if (!kr || kr->cq_ktail)
 		return;
 	kr->cq_khead = cq->khead;
@@ -90,7 +84,7 @@ static void ar_kring_mapped(int fd, struct io_uring_cq *cq)
 	kr->cq_base = io_uring_smp_load_acquire(cq->ktail);
 }
 
-static int ar_kernel_mmap(int fd, struct io_uring_params *p,
+static int ar_kernel_mmap(void *obj, int fd, struct io_uring_params *p,
 			  struct io_uring *ring)
 {
 	struct io_uring_sq *sq = &ring->sq;
@@ -148,7 +142,7 @@ static int ar_kernel_mmap(int fd, struct io_uring_params *p,
 		cq->kflags = (unsigned *)((char *)cq->ring_ptr + p->cq_off.flags);
 	cq->ring_mask = *cq->kring_mask;
 	cq->ring_entries = *cq->kring_entries;
-	ar_kring_mapped(fd, cq);
+	ar_kring_mapped(obj, cq);
 	return 0;
 fail:
 	err = -errno;
@@ -156,9 +150,9 @@ fail:
 	return err;
 }
 
-static int ar_kernel_close(int fd)
+static int ar_kernel_close(void *obj, int fd)
 {
-	struct ar_kring *kr = ar_kring_of_fd(fd);
+	struct ar_kring *kr = obj;
 
 	if (kr) {
 		ar_engine_release_fd(fd);
@@ -349,35 +343,33 @@ static int ar_kring_enter(struct ar_kring *kr, unsigned fd, unsigned to_submit,
 	return submitted ? submitted : ret;
 }
 
-static int ar_kernel_enter(unsigned fd, unsigned to_submit,
+/*
+ * io_uring_enter on a kernel ring: kr is the ring's object (its fd may be
+ * a registered index the kernel resolves), or NULL for a bare syscall.
+ */
+static int ar_kernel_enter(void *obj, unsigned fd, unsigned to_submit,
 			   unsigned min_complete, unsigned flags,
 			   const void *arg, size_t argsz)
 {
-	struct ar_kring *kr = NULL;
+	struct ar_kring *kr = obj;
 
-	if (!(flags & IORING_ENTER_REGISTERED_RING))
-		kr = ar_kring_of_fd((int)fd);
 	if (!kr)
 		return ar_sys_enter(fd, to_submit, min_complete, flags, arg, argsz);
 	return ar_kring_enter(kr, fd, to_submit, min_complete, flags, arg, argsz);
 }
 
-/* io_uring_enter for the API layer, which looked the ring up already */
-int ar_kernel_ring_enter(void *priv, unsigned fd, unsigned to_submit,
-			 unsigned min_complete, unsigned flags,
-			 const void *arg, size_t argsz)
+/* io_uring_register: the kernel's, whatever the library keeps */
+static int ar_kernel_register(void *obj, unsigned fd, unsigned opcode,
+			      const void *arg, unsigned nr_args)
 {
-	struct ar_kring *kr = priv;
-
-	if (!kr)
-		return ar_sys_enter(fd, to_submit, min_complete, flags, arg, argsz);
-	return ar_kring_enter(kr, fd, to_submit, min_complete, flags, arg, argsz);
+	(void)obj;
+	return ar_sys_register(fd, opcode, arg, nr_args);
 }
 
-static int ar_kernel_policy(int fd, const struct anyring_policy *set,
+static int ar_kernel_policy(void *obj, const struct anyring_policy *set,
 			    struct anyring_policy *get)
 {
-	struct ar_kring *kr = ar_kring_of_fd(fd);
+	struct ar_kring *kr = obj;
 	struct anyring_policy p;
 
 	if (!kr)
@@ -408,9 +400,9 @@ static int ar_kernel_policy(int fd, const struct anyring_policy *set,
 	return 0;
 }
 
-static int ar_kernel_stats(int fd, struct anyring_stats *st, bool reset)
+static int ar_kernel_stats(void *obj, struct anyring_stats *st, bool reset)
 {
-	struct ar_kring *kr = ar_kring_of_fd(fd);
+	struct ar_kring *kr = obj;
 	unsigned tail;
 
 	if (!kr)
@@ -439,7 +431,7 @@ const struct ar_engine ar_kernel_engine = {
 	.mmap	= ar_kernel_mmap,
 	.unmap	= ar_kernel_unmap,
 	.enter	= ar_kernel_enter,
-	.reg	= ar_sys_register,
+	.reg	= ar_kernel_register,
 	.close	= ar_kernel_close,
 	.policy	= ar_kernel_policy,
 	.stats	= ar_kernel_stats,

@@ -122,26 +122,26 @@ void ar_ring_fd_clear(struct ar_uctx *ctx)
  * application's, so io_uring calls on them fail -EBADF, CLOSE refuses
  * them and they cannot be registered.
  */
-static int ar_internal_enter(unsigned fd, unsigned to_submit,
+static int ar_internal_enter(void *obj, unsigned fd, unsigned to_submit,
 			     unsigned min_complete, unsigned flags,
 			     const void *arg, size_t argsz)
 {
-	(void)fd; (void)to_submit; (void)min_complete; (void)flags;
+	(void)obj; (void)fd; (void)to_submit; (void)min_complete; (void)flags;
 	(void)arg; (void)argsz;
 	return -EBADF;
 }
 
-static int ar_internal_reg(unsigned fd, unsigned opcode, const void *arg,
-			   unsigned nr_args)
+static int ar_internal_reg(void *obj, unsigned fd, unsigned opcode,
+			   const void *arg, unsigned nr_args)
 {
-	(void)fd; (void)opcode; (void)arg; (void)nr_args;
+	(void)obj; (void)fd; (void)opcode; (void)arg; (void)nr_args;
 	return -EBADF;
 }
 
-static int ar_internal_mmap(int fd, struct io_uring_params *p,
+static int ar_internal_mmap(void *obj, int fd, struct io_uring_params *p,
 			    struct io_uring *ring)
 {
-	(void)fd; (void)p; (void)ring;
+	(void)obj; (void)fd; (void)p; (void)ring;
 	return -EBADF;
 }
 
@@ -156,9 +156,9 @@ static int ar_internal_setup(unsigned entries, struct io_uring_params *p)
 	return -EINVAL;
 }
 
-static int ar_internal_close_op(int fd)
+static int ar_internal_close_op(void *obj, int fd)
 {
-	(void)fd;
+	(void)obj; (void)fd;
 	return -EBADF;
 }
 

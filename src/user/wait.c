@@ -306,9 +306,15 @@ static int ar_cqring_wait(struct ar_uctx *ctx, unsigned min_events,
 	return ret;
 }
 
-static struct ar_uctx *ar_enter_ctx(unsigned fd, unsigned flags, int *err)
+/*
+ * The ring an enter is for, held while the enter runs (as the kernel's
+ * fdget): obj is the ring the seam found for the fd, fd a registered
+ * index with IORING_ENTER_REGISTERED_RING.
+ */
+static struct ar_uctx *ar_enter_ctx(void *obj, unsigned fd, unsigned flags,
+				    int *err)
 {
-	struct ar_uctx *ctx;
+	struct ar_uctx *ctx = obj;
 
 	if (flags & IORING_ENTER_REGISTERED_RING) {
 		if (fd >= AR_RINGFD_REG_MAX) {
@@ -316,17 +322,14 @@ static struct ar_uctx *ar_enter_ctx(unsigned fd, unsigned flags, int *err)
 			return NULL;
 		}
 		ctx = ar_registered_rings[fd];
-	} else {
-		ctx = ar_uctx_of_fd((int)fd);
 	}
 	if (!ctx || ar_uctx_dead(ctx)) {
 		*err = -EBADF;
 		return NULL;
 	}
 	/*
-	 * As the kernel's fdget: the ring stays while this enter runs. A
-	 * registered index needs no reference: its entry holds one, and only
-	 * this thread can drop it.
+	 * A registered index needs no reference: its entry holds one, and
+	 * only this thread can drop it.
 	 */
 	if (!(flags & IORING_ENTER_REGISTERED_RING))
 		ar_uctx_get(ctx);
@@ -337,15 +340,16 @@ static int ar_enter_ring(struct ar_uctx *ctx, unsigned to_submit,
 			       unsigned min_complete, unsigned flags,
 			       const void *arg, size_t argsz);
 
-int ar_user_enter(unsigned fd, unsigned to_submit, unsigned min_complete,
-		  unsigned flags, const void *arg, size_t argsz)
+int ar_user_enter(void *obj, unsigned fd, unsigned to_submit,
+		  unsigned min_complete, unsigned flags, const void *arg,
+		  size_t argsz)
 {
 	struct ar_uctx *ctx, *prev;
 	int ret, err = 0;
 
 	if (flags & ~AR_ENTER_KNOWN)
 		return -EINVAL;
-	ctx = ar_enter_ctx(fd, flags, &err);
+	ctx = ar_enter_ctx(obj, fd, flags, &err);
 	if (!ctx)
 		return err;
 	/*

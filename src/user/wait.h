@@ -9,8 +9,9 @@
 #include "user/types.h"
 
 /* wait.c */
-int ar_user_enter(unsigned fd, unsigned to_submit, unsigned min_complete,
-		  unsigned flags, const void *arg, size_t argsz);
+int ar_user_enter(void *obj, unsigned fd, unsigned to_submit,
+		  unsigned min_complete, unsigned flags, const void *arg,
+		  size_t argsz);
 
 /* waitq.c */
 struct ar_waiter *ar_waiter_self(void);
