@@ -15,6 +15,7 @@
 #include "engine/engine.h"
 #include "lib/clock.h"
 #include "lib/waitpol.h"
+#include "lib/waitloop.h"
 
 /*
  * What the library keeps per kernel ring: the wait= and iowait= policies
@@ -207,57 +208,57 @@ static unsigned ar_kring_ready(const struct ar_kring *kr)
 	       IO_URING_READ_ONCE(*kr->cq_khead);
 }
 
+/* one thread's wait on a kernel ring, for the poll loop's callbacks */
+struct ar_kring_wait {
+	struct ar_kring *kr;
+	unsigned min_complete;
+};
+
+static bool ar_kring_poll_done(void *arg)
+{
+	struct ar_kring_wait *w = arg;
+
+	return ar_kring_ready(w->kr) >= w->min_complete;
+}
+
+static void ar_kring_count_sleep(void *arg, uint64_t ns)
+{
+	struct ar_kring *kr = ((struct ar_kring_wait *)arg)->kr;
+
+	ar_kadd(kr, sleeps, 1);
+	ar_kadd(kr, sleep_ns, ns);
+}
+
+static void ar_kring_count_polls(void *arg, uint64_t n)
+{
+	struct ar_kring *kr = ((struct ar_kring_wait *)arg)->kr;
+
+	ar_kadd(kr, poll_loops, n);
+}
+
+/* a signal during the timed sleep: the enter that follows reports it */
+static const struct ar_wait_poll_ops ar_kring_poll_ops = {
+	.done		= ar_kring_poll_done,
+	.count_sleep	= ar_kring_count_sleep,
+	.count_polls	= ar_kring_count_polls,
+	.stop_on_signal	= false,
+};
+
 /*
- * The wait= policy before entering to sleep: a timed sleep (hybrid), then
- * polling the CQ. True when min_complete CQEs came.
+ * The wait= policy before entering to sleep (waitloop.h): a timed sleep
+ * (hybrid), then polling the CQ. True when min_complete CQEs came.
  */
 static bool ar_kring_poll(struct ar_kring *kr, unsigned min_complete,
 			  const sigset_t *sigmask)
 {
+	struct ar_kring_wait w = { .kr = kr, .min_complete = min_complete };
 	unsigned long long done = io_uring_smp_load_acquire(kr->cq_ktail) -
 				  kr->cq_base;
-	struct ar_wait_plan pl;
-	struct timespec ts;
-	__u64 start, end, now, n = 0;
+	bool inflight = (kr->flags & IORING_SETUP_SQPOLL) ||
+		__atomic_load_n(&kr->submissions, __ATOMIC_RELAXED) > done;
 
-	ar_wait_plan(&kr->pol, &kr->west,
-		     (kr->flags & IORING_SETUP_SQPOLL) ||
-		     __atomic_load_n(&kr->submissions, __ATOMIC_RELAXED) > done,
-		     &pl);
-	if (!pl.sleep_ns && !pl.spin_ns)
-		return false;
-	start = ar_now_ns();
-	if (pl.sleep_ns) {
-		ts.tv_sec = (time_t)(pl.sleep_ns / 1000000000ULL);
-		ts.tv_nsec = (long)(pl.sleep_ns % 1000000000ULL);
-		ar_kadd(kr, sleeps, 1);
-		/* a signal ends the sleep early: the enter that follows reports it */
-		ppoll(NULL, 0, &ts, sigmask);
-		now = ar_now_ns();
-		ar_kadd(kr, sleep_ns, now - start);
-		if (now > start + pl.sleep_ns)
-			ar_wait_learn_late(&kr->west, now - start - pl.sleep_ns);
-		if (ar_kring_ready(kr) >= min_complete) {
-			ar_wait_overslept(&kr->west);
-			return true;
-		}
-	}
-	end = start + pl.sleep_ns + pl.spin_ns;
-	for (;;) {
-		n++;
-		if (ar_kring_ready(kr) >= min_complete) {
-			ar_kadd(kr, poll_loops, n);
-			ar_wait_learn(&kr->west, ar_now_ns() - start);
-			ar_wait_polled(&kr->west, true);
-			return true;
-		}
-		if (!(n & 15) && ar_now_ns() >= end)
-			break;
-		ar_cpu_relax();
-	}
-	ar_kadd(kr, poll_loops, n);
-	ar_wait_polled(&kr->west, false);
-	return false;
+	return ar_wait_poll(&kr->pol, &kr->west, inflight, 0, 0, sigmask,
+			    &ar_kring_poll_ops, &w) > 0;
 }
 
 /*

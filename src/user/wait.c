@@ -12,6 +12,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "lib/wake.h"
+#include "lib/waitloop.h"
 #include "user/types.h"
 #include "user/ctx.h"
 #include "user/submit.h"
@@ -186,15 +188,16 @@ static int ar_cqring_wait_loop(struct ar_uctx *ctx, struct ar_waiter *w,
 				wake_at = min_deadline;
 		}
 		/*
-		 * The last look before sleeping. seq_cst fence: the CQ tail
-		 * this thread just stored (posting task work above) before its
-		 * load of the task list; pairs with the seq_cst tail load in
-		 * ar_should_wake(), which a completer makes after its push:
-		 * either this thread sees the work, or the completer sees the
-		 * tail and judges the wake against it. ar_cq_wake()'s fence
+		 * The last look before sleeping (wake.h, task work vs a
+		 * waiter): the CQ tail this thread just stored (posting task
+		 * work above), the barrier, then its load of the task list;
+		 * pairs with ar_wake_mb_after_rmw() in ar_tw_add() after a
+		 * push, which ar_should_wake()'s tail load follows: either
+		 * this thread sees the work, or the completer sees the tail
+		 * and judges the wake against it. ar_cq_wake()'s barrier
 		 * cannot serve: the issuer of a DEFER_TASKRUN ring skips it.
 		 */
-		atomic_thread_fence(memory_order_seq_cst);
+		ar_wake_mb();
 		if (ar_tw_pending(ctx)) {
 			woken = false;
 			continue;
@@ -208,59 +211,60 @@ static int ar_cqring_wait_loop(struct ar_uctx *ctx, struct ar_waiter *w,
 	}
 }
 
+/* one thread's wait on a user ring, for the poll loop's callbacks */
+struct ar_uwait {
+	struct ar_uctx *ctx;
+	unsigned min_events;
+	unsigned nr_timeouts;
+};
+
+static bool ar_uwait_done(void *arg)
+{
+	struct ar_uwait *w = arg;
+
+	return ar_wait_done(w->ctx, w->min_events, w->nr_timeouts);
+}
+
+static void ar_uwait_count_sleep(void *arg, uint64_t ns)
+{
+	struct ar_uctx *ctx = ((struct ar_uwait *)arg)->ctx;
+
+	ar_stat_add(ctx, sleeps, 1);
+	ar_stat_add(ctx, sleep_ns, ns);
+}
+
+static void ar_uwait_count_polls(void *arg, uint64_t n)
+{
+	ar_stat_poll_loops(((struct ar_uwait *)arg)->ctx, n);
+}
+
+/* a signal during the timed sleep ends the wait, as in the final sleep */
+static const struct ar_wait_poll_ops ar_uwait_poll_ops = {
+	.done		= ar_uwait_done,
+	.count_sleep	= ar_uwait_count_sleep,
+	.count_polls	= ar_uwait_count_polls,
+	.stop_on_signal	= true,
+};
+
 /*
- * The wait= policy's part before sleeping (waitpol.h): a timed sleep
+ * The wait= policy's part before sleeping (waitloop.h): a timed sleep
  * (hybrid), then polling the CQ. 1: the wait is over; 0: go to sleep;
  * -EINTR: a signal came during the timed sleep.
  */
-static int ar_wait_poll(struct ar_uctx *ctx, unsigned min_events,
-			unsigned nr_timeouts, const struct ar_wait_arg *a,
-			__u64 start)
+static int ar_cqring_poll(struct ar_uctx *ctx, unsigned min_events,
+			  unsigned nr_timeouts, const struct ar_wait_arg *a,
+			  __u64 start)
 {
-	struct ar_wait_plan pl;
-	struct timespec ts;
-	__u64 end, now, n = 0;
-	bool inflight;
+	struct ar_uwait w = {
+		.ctx = ctx,
+		.min_events = min_events,
+		.nr_timeouts = nr_timeouts,
+	};
+	bool inflight = __atomic_load_n(&ctx->nr_inflight, __ATOMIC_RELAXED) ||
+			ar_tw_pending(ctx);
 
-	inflight = __atomic_load_n(&ctx->nr_inflight, __ATOMIC_RELAXED) ||
-		   ar_tw_pending(ctx);
-	ar_wait_plan(&ctx->pol, &ctx->west, inflight, &pl);
-	if (!pl.sleep_ns && !pl.spin_ns)
-		return 0;
-	if (pl.sleep_ns) {
-		ts.tv_sec = (time_t)(pl.sleep_ns / 1000000000ULL);
-		ts.tv_nsec = (long)(pl.sleep_ns % 1000000000ULL);
-		ar_stat_add(ctx, sleeps, 1);
-		if (ppoll(NULL, 0, &ts, a->sigmask) < 0 && errno == EINTR)
-			return -EINTR;
-		now = ar_now_ns();
-		ar_stat_add(ctx, sleep_ns, now - start);
-		if (now > start + pl.sleep_ns)
-			ar_wait_learn_late(&ctx->west, now - start - pl.sleep_ns);
-		if (ar_wait_done(ctx, min_events, nr_timeouts)) {
-			ar_wait_overslept(&ctx->west);
-			return 1;
-		}
-	}
-	end = start + pl.sleep_ns + pl.spin_ns;
-	if (a->deadline_ns && a->deadline_ns < end)
-		end = a->deadline_ns;
-	for (;;) {
-		n++;
-		if (ar_wait_done(ctx, min_events, nr_timeouts)) {
-			ar_stat_poll_loops(ctx, n);
-			ar_wait_learn(&ctx->west, ar_now_ns() - start);
-			ar_wait_polled(&ctx->west, true);
-			return 1;
-		}
-		/* the clock costs ~20 ns: read it every 16 polls */
-		if (!(n & 15) && ar_now_ns() >= end)
-			break;
-		ar_cpu_relax();
-	}
-	ar_stat_poll_loops(ctx, n);
-	ar_wait_polled(&ctx->west, false);
-	return 0;
+	return ar_wait_poll(&ctx->pol, &ctx->west, inflight, start,
+			    a->deadline_ns, a->sigmask, &ar_uwait_poll_ops, &w);
 }
 
 static int ar_cqring_wait(struct ar_uctx *ctx, unsigned min_events,
@@ -277,7 +281,7 @@ static int ar_cqring_wait(struct ar_uctx *ctx, unsigned min_events,
 	start = ar_now_ns();
 	/* min_wait has its own rules: no polling in front of it */
 	if (!a->min_wait_ns) {
-		ret = ar_wait_poll(ctx, min_events, nr_timeouts, a, start);
+		ret = ar_cqring_poll(ctx, min_events, nr_timeouts, a, start);
 		if (ret)
 			return ret > 0 ? 0 : ret;
 	}
