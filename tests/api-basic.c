@@ -11,11 +11,27 @@ static void t_engine_choice(void)
 {
 	struct io_uring_params p;
 	struct io_uring ring;
+	char *saved;
 	int ret;
 
 	memset(&p, 0, sizeof(p));
 	CHECK_EQ(anyring_queue_init_engine("bogus", 8, &ring, &p), -EINVAL);
-	CHECK_EQ(anyring_queue_init_engine(NULL, 8, &ring, &p), -EINVAL);
+	/* NULL: the engine ANYRING_ENGINE names (anyring.h) */
+	saved = getenv("ANYRING_ENGINE");
+	saved = saved ? strdup(saved) : NULL;
+	setenv("ANYRING_ENGINE", t_engine(), 1);
+	ret = anyring_queue_init_engine(NULL, 8, &ring, &p);
+	CHECK(ret == 0 || ret == -EPERM || ret == -EACCES || ret == -ENOSYS);
+	if (!ret) {
+		CHECK(!strcmp(anyring_ring_engine(&ring), t_engine()));
+		io_uring_queue_exit(&ring);
+	}
+	if (saved)
+		setenv("ANYRING_ENGINE", saved, 1);
+	else
+		unsetenv("ANYRING_ENGINE");
+	free(saved);
+	memset(&p, 0, sizeof(p));
 	/* the user engine: absent (-EOPNOTSUPP) or a working ring */
 	ret = anyring_queue_init_engine("user", 8, &ring, &p);
 	CHECK(ret == -EOPNOTSUPP || ret == 0);

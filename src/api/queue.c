@@ -180,6 +180,19 @@ static int ar_submit_timeout(struct io_uring *ring, unsigned wait_nr,
 	return (int)ar_flush_sq(ring);
 }
 
+/* the EXT_ARG of a wait: sigmask, timeout, min_wait */
+static void ar_ext_arg_init(struct ar_getevents_arg *arg,
+			    const sigset_t *sigmask,
+			    const struct __kernel_timespec *ts,
+			    unsigned min_wait_usec)
+{
+	memset(arg, 0, sizeof(*arg));
+	arg->sigmask = (unsigned long)sigmask;
+	arg->sigmask_sz = _NSIG / 8;
+	arg->min_wait_usec = min_wait_usec;
+	arg->ts = (unsigned long)ts;
+}
+
 static int ar_wait_ext_arg(struct io_uring *ring,
 			   struct io_uring_cqe **cqe_ptr, unsigned submit,
 			   unsigned wait_nr, unsigned get_flags,
@@ -197,30 +210,40 @@ static int ar_wait_ext_arg(struct io_uring *ring,
 	return ar_get_cqe(ring, cqe_ptr, &d);
 }
 
+/*
+ * io_uring_wait_cqes() and, with submit, io_uring_submit_and_wait_timeout():
+ * a timeout is an EXT_ARG where the ring has it, else a TIMEOUT SQE (whose
+ * submit flushes the SQ in both).
+ */
+static int ar_wait_cqes(struct io_uring *ring, struct io_uring_cqe **cqe_ptr,
+			unsigned wait_nr, struct __kernel_timespec *ts,
+			sigset_t *sigmask, bool submit)
+{
+	struct ar_getevents_arg arg;
+	int to_submit = 0;
+
+	if (ts && (ring->features & IORING_FEAT_EXT_ARG)) {
+		ar_ext_arg_init(&arg, sigmask, ts, 0);
+		return ar_wait_ext_arg(ring, cqe_ptr,
+				       submit ? ar_flush_sq(ring) : 0, wait_nr,
+				       0, &arg);
+	}
+	if (ts)
+		to_submit = ar_submit_timeout(ring, wait_nr, ts);
+	else if (submit)
+		to_submit = (int)ar_flush_sq(ring);
+	if (to_submit < 0)
+		return to_submit;
+	return __io_uring_get_cqe(ring, cqe_ptr, to_submit, wait_nr, sigmask);
+}
+
 AR_EXPORT int io_uring_wait_cqes(struct io_uring *ring,
 				 struct io_uring_cqe **cqe_ptr,
 				 unsigned wait_nr,
 				 struct __kernel_timespec *ts,
 				 sigset_t *sigmask)
 {
-	int to_submit = 0;
-
-	if (ts) {
-		if (ring->features & IORING_FEAT_EXT_ARG) {
-			struct ar_getevents_arg arg = {
-				.sigmask = (unsigned long)sigmask,
-				.sigmask_sz = _NSIG / 8,
-				.ts = (unsigned long)ts,
-			};
-
-			return ar_wait_ext_arg(ring, cqe_ptr, 0, wait_nr, 0,
-					       &arg);
-		}
-		to_submit = ar_submit_timeout(ring, wait_nr, ts);
-		if (to_submit < 0)
-			return to_submit;
-	}
-	return __io_uring_get_cqe(ring, cqe_ptr, to_submit, wait_nr, sigmask);
+	return ar_wait_cqes(ring, cqe_ptr, wait_nr, ts, sigmask, false);
 }
 
 AR_EXPORT int io_uring_submit_and_wait_timeout(struct io_uring *ring,
@@ -229,26 +252,7 @@ AR_EXPORT int io_uring_submit_and_wait_timeout(struct io_uring *ring,
 					       struct __kernel_timespec *ts,
 					       sigset_t *sigmask)
 {
-	int to_submit;
-
-	if (ts) {
-		if (ring->features & IORING_FEAT_EXT_ARG) {
-			struct ar_getevents_arg arg = {
-				.sigmask = (unsigned long)sigmask,
-				.sigmask_sz = _NSIG / 8,
-				.ts = (unsigned long)ts,
-			};
-
-			return ar_wait_ext_arg(ring, cqe_ptr, ar_flush_sq(ring),
-					       wait_nr, 0, &arg);
-		}
-		to_submit = ar_submit_timeout(ring, wait_nr, ts);
-		if (to_submit < 0)
-			return to_submit;
-	} else {
-		to_submit = (int)ar_flush_sq(ring);
-	}
-	return __io_uring_get_cqe(ring, cqe_ptr, to_submit, wait_nr, sigmask);
+	return ar_wait_cqes(ring, cqe_ptr, wait_nr, ts, sigmask, true);
 }
 
 AR_EXPORT int anyring_submit_and_wait_ext(struct io_uring *ring,
@@ -270,11 +274,7 @@ AR_EXPORT int anyring_submit_and_wait_ext(struct io_uring *ring,
 		flags |= IORING_ENTER_ABS_TIMER;
 	if (w->flags & ANYRING_WAIT_NO_IOWAIT)
 		flags |= IORING_ENTER_NO_IOWAIT;
-	memset(&arg, 0, sizeof(arg));
-	arg.sigmask = (unsigned long)w->sigmask;
-	arg.sigmask_sz = _NSIG / 8;
-	arg.min_wait_usec = w->min_wait_usec;
-	arg.ts = (unsigned long)w->ts;
+	ar_ext_arg_init(&arg, w->sigmask, w->ts, w->min_wait_usec);
 	return ar_wait_ext_arg(ring, cqe_ptr, ar_flush_sq(ring), wait_nr,
 			       flags, &arg);
 }
@@ -371,10 +371,11 @@ AR_EXPORT int io_uring_enter2(unsigned fd, unsigned to_submit,
 			      sigset_t *sig, size_t sz)
 {
 	const struct ar_engine *e = &ar_kernel_engine;
+	void *obj = NULL;
 
 	if (!(flags & IORING_ENTER_REGISTERED_RING))
-		e = ar_engine_of_fd((int)fd);
-	return e->enter(fd, to_submit, min_complete, flags, sig, sz);
+		e = ar_engine_lookup((int)fd, &obj);
+	return e->enter(obj, fd, to_submit, min_complete, flags, sig, sz);
 }
 
 AR_EXPORT int io_uring_enter(unsigned fd, unsigned to_submit,

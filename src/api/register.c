@@ -14,15 +14,20 @@ static int ar_zero_or_err(int ret)
 	return ret < 0 ? ret : 0;
 }
 
-/* Raw io_uring_register(2): dispatched by fd to the engine that owns it. */
+/*
+ * Raw io_uring_register(2): dispatched by fd to the engine that owns it.
+ * A registered-ring index names no fd; such indices come from the
+ * kernel's per-task table, so they go to the kernel.
+ */
 AR_EXPORT int io_uring_register(unsigned fd, unsigned opcode, const void *arg,
 				unsigned nr_args)
 {
 	const struct ar_engine *e = &ar_kernel_engine;
+	void *obj = NULL;
 
 	if (!(opcode & IORING_REGISTER_USE_REGISTERED_RING))
-		e = ar_engine_of_fd((int)fd);
-	return e->reg(fd, opcode, arg, nr_args);
+		e = ar_engine_lookup((int)fd, &obj);
+	return e->reg(obj, fd, opcode, arg, nr_args);
 }
 
 AR_EXPORT int io_uring_register_buffers(struct io_uring *ring,

@@ -15,10 +15,13 @@
 AR_EXPORT int io_uring_queue_mmap(int fd, struct io_uring_params *p,
 				  struct io_uring *ring)
 {
+	const struct ar_engine *e;
+	void *obj;
 	int ret;
 
 	memset(ring, 0, sizeof(*ring));
-	ret = ar_engine_of_fd(fd)->mmap(fd, p, ring);
+	e = ar_engine_lookup(fd, &obj);
+	ret = e->mmap(obj, fd, p, ring);
 	if (ret)
 		return ret;
 	ring->flags = p->flags;
@@ -41,6 +44,8 @@ static void ar_sq_array_identity(struct io_uring *ring)
 static int ar_queue_init(const char *engine, unsigned entries,
 			 struct io_uring *ring, struct io_uring_params *p)
 {
+	const struct ar_engine *e;
+	void *obj;
 	int fd, ret;
 
 	fd = ar_engine_setup(engine, entries, p);
@@ -48,7 +53,8 @@ static int ar_queue_init(const char *engine, unsigned entries,
 		return fd;
 	ret = io_uring_queue_mmap(fd, p, ring);
 	if (ret) {
-		ar_engine_of_fd(fd)->close(fd);
+		e = ar_engine_lookup(fd, &obj);
+		e->close(obj, fd);
 		return ret;
 	}
 	ar_sq_array_identity(ring);
@@ -77,16 +83,13 @@ AR_EXPORT int anyring_queue_init_engine(const char *engine, unsigned entries,
 					struct io_uring *ring,
 					struct io_uring_params *p)
 {
-	if (!engine)
-		return -EINVAL;
+	/* NULL: ANYRING_ENGINE, else auto (anyring.h) */
 	return ar_queue_init(engine, entries, ring, p);
 }
 
 AR_EXPORT int anyring_setup_engine(const char *engine, unsigned entries,
 				   struct io_uring_params *p)
 {
-	if (!engine)
-		return -EINVAL;
 	return ar_engine_setup(engine, entries, p);
 }
 
@@ -102,13 +105,14 @@ AR_EXPORT const char *anyring_ring_engine(const struct io_uring *ring)
 
 AR_EXPORT void io_uring_queue_exit(struct io_uring *ring)
 {
-	const struct ar_engine *e = ar_ring_engine(ring);
+	void *obj;
+	const struct ar_engine *e = ar_engine_lookup(ring->ring_fd, &obj);
 
 	e->unmap(ring);
 	/* frees the registered slot now rather than at thread exit */
 	if (ring->int_flags & AR_INT_FLAG_REG_RING)
 		io_uring_unregister_ring_fd(ring);
-	e->close(ring->ring_fd);
+	e->close(obj, ring->ring_fd);
 }
 
 AR_EXPORT int io_uring_ring_dontfork(struct io_uring *ring)

@@ -69,32 +69,42 @@ const struct ar_engine *ar_engine_of_fd(int fd)
 	return e ? e : &ar_kernel_engine;
 }
 
-/* the engine serving fd and its ring object, in one lookup */
-const struct ar_engine *ar_engine_of_fd_priv(int fd, void **priv)
+/*
+ * The engine serving fd and its ring object, in one lookup: every enter
+ * and register on a ring comes through here. *obj is NULL for an fd no
+ * engine claimed.
+ */
+const struct ar_engine *ar_engine_lookup(int fd, void **obj)
 {
 	struct ar_fd_chunk *c = ar_fd_chunk_find(fd);
 	unsigned i = fd & (AR_FD_CHUNK - 1);
 	const struct ar_engine *e;
 
-	*priv = NULL;
+	*obj = NULL;
 	if (!c)
 		return &ar_kernel_engine;
 	/* acquire pairs with the release in ar_engine_claim_fd() */
 	e = atomic_load_explicit(&c->engine[i], memory_order_acquire);
 	if (!e)
 		return &ar_kernel_engine;
-	*priv = atomic_load_explicit(&c->priv[i], memory_order_acquire);
+	/*
+	 * The claim's relaxed store of priv is ordered before its release
+	 * of the engine, which the load above acquired. NULL if a release
+	 * of the fd came between the two loads: the engine then treats fd
+	 * as unclaimed.
+	 */
+	*obj = atomic_load_explicit(&c->priv[i], memory_order_acquire);
 	return e;
 }
 
-int ar_engine_claim_fd(int fd, const struct ar_engine *e, void *priv)
+int ar_engine_claim_fd(int fd, const struct ar_engine *e, void *obj)
 {
 	struct ar_fd_chunk *c = ar_fd_chunk(fd, 1);
 	unsigned i = fd & (AR_FD_CHUNK - 1);
 
 	if (!c)
 		return fd < 0 ? -EBADF : -ENOMEM;
-	atomic_store_explicit(&c->priv[i], priv, memory_order_relaxed);
+	atomic_store_explicit(&c->priv[i], obj, memory_order_relaxed);
 	/* release: the ring object (and priv above) are visible before the claim */
 	atomic_store_explicit(&c->engine[i], e, memory_order_release);
 	return 0;
@@ -109,12 +119,6 @@ void ar_engine_release_fd(int fd)
 		return;
 	atomic_store_explicit(&c->engine[i], NULL, memory_order_release);
 	atomic_store_explicit(&c->priv[i], NULL, memory_order_release);
-}
-
-/* The engines this build has besides the kernel. */
-static const struct ar_engine *ar_user_engine_get(void)
-{
-	return &ar_user_engine;
 }
 
 static int ar_refused(int err)
@@ -144,7 +148,6 @@ int ar_engine_setup(const char *name, unsigned entries,
 		    struct io_uring_params *p)
 {
 	const char *src = "anyring_queue_init_engine";
-	const struct ar_engine *user;
 	struct io_uring_params saved;
 	char why[160];
 	int fd;
@@ -162,14 +165,8 @@ int ar_engine_setup(const char *name, unsigned entries,
 		return ar_setup_on(&ar_kernel_engine, why, entries, p);
 	}
 	if (!strcmp(name, "user")) {
-		user = ar_user_engine_get();
-		if (!user) {
-			ar_debug("engine user requested by %s: not in this build",
-				 src);
-			return -EOPNOTSUPP;
-		}
 		snprintf(why, sizeof(why), "user requested by %s", src);
-		return ar_setup_on(user, why, entries, p);
+		return ar_setup_on(&ar_user_engine, why, entries, p);
 	}
 	if (strcmp(name, "auto")) {
 		ar_debug("unknown engine '%s' from %s (kernel, user or auto)",
@@ -190,15 +187,8 @@ int ar_engine_setup(const char *name, unsigned entries,
 			 "not a refusal, no fallback)", entries, strerror(-fd), src);
 		return fd;
 	}
-	user = ar_user_engine_get();
-	if (!user) {
-		ar_debug("kernel refused io_uring_setup: %s (auto, %s); the user "
-			 "engine is not in this build, returning the error",
-			 strerror(-fd), src);
-		return fd;
-	}
 	*p = saved;
 	snprintf(why, sizeof(why), "auto, %s: kernel refused io_uring_setup "
 		 "with %s", src, strerror(-fd));
-	return ar_setup_on(user, why, entries, p);
+	return ar_setup_on(&ar_user_engine, why, entries, p);
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * internal.h - what the API layer and the engines share.
+ * engine.h - what the API layer and the engines share.
  *
  * Every liburing call reduces to four kernel operations: setup, mapping the
  * rings, enter and register (plus close). An engine is a table of those
@@ -20,29 +20,42 @@
 /* ring->int_flags bits, liburing 2.3's meaning */
 #define AR_INT_FLAG_REG_RING	(1U << 0)
 
+/*
+ * The engine's ops take the ring object the engine claimed the ring's fd
+ * with (ar_engine_claim_fd(): a struct ar_kring for the kernel, a struct
+ * ar_uctx for the user engine), looked up once by the seam. obj is NULL
+ * when the fd is not claimed (a kernel ring the engine keeps nothing for,
+ * or an fd that is not a ring) and when the caller named the ring only by
+ * a registered index; the engine then works from fd alone.
+ *
+ * obj is valid while fd is open: an engine that needs it longer (a ring
+ * another thread may close meanwhile) takes its own reference.
+ */
 struct ar_engine {
 	const char *name;
 	/* io_uring_setup(2): returns the ring fd or -errno */
 	int (*setup)(unsigned entries, struct io_uring_params *p);
 	/* map the rings of fd into ring->sq / ring->cq; 0 or -errno */
-	int (*mmap)(int fd, struct io_uring_params *p, struct io_uring *ring);
+	int (*mmap)(void *obj, int fd, struct io_uring_params *p,
+		    struct io_uring *ring);
 	void (*unmap)(struct io_uring *ring);
 	/*
 	 * io_uring_enter(2). fd is a ring fd, or with
 	 * IORING_ENTER_REGISTERED_RING an index the engine handed out.
 	 */
-	int (*enter)(unsigned fd, unsigned to_submit, unsigned min_complete,
-		     unsigned flags, const void *arg, size_t argsz);
-	/* io_uring_register(2) */
-	int (*reg)(unsigned fd, unsigned opcode, const void *arg,
+	int (*enter)(void *obj, unsigned fd, unsigned to_submit,
+		     unsigned min_complete, unsigned flags, const void *arg,
+		     size_t argsz);
+	/* io_uring_register(2); fd as for enter */
+	int (*reg)(void *obj, unsigned fd, unsigned opcode, const void *arg,
 		   unsigned nr_args);
 	/* release the ring fd */
-	int (*close)(int fd);
+	int (*close)(void *obj, int fd);
 	/* set (set != NULL) and/or read (get != NULL) a ring's policy */
-	int (*policy)(int fd, const struct anyring_policy *set,
+	int (*policy)(void *obj, const struct anyring_policy *set,
 		      struct anyring_policy *get);
 	/* read (st != NULL) or reset the ring's counters */
-	int (*stats)(int fd, struct anyring_stats *st, bool reset);
+	int (*stats)(void *obj, struct anyring_stats *st, bool reset);
 };
 
 extern const struct ar_engine ar_kernel_engine;
@@ -50,17 +63,13 @@ extern const struct ar_engine ar_user_engine;
 
 /* engine.c: which engine serves an fd; the kernel unless one claimed it */
 const struct ar_engine *ar_engine_of_fd(int fd);
-int ar_engine_claim_fd(int fd, const struct ar_engine *e, void *priv);
-const struct ar_engine *ar_engine_of_fd_priv(int fd, void **priv);
+/* the engine serving fd and its ring object (NULL if none), in one lookup */
+const struct ar_engine *ar_engine_lookup(int fd, void **obj);
+int ar_engine_claim_fd(int fd, const struct ar_engine *e, void *obj);
 void ar_engine_release_fd(int fd);
 /* The engine for a new ring: by name, NULL meaning ANYRING_ENGINE/auto. */
 int ar_engine_setup(const char *name, unsigned entries,
 		    struct io_uring_params *p);
-
-/* kernel.c: io_uring_enter on a kernel ring; priv is its ring object or NULL */
-int ar_kernel_ring_enter(void *priv, unsigned fd, unsigned to_submit,
-			 unsigned min_complete, unsigned flags,
-			 const void *arg, size_t argsz);
 
 static inline const struct ar_engine *ar_ring_engine(const struct io_uring *ring)
 {
@@ -72,22 +81,22 @@ static inline int ar_ring_enter(struct io_uring *ring, unsigned submit,
 				unsigned wait_nr, unsigned flags,
 				const void *arg, size_t argsz)
 {
-	void *priv;
-	const struct ar_engine *e = ar_engine_of_fd_priv(ring->ring_fd, &priv);
+	void *obj;
+	const struct ar_engine *e = ar_engine_lookup(ring->ring_fd, &obj);
 
 	if (ring->int_flags & AR_INT_FLAG_REG_RING)
 		flags |= IORING_ENTER_REGISTERED_RING;
-	/* one lookup: the kernel engine takes its ring object (also by index) */
-	if (e == &ar_kernel_engine)
-		return ar_kernel_ring_enter(priv, ring->enter_ring_fd, submit,
-					    wait_nr, flags, arg, argsz);
-	return e->enter(ring->enter_ring_fd, submit, wait_nr, flags, arg, argsz);
+	return e->enter(obj, ring->enter_ring_fd, submit, wait_nr, flags, arg,
+			argsz);
 }
 
 static inline int ar_ring_register(struct io_uring *ring, unsigned opcode,
 				   const void *arg, unsigned nr_args)
 {
-	return ar_ring_engine(ring)->reg(ring->ring_fd, opcode, arg, nr_args);
+	void *obj;
+	const struct ar_engine *e = ar_engine_lookup(ring->ring_fd, &obj);
+
+	return e->reg(obj, ring->ring_fd, opcode, arg, nr_args);
 }
 
 /* syscall.c: raw system calls, returning -errno, never touching errno */

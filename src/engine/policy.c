@@ -173,52 +173,56 @@ AR_EXPORT int anyring_ring_set_policy(struct io_uring *ring,
 				      const struct anyring_policy *p)
 {
 	const struct ar_engine *e;
+	void *obj;
 
 	if (!ring || !p || p->wake > ANYRING_WAKE_EVERY ||
 	    p->complete > ANYRING_COMPLETE_PUNT ||
 	    p->wait > ANYRING_WAITP_ADAPTIVE || p->iowait > ANYRING_IOWAIT_OFF ||
 	    p->issue > ANYRING_ISSUE_SPREAD || p->spin_usec > 1000000)
 		return -EINVAL;
-	e = ar_ring_engine(ring);
+	e = ar_engine_lookup(ring->ring_fd, &obj);
 	if (!e->policy)
 		return -EOPNOTSUPP;
-	return e->policy(ring->ring_fd, p, NULL);
+	return e->policy(obj, p, NULL);
 }
 
 AR_EXPORT int anyring_ring_policy(const struct io_uring *ring,
 				  struct anyring_policy *p)
 {
 	const struct ar_engine *e;
+	void *obj;
 
 	if (!ring || !p)
 		return -EINVAL;
-	e = ar_ring_engine(ring);
+	e = ar_engine_lookup(ring->ring_fd, &obj);
 	if (!e->policy)
 		return -EOPNOTSUPP;
-	return e->policy(ring->ring_fd, NULL, p);
+	return e->policy(obj, NULL, p);
 }
 
 AR_EXPORT int anyring_ring_stats(const struct io_uring *ring,
 				 struct anyring_stats *st)
 {
 	const struct ar_engine *e;
+	void *obj;
 
 	if (!ring || !st)
 		return -EINVAL;
-	e = ar_ring_engine(ring);
+	e = ar_engine_lookup(ring->ring_fd, &obj);
 	if (!e->stats)
 		return -EOPNOTSUPP;
-	return e->stats(ring->ring_fd, st, false);
+	return e->stats(obj, st, false);
 }
 
 AR_EXPORT int anyring_ring_stats_reset(struct io_uring *ring)
 {
 	const struct ar_engine *e;
+	void *obj;
 
 	if (!ring)
 		return -EINVAL;
-	e = ar_ring_engine(ring);
+	e = ar_engine_lookup(ring->ring_fd, &obj);
 	if (!e->stats)
 		return -EOPNOTSUPP;
-	return e->stats(ring->ring_fd, NULL, true);
+	return e->stats(obj, NULL, true);
 }

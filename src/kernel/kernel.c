@@ -13,12 +13,17 @@
 #include <time.h>
 #include <sys/mman.h>
 #include "engine/engine.h"
+#include "lib/clock.h"
 #include "lib/waitpol.h"
+#include "lib/waitloop.h"
 
 /*
  * What the library keeps per kernel ring: the wait= and iowait= policies
- * (waitpol.h) and the counters the library can see. Found by the ring fd
- * (claimed for the kernel engine, priv = this).
+ * (waitpol.h) and the counters the library can see. The ring fd is
+ * claimed for the kernel engine with this as its object, which the seam
+ * hands to every op (NULL: a ring the library keeps nothing for). It is
+ * freed when the fd is closed: as with the kernel's own ring, closing it
+ * while another thread is in an op on it is the application's error.
  */
 struct ar_kring {
 	struct anyring_policy pol;	/* wake, complete: the kernel's own */
@@ -37,21 +42,6 @@ struct ar_kring {
  */
 #define ar_kadd(kr, f, n) __atomic_store_n(&(kr)->f,			\
 	__atomic_load_n(&(kr)->f, __ATOMIC_RELAXED) + (n), __ATOMIC_RELAXED)
-
-static __u64 ar_mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
-}
-
-static struct ar_kring *ar_kring_of_fd(int fd)
-{
-	void *priv;
-
-	return ar_engine_of_fd_priv(fd, &priv) == &ar_kernel_engine ? priv : NULL;
-}
 
 static size_t ar_sqe_size(unsigned flags)
 {
@@ -86,10 +76,8 @@ static void *ar_map(int fd, size_t len, off_t off)
 }
 
 /* the CQ indices, for polling policies and the completion count */
-static void ar_kring_mapped(int fd, struct io_uring_cq *cq)
+static void ar_kring_mapped(struct ar_kring *kr, struct io_uring_cq *cq)
 {
-	struct ar_kring *kr = ar_kring_of_fd(fd);
-
 	if (!kr || kr->cq_ktail)
 		return;
 	kr->cq_khead = cq->khead;
@@ -97,7 +85,7 @@ static void ar_kring_mapped(int fd, struct io_uring_cq *cq)
 	kr->cq_base = io_uring_smp_load_acquire(cq->ktail);
 }
 
-static int ar_kernel_mmap(int fd, struct io_uring_params *p,
+static int ar_kernel_mmap(void *obj, int fd, struct io_uring_params *p,
 			  struct io_uring *ring)
 {
 	struct io_uring_sq *sq = &ring->sq;
@@ -155,7 +143,7 @@ static int ar_kernel_mmap(int fd, struct io_uring_params *p,
 		cq->kflags = (unsigned *)((char *)cq->ring_ptr + p->cq_off.flags);
 	cq->ring_mask = *cq->kring_mask;
 	cq->ring_entries = *cq->kring_entries;
-	ar_kring_mapped(fd, cq);
+	ar_kring_mapped(obj, cq);
 	return 0;
 fail:
 	err = -errno;
@@ -163,9 +151,9 @@ fail:
 	return err;
 }
 
-static int ar_kernel_close(int fd)
+static int ar_kernel_close(void *obj, int fd)
 {
-	struct ar_kring *kr = ar_kring_of_fd(fd);
+	struct ar_kring *kr = obj;
 
 	if (kr) {
 		ar_engine_release_fd(fd);
@@ -220,57 +208,57 @@ static unsigned ar_kring_ready(const struct ar_kring *kr)
 	       IO_URING_READ_ONCE(*kr->cq_khead);
 }
 
+/* one thread's wait on a kernel ring, for the poll loop's callbacks */
+struct ar_kring_wait {
+	struct ar_kring *kr;
+	unsigned min_complete;
+};
+
+static bool ar_kring_poll_done(void *arg)
+{
+	struct ar_kring_wait *w = arg;
+
+	return ar_kring_ready(w->kr) >= w->min_complete;
+}
+
+static void ar_kring_count_sleep(void *arg, uint64_t ns)
+{
+	struct ar_kring *kr = ((struct ar_kring_wait *)arg)->kr;
+
+	ar_kadd(kr, sleeps, 1);
+	ar_kadd(kr, sleep_ns, ns);
+}
+
+static void ar_kring_count_polls(void *arg, uint64_t n)
+{
+	struct ar_kring *kr = ((struct ar_kring_wait *)arg)->kr;
+
+	ar_kadd(kr, poll_loops, n);
+}
+
+/* a signal during the timed sleep: the enter that follows reports it */
+static const struct ar_wait_poll_ops ar_kring_poll_ops = {
+	.done		= ar_kring_poll_done,
+	.count_sleep	= ar_kring_count_sleep,
+	.count_polls	= ar_kring_count_polls,
+	.stop_on_signal	= false,
+};
+
 /*
- * The wait= policy before entering to sleep: a timed sleep (hybrid), then
- * polling the CQ. True when min_complete CQEs came.
+ * The wait= policy before entering to sleep (waitloop.h): a timed sleep
+ * (hybrid), then polling the CQ. True when min_complete CQEs came.
  */
 static bool ar_kring_poll(struct ar_kring *kr, unsigned min_complete,
 			  const sigset_t *sigmask)
 {
+	struct ar_kring_wait w = { .kr = kr, .min_complete = min_complete };
 	unsigned long long done = io_uring_smp_load_acquire(kr->cq_ktail) -
 				  kr->cq_base;
-	struct ar_wait_plan pl;
-	struct timespec ts;
-	__u64 start, end, now, n = 0;
+	bool inflight = (kr->flags & IORING_SETUP_SQPOLL) ||
+		__atomic_load_n(&kr->submissions, __ATOMIC_RELAXED) > done;
 
-	ar_wait_plan(&kr->pol, &kr->west,
-		     (kr->flags & IORING_SETUP_SQPOLL) ||
-		     __atomic_load_n(&kr->submissions, __ATOMIC_RELAXED) > done,
-		     &pl);
-	if (!pl.sleep_ns && !pl.spin_ns)
-		return false;
-	start = ar_mono_ns();
-	if (pl.sleep_ns) {
-		ts.tv_sec = (time_t)(pl.sleep_ns / 1000000000ULL);
-		ts.tv_nsec = (long)(pl.sleep_ns % 1000000000ULL);
-		ar_kadd(kr, sleeps, 1);
-		/* a signal ends the sleep early: the enter that follows reports it */
-		ppoll(NULL, 0, &ts, sigmask);
-		now = ar_mono_ns();
-		ar_kadd(kr, sleep_ns, now - start);
-		if (now > start + pl.sleep_ns)
-			ar_wait_learn_late(&kr->west, now - start - pl.sleep_ns);
-		if (ar_kring_ready(kr) >= min_complete) {
-			ar_wait_overslept(&kr->west);
-			return true;
-		}
-	}
-	end = start + pl.sleep_ns + pl.spin_ns;
-	for (;;) {
-		n++;
-		if (ar_kring_ready(kr) >= min_complete) {
-			ar_kadd(kr, poll_loops, n);
-			ar_wait_learn(&kr->west, ar_mono_ns() - start);
-			ar_wait_polled(&kr->west, true);
-			return true;
-		}
-		if (!(n & 15) && ar_mono_ns() >= end)
-			break;
-		ar_cpu_relax();
-	}
-	ar_kadd(kr, poll_loops, n);
-	ar_wait_polled(&kr->west, false);
-	return false;
+	return ar_wait_poll(&kr->pol, &kr->west, inflight, 0, 0, sigmask,
+			    &ar_kring_poll_ops, &w) > 0;
 }
 
 /*
@@ -338,7 +326,7 @@ static int ar_kring_enter(struct ar_kring *kr, unsigned fd, unsigned to_submit,
 	sleep = ar_kring_ready(kr) < min_complete;
 	/* the wait is timed only where a polling policy learns from it */
 	learn = sleep && kr->pol.wait != ANYRING_WAITP_SLEEP;
-	t0 = learn ? ar_mono_ns() : 0;
+	t0 = learn ? ar_now_ns() : 0;
 	ret = ar_sys_enter(fd, to_submit, min_complete, flags, arg, argsz);
 	if (ret > 0 && to_submit)
 		ar_kadd(kr, submissions, (unsigned)ret);
@@ -348,7 +336,7 @@ static int ar_kring_enter(struct ar_kring *kr, unsigned fd, unsigned to_submit,
 			ar_kadd(kr, wakeups, 1);
 	}
 	if (learn && ret >= 0) {
-		__u64 t = ar_mono_ns() - t0;
+		__u64 t = ar_now_ns() - t0;
 
 		ar_kadd(kr, sleep_ns, t);
 		ar_wait_learn(&kr->west, t);
@@ -356,35 +344,33 @@ static int ar_kring_enter(struct ar_kring *kr, unsigned fd, unsigned to_submit,
 	return submitted ? submitted : ret;
 }
 
-static int ar_kernel_enter(unsigned fd, unsigned to_submit,
+/*
+ * io_uring_enter on a kernel ring: kr is the ring's object (its fd may be
+ * a registered index the kernel resolves), or NULL for a bare syscall.
+ */
+static int ar_kernel_enter(void *obj, unsigned fd, unsigned to_submit,
 			   unsigned min_complete, unsigned flags,
 			   const void *arg, size_t argsz)
 {
-	struct ar_kring *kr = NULL;
+	struct ar_kring *kr = obj;
 
-	if (!(flags & IORING_ENTER_REGISTERED_RING))
-		kr = ar_kring_of_fd((int)fd);
 	if (!kr)
 		return ar_sys_enter(fd, to_submit, min_complete, flags, arg, argsz);
 	return ar_kring_enter(kr, fd, to_submit, min_complete, flags, arg, argsz);
 }
 
-/* io_uring_enter for the API layer, which looked the ring up already */
-int ar_kernel_ring_enter(void *priv, unsigned fd, unsigned to_submit,
-			 unsigned min_complete, unsigned flags,
-			 const void *arg, size_t argsz)
+/* io_uring_register: the kernel's, whatever the library keeps */
+static int ar_kernel_register(void *obj, unsigned fd, unsigned opcode,
+			      const void *arg, unsigned nr_args)
 {
-	struct ar_kring *kr = priv;
-
-	if (!kr)
-		return ar_sys_enter(fd, to_submit, min_complete, flags, arg, argsz);
-	return ar_kring_enter(kr, fd, to_submit, min_complete, flags, arg, argsz);
+	(void)obj;
+	return ar_sys_register(fd, opcode, arg, nr_args);
 }
 
-static int ar_kernel_policy(int fd, const struct anyring_policy *set,
+static int ar_kernel_policy(void *obj, const struct anyring_policy *set,
 			    struct anyring_policy *get)
 {
-	struct ar_kring *kr = ar_kring_of_fd(fd);
+	struct ar_kring *kr = obj;
 	struct anyring_policy p;
 
 	if (!kr)
@@ -415,9 +401,9 @@ static int ar_kernel_policy(int fd, const struct anyring_policy *set,
 	return 0;
 }
 
-static int ar_kernel_stats(int fd, struct anyring_stats *st, bool reset)
+static int ar_kernel_stats(void *obj, struct anyring_stats *st, bool reset)
 {
-	struct ar_kring *kr = ar_kring_of_fd(fd);
+	struct ar_kring *kr = obj;
 	unsigned tail;
 
 	if (!kr)
@@ -446,7 +432,7 @@ const struct ar_engine ar_kernel_engine = {
 	.mmap	= ar_kernel_mmap,
 	.unmap	= ar_kernel_unmap,
 	.enter	= ar_kernel_enter,
-	.reg	= ar_sys_register,
+	.reg	= ar_kernel_register,
 	.close	= ar_kernel_close,
 	.policy	= ar_kernel_policy,
 	.stats	= ar_kernel_stats,

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "lib/wake.h"
 #include "user/types.h"
 #include "user/ctx.h"
 #include "user/req.h"
@@ -209,15 +210,15 @@ void ar_cq_wake(struct ar_uctx *ctx, bool from_worker)
 	 * The submitter of a DEFER_TASKRUN ring is the only thread that may
 	 * wait on it or clear its ring fd (enter refuses the others): when it
 	 * posts, nobody sleeps, and its own later loads see its stores.
-	 * Otherwise, a seq_cst fence: the CQ tail store before it, the load
-	 * of the waiter count after; pairs with the seq_cst increment in
-	 * ar_waitq_add(), which comes before the waiter's CQ tail load: either
-	 * the waiter sees the CQE or we see the waiter.
+	 * Otherwise the waker's barrier of wake.h after the CQ tail store;
+	 * pairs with ar_wake_sleeper_add() in ar_waitq_add() (CQ sleepers)
+	 * and with the barrier in ar_ring_fd_clear() (ring fd): either the
+	 * waiter sees the CQE or we see the waiter.
 	 */
 	if (ar_issuer_sole_waiter(ctx))
 		goto ring_fd;
-	atomic_thread_fence(memory_order_seq_cst);
-	if (atomic_load_explicit(&ctx->cq_waiters, memory_order_relaxed)) {
+	ar_wake_mb();
+	if (ar_wake_has_sleepers(&ctx->cq_waiters)) {
 		/* a waiter learns its wait time from when this post was */
 		__atomic_store_n(&ctx->last_post_ns, ar_now_ns(), __ATOMIC_RELAXED);
 		ar_waitq_wake(ctx, false);

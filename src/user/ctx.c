@@ -51,11 +51,12 @@
 	IORING_FEAT_CQE_SKIP | IORING_FEAT_LINKED_FILE |		\
 	IORING_FEAT_MIN_TIMEOUT | IORING_FEAT_NO_IOWAIT)
 
+/* the user ring whose fd is fd, if it is one (no reference taken) */
 struct ar_uctx *ar_uctx_of_fd(int fd)
 {
-	void *priv;
+	void *obj;
 
-	return ar_engine_of_fd_priv(fd, &priv) == &ar_user_engine ? priv : NULL;
+	return ar_engine_lookup(fd, &obj) == &ar_user_engine ? obj : NULL;
 }
 
 static unsigned ar_pow2(unsigned v)
@@ -249,10 +250,10 @@ static int ar_upolicy_init(struct ar_uctx *ctx)
 	return ar_tw_set_policy(ctx, complete);
 }
 
-static int ar_user_policy(int fd, const struct anyring_policy *set,
+static int ar_user_policy(void *obj, const struct anyring_policy *set,
 			  struct anyring_policy *get)
 {
-	struct ar_uctx *ctx = ar_uctx_of_fd(fd);
+	struct ar_uctx *ctx = obj;
 	struct anyring_policy p;
 	int ret = 0;
 
@@ -298,9 +299,9 @@ static int ar_user_policy(int fd, const struct anyring_policy *set,
 	return ret;
 }
 
-static int ar_user_stats(int fd, struct anyring_stats *st, bool reset)
+static int ar_user_stats(void *obj, struct anyring_stats *st, bool reset)
 {
-	struct ar_uctx *ctx = ar_uctx_of_fd(fd);
+	struct ar_uctx *ctx = obj;
 	__u64 *src, *dst;
 	unsigned i, n = sizeof(ctx->stats) / sizeof(__u64);
 
@@ -407,14 +408,15 @@ fail:
 	return ret;
 }
 
-static int ar_user_mmap(int fd, struct io_uring_params *p,
+static int ar_user_mmap(void *obj, int fd, struct io_uring_params *p,
 			struct io_uring *ring)
 {
-	struct ar_uctx *ctx = ar_uctx_of_fd(fd);
+	struct ar_uctx *ctx = obj;
 	struct io_uring_sq *sq = &ring->sq;
 	struct io_uring_cq *cq = &ring->cq;
 	char *base;
 
+	(void)fd;	/* obj is the ring the seam found for it */
 	if (!ctx)
 		return -EBADF;
 	/* the application's params must describe this ring */
@@ -457,9 +459,9 @@ static void ar_user_unmap(struct io_uring *ring)
  * Closing the ring fd ends the ring: requests in flight are cancelled,
  * threads joined, registered resources released, memory freed.
  */
-static int ar_user_close(int fd)
+static int ar_user_close(void *obj, int fd)
 {
-	struct ar_uctx *ctx = ar_uctx_of_fd(fd);
+	struct ar_uctx *ctx = obj;
 	int fd2;
 
 	if (!ctx)

@@ -464,18 +464,17 @@ static bool ar_register_allowed(struct ar_uctx *ctx, unsigned opcode)
 static int ar_register_ring(struct ar_uctx *ctx, unsigned opcode,
 			    const void *arg, void *marg, unsigned nr);
 
-int ar_user_register(unsigned fd, unsigned opcode, const void *arg,
-		     unsigned nr)
+/* obj: the ring the seam found for fd; fd a registered index with USE_REGISTERED_RING */
+int ar_user_register(void *obj, unsigned fd, unsigned opcode,
+		     const void *arg, unsigned nr)
 {
-	struct ar_uctx *ctx;
+	struct ar_uctx *ctx = obj;
 	void *marg = (void *)arg;
 	int ret;
 
 	if (opcode & IORING_REGISTER_USE_REGISTERED_RING) {
 		opcode &= ~IORING_REGISTER_USE_REGISTERED_RING;
 		ctx = fd < AR_RINGFD_REG_MAX ? ar_registered_rings[fd] : NULL;
-	} else {
-		ctx = ar_uctx_of_fd((int)fd);
 	}
 	if (!ctx || ar_uctx_dead(ctx))
 		return -EBADF;

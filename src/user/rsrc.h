@@ -8,8 +8,8 @@
 #include "user/types.h"
 
 /* rsrc.c, register.c */
-int ar_user_register(unsigned fd, unsigned opcode, const void *arg,
-		     unsigned nr_args);
+int ar_user_register(void *obj, unsigned fd, unsigned opcode,
+		     const void *arg, unsigned nr);
 struct ar_rsrc_node *ar_rsrc_get_file(struct ar_uctx *ctx, unsigned index);
 struct ar_rsrc_node *ar_rsrc_get_buf(struct ar_uctx *ctx, unsigned index);
 void ar_rsrc_put(struct ar_uctx *ctx, struct ar_rsrc_node *node);

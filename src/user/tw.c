@@ -17,6 +17,7 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include "lib/wake.h"
 #include "user/types.h"
 #include "user/complete.h"
 #include "user/wait.h"
@@ -44,13 +45,14 @@ static void ar_punt_kick(struct ar_uctx *ctx)
 	struct ar_punt *pt = ctx->punt;
 
 	/*
-	 * seq_cst load after the seq_cst push (or in_submit decrement):
-	 * pairs with the thread's seq_cst store of sleeping before it
-	 * re-checks the list and in_submit, so either it sees the work or we
-	 * see it asleep. Taking the lock orders us after its check; the
-	 * signal is sent with the lock dropped.
+	 * The waker's step 3 of wake.h (punt thread): the caller made its
+	 * barrier after the push or the in_submit decrement; pairs with
+	 * ar_wake_flag_raise() in the thread before it re-checks the list
+	 * and in_submit, so either it sees the work or we see it asleep.
+	 * Taking the lock orders us after its check; the signal is sent
+	 * with the lock dropped.
 	 */
-	if (!atomic_load_explicit(&pt->sleeping, memory_order_seq_cst))
+	if (!ar_wake_flag_up(&pt->sleeping))
 		return;
 	pthread_mutex_lock(&pt->lock);
 	pthread_mutex_unlock(&pt->lock);
@@ -70,12 +72,24 @@ bool ar_tw_add(struct ar_ureq *req)
 	old = atomic_load_explicit(&ctx->tw_head, memory_order_relaxed);
 	do {
 		req->next = old;
-		/* seq_cst (a release at least): the request's fields before the runner's exchange */
+		/*
+		 * seq_cst: the waker's step 1 of wake.h (task work), an RMW;
+		 * its release half publishes the request's fields to the
+		 * runner's acquire exchange.
+		 */
 	} while (!atomic_compare_exchange_weak_explicit(&ctx->tw_head, &old, req,
 							memory_order_seq_cst,
 							memory_order_relaxed));
-	/* seq_cst: pairs with ar_waitq_add()'s increment of cq_waiters */
-	atomic_fetch_add_explicit(&ctx->tw_nr, 1, memory_order_seq_cst);
+	/* read by wakers judging a wake (ar_should_wake()), a count only */
+	atomic_fetch_add_explicit(&ctx->tw_nr, 1, memory_order_relaxed);
+	/*
+	 * Step 2 after the push; its looks below (the punt thread's flag,
+	 * in_submit, cq_waiters, and the CQ tail in ar_should_wake()) pair
+	 * with ar_wake_flag_raise() in ar_punt_thread(), the barrier in
+	 * ar_tw_submit_end(), ar_wake_sleeper_add() in ar_waitq_add() and
+	 * ar_wake_mb() in ar_cqring_wait_loop().
+	 */
+	ar_wake_mb_after_rmw();
 	if (ctx->punt) {
 		ar_stat_add(ctx, worker_handoffs, 1);
 		ar_punt_kick(ctx);
@@ -85,11 +99,11 @@ bool ar_tw_add(struct ar_ureq *req)
 	    ANYRING_COMPLETE_INLINE) {
 		/*
 		 * Queued only because a submit is being issued: its thread
-		 * posts this when done. seq_cst pairs with its decrement of
-		 * in_submit before it runs the list: if it is done already,
-		 * post it here.
+		 * posts this when done. Step 3 (submit end): pairs with the
+		 * barrier after its decrement of in_submit before it looks at
+		 * the list: if it is done already, post it here.
 		 */
-		if (!atomic_load_explicit(&ctx->in_submit, memory_order_seq_cst))
+		if (!atomic_load_explicit(&ctx->in_submit, memory_order_relaxed))
 			ar_tw_run(ctx);
 		return true;
 	}
@@ -101,7 +115,7 @@ bool ar_tw_add(struct ar_ureq *req)
 	if (!old && ar_tw_flag(ctx))
 		__atomic_fetch_or(&ctx->rings->sq_flags, IORING_SQ_TASKRUN,
 				  __ATOMIC_RELEASE);
-	if (atomic_load_explicit(&ctx->cq_waiters, memory_order_seq_cst))
+	if (ar_wake_has_sleepers(&ctx->cq_waiters))
 		ar_waitq_wake(ctx, false);
 	return true;
 }
@@ -119,7 +133,7 @@ unsigned ar_tw_run_list(struct ar_uctx *ctx)
 		__atomic_fetch_and(&ctx->rings->sq_flags, ~IORING_SQ_TASKRUN,
 				   __ATOMIC_RELEASE);
 	/* acquire pairs with the pushers' seq_cst CAS: their requests are written */
-	list = atomic_exchange_explicit(&ctx->tw_head, NULL, memory_order_seq_cst);
+	list = atomic_exchange_explicit(&ctx->tw_head, NULL, memory_order_acquire);
 	for (req = list; req; req = next) {	/* the list is LIFO: reverse it */
 		next = req->next;
 		req->next = prev;
@@ -152,19 +166,27 @@ static void *ar_punt_thread(void *arg)
 
 	ar_tw_current = ctx;
 	while (!exit) {
-		/* a submit being issued posts its own completions first */
-		if (!atomic_load_explicit(&ctx->in_submit, memory_order_seq_cst) &&
+		/*
+		 * A submit being issued posts its own completions first. A
+		 * hint (relaxed): the look after the flag is raised decides.
+		 */
+		if (!atomic_load_explicit(&ctx->in_submit, memory_order_relaxed) &&
 		    ar_tw_run(ctx))
 			continue;
 		pthread_mutex_lock(&pt->lock);
-		/* seq_cst: pairs with ar_punt_kick(); then look at the work again */
-		atomic_store_explicit(&pt->sleeping, true, memory_order_seq_cst);
+		/*
+		 * The sleeper's steps 1 and 2 of wake.h (punt thread), then
+		 * its look at the work; pairs with the barrier after the push
+		 * in ar_tw_add() and after the decrement in ar_tw_submit_end(),
+		 * each followed by ar_punt_kick()'s look at the flag.
+		 */
+		ar_wake_flag_raise(&pt->sleeping);
 		if (!pt->exit && (!atomic_load_explicit(&ctx->tw_head,
-							memory_order_seq_cst) ||
+							memory_order_relaxed) ||
 				  atomic_load_explicit(&ctx->in_submit,
-						       memory_order_seq_cst)))
+						       memory_order_relaxed)))
 			pthread_cond_wait(&pt->cond, &pt->lock);
-		atomic_store_explicit(&pt->sleeping, false, memory_order_relaxed);
+		ar_wake_flag_lower(&pt->sleeping);
 		exit = pt->exit;
 		pthread_mutex_unlock(&pt->lock);
 	}
@@ -233,9 +255,16 @@ static void ar_punt_free(struct ar_uctx *ctx)
  */
 void ar_tw_submit_end(struct ar_uctx *ctx)
 {
-	/* seq_cst: pairs with the re-check in ar_tw_add() and the punt thread's */
-	if (atomic_fetch_sub_explicit(&ctx->in_submit, 1, memory_order_seq_cst) != 1 ||
-	    !ar_tw_pending(ctx))
+	/*
+	 * wake.h (submit end, punt thread): step 1 is the seq_cst decrement,
+	 * step 2 the barrier after it, step 3 the look at the list (and
+	 * ar_punt_kick()'s at the flag); pairs with the barrier after the
+	 * push in ar_tw_add() and ar_wake_flag_raise() in ar_punt_thread().
+	 */
+	if (atomic_fetch_sub_explicit(&ctx->in_submit, 1, memory_order_seq_cst) != 1)
+		return;
+	ar_wake_mb_after_rmw();
+	if (!ar_tw_pending(ctx))
 		return;
 	if (ctx->punt)
 		ar_punt_kick(ctx);

@@ -10,6 +10,7 @@
 #include <sys/syscall.h>
 #include <linux/futex.h>
 #include "engine/sysraw.h"
+#include "lib/wake.h"
 #include "user/types.h"
 #include "user/ctx.h"
 #include "user/complete.h"
@@ -97,17 +98,19 @@ void ar_ring_fd_clear(struct ar_uctx *ctx)
 
 	int fd = __atomic_load_n(&ctx->ring_fd, __ATOMIC_ACQUIRE);
 
+	/* the sleeper's step 1 of wake.h (ring fd): the flag down */
 	if (fd < 0 || !atomic_exchange_explicit(&ctx->ring_fd_signalled, false,
 						memory_order_relaxed))
 		return;
 	(void)!read(fd, &v, sizeof(v));
 	errno = e;
 	/*
-	 * A CQE posted meanwhile must leave the fd readable. seq_cst: the
-	 * flag store above before the tail load; pairs with the exchange in
-	 * ar_cq_wake() that follows the poster's tail store.
+	 * A CQE posted meanwhile must leave the fd readable. Step 2: the
+	 * flag store above before the tail load; pairs with ar_wake_mb() in
+	 * ar_cq_wake() between the poster's tail store and its exchange of
+	 * the flag.
 	 */
-	atomic_thread_fence(memory_order_seq_cst);
+	ar_wake_mb();
 	if (IO_URING_READ_ONCE(ctx->rings->cq.head) !=
 	    io_uring_smp_load_acquire(&ctx->rings->cq.tail) &&
 	    !atomic_exchange_explicit(&ctx->ring_fd_signalled, true,
@@ -122,26 +125,26 @@ void ar_ring_fd_clear(struct ar_uctx *ctx)
  * application's, so io_uring calls on them fail -EBADF, CLOSE refuses
  * them and they cannot be registered.
  */
-static int ar_internal_enter(unsigned fd, unsigned to_submit,
+static int ar_internal_enter(void *obj, unsigned fd, unsigned to_submit,
 			     unsigned min_complete, unsigned flags,
 			     const void *arg, size_t argsz)
 {
-	(void)fd; (void)to_submit; (void)min_complete; (void)flags;
+	(void)obj; (void)fd; (void)to_submit; (void)min_complete; (void)flags;
 	(void)arg; (void)argsz;
 	return -EBADF;
 }
 
-static int ar_internal_reg(unsigned fd, unsigned opcode, const void *arg,
-			   unsigned nr_args)
+static int ar_internal_reg(void *obj, unsigned fd, unsigned opcode,
+			   const void *arg, unsigned nr_args)
 {
-	(void)fd; (void)opcode; (void)arg; (void)nr_args;
+	(void)obj; (void)fd; (void)opcode; (void)arg; (void)nr_args;
 	return -EBADF;
 }
 
-static int ar_internal_mmap(int fd, struct io_uring_params *p,
+static int ar_internal_mmap(void *obj, int fd, struct io_uring_params *p,
 			    struct io_uring *ring)
 {
-	(void)fd; (void)p; (void)ring;
+	(void)obj; (void)fd; (void)p; (void)ring;
 	return -EBADF;
 }
 
@@ -156,9 +159,9 @@ static int ar_internal_setup(unsigned entries, struct io_uring_params *p)
 	return -EINVAL;
 }
 
-static int ar_internal_close_op(int fd)
+static int ar_internal_close_op(void *obj, int fd)
 {
-	(void)fd;
+	(void)obj; (void)fd;
 	return -EBADF;
 }
 

@@ -12,6 +12,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "lib/wake.h"
+#include "lib/waitloop.h"
 #include "user/types.h"
 #include "user/ctx.h"
 #include "user/submit.h"
@@ -29,14 +31,6 @@
 
 /* registered ring fds are per thread, as the kernel's are per task */
 __thread struct ar_uctx *ar_registered_rings[AR_RINGFD_REG_MAX];
-
-__u64 ar_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
-}
 
 struct ar_wait_arg {
 	const sigset_t *sigmask;
@@ -194,15 +188,16 @@ static int ar_cqring_wait_loop(struct ar_uctx *ctx, struct ar_waiter *w,
 				wake_at = min_deadline;
 		}
 		/*
-		 * The last look before sleeping. seq_cst fence: the CQ tail
-		 * this thread just stored (posting task work above) before its
-		 * load of the task list; pairs with the seq_cst tail load in
-		 * ar_should_wake(), which a completer makes after its push:
-		 * either this thread sees the work, or the completer sees the
-		 * tail and judges the wake against it. ar_cq_wake()'s fence
+		 * The last look before sleeping (wake.h, task work vs a
+		 * waiter): the CQ tail this thread just stored (posting task
+		 * work above), the barrier, then its load of the task list;
+		 * pairs with ar_wake_mb_after_rmw() in ar_tw_add() after a
+		 * push, which ar_should_wake()'s tail load follows: either
+		 * this thread sees the work, or the completer sees the tail
+		 * and judges the wake against it. ar_cq_wake()'s barrier
 		 * cannot serve: the issuer of a DEFER_TASKRUN ring skips it.
 		 */
-		atomic_thread_fence(memory_order_seq_cst);
+		ar_wake_mb();
 		if (ar_tw_pending(ctx)) {
 			woken = false;
 			continue;
@@ -216,59 +211,60 @@ static int ar_cqring_wait_loop(struct ar_uctx *ctx, struct ar_waiter *w,
 	}
 }
 
+/* one thread's wait on a user ring, for the poll loop's callbacks */
+struct ar_uwait {
+	struct ar_uctx *ctx;
+	unsigned min_events;
+	unsigned nr_timeouts;
+};
+
+static bool ar_uwait_done(void *arg)
+{
+	struct ar_uwait *w = arg;
+
+	return ar_wait_done(w->ctx, w->min_events, w->nr_timeouts);
+}
+
+static void ar_uwait_count_sleep(void *arg, uint64_t ns)
+{
+	struct ar_uctx *ctx = ((struct ar_uwait *)arg)->ctx;
+
+	ar_stat_add(ctx, sleeps, 1);
+	ar_stat_add(ctx, sleep_ns, ns);
+}
+
+static void ar_uwait_count_polls(void *arg, uint64_t n)
+{
+	ar_stat_poll_loops(((struct ar_uwait *)arg)->ctx, n);
+}
+
+/* a signal during the timed sleep ends the wait, as in the final sleep */
+static const struct ar_wait_poll_ops ar_uwait_poll_ops = {
+	.done		= ar_uwait_done,
+	.count_sleep	= ar_uwait_count_sleep,
+	.count_polls	= ar_uwait_count_polls,
+	.stop_on_signal	= true,
+};
+
 /*
- * The wait= policy's part before sleeping (waitpol.h): a timed sleep
+ * The wait= policy's part before sleeping (waitloop.h): a timed sleep
  * (hybrid), then polling the CQ. 1: the wait is over; 0: go to sleep;
  * -EINTR: a signal came during the timed sleep.
  */
-static int ar_wait_poll(struct ar_uctx *ctx, unsigned min_events,
-			unsigned nr_timeouts, const struct ar_wait_arg *a,
-			__u64 start)
+static int ar_cqring_poll(struct ar_uctx *ctx, unsigned min_events,
+			  unsigned nr_timeouts, const struct ar_wait_arg *a,
+			  __u64 start)
 {
-	struct ar_wait_plan pl;
-	struct timespec ts;
-	__u64 end, now, n = 0;
-	bool inflight;
+	struct ar_uwait w = {
+		.ctx = ctx,
+		.min_events = min_events,
+		.nr_timeouts = nr_timeouts,
+	};
+	bool inflight = __atomic_load_n(&ctx->nr_inflight, __ATOMIC_RELAXED) ||
+			ar_tw_pending(ctx);
 
-	inflight = __atomic_load_n(&ctx->nr_inflight, __ATOMIC_RELAXED) ||
-		   ar_tw_pending(ctx);
-	ar_wait_plan(&ctx->pol, &ctx->west, inflight, &pl);
-	if (!pl.sleep_ns && !pl.spin_ns)
-		return 0;
-	if (pl.sleep_ns) {
-		ts.tv_sec = (time_t)(pl.sleep_ns / 1000000000ULL);
-		ts.tv_nsec = (long)(pl.sleep_ns % 1000000000ULL);
-		ar_stat_add(ctx, sleeps, 1);
-		if (ppoll(NULL, 0, &ts, a->sigmask) < 0 && errno == EINTR)
-			return -EINTR;
-		now = ar_now_ns();
-		ar_stat_add(ctx, sleep_ns, now - start);
-		if (now > start + pl.sleep_ns)
-			ar_wait_learn_late(&ctx->west, now - start - pl.sleep_ns);
-		if (ar_wait_done(ctx, min_events, nr_timeouts)) {
-			ar_wait_overslept(&ctx->west);
-			return 1;
-		}
-	}
-	end = start + pl.sleep_ns + pl.spin_ns;
-	if (a->deadline_ns && a->deadline_ns < end)
-		end = a->deadline_ns;
-	for (;;) {
-		n++;
-		if (ar_wait_done(ctx, min_events, nr_timeouts)) {
-			ar_stat_poll_loops(ctx, n);
-			ar_wait_learn(&ctx->west, ar_now_ns() - start);
-			ar_wait_polled(&ctx->west, true);
-			return 1;
-		}
-		/* the clock costs ~20 ns: read it every 16 polls */
-		if (!(n & 15) && ar_now_ns() >= end)
-			break;
-		ar_cpu_relax();
-	}
-	ar_stat_poll_loops(ctx, n);
-	ar_wait_polled(&ctx->west, false);
-	return 0;
+	return ar_wait_poll(&ctx->pol, &ctx->west, inflight, start,
+			    a->deadline_ns, a->sigmask, &ar_uwait_poll_ops, &w);
 }
 
 static int ar_cqring_wait(struct ar_uctx *ctx, unsigned min_events,
@@ -285,7 +281,7 @@ static int ar_cqring_wait(struct ar_uctx *ctx, unsigned min_events,
 	start = ar_now_ns();
 	/* min_wait has its own rules: no polling in front of it */
 	if (!a->min_wait_ns) {
-		ret = ar_wait_poll(ctx, min_events, nr_timeouts, a, start);
+		ret = ar_cqring_poll(ctx, min_events, nr_timeouts, a, start);
 		if (ret)
 			return ret > 0 ? 0 : ret;
 	}
@@ -314,9 +310,15 @@ static int ar_cqring_wait(struct ar_uctx *ctx, unsigned min_events,
 	return ret;
 }
 
-static struct ar_uctx *ar_enter_ctx(unsigned fd, unsigned flags, int *err)
+/*
+ * The ring an enter is for, held while the enter runs (as the kernel's
+ * fdget): obj is the ring the seam found for the fd, fd a registered
+ * index with IORING_ENTER_REGISTERED_RING.
+ */
+static struct ar_uctx *ar_enter_ctx(void *obj, unsigned fd, unsigned flags,
+				    int *err)
 {
-	struct ar_uctx *ctx;
+	struct ar_uctx *ctx = obj;
 
 	if (flags & IORING_ENTER_REGISTERED_RING) {
 		if (fd >= AR_RINGFD_REG_MAX) {
@@ -324,17 +326,14 @@ static struct ar_uctx *ar_enter_ctx(unsigned fd, unsigned flags, int *err)
 			return NULL;
 		}
 		ctx = ar_registered_rings[fd];
-	} else {
-		ctx = ar_uctx_of_fd((int)fd);
 	}
 	if (!ctx || ar_uctx_dead(ctx)) {
 		*err = -EBADF;
 		return NULL;
 	}
 	/*
-	 * As the kernel's fdget: the ring stays while this enter runs. A
-	 * registered index needs no reference: its entry holds one, and only
-	 * this thread can drop it.
+	 * A registered index needs no reference: its entry holds one, and
+	 * only this thread can drop it.
 	 */
 	if (!(flags & IORING_ENTER_REGISTERED_RING))
 		ar_uctx_get(ctx);
@@ -345,15 +344,16 @@ static int ar_enter_ring(struct ar_uctx *ctx, unsigned to_submit,
 			       unsigned min_complete, unsigned flags,
 			       const void *arg, size_t argsz);
 
-int ar_user_enter(unsigned fd, unsigned to_submit, unsigned min_complete,
-		  unsigned flags, const void *arg, size_t argsz)
+int ar_user_enter(void *obj, unsigned fd, unsigned to_submit,
+		  unsigned min_complete, unsigned flags, const void *arg,
+		  size_t argsz)
 {
 	struct ar_uctx *ctx, *prev;
 	int ret, err = 0;
 
 	if (flags & ~AR_ENTER_KNOWN)
 		return -EINVAL;
-	ctx = ar_enter_ctx(fd, flags, &err);
+	ctx = ar_enter_ctx(obj, fd, flags, &err);
 	if (!ctx)
 		return err;
 	/*

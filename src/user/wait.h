@@ -5,12 +5,13 @@
 #ifndef ANYRING_USER_WAIT_H
 #define ANYRING_USER_WAIT_H
 
+#include "lib/clock.h"
 #include "user/types.h"
 
 /* wait.c */
-int ar_user_enter(unsigned fd, unsigned to_submit, unsigned min_complete,
-		  unsigned flags, const void *arg, size_t argsz);
-__u64 ar_now_ns(void);
+int ar_user_enter(void *obj, unsigned fd, unsigned to_submit,
+		  unsigned min_complete, unsigned flags, const void *arg,
+		  size_t argsz);
 
 /* waitq.c */
 struct ar_waiter *ar_waiter_self(void);

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 #include <sys/eventfd.h>
+#include "lib/wake.h"
 #include "user/types.h"
 #include "user/complete.h"
 #include "user/wait.h"
@@ -77,8 +78,13 @@ void ar_waitq_add(struct ar_uctx *ctx, struct ar_waiter *w)
 	pthread_mutex_lock(&ctx->wait_lock);
 	w->next = ctx->waitq;
 	ctx->waitq = w;
-	/* seq_cst: pairs with the fence in ar_cq_wake() (store then load on both sides) */
-	atomic_fetch_add_explicit(&ctx->cq_waiters, 1, memory_order_seq_cst);
+	/*
+	 * The sleeper's steps 1 and 2 of wake.h: its look at the CQ
+	 * (ar_wait_done()) comes after; pairs with ar_wake_mb() in
+	 * ar_cq_wake() after a post and ar_wake_mb_after_rmw() in
+	 * ar_tw_add() after a push.
+	 */
+	ar_wake_sleeper_add(&ctx->cq_waiters);
 	pthread_mutex_unlock(&ctx->wait_lock);
 }
 
@@ -93,7 +99,7 @@ void ar_waitq_del(struct ar_uctx *ctx, struct ar_waiter *w)
 			break;
 		}
 	}
-	atomic_fetch_sub_explicit(&ctx->cq_waiters, 1, memory_order_relaxed);
+	ar_wake_sleeper_del(&ctx->cq_waiters);
 	pthread_mutex_unlock(&ctx->wait_lock);
 }
 
@@ -109,12 +115,13 @@ void ar_waitq_retarget(struct ar_uctx *ctx, struct ar_waiter *w,
 static bool ar_should_wake(struct ar_uctx *ctx, struct ar_waiter *w)
 {
 	/*
-	 * seq_cst (an acquire at least): after the caller's push onto the
-	 * task list, pairs with the fence before a waiter's last look at
-	 * that list (ar_cqring_wait_loop()): we see the CQEs it posted, or
-	 * it sees our work.
+	 * The waker's step 3 of wake.h (task work vs a waiter): the caller
+	 * made its barrier after its post or push, which pairs with
+	 * ar_wake_mb() before a waiter's last look at the task list
+	 * (ar_cqring_wait_loop()): we see the CQEs it posted, or it sees
+	 * our work. Acquire pairs with the poster's release of the tail.
 	 */
-	unsigned tail = __atomic_load_n(&ctx->rings->cq.tail, __ATOMIC_SEQ_CST);
+	unsigned tail = __atomic_load_n(&ctx->rings->cq.tail, __ATOMIC_ACQUIRE);
 
 	/* complete=deferred: queued completions count, the waiter posts them */
 	if (__atomic_load_n(&ctx->pol.complete, __ATOMIC_RELAXED) ==
