@@ -129,7 +129,7 @@ static bool ar_wait_done(struct ar_uctx *ctx, unsigned min_events,
 
 /*
  * A sleep and its counters: time asleep, and whether a waker ended it
- * (0) or the clock (-ETIMEDOUT) or a signal (-EINTR); 1 when AIO
+ * (0) or the clock (-ETIMEDOUT) or a signal (-EINTR); 1 when backend
  * completions were reaped instead.
  */
 static int ar_wait_sleep(struct ar_uctx *ctx, struct ar_waiter *w,
@@ -138,7 +138,7 @@ static int ar_wait_sleep(struct ar_uctx *ctx, struct ar_waiter *w,
 	__u64 t0;
 	int ret, afd;
 
-	/* AIO completions wake this thread too: drained, then reaped once more */
+	/* backend completions wake this thread too: drained, then reaped once more */
 	afd = ar_backend_sleep_fd(ctx);
 	if (afd >= 0 && ar_backend_reap(ctx))
 		return 1;	/* not a sleep: look again */
