@@ -273,3 +273,16 @@ void diff_normalize_fd(struct diff_cqe *cqe)
 	if (cqe->res >= 0)
 		cqe->res = DIFF_RES_FD;
 }
+
+/* record a value of a call case, compared between the runs by position */
+void diff_put(struct diff_run *r, const char *what, long long value)
+{
+	if (r->nr_val == DIFF_MAX_VALS) {
+		if (!r->msg[0])
+			snprintf(r->msg, sizeof(r->msg), "more than %d values",
+				 DIFF_MAX_VALS);
+		return;
+	}
+	r->what[r->nr_val] = what;
+	r->val[r->nr_val++] = value;
+}
