@@ -22,15 +22,6 @@ static void prep_timeout(struct io_uring *ring, struct diff_ctx *c, __u64 ud,
 	diff_tag(sqe, ud, sqe_flags);
 }
 
-static void nop(struct io_uring *ring, struct diff_ctx *c, __u64 ud,
-		unsigned flags)
-{
-	struct io_uring_sqe *sqe = diff_sqe(ring, c);
-
-	io_uring_prep_nop(sqe);
-	diff_tag(sqe, ud, flags);
-}
-
 static int fill_fires(struct io_uring *ring, struct diff_ctx *c)
 {
 	diff_ts(c, 0, 10);
@@ -67,8 +58,8 @@ static int fill_count(struct io_uring *ring, struct diff_ctx *c)
 {
 	diff_ts(c, 0, LONG_MS);
 	prep_timeout(ring, c, 1, 0, 2, 0, 0);
-	nop(ring, c, 2, 0);
-	nop(ring, c, 3, 0);
+	diff_prep_nop(ring, c, 2, 0);
+	diff_prep_nop(ring, c, 3, 0);
 	return 0;
 }
 
@@ -77,7 +68,7 @@ static int fill_count_short(struct io_uring *ring, struct diff_ctx *c)
 {
 	diff_ts(c, 0, 10);
 	prep_timeout(ring, c, 1, 0, 3, 0, 0);
-	nop(ring, c, 2, 0);
+	diff_prep_nop(ring, c, 2, 0);
 	return 0;
 }
 
@@ -119,10 +110,10 @@ static int fill_etime_link(struct io_uring *ring, struct diff_ctx *c)
 {
 	diff_ts(c, 0, 10);
 	prep_timeout(ring, c, 1, 0, 0, 0, IOSQE_IO_LINK);
-	nop(ring, c, 2, 0);
+	diff_prep_nop(ring, c, 2, 0);
 	prep_timeout(ring, c, 3, 0, 0, IORING_TIMEOUT_ETIME_SUCCESS,
 		     IOSQE_IO_LINK);
-	nop(ring, c, 4, 0);
+	diff_prep_nop(ring, c, 4, 0);
 	return 0;
 }
 
@@ -198,7 +189,7 @@ static int fill_lt_chain(struct io_uring *ring, struct diff_ctx *c)
 {
 	if (fill_guarded_read(ring, c, 10, IOSQE_IO_LINK))
 		return -1;
-	nop(ring, c, 3, 0);
+	diff_prep_nop(ring, c, 3, 0);
 	return 0;
 }
 

@@ -147,6 +147,42 @@ struct io_uring_sqe *diff_prep_nop(struct io_uring *ring, struct diff_ctx *c,
 	return sqe;
 }
 
+/* a read of len bytes at off into buf[ud % DIFF_NBUF] */
+struct io_uring_sqe *diff_prep_read(struct io_uring *ring, struct diff_ctx *c,
+				    __u64 ud, int fd, unsigned len, __u64 off,
+				    unsigned flags)
+{
+	struct io_uring_sqe *sqe = diff_sqe(ring, c);
+
+	io_uring_prep_read(sqe, fd, c->buf[ud % DIFF_NBUF], len, off);
+	diff_tag(sqe, ud, flags);
+	return sqe;
+}
+
+/* ASYNC_CANCEL of user_data target (IORING_ASYNC_CANCEL_* flags) */
+struct io_uring_sqe *diff_prep_cancel(struct io_uring *ring,
+				      struct diff_ctx *c, __u64 ud,
+				      __u64 target, unsigned flags)
+{
+	struct io_uring_sqe *sqe = diff_sqe(ring, c);
+
+	io_uring_prep_cancel64(sqe, target, (int)flags);
+	diff_tag(sqe, ud, 0);
+	return sqe;
+}
+
+/* ASYNC_CANCEL by fd (IORING_ASYNC_CANCEL_FD is added) */
+struct io_uring_sqe *diff_prep_cancel_fd(struct io_uring *ring,
+					 struct diff_ctx *c, __u64 ud, int fd,
+					 unsigned flags)
+{
+	struct io_uring_sqe *sqe = diff_sqe(ring, c);
+
+	io_uring_prep_cancel_fd(sqe, fd, flags);
+	diff_tag(sqe, ud, 0);
+	return sqe;
+}
+
 /* after the prep helper, which clears flags */
 void diff_tag(struct io_uring_sqe *sqe, __u64 user_data, unsigned flags)
 {
@@ -189,6 +225,20 @@ int diff_pipe(struct diff_ctx *c, int p[2])
 		return diff_fail(c, "pipe: %s", strerror(errno));
 	if (diff_track_fd(c, p[0]) < 0 || diff_track_fd(c, p[1]) < 0)
 		return -1;
+	return 0;
+}
+
+/* val[0..1]: pipe A (read, write); val[2..3]: pipe B */
+int diff_setup_pipes(struct diff_ctx *c)
+{
+	int a[2], b[2];
+
+	if (diff_pipe(c, a) || diff_pipe(c, b))
+		return -1;
+	c->val[0] = a[0];
+	c->val[1] = a[1];
+	c->val[2] = b[0];
+	c->val[3] = b[1];
 	return 0;
 }
 
@@ -272,6 +322,18 @@ void diff_normalize_fd(struct diff_cqe *cqe)
 {
 	if (cqe->res >= 0)
 		cqe->res = DIFF_RES_FD;
+}
+
+/* the first CQE with user_data ud, or NULL */
+const struct diff_cqe *diff_find(const struct diff_cqe *cqe, unsigned nr,
+				 __u64 ud)
+{
+	unsigned i;
+
+	for (i = 0; i < nr; i++)
+		if (cqe[i].user_data == ud)
+			return &cqe[i];
+	return NULL;
 }
 
 /* record a value of a call case, compared between the runs by position */

@@ -147,6 +147,9 @@ extern const struct scenario diff_nop[], diff_errors[], diff_rw[],
 	diff_overflow[], diff_ops[];
 extern const struct scenario *const diff_families[];
 
+/* fills more than one family uses */
+int diff_fill_pipe_mix(struct io_uring *ring, struct diff_ctx *c);
+
 /*
  * What one engine's run of a scenario or call case produced: a scenario
  * fills the CQEs and submits, a call case the values (and how its child
@@ -214,6 +217,15 @@ struct io_uring_sqe *diff_sqe(struct io_uring *ring, struct diff_ctx *c);
 void diff_tag(struct io_uring_sqe *sqe, __u64 user_data, unsigned flags);
 struct io_uring_sqe *diff_prep_nop(struct io_uring *ring, struct diff_ctx *c,
 				   __u64 ud, unsigned flags);
+struct io_uring_sqe *diff_prep_read(struct io_uring *ring, struct diff_ctx *c,
+				    __u64 ud, int fd, unsigned len, __u64 off,
+				    unsigned flags);
+struct io_uring_sqe *diff_prep_cancel(struct io_uring *ring,
+				      struct diff_ctx *c, __u64 ud,
+				      __u64 target, unsigned flags);
+struct io_uring_sqe *diff_prep_cancel_fd(struct io_uring *ring,
+					 struct diff_ctx *c, __u64 ud, int fd,
+					 unsigned flags);
 int diff_submit(struct io_uring *ring, struct diff_ctx *c);
 int diff_submit_rest(struct io_uring *ring, struct diff_ctx *c);
 int diff_reap(struct io_uring *ring, struct diff_ctx *c, unsigned nr);
@@ -222,6 +234,7 @@ void diff_put(struct diff_run *r, const char *what, long long value);
 int diff_file(struct diff_ctx *c, const char *name, const void *data,
 	      size_t len, int oflags);
 int diff_pipe(struct diff_ctx *c, int p[2]);
+int diff_setup_pipes(struct diff_ctx *c);
 int diff_track_fd(struct diff_ctx *c, int fd);
 void diff_pattern(void *buf, size_t len, unsigned seed);
 int diff_check_file(struct diff_ctx *c, const char *name, const void *data,
@@ -231,5 +244,7 @@ int diff_check_buf(struct diff_ctx *c, const void *got, const void *want,
 int diff_path_exists(struct diff_ctx *c, const char *name, mode_t type);
 void diff_ts(struct diff_ctx *c, unsigned i, long long ms);
 void diff_normalize_fd(struct diff_cqe *cqe);
+const struct diff_cqe *diff_find(const struct diff_cqe *cqe, unsigned nr,
+				 __u64 ud);
 
 #endif
