@@ -21,11 +21,7 @@
 /* val[0]: "data", 16384 bytes of pattern seed 1 */
 static int setup_data(struct diff_ctx *c)
 {
-	static char p[16384];
-
-	diff_pattern(p, sizeof(p), 1);
-	c->val[0] = diff_file(c, "data", p, sizeof(p), O_RDWR);
-	return c->val[0] < 0 ? -1 : 0;
+	return diff_data_file(c, 16384, O_RDWR);
 }
 
 /* reads 1..4 at offsets 0, 4096, ...: buf[ud % 4] gets block ud - 1 */

@@ -264,9 +264,7 @@ static int feed_after_b(struct io_uring *ring, struct diff_ctx *c)
 {
 	if (diff_reap(ring, c, 3))
 		return -1;
-	if (write(c->val[1], "hello", 5) != 5)
-		return diff_fail(c, "write pipe: %s", strerror(errno));
-	return 0;
+	return diff_feed_pipe(ring, c);
 }
 
 const struct scenario diff_chain[] = {

@@ -23,9 +23,7 @@
 /* val[0]: "data", 4096 bytes */
 static int setup_data(struct diff_ctx *c)
 {
-	diff_pattern(c->buf[3], 4096, 1);
-	c->val[0] = diff_file(c, "data", c->buf[3], 4096, O_RDONLY);
-	return c->val[0] < 0 ? -1 : 0;
+	return diff_data_file(c, 4096, O_RDONLY);
 }
 
 /*
@@ -150,20 +148,12 @@ static int fill_chain_member(struct io_uring *ring, struct diff_ctx *c)
 	return 0;
 }
 
-static int feed_a(struct io_uring *ring, struct diff_ctx *c)
-{
-	(void)ring;
-	if (write(c->val[1], "hello", 5) != 5)
-		return diff_fail(c, "write pipe: %s", strerror(errno));
-	return 0;
-}
-
 /* after the cancel's CQE is in, feed the pipe */
 static int reap_then_feed(struct io_uring *ring, struct diff_ctx *c)
 {
 	if (diff_reap(ring, c, 1))
 		return -1;
-	return feed_a(ring, c);
+	return diff_feed_pipe(ring, c);
 }
 
 static int fill_chain_head(struct io_uring *ring, struct diff_ctx *c)

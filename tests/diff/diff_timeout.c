@@ -167,21 +167,12 @@ static int fill_lt_idle(struct io_uring *ring, struct diff_ctx *c)
 	return fill_guarded_read(ring, c, LONG_MS, 0);
 }
 
-/* the read is waiting on the pipe: feed it */
-static int feed_pipe(struct io_uring *ring, struct diff_ctx *c)
-{
-	(void)ring;
-	if (write(c->val[1], "hello", 5) != 5)
-		return diff_fail(c, "write pipe: %s", strerror(errno));
-	return 0;
-}
-
 /* data already there: the read completes at once */
 static int fill_lt_ready(struct io_uring *ring, struct diff_ctx *c)
 {
 	if (fill_guarded_read(ring, c, LONG_MS, 0))
 		return -1;
-	return feed_pipe(ring, c);
+	return diff_feed_pipe(ring, c);
 }
 
 /* the link timeout is itself linked on: what follows is cancelled too */
@@ -267,7 +258,7 @@ const struct scenario diff_timeout[] = {
 	}, {
 		.name = "link_timeout_read_completes",
 		.fill = fill_lt_idle,
-		.after_submit = feed_pipe,
+		.after_submit = diff_feed_pipe,
 		.nr_cqes = 2,
 		.known = { { 1, 5 }, { 2, -ECANCELED } },
 	}, {

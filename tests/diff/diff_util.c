@@ -228,6 +228,28 @@ int diff_pipe(struct diff_ctx *c, int p[2])
 	return 0;
 }
 
+/* val[0]: "data", len bytes of pattern seed 1, open with oflags */
+int diff_data_file(struct diff_ctx *c, size_t len, int oflags)
+{
+	char *p = malloc(len);
+
+	if (!p)
+		return diff_fail(c, "out of memory");
+	diff_pattern(p, len, 1);
+	c->val[0] = diff_file(c, "data", p, len, oflags);
+	free(p);
+	return c->val[0] < 0 ? -1 : 0;
+}
+
+/* "hello" into pipe A (val[1]) for a read waiting on it; an .after_submit */
+int diff_feed_pipe(struct io_uring *ring, struct diff_ctx *c)
+{
+	(void)ring;
+	if (write(c->val[1], "hello", 5) != 5)
+		return diff_fail(c, "write pipe: %s", strerror(errno));
+	return 0;
+}
+
 /* val[0..1]: pipe A (read, write); val[2..3]: pipe B */
 int diff_setup_pipes(struct diff_ctx *c)
 {

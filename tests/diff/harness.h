@@ -235,6 +235,8 @@ int diff_file(struct diff_ctx *c, const char *name, const void *data,
 	      size_t len, int oflags);
 int diff_pipe(struct diff_ctx *c, int p[2]);
 int diff_setup_pipes(struct diff_ctx *c);
+int diff_feed_pipe(struct io_uring *ring, struct diff_ctx *c);
+int diff_data_file(struct diff_ctx *c, size_t len, int oflags);
 int diff_track_fd(struct diff_ctx *c, int fd);
 void diff_pattern(void *buf, size_t len, unsigned seed);
 int diff_check_file(struct diff_ctx *c, const char *name, const void *data,
