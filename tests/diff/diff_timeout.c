@@ -12,20 +12,10 @@
 
 #define LONG_MS		3000	/* never meant to fire */
 
-static void prep_timeout(struct io_uring *ring, struct diff_ctx *c, __u64 ud,
-		    unsigned ts, unsigned count, unsigned flags,
-		    unsigned sqe_flags)
-{
-	struct io_uring_sqe *sqe = diff_sqe(ring, c);
-
-	io_uring_prep_timeout(sqe, &c->ts[ts], count, flags);
-	diff_tag(sqe, ud, sqe_flags);
-}
-
 static int fill_fires(struct io_uring *ring, struct diff_ctx *c)
 {
 	diff_ts(c, 0, 10);
-	prep_timeout(ring, c, 1, 0, 0, 0, 0);
+	diff_prep_timeout(ring, c, 1, 0, 0, 0, 0);
 	return 0;
 }
 
@@ -35,9 +25,9 @@ static int fill_expiry_order(struct io_uring *ring, struct diff_ctx *c)
 	diff_ts(c, 0, 30);
 	diff_ts(c, 1, 10);
 	diff_ts(c, 2, 20);
-	prep_timeout(ring, c, 1, 0, 0, 0, 0);
-	prep_timeout(ring, c, 2, 1, 0, 0, 0);
-	prep_timeout(ring, c, 3, 2, 0, 0, 0);
+	diff_prep_timeout(ring, c, 1, 0, 0, 0, 0);
+	diff_prep_timeout(ring, c, 2, 1, 0, 0, 0);
+	diff_prep_timeout(ring, c, 3, 2, 0, 0, 0);
 	return 0;
 }
 
@@ -49,7 +39,7 @@ static int fill_abs_past(struct io_uring *ring, struct diff_ctx *c)
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	c->ts[0].tv_sec = now.tv_sec - 1;
 	c->ts[0].tv_nsec = now.tv_nsec;
-	prep_timeout(ring, c, 1, 0, 0, IORING_TIMEOUT_ABS, 0);
+	diff_prep_timeout(ring, c, 1, 0, 0, IORING_TIMEOUT_ABS, 0);
 	return 0;
 }
 
@@ -57,7 +47,7 @@ static int fill_abs_past(struct io_uring *ring, struct diff_ctx *c)
 static int fill_count(struct io_uring *ring, struct diff_ctx *c)
 {
 	diff_ts(c, 0, LONG_MS);
-	prep_timeout(ring, c, 1, 0, 2, 0, 0);
+	diff_prep_timeout(ring, c, 1, 0, 2, 0, 0);
 	diff_prep_nop(ring, c, 2, 0);
 	diff_prep_nop(ring, c, 3, 0);
 	return 0;
@@ -67,7 +57,7 @@ static int fill_count(struct io_uring *ring, struct diff_ctx *c)
 static int fill_count_short(struct io_uring *ring, struct diff_ctx *c)
 {
 	diff_ts(c, 0, 10);
-	prep_timeout(ring, c, 1, 0, 3, 0, 0);
+	diff_prep_timeout(ring, c, 1, 0, 3, 0, 0);
 	diff_prep_nop(ring, c, 2, 0);
 	return 0;
 }
@@ -78,7 +68,7 @@ static int fill_remove(struct io_uring *ring, struct diff_ctx *c)
 	struct io_uring_sqe *sqe;
 
 	diff_ts(c, 0, LONG_MS);
-	prep_timeout(ring, c, 1, 0, 0, 0, 0);
+	diff_prep_timeout(ring, c, 1, 0, 0, 0, 0);
 	sqe = diff_sqe(ring, c);
 	io_uring_prep_timeout_remove(sqe, 1, 0);
 	diff_tag(sqe, 2, 0);
@@ -95,7 +85,7 @@ static int fill_update(struct io_uring *ring, struct diff_ctx *c)
 
 	diff_ts(c, 0, LONG_MS);
 	diff_ts(c, 1, 10);
-	prep_timeout(ring, c, 1, 0, 0, 0, 0);
+	diff_prep_timeout(ring, c, 1, 0, 0, 0, 0);
 	sqe = diff_sqe(ring, c);
 	io_uring_prep_timeout_update(sqe, &c->ts[1], 1, 0);
 	diff_tag(sqe, 2, 0);
@@ -109,10 +99,10 @@ static int fill_update(struct io_uring *ring, struct diff_ctx *c)
 static int fill_etime_link(struct io_uring *ring, struct diff_ctx *c)
 {
 	diff_ts(c, 0, 10);
-	prep_timeout(ring, c, 1, 0, 0, 0, IOSQE_IO_LINK);
+	diff_prep_timeout(ring, c, 1, 0, 0, 0, IOSQE_IO_LINK);
 	diff_prep_nop(ring, c, 2, 0);
-	prep_timeout(ring, c, 3, 0, 0, IORING_TIMEOUT_ETIME_SUCCESS,
-		     IOSQE_IO_LINK);
+	diff_prep_timeout(ring, c, 3, 0, 0, IORING_TIMEOUT_ETIME_SUCCESS,
+			  IOSQE_IO_LINK);
 	diff_prep_nop(ring, c, 4, 0);
 	return 0;
 }
@@ -130,9 +120,9 @@ static int fill_bad(struct io_uring *ring, struct diff_ctx *c)
 	io_uring_prep_timeout(sqe, &c->ts[0], 0, 0);
 	sqe->len = 2;
 	diff_tag(sqe, 1, 0);
-	prep_timeout(ring, c, 2, 0, 0, 1U << 7, 0);
-	prep_timeout(ring, c, 3, 0, 0, IORING_TIMEOUT_BOOTTIME |
-		     IORING_TIMEOUT_REALTIME, 0);
+	diff_prep_timeout(ring, c, 2, 0, 0, 1U << 7, 0);
+	diff_prep_timeout(ring, c, 3, 0, 0, IORING_TIMEOUT_BOOTTIME |
+			  IORING_TIMEOUT_REALTIME, 0);
 	return 0;
 }
 

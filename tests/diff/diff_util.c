@@ -159,6 +159,19 @@ struct io_uring_sqe *diff_prep_read(struct io_uring *ring, struct diff_ctx *c,
 	return sqe;
 }
 
+/* a TIMEOUT on c->ts[ts], count and IORING_TIMEOUT_* flags */
+struct io_uring_sqe *diff_prep_timeout(struct io_uring *ring,
+				       struct diff_ctx *c, __u64 ud,
+				       unsigned ts, unsigned count,
+				       unsigned flags, unsigned sqe_flags)
+{
+	struct io_uring_sqe *sqe = diff_sqe(ring, c);
+
+	io_uring_prep_timeout(sqe, &c->ts[ts], count, flags);
+	diff_tag(sqe, ud, sqe_flags);
+	return sqe;
+}
+
 /* ASYNC_CANCEL of user_data target (IORING_ASYNC_CANCEL_* flags) */
 struct io_uring_sqe *diff_prep_cancel(struct io_uring *ring,
 				      struct diff_ctx *c, __u64 ud,

@@ -220,6 +220,10 @@ struct io_uring_sqe *diff_prep_nop(struct io_uring *ring, struct diff_ctx *c,
 struct io_uring_sqe *diff_prep_read(struct io_uring *ring, struct diff_ctx *c,
 				    __u64 ud, int fd, unsigned len, __u64 off,
 				    unsigned flags);
+struct io_uring_sqe *diff_prep_timeout(struct io_uring *ring,
+				       struct diff_ctx *c, __u64 ud,
+				       unsigned ts, unsigned count,
+				       unsigned flags, unsigned sqe_flags);
 struct io_uring_sqe *diff_prep_cancel(struct io_uring *ring,
 				      struct diff_ctx *c, __u64 ud,
 				      __u64 target, unsigned flags);
