@@ -1,7 +1,8 @@
 #!/bin/sh
-# diff-policies: the differential suite (kernel vs user, tests/diff) under
-# every completion-path policy combination: wake= x complete= x wait=
-# (2 x 3 x 4 = 24). ANYRING_POLICY applies to the rings of both engines
+# diff-policies: the differential suite's scenarios (kernel vs user,
+# tests/diff; -m scenarios: the call cases, setup/register/enter results,
+# run once in the differential test) under every completion-path policy
+# combination: wake= x complete= x wait= (2 x 3 x 4 = 24). ANYRING_POLICY applies to the rings of both engines
 # (the kernel engine takes wait= only). With a sanitizer, where one run
 # takes several seconds, each value of each axis runs once at least
 # (6 combinations: wake x complete, wait rotating).
@@ -24,7 +25,7 @@ for complete in inline deferred punt; do
 		for wait in $ws; do
 			pol="wake=$wake,complete=$complete,wait=$wait"
 			runs=$((runs + 1))
-			if out=$(ANYRING_POLICY=$pol "$BIN" 2>&1); then
+			if out=$(ANYRING_POLICY=$pol "$BIN" -m scenarios 2>&1); then
 				echo "ok   $pol: $(echo "$out" | tail -n 1)"
 			else
 				fails=$((fails + 1))

@@ -11,64 +11,23 @@
 #include <unistd.h>
 #include "harness.h"
 
-/* val[0..1]: pipe A (read, write); val[2..3]: pipe B */
-static int setup_pipes(struct diff_ctx *c)
-{
-	int a[2], b[2];
-
-	if (diff_pipe(c, a) || diff_pipe(c, b))
-		return -1;
-	c->val[0] = a[0];
-	c->val[1] = a[1];
-	c->val[2] = b[0];
-	c->val[3] = b[1];
-	return 0;
-}
-
-static void read_pipe(struct io_uring *ring, struct diff_ctx *c, __u64 ud,
-		      int fd, unsigned flags)
-{
-	struct io_uring_sqe *sqe = diff_sqe(ring, c);
-
-	io_uring_prep_read(sqe, fd, c->buf[ud % DIFF_NBUF], 64, 0);
-	diff_tag(sqe, ud, flags);
-}
-
-static void cancel_ud(struct io_uring *ring, struct diff_ctx *c, __u64 ud,
-		      __u64 target, int flags)
-{
-	struct io_uring_sqe *sqe = diff_sqe(ring, c);
-
-	io_uring_prep_cancel64(sqe, target, flags);
-	diff_tag(sqe, ud, 0);
-}
-
-static void cancel_fd(struct io_uring *ring, struct diff_ctx *c, __u64 ud,
-		      int fd, unsigned flags)
-{
-	struct io_uring_sqe *sqe = diff_sqe(ring, c);
-
-	io_uring_prep_cancel_fd(sqe, fd, flags);
-	diff_tag(sqe, ud, 0);
-}
-
 static int fill_read_a(struct io_uring *ring, struct diff_ctx *c)
 {
-	read_pipe(ring, c, 1, c->val[0], 0);
+	diff_prep_read(ring, c, 1, c->val[0], 64, 0, 0);
 	return 0;
 }
 
 /* after the read went to wait on the pipe */
 static int cancel_read_a(struct io_uring *ring, struct diff_ctx *c)
 {
-	cancel_ud(ring, c, 2, 1, 0);
+	diff_prep_cancel(ring, c, 2, 1, 0);
 	return 0;
 }
 
 static int fill_same_submit(struct io_uring *ring, struct diff_ctx *c)
 {
-	read_pipe(ring, c, 1, c->val[0], 0);
-	cancel_ud(ring, c, 2, 1, 0);
+	diff_prep_read(ring, c, 1, c->val[0], 64, 0, 0);
+	diff_prep_cancel(ring, c, 2, 1, 0);
 	return 0;
 }
 
@@ -78,55 +37,52 @@ static int fill_same_submit(struct io_uring *ring, struct diff_ctx *c)
  */
 static int fill_missing(struct io_uring *ring, struct diff_ctx *c)
 {
-	struct io_uring_sqe *sqe = diff_sqe(ring, c);
-
-	io_uring_prep_nop(sqe);
-	diff_tag(sqe, 1, IOSQE_IO_LINK);
-	cancel_ud(ring, c, 2, 1, 0);
-	cancel_ud(ring, c, 3, 99, 0);
-	cancel_ud(ring, c, 4, 99, IORING_ASYNC_CANCEL_ALL);
+	diff_prep_nop(ring, c, 1, IOSQE_IO_LINK);
+	diff_prep_cancel(ring, c, 2, 1, 0);
+	diff_prep_cancel(ring, c, 3, 99, 0);
+	diff_prep_cancel(ring, c, 4, 99, IORING_ASYNC_CANCEL_ALL);
 	return 0;
 }
 
 /* by fd: only pipe A's read; B's is cancelled by user_data after */
 static int fill_by_fd(struct io_uring *ring, struct diff_ctx *c)
 {
-	read_pipe(ring, c, 1, c->val[0], 0);
-	read_pipe(ring, c, 2, c->val[2], 0);
-	cancel_fd(ring, c, 3, c->val[0], 0);
-	cancel_ud(ring, c, 4, 2, 0);
+	diff_prep_read(ring, c, 1, c->val[0], 64, 0, 0);
+	diff_prep_read(ring, c, 2, c->val[2], 64, 0, 0);
+	diff_prep_cancel_fd(ring, c, 3, c->val[0], 0);
+	diff_prep_cancel(ring, c, 4, 2, 0);
 	return 0;
 }
 
 /* three reads on A, one on B: FD|ALL takes A's three (res 3) */
 static int fill_fd_all(struct io_uring *ring, struct diff_ctx *c)
 {
-	read_pipe(ring, c, 1, c->val[0], 0);
-	read_pipe(ring, c, 2, c->val[0], 0);
-	read_pipe(ring, c, 3, c->val[0], 0);
-	read_pipe(ring, c, 4, c->val[2], 0);
-	cancel_fd(ring, c, 5, c->val[0], IORING_ASYNC_CANCEL_ALL);
-	cancel_ud(ring, c, 6, 4, 0);
+	diff_prep_read(ring, c, 1, c->val[0], 64, 0, 0);
+	diff_prep_read(ring, c, 2, c->val[0], 64, 0, 0);
+	diff_prep_read(ring, c, 3, c->val[0], 64, 0, 0);
+	diff_prep_read(ring, c, 4, c->val[2], 64, 0, 0);
+	diff_prep_cancel_fd(ring, c, 5, c->val[0], IORING_ASYNC_CANCEL_ALL);
+	diff_prep_cancel(ring, c, 6, 4, 0);
 	return 0;
 }
 
 /* two reads sharing user_data 7: ALL cancels both (res 2) */
 static int fill_ud_all(struct io_uring *ring, struct diff_ctx *c)
 {
-	read_pipe(ring, c, 7, c->val[0], 0);
-	read_pipe(ring, c, 7, c->val[2], 0);
-	cancel_ud(ring, c, 8, 7, IORING_ASYNC_CANCEL_ALL);
+	diff_prep_read(ring, c, 7, c->val[0], 64, 0, 0);
+	diff_prep_read(ring, c, 7, c->val[2], 64, 0, 0);
+	diff_prep_cancel(ring, c, 8, 7, IORING_ASYNC_CANCEL_ALL);
 	return 0;
 }
 
 /* ANY|ALL: every pending request, whatever its user_data (res 3) */
 static int fill_any_all(struct io_uring *ring, struct diff_ctx *c)
 {
-	read_pipe(ring, c, 1, c->val[0], 0);
-	read_pipe(ring, c, 2, c->val[2], 0);
-	read_pipe(ring, c, 3, c->val[2], 0);
-	cancel_ud(ring, c, 4, 0,
-		  IORING_ASYNC_CANCEL_ANY | IORING_ASYNC_CANCEL_ALL);
+	diff_prep_read(ring, c, 1, c->val[0], 64, 0, 0);
+	diff_prep_read(ring, c, 2, c->val[2], 64, 0, 0);
+	diff_prep_read(ring, c, 3, c->val[2], 64, 0, 0);
+	diff_prep_cancel(ring, c, 4, 0,
+			 IORING_ASYNC_CANCEL_ANY | IORING_ASYNC_CANCEL_ALL);
 	return 0;
 }
 
@@ -139,15 +95,15 @@ static int fill_any_all(struct io_uring *ring, struct diff_ctx *c)
  */
 static int fill_any(struct io_uring *ring, struct diff_ctx *c)
 {
-	read_pipe(ring, c, 1, c->val[0], 0);
-	read_pipe(ring, c, 2, c->val[2], 0);
-	cancel_ud(ring, c, 3, 0, IORING_ASYNC_CANCEL_ANY);
+	diff_prep_read(ring, c, 1, c->val[0], 64, 0, 0);
+	diff_prep_read(ring, c, 2, c->val[2], 64, 0, 0);
+	diff_prep_cancel(ring, c, 3, 0, IORING_ASYNC_CANCEL_ANY);
 	return 0;
 }
 
 static int cancel_any_again(struct io_uring *ring, struct diff_ctx *c)
 {
-	cancel_ud(ring, c, 4, 0, IORING_ASYNC_CANCEL_ANY);
+	diff_prep_cancel(ring, c, 4, 0, IORING_ASYNC_CANCEL_ANY);
 	return 0;
 }
 
@@ -158,8 +114,8 @@ static int fill_fd_fixed(struct io_uring *ring, struct diff_ctx *c)
 
 	if (ret)
 		return diff_fail(c, "register files: %s", strerror(-ret));
-	read_pipe(ring, c, 1, 0, IOSQE_FIXED_FILE);
-	cancel_fd(ring, c, 2, 0, IORING_ASYNC_CANCEL_FD_FIXED);
+	diff_prep_read(ring, c, 1, 0, 64, 0, IOSQE_FIXED_FILE);
+	diff_prep_cancel_fd(ring, c, 2, 0, IORING_ASYNC_CANCEL_FD_FIXED);
 	return 0;
 }
 
@@ -170,21 +126,21 @@ static int fill_timeout(struct io_uring *ring, struct diff_ctx *c)
 	diff_ts(c, 0, 3000);
 	io_uring_prep_timeout(sqe, &c->ts[0], 0, 0);
 	diff_tag(sqe, 1, 0);
-	cancel_ud(ring, c, 2, 1, 0);
+	diff_prep_cancel(ring, c, 2, 1, 0);
 	return 0;
 }
 
 /* an unknown cancel flag: refused while reading the SQE */
 static int fill_bad_flags(struct io_uring *ring, struct diff_ctx *c)
 {
-	cancel_ud(ring, c, 1, 1, 1U << 20);
+	diff_prep_cancel(ring, c, 1, 1, 1U << 20);
 	return 0;
 }
 
 const struct scenario diff_cancel[] = {
 	{
 		.name = "cancel_by_user_data",
-		.setup = setup_pipes,
+		.setup = diff_setup_pipes,
 		.fill = fill_read_a,
 		.after_submit = cancel_read_a,
 		.nr_cqes = 2,
@@ -192,7 +148,7 @@ const struct scenario diff_cancel[] = {
 		.known = { { 1, -ECANCELED }, { 2, 0 } },
 	}, {
 		.name = "cancel_in_same_submit",
-		.setup = setup_pipes,
+		.setup = diff_setup_pipes,
 		.fill = fill_same_submit,
 		.nr_cqes = 2,
 		.order = ORDER_ANY,
@@ -205,7 +161,7 @@ const struct scenario diff_cancel[] = {
 		.known = { { 1, 0 }, { 2, -ENOENT }, { 3, -ENOENT } },
 	}, {
 		.name = "cancel_by_fd",
-		.setup = setup_pipes,
+		.setup = diff_setup_pipes,
 		.fill = fill_by_fd,
 		.nr_cqes = 4,
 		.order = ORDER_ANY,
@@ -213,28 +169,28 @@ const struct scenario diff_cancel[] = {
 			   { 4, 0 } },
 	}, {
 		.name = "cancel_fd_all",
-		.setup = setup_pipes,
+		.setup = diff_setup_pipes,
 		.fill = fill_fd_all,
 		.nr_cqes = 6,
 		.order = ORDER_ANY,
 		.known = { { 5, 3 }, { 6, 0 } },
 	}, {
 		.name = "cancel_user_data_all",
-		.setup = setup_pipes,
+		.setup = diff_setup_pipes,
 		.fill = fill_ud_all,
 		.nr_cqes = 3,
 		.order = ORDER_ANY,
 		.known = { { 8, 2 } },
 	}, {
 		.name = "cancel_any_all",
-		.setup = setup_pipes,
+		.setup = diff_setup_pipes,
 		.fill = fill_any_all,
 		.nr_cqes = 4,
 		.order = ORDER_ANY,
 		.known = { { 4, 3 } },
 	}, {
 		.name = "cancel_any",
-		.setup = setup_pipes,
+		.setup = diff_setup_pipes,
 		.fill = fill_any,
 		.after_submit = cancel_any_again,
 		.nr_cqes = 4,
@@ -242,7 +198,7 @@ const struct scenario diff_cancel[] = {
 		.known = { { 3, 2 }, { 4, 0 } },
 	}, {
 		.name = "cancel_fd_fixed",
-		.setup = setup_pipes,
+		.setup = diff_setup_pipes,
 		.fill = fill_fd_fixed,
 		.nr_cqes = 2,
 		.order = ORDER_ANY,

@@ -21,20 +21,7 @@
 /* val[0]: "data", 16384 bytes of pattern seed 1 */
 static int setup_data(struct diff_ctx *c)
 {
-	static char p[16384];
-
-	diff_pattern(p, sizeof(p), 1);
-	c->val[0] = diff_file(c, "data", p, sizeof(p), O_RDWR);
-	return c->val[0] < 0 ? -1 : 0;
-}
-
-static void read_fd(struct io_uring *ring, struct diff_ctx *c, __u64 ud,
-		    int fd, unsigned len, __u64 off, unsigned flags)
-{
-	struct io_uring_sqe *sqe = diff_sqe(ring, c);
-
-	io_uring_prep_read(sqe, fd, c->buf[ud % DIFF_NBUF], len, off);
-	diff_tag(sqe, ud, flags);
+	return diff_data_file(c, 16384, O_RDWR);
 }
 
 /* reads 1..4 at offsets 0, 4096, ...: buf[ud % 4] gets block ud - 1 */
@@ -43,7 +30,8 @@ static int fill_reads(struct io_uring *ring, struct diff_ctx *c)
 	unsigned i;
 
 	for (i = 1; i <= 4; i++)
-		read_fd(ring, c, i, c->val[0], 4096, (i - 1) * 4096ULL, 0);
+		diff_prep_read(ring, c, i, c->val[0], 4096,
+			       (i - 1) * 4096ULL, 0);
 	return 0;
 }
 
@@ -67,31 +55,11 @@ static int check_reads(struct diff_ctx *c, const struct diff_cqe *cqe,
 static int fill_chains(struct io_uring *ring, struct diff_ctx *c)
 {
 	diff_prep_nop(ring, c, 1, IOSQE_IO_LINK);
-	read_fd(ring, c, 2, -1, 64, 0, IOSQE_IO_LINK);
+	diff_prep_read(ring, c, 2, -1, 64, 0, IOSQE_IO_LINK);
 	diff_prep_nop(ring, c, 3, 0);
-	read_fd(ring, c, 4, -1, 64, 0, IOSQE_IO_HARDLINK);
+	diff_prep_read(ring, c, 4, -1, 64, 0, IOSQE_IO_HARDLINK);
 	diff_prep_nop(ring, c, 5, 0);
 	diff_prep_nop(ring, c, 6, 0);
-	return 0;
-}
-
-/* an empty pipe: a read and its cancel; a read under a 10 ms link timeout */
-static int fill_pipe_mix(struct io_uring *ring, struct diff_ctx *c)
-{
-	struct io_uring_sqe *sqe;
-	int p[2];
-
-	if (diff_pipe(c, p))
-		return -1;
-	read_fd(ring, c, 1, p[0], 64, 0, 0);
-	sqe = diff_sqe(ring, c);
-	io_uring_prep_cancel64(sqe, 1, 0);
-	diff_tag(sqe, 2, 0);
-	read_fd(ring, c, 3, p[0], 64, 0, IOSQE_IO_LINK);
-	diff_ts(c, 0, 10);
-	sqe = diff_sqe(ring, c);
-	io_uring_prep_link_timeout(sqe, &c->ts[0], 0);
-	diff_tag(sqe, 4, 0);
 	return 0;
 }
 
@@ -103,9 +71,10 @@ static int fill_fixed(struct io_uring *ring, struct diff_ctx *c)
 
 	if (ret)
 		return diff_fail(c, "register files: %s", strerror(-ret));
-	read_fd(ring, c, 1, 0, 4096, 0, IOSQE_FIXED_FILE | IOSQE_IO_LINK);
-	read_fd(ring, c, 2, 0, 4096, 4096, IOSQE_FIXED_FILE);
-	read_fd(ring, c, 3, 1, 4096, 0, IOSQE_FIXED_FILE);
+	diff_prep_read(ring, c, 1, 0, 4096, 0,
+		       IOSQE_FIXED_FILE | IOSQE_IO_LINK);
+	diff_prep_read(ring, c, 2, 0, 4096, 4096, IOSQE_FIXED_FILE);
+	diff_prep_read(ring, c, 3, 1, 4096, 0, IOSQE_FIXED_FILE);
 	return 0;
 }
 
@@ -178,8 +147,8 @@ static int fill_rw_chain(struct io_uring *ring, struct diff_ctx *c)
 	sqe = diff_sqe(ring, c);
 	io_uring_prep_fsync(sqe, c->val[0], 0);
 	diff_tag(sqe, 2, IOSQE_IO_LINK);
-	read_fd(ring, c, 3, c->val[0], 4096, 16384, IOSQE_IO_LINK);
-	read_fd(ring, c, 5, c->val[0], 4096, 20000, IOSQE_IO_LINK);
+	diff_prep_read(ring, c, 3, c->val[0], 4096, 16384, IOSQE_IO_LINK);
+	diff_prep_read(ring, c, 5, c->val[0], 4096, 20000, IOSQE_IO_LINK);
 	diff_prep_nop(ring, c, 6, 0);
 	return 0;
 }
@@ -213,7 +182,7 @@ static int fill_iopoll(struct io_uring *ring, struct diff_ctx *c)
 	struct io_uring_sqe *sqe;
 
 	diff_prep_nop(ring, c, 1, 0);
-	read_fd(ring, c, 2, c->val[0], 4096, 0, 0);
+	diff_prep_read(ring, c, 2, c->val[0], 4096, 0, 0);
 	diff_ts(c, 0, 10);
 	sqe = diff_sqe(ring, c);
 	io_uring_prep_timeout(sqe, &c->ts[0], 0, 0);
@@ -227,7 +196,7 @@ static int fill_iopoll_links(struct io_uring *ring, struct diff_ctx *c)
 {
 	diff_prep_nop(ring, c, 1, IOSQE_IO_LINK);
 	diff_prep_nop(ring, c, 2, 0);
-	read_fd(ring, c, 3, c->val[0], 4096, 0, IOSQE_IO_LINK);
+	diff_prep_read(ring, c, 3, c->val[0], 4096, 0, IOSQE_IO_LINK);
 	diff_prep_nop(ring, c, 4, 0);
 	return 0;
 }
@@ -236,9 +205,9 @@ static int fill_iopoll_links(struct io_uring *ring, struct diff_ctx *c)
 static int fill_big_mix(struct io_uring *ring, struct diff_ctx *c)
 {
 	diff_prep_nop(ring, c, 1, IOSQE_IO_LINK);
-	read_fd(ring, c, 2, c->val[0], 4096, 4096, IOSQE_IO_LINK);
+	diff_prep_read(ring, c, 2, c->val[0], 4096, 4096, IOSQE_IO_LINK);
 	diff_prep_nop(ring, c, 3, 0);
-	read_fd(ring, c, 4, -1, 64, 0, IOSQE_IO_LINK);
+	diff_prep_read(ring, c, 4, -1, 64, 0, IOSQE_IO_LINK);
 	diff_prep_nop(ring, c, 5, 0);
 	return fill_nops(ring, c, 6, 10);
 }
@@ -264,7 +233,7 @@ const struct scenario diff_cfg[] = {
 	}, {
 		.name = "cfg_sqpoll_pipe_cancel_link_timeout",
 		.setup_flags = IORING_SETUP_SQPOLL,
-		.fill = fill_pipe_mix,
+		.fill = diff_fill_pipe_mix,
 		.nr_cqes = 4,
 		.order = ORDER_ANY,
 		.before = { { 4, 3 } },

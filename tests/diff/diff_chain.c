@@ -12,15 +12,6 @@
 
 #define CHAIN	6	/* members of the hard-linked chains */
 
-static void read_fd(struct io_uring *ring, struct diff_ctx *c, __u64 ud,
-		    int fd, unsigned len, __u64 off, unsigned flags)
-{
-	struct io_uring_sqe *sqe = diff_sqe(ring, c);
-
-	io_uring_prep_read(sqe, fd, c->buf[ud % DIFF_NBUF], len, off);
-	diff_tag(sqe, ud, flags);
-}
-
 static int fill_nops32(struct io_uring *ring, struct diff_ctx *c)
 {
 	unsigned i;
@@ -49,7 +40,7 @@ static int fill_hard(struct io_uring *ring, struct diff_ctx *c,
 	for (i = 0; i < CHAIN; i++) {
 		flags = i + 1 < CHAIN ? IOSQE_IO_HARDLINK : 0;
 		if (fail_mask & (1U << i))
-			read_fd(ring, c, i + 1, -1, 64, 0, flags);
+			diff_prep_read(ring, c, i + 1, -1, 64, 0, flags);
 		else
 			diff_prep_nop(ring, c, i + 1, flags);
 	}
@@ -79,8 +70,8 @@ static int fill_hard_all(struct io_uring *ring, struct diff_ctx *c)
 /* 1 fails under a hard link: 2 runs; 2 fails under a soft one: 3, 4 go */
 static int fill_hard_then_soft(struct io_uring *ring, struct diff_ctx *c)
 {
-	read_fd(ring, c, 1, -1, 64, 0, IOSQE_IO_HARDLINK);
-	read_fd(ring, c, 2, -1, 64, 0, IOSQE_IO_LINK);
+	diff_prep_read(ring, c, 1, -1, 64, 0, IOSQE_IO_HARDLINK);
+	diff_prep_read(ring, c, 2, -1, 64, 0, IOSQE_IO_LINK);
 	diff_prep_nop(ring, c, 3, IOSQE_IO_HARDLINK);
 	diff_prep_nop(ring, c, 4, 0);
 	return 0;
@@ -89,7 +80,7 @@ static int fill_hard_then_soft(struct io_uring *ring, struct diff_ctx *c)
 /* the soft link fails first: hard links behind it do not save the rest */
 static int fill_soft_then_hard(struct io_uring *ring, struct diff_ctx *c)
 {
-	read_fd(ring, c, 1, -1, 64, 0, IOSQE_IO_LINK);
+	diff_prep_read(ring, c, 1, -1, 64, 0, IOSQE_IO_LINK);
 	diff_prep_nop(ring, c, 2, IOSQE_IO_HARDLINK);
 	diff_prep_nop(ring, c, 3, IOSQE_IO_HARDLINK);
 	diff_prep_nop(ring, c, 4, 0);
@@ -122,8 +113,8 @@ static int fill_hard_middle_refused(struct io_uring *ring, struct diff_ctx *c)
 /* a failing hard-linked member with CQE_SKIP_SUCCESS, silent members after */
 static int fill_hard_skip(struct io_uring *ring, struct diff_ctx *c)
 {
-	read_fd(ring, c, 1, -1, 64, 0,
-		IOSQE_IO_HARDLINK | IOSQE_CQE_SKIP_SUCCESS);
+	diff_prep_read(ring, c, 1, -1, 64, 0,
+		       IOSQE_IO_HARDLINK | IOSQE_CQE_SKIP_SUCCESS);
 	diff_prep_nop(ring, c, 2, IOSQE_IO_HARDLINK | IOSQE_CQE_SKIP_SUCCESS);
 	diff_prep_nop(ring, c, 3, IOSQE_IO_HARDLINK);
 	diff_prep_nop(ring, c, 4, 0);
@@ -133,7 +124,7 @@ static int fill_hard_skip(struct io_uring *ring, struct diff_ctx *c)
 static int fill_async_fail(struct io_uring *ring, struct diff_ctx *c)
 {
 	diff_prep_nop(ring, c, 1, IOSQE_IO_LINK | IOSQE_ASYNC);
-	read_fd(ring, c, 2, -1, 64, 0, IOSQE_IO_LINK | IOSQE_ASYNC);
+	diff_prep_read(ring, c, 2, -1, 64, 0, IOSQE_IO_LINK | IOSQE_ASYNC);
 	diff_prep_nop(ring, c, 3, IOSQE_IO_LINK | IOSQE_ASYNC);
 	diff_prep_nop(ring, c, 4, 0);
 	return 0;
@@ -155,14 +146,15 @@ static int fill_async_copy(struct io_uring *ring, struct diff_ctx *c)
 {
 	struct io_uring_sqe *sqe;
 
-	read_fd(ring, c, 1, c->val[0], 4096, 4096, IOSQE_IO_LINK | IOSQE_ASYNC);
+	diff_prep_read(ring, c, 1, c->val[0], 4096, 4096,
+		       IOSQE_IO_LINK | IOSQE_ASYNC);
 	sqe = diff_sqe(ring, c);
 	io_uring_prep_write(sqe, c->val[1], c->buf[1], 4096, 0);
 	diff_tag(sqe, 2, IOSQE_IO_LINK | IOSQE_ASYNC);
 	sqe = diff_sqe(ring, c);
 	io_uring_prep_fsync(sqe, c->val[1], 0);
 	diff_tag(sqe, 3, IOSQE_IO_LINK);
-	read_fd(ring, c, 4, c->val[1], 4096, 0, IOSQE_ASYNC);
+	diff_prep_read(ring, c, 4, c->val[1], 4096, 0, IOSQE_ASYNC);
 	return 0;
 }
 
@@ -197,14 +189,15 @@ static int fill_fixed_copy(struct io_uring *ring, struct diff_ctx *c)
 
 	if (reg_copy_files(ring, c))
 		return -1;
-	read_fd(ring, c, 1, 0, 4096, 4096, IOSQE_IO_LINK | IOSQE_FIXED_FILE);
+	diff_prep_read(ring, c, 1, 0, 4096, 4096,
+		       IOSQE_IO_LINK | IOSQE_FIXED_FILE);
 	sqe = diff_sqe(ring, c);
 	io_uring_prep_write(sqe, 2, c->buf[1], 4096, 0);
 	diff_tag(sqe, 2, IOSQE_IO_LINK | IOSQE_FIXED_FILE);
 	sqe = diff_sqe(ring, c);
 	io_uring_prep_fsync(sqe, 2, IORING_FSYNC_DATASYNC);
 	diff_tag(sqe, 3, IOSQE_IO_LINK | IOSQE_FIXED_FILE);
-	read_fd(ring, c, 4, c->val[1], 4096, 0, 0);
+	diff_prep_read(ring, c, 4, c->val[1], 4096, 0, 0);
 	return 0;
 }
 
@@ -215,8 +208,8 @@ static int fill_fixed_hole(struct io_uring *ring, struct diff_ctx *c)
 
 	if (reg_copy_files(ring, c))
 		return -1;
-	read_fd(ring, c, 1, 0, 100, 0, IOSQE_IO_LINK | IOSQE_FIXED_FILE);
-	read_fd(ring, c, 2, 1, 100, 0, IOSQE_IO_LINK | IOSQE_FIXED_FILE);
+	diff_prep_read(ring, c, 1, 0, 100, 0, IOSQE_IO_LINK | IOSQE_FIXED_FILE);
+	diff_prep_read(ring, c, 2, 1, 100, 0, IOSQE_IO_LINK | IOSQE_FIXED_FILE);
 	sqe = diff_sqe(ring, c);
 	io_uring_prep_write(sqe, 2, c->buf[1], 100, 0);
 	diff_tag(sqe, 3, IOSQE_IO_LINK | IOSQE_FIXED_FILE);
@@ -257,7 +250,7 @@ static int fill_side_by_side(struct io_uring *ring, struct diff_ctx *c)
 		return -1;
 	c->val[0] = p[0];
 	c->val[1] = p[1];
-	read_fd(ring, c, 1, p[0], 5, 0, IOSQE_IO_LINK);
+	diff_prep_read(ring, c, 1, p[0], 5, 0, IOSQE_IO_LINK);
 	diff_prep_nop(ring, c, 2, IOSQE_IO_LINK);
 	diff_prep_nop(ring, c, 3, 0);
 	diff_prep_nop(ring, c, 4, IOSQE_IO_LINK);
@@ -271,9 +264,7 @@ static int feed_after_b(struct io_uring *ring, struct diff_ctx *c)
 {
 	if (diff_reap(ring, c, 3))
 		return -1;
-	if (write(c->val[1], "hello", 5) != 5)
-		return diff_fail(c, "write pipe: %s", strerror(errno));
-	return 0;
+	return diff_feed_pipe(ring, c);
 }
 
 const struct scenario diff_chain[] = {

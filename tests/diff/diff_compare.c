@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * diff_compare.c - the verdict on a scenario: each run must have gone well
- * and follow the scenario's ordering rules and pinned results; then every
- * run is compared with the first (submit results, then CQEs in order or
- * as multisets). A mismatch prints the CQE lists side by side.
+ * diff_compare.c - the verdict on a scenario or a call case: each run
+ * must have gone well (a scenario's runs also follow its ordering rules
+ * and pinned results); then every run is compared with the first: how a
+ * call case's child ended, submit results, CQEs in order or as
+ * multisets, a call case's values. A mismatch prints the runs side by
+ * side.
  */
+#include <sys/mman.h>
 #include "harness.h"
 
 #define CELL	36	/* width of one engine's column */
@@ -164,13 +167,135 @@ static const char *order_name(enum diff_order o)
 	return o == ORDER_EXACT ? "exact" : "any";
 }
 
+/*
+ * Why run b differs from run a, or NULL. A scenario's runs have no
+ * values and their process is the harness's; a call case's runs have no
+ * submits or CQEs: each kind is compared on what it has.
+ */
+static const char *differs(const struct diff_run *a, const struct diff_run *b,
+			   int sorted, char *buf, size_t len)
+{
+	unsigned i;
+
+	if (a->signal != b->signal)
+		return "the children were killed by different signals";
+	if (a->status != b->status)
+		return "exit status differs (a sanitizer report?)";
+	if (!same_submits(a, b))
+		return "io_uring_submit results differ";
+	if (!same_cqes(a, b, sorted))
+		return "CQEs differ";
+	if (a->nr_val != b->nr_val)
+		return "different numbers of values";
+	for (i = 0; i < a->nr_val; i++) {
+		if (a->val[i] != b->val[i]) {
+			snprintf(buf, len, "%s differs", a->what[i]);
+			return buf;
+		}
+	}
+	return NULL;
+}
+
+/* a call case's values, a column a run; != marks one unlike run 0's */
+static void print_vals(const struct diff_run *runs, unsigned nr)
+{
+	unsigned i, j, rows = 0;
+	char v[32];
+
+	for (j = 0; j < nr; j++)
+		rows = runs[j].nr_val > rows ? runs[j].nr_val : rows;
+	printf("    %-34s %12s", "", runs[0].engine);
+	for (j = 1; j < nr; j++)
+		printf("    %s", runs[j].engine);
+	printf("\n");
+	for (i = 0; i < rows; i++) {
+		for (j = 0; i >= runs[j].nr_val; j++)
+			;
+		printf("    %-34s", runs[j].what[i]);
+		for (j = 0; j < nr; j++) {
+			if (i < runs[j].nr_val)
+				snprintf(v, sizeof(v), "%lld", runs[j].val[i]);
+			else
+				snprintf(v, sizeof(v), "-");
+			if (!j)
+				printf(" %12s", v);
+			else
+				printf(" %s %s", i < runs[0].nr_val &&
+				       i < runs[j].nr_val &&
+				       runs[0].val[i] == runs[j].val[i] ?
+				       "  " : "!=", v);
+		}
+		printf("\n");
+	}
+}
+
+/* how the children of a call case ended, when one did not exit 0 */
+static void print_ends(const struct diff_run *runs, unsigned nr)
+{
+	unsigned j;
+
+	for (j = 0; j < nr; j++)
+		if (runs[j].signal || runs[j].status)
+			break;
+	if (j == nr)
+		return;
+	printf("    killed by signal / exit status:");
+	for (j = 0; j < nr; j++)
+		printf("%s %s %d/%d", j ? "," : "", runs[j].engine,
+		       runs[j].signal, runs[j].status);
+	printf("\n");
+}
+
+/*
+ * The verdict on the runs of scenario s, or of call case name when s is
+ * NULL: one PASS or FAIL line; on a failure, or with verbose, the runs.
+ * Returns 0 pass, 1 fail.
+ */
+static int verdict(const struct scenario *s, const char *name,
+		   struct diff_run *runs, unsigned nr, int verbose)
+{
+	int sorted = s && s->order == ORDER_ANY;
+	const char *why = NULL;
+	char buf[80];
+	unsigned i;
+
+	for (i = 0; i < nr && !why; i++)
+		if (runs[i].msg[0])
+			why = "a run failed";
+	/* a failed run is shown as it happened */
+	if (why)
+		sorted = 0;
+	for (i = 1; i < nr && !why; i++)
+		why = differs(&runs[0], &runs[i], sorted, buf, sizeof(buf));
+	if (why) {
+		printf("FAIL %s: %s\n", name, why);
+		for (i = 0; i < nr; i++)
+			if (runs[i].msg[0])
+				printf("    run %u (%s): %s\n", i,
+				       runs[i].engine, runs[i].msg);
+	} else if (s) {
+		printf("PASS %-30s %2u CQEs, order %s\n", name, runs[0].nr,
+		       order_name(s->order));
+	} else {
+		printf("PASS %-30s %2u values\n", name, runs[0].nr_val);
+	}
+	if (why || verbose) {
+		if (s) {
+			print_lists(runs, nr, sorted);
+		} else {
+			print_ends(runs, nr);
+			print_vals(runs, nr);
+		}
+	}
+	return why != NULL;
+}
+
 int diff_run_scenario(const struct scenario *s, const char *const *engines,
 		      unsigned nr_engines, int verbose)
 {
 	struct diff_run *runs = calloc(nr_engines, sizeof(*runs));
-	int sorted = s->order == ORDER_ANY;
-	const char *why = NULL;
 	unsigned i;
+	int ret;
 
 	if (!runs) {
 		printf("FAIL %s: out of memory\n", s->name);
@@ -184,30 +309,57 @@ int diff_run_scenario(const struct scenario *s, const char *const *engines,
 		qsort(runs[i].sorted, runs[i].nr, sizeof(runs[i].sorted[0]),
 		      cmp_cqe);
 	}
-	for (i = 0; i < nr_engines && !why; i++)
-		if (runs[i].msg[0])
-			why = "a run failed";
-	/* a failed run is shown as it happened */
-	if (why)
-		sorted = 0;
-	for (i = 1; i < nr_engines && !why; i++) {
-		if (!same_submits(&runs[0], &runs[i]))
-			why = "io_uring_submit results differ";
-		else if (!same_cqes(&runs[0], &runs[i], sorted))
-			why = "CQEs differ";
-	}
-	if (why) {
-		printf("FAIL %s: %s\n", s->name, why);
-		for (i = 0; i < nr_engines; i++)
-			if (runs[i].msg[0])
-				printf("    run %u (%s): %s\n", i,
-				       runs[i].engine, runs[i].msg);
-	} else {
-		printf("PASS %-30s %2u CQEs, order %s\n", s->name, runs[0].nr,
-		       order_name(s->order));
-	}
-	if (why || verbose)
-		print_lists(runs, nr_engines, sorted);
+	ret = verdict(s, s->name, runs, nr_engines, verbose);
 	free(runs);
-	return why != NULL;
+	return ret;
+}
+
+/* the features the call cases' rings reported, by engine */
+static unsigned user_features, kernel_features;
+
+int diff_run_call(const struct diff_call *k, const char *const *engines,
+		  unsigned nr_engines, int verbose)
+{
+	size_t sz = nr_engines * sizeof(struct diff_run);
+	struct diff_run *runs;
+	unsigned i;
+	int ret;
+
+	/* the children write their runs here */
+	runs = mmap(NULL, sz, PROT_READ | PROT_WRITE,
+		    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (runs == MAP_FAILED) {
+		printf("FAIL %s: mmap: %s\n", k->name, strerror(errno));
+		return 1;
+	}
+	for (i = 0; i < nr_engines; i++) {
+		diff_call_one(k, engines[i], &runs[i]);
+		if (!strcmp(engines[i], "user"))
+			user_features |= runs[i].features;
+		else
+			kernel_features |= runs[i].features;
+	}
+	ret = verdict(NULL, k->name, runs, nr_engines, verbose);
+	munmap(runs, sz);
+	return ret;
+}
+
+int diff_check_features(const char *const *engines, unsigned nr_engines)
+{
+	unsigned extra;
+
+	if (nr_engines < 2 || strcmp(engines[0], "kernel") ||
+	    strcmp(engines[1], "user"))
+		return -1;
+	extra = user_features & ~kernel_features;
+	if (extra) {
+		printf("FAIL features: user reports 0x%x the kernel does not "
+		       "(user 0x%x, kernel 0x%x)\n", extra, user_features,
+		       kernel_features);
+		return 1;
+	}
+	printf("PASS features (user 0x%x within kernel 0x%x; kernel only: "
+	       "0x%x)\n", user_features, kernel_features,
+	       kernel_features & ~user_features);
+	return 0;
 }

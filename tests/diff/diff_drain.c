@@ -125,14 +125,6 @@ static int fill_after_pipe_read(struct io_uring *ring, struct diff_ctx *c)
 	return 0;
 }
 
-static int feed_pipe(struct io_uring *ring, struct diff_ctx *c)
-{
-	(void)ring;
-	if (write(c->val[1], "hello", 5) != 5)
-		return diff_fail(c, "write pipe: %s", strerror(errno));
-	return 0;
-}
-
 /* a chain failing in its middle, then a drain */
 static int fill_after_failed_chain(struct io_uring *ring, struct diff_ctx *c)
 {
@@ -236,7 +228,7 @@ const struct scenario diff_drain[] = {
 	}, {
 		.name = "drain_after_pipe_read",
 		.fill = fill_after_pipe_read,
-		.after_submit = feed_pipe,
+		.after_submit = diff_feed_pipe,
 		.nr_cqes = 3,
 		.order = ORDER_ANY,
 		.before = { { 1, 2 }, { 2, 3 } },

@@ -14,31 +14,21 @@
 #include <fcntl.h>
 #include "harness.h"
 
-static struct io_uring_sqe *nop(struct io_uring *ring, struct diff_ctx *c,
-				__u64 ud, unsigned flags)
-{
-	struct io_uring_sqe *sqe = diff_sqe(ring, c);
-
-	io_uring_prep_nop(sqe);
-	diff_tag(sqe, ud, flags);
-	return sqe;
-}
-
 static int tail(struct io_uring *ring, struct diff_ctx *c)
 {
-	nop(ring, c, 99, 0);
+	diff_prep_nop(ring, c, 99, 0);
 	return 0;
 }
 
 static int fill_bad_opcode(struct io_uring *ring, struct diff_ctx *c)
 {
-	nop(ring, c, 1, 0)->opcode = 250;
+	diff_prep_nop(ring, c, 1, 0)->opcode = 250;
 	return tail(ring, c);
 }
 
 static int fill_bad_flags(struct io_uring *ring, struct diff_ctx *c)
 {
-	nop(ring, c, 1, 1U << 7);
+	diff_prep_nop(ring, c, 1, 1U << 7);
 	return tail(ring, c);
 }
 
@@ -57,9 +47,9 @@ static int fill_bad_fd(struct io_uring *ring, struct diff_ctx *c)
 /* the bad SQE is consumed and ends the submit; 3 waits for the next one */
 static int fill_stops_submit(struct io_uring *ring, struct diff_ctx *c)
 {
-	nop(ring, c, 1, 0);
-	nop(ring, c, 2, 0)->opcode = 250;
-	nop(ring, c, 3, 0);
+	diff_prep_nop(ring, c, 1, 0);
+	diff_prep_nop(ring, c, 2, 0)->opcode = 250;
+	diff_prep_nop(ring, c, 3, 0);
 	return 0;
 }
 
@@ -69,8 +59,8 @@ static int fill_skip_failure(struct io_uring *ring, struct diff_ctx *c)
 
 	io_uring_prep_read(sqe, -1, c->buf[0], 64, 0);
 	diff_tag(sqe, 1, IOSQE_CQE_SKIP_SUCCESS);
-	nop(ring, c, 2, IOSQE_CQE_SKIP_SUCCESS);
-	nop(ring, c, 3, 0);
+	diff_prep_nop(ring, c, 2, IOSQE_CQE_SKIP_SUCCESS);
+	diff_prep_nop(ring, c, 3, 0);
 	return 0;
 }
 

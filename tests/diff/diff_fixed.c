@@ -13,11 +13,7 @@
 /* val[0]: "data", FILE_LEN bytes of pattern seed 1 */
 static int setup_data(struct diff_ctx *c)
 {
-	char p[FILE_LEN];
-
-	diff_pattern(p, FILE_LEN, 1);
-	c->val[0] = diff_file(c, "data", p, FILE_LEN, O_RDWR);
-	return c->val[0] < 0 ? -1 : 0;
+	return diff_data_file(c, FILE_LEN, O_RDWR);
 }
 
 /* buf[0] and buf[1] registered as buffers 0 and 1 */

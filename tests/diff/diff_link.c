@@ -11,41 +11,22 @@
 #include <unistd.h>
 #include "harness.h"
 
-static struct io_uring_sqe *nop(struct io_uring *ring, struct diff_ctx *c,
-				__u64 ud, unsigned flags)
-{
-	struct io_uring_sqe *sqe = diff_sqe(ring, c);
-
-	io_uring_prep_nop(sqe);
-	diff_tag(sqe, ud, flags);
-	return sqe;
-}
-
-static void read_fd(struct io_uring *ring, struct diff_ctx *c, __u64 ud,
-		    int fd, unsigned len, unsigned flags)
-{
-	struct io_uring_sqe *sqe = diff_sqe(ring, c);
-
-	io_uring_prep_read(sqe, fd, c->buf[ud % DIFF_NBUF], len, 0);
-	diff_tag(sqe, ud, flags);
-}
-
 static int fill_chain(struct io_uring *ring, struct diff_ctx *c)
 {
-	nop(ring, c, 1, IOSQE_IO_LINK);
-	nop(ring, c, 2, IOSQE_IO_LINK);
-	nop(ring, c, 3, IOSQE_IO_LINK);
-	nop(ring, c, 4, 0);
+	diff_prep_nop(ring, c, 1, IOSQE_IO_LINK);
+	diff_prep_nop(ring, c, 2, IOSQE_IO_LINK);
+	diff_prep_nop(ring, c, 3, IOSQE_IO_LINK);
+	diff_prep_nop(ring, c, 4, 0);
 	return 0;
 }
 
 static int fill_fail_middle(struct io_uring *ring, struct diff_ctx *c)
 {
-	nop(ring, c, 1, IOSQE_IO_LINK);
-	read_fd(ring, c, 2, -1, 64, IOSQE_IO_LINK);
-	nop(ring, c, 3, IOSQE_IO_LINK);
-	nop(ring, c, 4, 0);
-	nop(ring, c, 5, 0);	/* not in the chain */
+	diff_prep_nop(ring, c, 1, IOSQE_IO_LINK);
+	diff_prep_read(ring, c, 2, -1, 64, 0, IOSQE_IO_LINK);
+	diff_prep_nop(ring, c, 3, IOSQE_IO_LINK);
+	diff_prep_nop(ring, c, 4, 0);
+	diff_prep_nop(ring, c, 5, 0);	/* not in the chain */
 	return 0;
 }
 
@@ -62,10 +43,10 @@ static int setup_small(struct diff_ctx *c)
 /* 1 is short: 2 is cancelled; 3 reads exactly the 100 bytes: 4 runs */
 static int fill_short_file(struct io_uring *ring, struct diff_ctx *c)
 {
-	read_fd(ring, c, 1, c->val[0], 4096, IOSQE_IO_LINK);
-	nop(ring, c, 2, 0);
-	read_fd(ring, c, 3, c->val[0], 100, IOSQE_IO_LINK);	/* exact */
-	nop(ring, c, 4, 0);
+	diff_prep_read(ring, c, 1, c->val[0], 4096, 0, IOSQE_IO_LINK);
+	diff_prep_nop(ring, c, 2, 0);
+	diff_prep_read(ring, c, 3, c->val[0], 100, 0, IOSQE_IO_LINK);
+	diff_prep_nop(ring, c, 4, 0);
 	return 0;
 }
 
@@ -77,17 +58,17 @@ static int fill_short_pipe(struct io_uring *ring, struct diff_ctx *c)
 		return -1;
 	if (write(p[1], "0123456789", 10) != 10)
 		return diff_fail(c, "write pipe: %s", strerror(errno));
-	read_fd(ring, c, 1, p[0], 64, IOSQE_IO_LINK);
-	nop(ring, c, 2, 0);
+	diff_prep_read(ring, c, 1, p[0], 64, 0, IOSQE_IO_LINK);
+	diff_prep_nop(ring, c, 2, 0);
 	return 0;
 }
 
 static int fill_hardlink(struct io_uring *ring, struct diff_ctx *c)
 {
-	read_fd(ring, c, 1, -1, 64, IOSQE_IO_HARDLINK);
-	nop(ring, c, 2, IOSQE_IO_HARDLINK);
-	read_fd(ring, c, 3, -1, 64, IOSQE_IO_LINK);
-	nop(ring, c, 4, 0);
+	diff_prep_read(ring, c, 1, -1, 64, 0, IOSQE_IO_HARDLINK);
+	diff_prep_nop(ring, c, 2, IOSQE_IO_HARDLINK);
+	diff_prep_read(ring, c, 3, -1, 64, 0, IOSQE_IO_LINK);
+	diff_prep_nop(ring, c, 4, 0);
 	return 0;
 }
 
@@ -98,11 +79,11 @@ static int fill_hardlink(struct io_uring *ring, struct diff_ctx *c)
  */
 static int fill_invalid_in_chain(struct io_uring *ring, struct diff_ctx *c)
 {
-	nop(ring, c, 1, IOSQE_IO_LINK);
-	nop(ring, c, 2, IOSQE_IO_LINK)->opcode = 250;
-	nop(ring, c, 3, IOSQE_IO_LINK);
-	nop(ring, c, 4, 0);
-	nop(ring, c, 5, 0);
+	diff_prep_nop(ring, c, 1, IOSQE_IO_LINK);
+	diff_prep_nop(ring, c, 2, IOSQE_IO_LINK)->opcode = 250;
+	diff_prep_nop(ring, c, 3, IOSQE_IO_LINK);
+	diff_prep_nop(ring, c, 4, 0);
+	diff_prep_nop(ring, c, 5, 0);
 	return 0;
 }
 
@@ -113,24 +94,24 @@ static int fill_invalid_in_chain(struct io_uring *ring, struct diff_ctx *c)
  */
 static int fill_open_chain(struct io_uring *ring, struct diff_ctx *c)
 {
-	nop(ring, c, 1, IOSQE_IO_LINK);
-	nop(ring, c, 2, IOSQE_IO_LINK);
+	diff_prep_nop(ring, c, 1, IOSQE_IO_LINK);
+	diff_prep_nop(ring, c, 2, IOSQE_IO_LINK);
 	return 0;
 }
 
 /* the next submit starts a chain of its own */
 static int second_chain(struct io_uring *ring, struct diff_ctx *c)
 {
-	read_fd(ring, c, 3, -1, 64, IOSQE_IO_LINK);
-	nop(ring, c, 4, 0);
+	diff_prep_read(ring, c, 3, -1, 64, 0, IOSQE_IO_LINK);
+	diff_prep_nop(ring, c, 4, 0);
 	return 0;
 }
 
 static int fill_skip_chain(struct io_uring *ring, struct diff_ctx *c)
 {
-	nop(ring, c, 1, IOSQE_IO_LINK | IOSQE_CQE_SKIP_SUCCESS);
-	nop(ring, c, 2, IOSQE_IO_LINK | IOSQE_CQE_SKIP_SUCCESS);
-	nop(ring, c, 3, 0);
+	diff_prep_nop(ring, c, 1, IOSQE_IO_LINK | IOSQE_CQE_SKIP_SUCCESS);
+	diff_prep_nop(ring, c, 2, IOSQE_IO_LINK | IOSQE_CQE_SKIP_SUCCESS);
+	diff_prep_nop(ring, c, 3, 0);
 	return 0;
 }
 
@@ -141,28 +122,29 @@ static int fill_skip_chain(struct io_uring *ring, struct diff_ctx *c)
  */
 static int fill_skip_fail(struct io_uring *ring, struct diff_ctx *c)
 {
-	nop(ring, c, 1, IOSQE_IO_LINK | IOSQE_CQE_SKIP_SUCCESS);
-	read_fd(ring, c, 2, -1, 64, IOSQE_IO_LINK | IOSQE_CQE_SKIP_SUCCESS);
-	nop(ring, c, 3, IOSQE_IO_LINK);
-	nop(ring, c, 4, IOSQE_CQE_SKIP_SUCCESS);
-	nop(ring, c, 5, 0);
+	diff_prep_nop(ring, c, 1, IOSQE_IO_LINK | IOSQE_CQE_SKIP_SUCCESS);
+	diff_prep_read(ring, c, 2, -1, 64, 0,
+		       IOSQE_IO_LINK | IOSQE_CQE_SKIP_SUCCESS);
+	diff_prep_nop(ring, c, 3, IOSQE_IO_LINK);
+	diff_prep_nop(ring, c, 4, IOSQE_CQE_SKIP_SUCCESS);
+	diff_prep_nop(ring, c, 5, 0);
 	return 0;
 }
 
 /* a failure without SKIP: the cancelled post, SKIP_SUCCESS or not */
 static int fill_skip_cancelled(struct io_uring *ring, struct diff_ctx *c)
 {
-	read_fd(ring, c, 1, -1, 64, IOSQE_IO_LINK);
-	nop(ring, c, 2, IOSQE_IO_LINK | IOSQE_CQE_SKIP_SUCCESS);
-	nop(ring, c, 3, 0);
+	diff_prep_read(ring, c, 1, -1, 64, 0, IOSQE_IO_LINK);
+	diff_prep_nop(ring, c, 2, IOSQE_IO_LINK | IOSQE_CQE_SKIP_SUCCESS);
+	diff_prep_nop(ring, c, 3, 0);
 	return 0;
 }
 
 static int fill_async_chain(struct io_uring *ring, struct diff_ctx *c)
 {
-	nop(ring, c, 1, IOSQE_IO_LINK | IOSQE_ASYNC);
-	nop(ring, c, 2, IOSQE_IO_LINK | IOSQE_ASYNC);
-	nop(ring, c, 3, IOSQE_ASYNC);
+	diff_prep_nop(ring, c, 1, IOSQE_IO_LINK | IOSQE_ASYNC);
+	diff_prep_nop(ring, c, 2, IOSQE_IO_LINK | IOSQE_ASYNC);
+	diff_prep_nop(ring, c, 3, IOSQE_ASYNC);
 	return 0;
 }
 
@@ -174,27 +156,27 @@ static int fill_drain_timeout(struct io_uring *ring, struct diff_ctx *c)
 	diff_ts(c, 0, 20);
 	io_uring_prep_timeout(sqe, &c->ts[0], 0, 0);
 	diff_tag(sqe, 1, 0);
-	nop(ring, c, 2, IOSQE_IO_DRAIN);
-	nop(ring, c, 3, 0);
+	diff_prep_nop(ring, c, 2, IOSQE_IO_DRAIN);
+	diff_prep_nop(ring, c, 3, 0);
 	return 0;
 }
 
 static int fill_drain_nops(struct io_uring *ring, struct diff_ctx *c)
 {
-	nop(ring, c, 1, 0);
-	nop(ring, c, 2, IOSQE_ASYNC);
-	nop(ring, c, 3, IOSQE_IO_DRAIN);
-	nop(ring, c, 4, 0);
+	diff_prep_nop(ring, c, 1, 0);
+	diff_prep_nop(ring, c, 2, IOSQE_ASYNC);
+	diff_prep_nop(ring, c, 3, IOSQE_IO_DRAIN);
+	diff_prep_nop(ring, c, 4, 0);
 	return 0;
 }
 
 /* a drained chain: starts after 1, its members in order */
 static int fill_drain_chain(struct io_uring *ring, struct diff_ctx *c)
 {
-	nop(ring, c, 1, IOSQE_ASYNC);
-	nop(ring, c, 2, IOSQE_IO_DRAIN | IOSQE_IO_LINK);
-	nop(ring, c, 3, IOSQE_IO_LINK);
-	nop(ring, c, 4, 0);
+	diff_prep_nop(ring, c, 1, IOSQE_ASYNC);
+	diff_prep_nop(ring, c, 2, IOSQE_IO_DRAIN | IOSQE_IO_LINK);
+	diff_prep_nop(ring, c, 3, IOSQE_IO_LINK);
+	diff_prep_nop(ring, c, 4, 0);
 	return 0;
 }
 

@@ -2,14 +2,19 @@
 /*
  * diff_main.c - the differential test program.
  *
- *   differential [-l] [-v] [-r N] [NAME-substring...]
+ *   differential [-l] [-v] [-r N] [-m scenarios|calls] [NAME-substring...]
  *
- * Runs every scenario whose name contains one of the substrings (all when
+ * Runs every case whose name contains one of the substrings (all when
  * none is given) on the engines named by ANYRING_DIFF_ENGINES (comma
  * separated, default "kernel,user"; every run is compared with the
- * first). -l lists the scenarios, -v prints the CQE lists of passing
- * scenarios too, -r N runs each scenario N times. Exit 0 all passed, 1 a
- * scenario failed, 77 an engine cannot create rings here.
+ * first). The cases are of two kinds: the call cases (setup, register and
+ * enter results, diff_setup.c) run first, then the scenarios (SQEs and
+ * their CQEs, the families in diff_table.c); -m runs one kind only. After
+ * the call cases, when no substring is given, the features their rings
+ * reported are checked (a case named "features"). -l lists the cases, -v
+ * prints the CQE lists or values of passing cases too, -r N runs each
+ * case N times. Exit 0 all passed, 1 a case failed, 77 an engine cannot
+ * create rings here.
  */
 #include <unistd.h>
 #include "harness.h"
@@ -64,22 +69,22 @@ static void probe_engine(const char *engine)
 	io_uring_queue_exit(&ring);
 }
 
-static int selected(const struct scenario *s, char **filters, int nr)
+static int selected(const char *name, char **filters, int nr)
 {
 	int i;
 
 	if (!nr)
 		return 1;
 	for (i = 0; i < nr; i++)
-		if (strstr(s->name, filters[i]))
+		if (strstr(name, filters[i]))
 			return 1;
 	return 0;
 }
 
 static void usage(const char *prog)
 {
-	fprintf(stderr, "usage: %s [-l] [-v] [-r N] [NAME-substring...]\n",
-		prog);
+	fprintf(stderr, "usage: %s [-l] [-v] [-r N] [-m scenarios|calls] "
+		"[NAME-substring...]\n", prog);
 	exit(2);
 }
 
@@ -95,63 +100,114 @@ static void announce(void)
 	printf("\n");
 }
 
-/* list or run (repeat times) every selected scenario; returns failures */
-static unsigned run_all(char **filters, int nr_filters, int list,
-			int verbose, int repeat, unsigned *runs)
+struct opts {
+	char **filters;
+	int nr_filters;
+	int list, verbose, repeat;
+};
+
+/* what ran: the runs of each kind, and the failures among them all */
+struct tally {
+	unsigned calls, scenarios, failed;
+};
+
+/* list or run (repeat times) every selected call case, then the features */
+static void run_calls(const struct opts *o, struct tally *t)
+{
+	const struct diff_call *k;
+	int i, ret;
+
+	for (k = diff_setup; k->name; k++) {
+		if (!selected(k->name, o->filters, o->nr_filters))
+			continue;
+		if (o->list)
+			printf("%s\n", k->name);
+		for (i = 0; !o->list && i < o->repeat; i++) {
+			t->calls++;
+			t->failed += diff_run_call(k, engines, nr_engines,
+						   o->verbose);
+		}
+	}
+	/* it sums up every call case: only when all of them ran */
+	if (o->nr_filters)
+		return;
+	if (o->list) {
+		printf("features\n");
+		return;
+	}
+	ret = diff_check_features(engines, nr_engines);
+	if (ret >= 0) {
+		t->calls++;
+		t->failed += ret;
+	}
+}
+
+/* list or run (repeat times) every selected scenario */
+static void run_scenarios(const struct opts *o, struct tally *t)
 {
 	const struct scenario *const *fam;
 	const struct scenario *s;
-	unsigned failed = 0;
 	int i;
 
 	for (fam = diff_families; *fam; fam++) {
 		for (s = *fam; s->name; s++) {
-			if (!selected(s, filters, nr_filters))
+			if (!selected(s->name, o->filters, o->nr_filters))
 				continue;
-			if (list)
+			if (o->list)
 				printf("%s\n", s->name);
-			for (i = 0; !list && i < repeat; i++) {
-				(*runs)++;
-				failed += diff_run_scenario(s, engines,
-							    nr_engines,
-							    verbose);
+			for (i = 0; !o->list && i < o->repeat; i++) {
+				t->scenarios++;
+				t->failed += diff_run_scenario(s, engines,
+							       nr_engines,
+							       o->verbose);
 			}
 		}
 	}
-	return failed;
 }
 
 int main(int argc, char **argv)
 {
-	int opt, list = 0, verbose = 0, repeat = 1;
-	unsigned runs = 0, failed;
+	struct opts o = { .repeat = 1 };
+	struct tally t = { 0, 0, 0 };
+	int opt, calls = 1, scenarios = 1;
 
-	while ((opt = getopt(argc, argv, "lvr:h")) != -1) {
+	while ((opt = getopt(argc, argv, "lvr:m:h")) != -1) {
 		switch (opt) {
 		case 'l':
-			list = 1;
+			o.list = 1;
 			break;
 		case 'v':
-			verbose = 1;
+			o.verbose = 1;
 			break;
 		case 'r':
-			repeat = atoi(optarg);
+			o.repeat = atoi(optarg);
+			break;
+		case 'm':
+			calls = !strcmp(optarg, "calls");
+			scenarios = !strcmp(optarg, "scenarios");
+			if (!calls && !scenarios)
+				usage(argv[0]);
 			break;
 		default:
 			usage(argv[0]);
 		}
 	}
-	if (repeat < 1)
+	if (o.repeat < 1)
 		usage(argv[0]);
+	o.filters = argv + optind;
+	o.nr_filters = argc - optind;
 	/* a log cut short by the runner's timeout still shows how far */
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	parse_engines();
-	if (!list)
+	if (!o.list)
 		announce();
-	failed = run_all(argv + optind, argc - optind, list, verbose, repeat,
-			 &runs);
-	if (!list)
-		printf("%u scenario runs, %u passed, %u failed\n", runs,
-		       runs - failed, failed);
-	return failed ? 1 : 0;
+	if (calls)
+		run_calls(&o, &t);
+	if (scenarios)
+		run_scenarios(&o, &t);
+	if (!o.list)
+		printf("%u call case runs, %u scenario runs: %u passed, "
+		       "%u failed\n", t.calls, t.scenarios,
+		       t.calls + t.scenarios - t.failed, t.failed);
+	return t.failed ? 1 : 0;
 }

@@ -7,18 +7,9 @@
  */
 #include "harness.h"
 
-static void nop(struct io_uring *ring, struct diff_ctx *c, __u64 ud,
-		unsigned flags)
-{
-	struct io_uring_sqe *sqe = diff_sqe(ring, c);
-
-	io_uring_prep_nop(sqe);
-	diff_tag(sqe, ud, flags);
-}
-
 static int fill_single(struct io_uring *ring, struct diff_ctx *c)
 {
-	nop(ring, c, 1, 0);
+	diff_prep_nop(ring, c, 1, 0);
 	return 0;
 }
 
@@ -27,16 +18,16 @@ static int fill_batch32(struct io_uring *ring, struct diff_ctx *c)
 	unsigned i;
 
 	for (i = 1; i <= 32; i++)
-		nop(ring, c, i, 0);
+		diff_prep_nop(ring, c, i, 0);
 	return 0;
 }
 
 /* 1 and 3 succeed silently; only 2 posts */
 static int fill_skip(struct io_uring *ring, struct diff_ctx *c)
 {
-	nop(ring, c, 1, IOSQE_CQE_SKIP_SUCCESS);
-	nop(ring, c, 2, 0);
-	nop(ring, c, 3, IOSQE_CQE_SKIP_SUCCESS);
+	diff_prep_nop(ring, c, 1, IOSQE_CQE_SKIP_SUCCESS);
+	diff_prep_nop(ring, c, 2, 0);
+	diff_prep_nop(ring, c, 3, IOSQE_CQE_SKIP_SUCCESS);
 	return 0;
 }
 
@@ -46,16 +37,16 @@ static int fill_async(struct io_uring *ring, struct diff_ctx *c)
 	unsigned i;
 
 	for (i = 1; i <= 4; i++)
-		nop(ring, c, i, IOSQE_ASYNC);
+		diff_prep_nop(ring, c, i, IOSQE_ASYNC);
 	return 0;
 }
 
 static int fill_user_data(struct io_uring *ring, struct diff_ctx *c)
 {
-	nop(ring, c, 0, 0);
-	nop(ring, c, ~0ULL, 0);
-	nop(ring, c, 1ULL << 63, 0);
-	nop(ring, c, 0x0123456789abcdefULL, 0);
+	diff_prep_nop(ring, c, 0, 0);
+	diff_prep_nop(ring, c, ~0ULL, 0);
+	diff_prep_nop(ring, c, 1ULL << 63, 0);
+	diff_prep_nop(ring, c, 0x0123456789abcdefULL, 0);
 	return 0;
 }
 
@@ -65,7 +56,7 @@ static int fill_overflow(struct io_uring *ring, struct diff_ctx *c)
 	unsigned i;
 
 	for (i = 1; i <= 16; i++)
-		nop(ring, c, i, 0);
+		diff_prep_nop(ring, c, i, 0);
 	return 0;
 }
 

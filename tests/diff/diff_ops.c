@@ -22,11 +22,7 @@
 /* val[0]: "data", 8192 bytes of pattern seed 1 */
 static int setup_data(struct diff_ctx *c)
 {
-	static char p[8192];
-
-	diff_pattern(p, sizeof(p), 1);
-	c->val[0] = diff_file(c, "data", p, sizeof(p), O_RDWR);
-	return c->val[0] < 0 ? -1 : 0;
+	return diff_data_file(c, 8192, O_RDWR);
 }
 
 /* and "lnk" -> "data", dir "d", file "b" */

@@ -23,53 +23,7 @@
 /* val[0]: "data", 4096 bytes */
 static int setup_data(struct diff_ctx *c)
 {
-	diff_pattern(c->buf[3], 4096, 1);
-	c->val[0] = diff_file(c, "data", c->buf[3], 4096, O_RDONLY);
-	return c->val[0] < 0 ? -1 : 0;
-}
-
-/* val[0..1]: pipe A; val[2..3]: pipe B */
-static int setup_pipes(struct diff_ctx *c)
-{
-	int a[2], b[2];
-
-	if (diff_pipe(c, a) || diff_pipe(c, b))
-		return -1;
-	c->val[0] = a[0];
-	c->val[1] = a[1];
-	c->val[2] = b[0];
-	c->val[3] = b[1];
-	return 0;
-}
-
-static void read_fd(struct io_uring *ring, struct diff_ctx *c, __u64 ud,
-		    int fd, unsigned len, unsigned flags)
-{
-	struct io_uring_sqe *sqe = diff_sqe(ring, c);
-
-	io_uring_prep_read(sqe, fd, c->buf[ud % DIFF_NBUF], len, 0);
-	diff_tag(sqe, ud, flags);
-}
-
-static struct io_uring_sqe *cancel(struct io_uring *ring, struct diff_ctx *c,
-				   __u64 ud, __u64 target, unsigned flags)
-{
-	struct io_uring_sqe *sqe = diff_sqe(ring, c);
-
-	io_uring_prep_cancel64(sqe, target, (int)flags);
-	diff_tag(sqe, ud, 0);
-	return sqe;
-}
-
-static const struct diff_cqe *find(const struct diff_cqe *cqe, unsigned nr,
-				   __u64 ud)
-{
-	unsigned i;
-
-	for (i = 0; i < nr; i++)
-		if (cqe[i].user_data == ud)
-			return &cqe[i];
-	return NULL;
+	return diff_data_file(c, 4096, O_RDONLY);
 }
 
 /*
@@ -79,7 +33,8 @@ static const struct diff_cqe *find(const struct diff_cqe *cqe, unsigned nr,
 static int check_pair(struct diff_ctx *c, const struct diff_cqe *cqe,
 		      unsigned nr, int want)
 {
-	const struct diff_cqe *t = find(cqe, nr, 1), *k = find(cqe, nr, 9);
+	const struct diff_cqe *t = diff_find(cqe, nr, 1);
+	const struct diff_cqe *k = diff_find(cqe, nr, 9);
 
 	if (!t || !k)
 		return diff_fail(c, "target or cancel CQE missing");
@@ -100,7 +55,7 @@ static void normalize_pair(struct diff_cqe *cqe)
 static int fill_async_nop(struct io_uring *ring, struct diff_ctx *c)
 {
 	diff_prep_nop(ring, c, 1, IOSQE_ASYNC);
-	cancel(ring, c, 9, 1, 0);
+	diff_prep_cancel(ring, c, 9, 1, 0);
 	diff_prep_nop(ring, c, 2, 0);
 	return 0;
 }
@@ -113,21 +68,21 @@ static int check_async_nop(struct diff_ctx *c, const struct diff_cqe *cqe,
 
 static int fill_async_read(struct io_uring *ring, struct diff_ctx *c)
 {
-	read_fd(ring, c, 1, c->val[0], 4096, IOSQE_ASYNC);
-	cancel(ring, c, 9, 1, 0);
+	diff_prep_read(ring, c, 1, c->val[0], 4096, 0, IOSQE_ASYNC);
+	diff_prep_cancel(ring, c, 9, 1, 0);
 	return 0;
 }
 
 /* the same with the cancel in the next submit */
 static int fill_async_read_only(struct io_uring *ring, struct diff_ctx *c)
 {
-	read_fd(ring, c, 1, c->val[0], 4096, IOSQE_ASYNC);
+	diff_prep_read(ring, c, 1, c->val[0], 4096, 0, IOSQE_ASYNC);
 	return 0;
 }
 
 static int cancel_later(struct io_uring *ring, struct diff_ctx *c)
 {
-	cancel(ring, c, 9, 1, 0);
+	diff_prep_cancel(ring, c, 9, 1, 0);
 	return 0;
 }
 
@@ -144,15 +99,15 @@ static int fill_any_all_race(struct io_uring *ring, struct diff_ctx *c)
 
 	for (i = 1; i <= 4; i++)
 		diff_prep_nop(ring, c, i, IOSQE_ASYNC);
-	cancel(ring, c, 9, 0,
-	       IORING_ASYNC_CANCEL_ANY | IORING_ASYNC_CANCEL_ALL);
+	diff_prep_cancel(ring, c, 9, 0,
+			 IORING_ASYNC_CANCEL_ANY | IORING_ASYNC_CANCEL_ALL);
 	return 0;
 }
 
 static int check_any_all_race(struct diff_ctx *c, const struct diff_cqe *cqe,
 			      unsigned nr)
 {
-	const struct diff_cqe *k = find(cqe, nr, 9);
+	const struct diff_cqe *k = diff_find(cqe, nr, 9);
 	int cancelled = 0;
 	unsigned i;
 
@@ -187,17 +142,9 @@ static void normalize_all(struct diff_cqe *cqe)
 /* the reads on pipe A: 1 heads a chain with 2; cancel the member */
 static int fill_chain_member(struct io_uring *ring, struct diff_ctx *c)
 {
-	read_fd(ring, c, 1, c->val[0], 5, IOSQE_IO_LINK);
+	diff_prep_read(ring, c, 1, c->val[0], 5, 0, IOSQE_IO_LINK);
 	diff_prep_nop(ring, c, 2, 0);
-	cancel(ring, c, 3, 2, 0);
-	return 0;
-}
-
-static int feed_a(struct io_uring *ring, struct diff_ctx *c)
-{
-	(void)ring;
-	if (write(c->val[1], "hello", 5) != 5)
-		return diff_fail(c, "write pipe: %s", strerror(errno));
+	diff_prep_cancel(ring, c, 3, 2, 0);
 	return 0;
 }
 
@@ -206,15 +153,15 @@ static int reap_then_feed(struct io_uring *ring, struct diff_ctx *c)
 {
 	if (diff_reap(ring, c, 1))
 		return -1;
-	return feed_a(ring, c);
+	return diff_feed_pipe(ring, c);
 }
 
 static int fill_chain_head(struct io_uring *ring, struct diff_ctx *c)
 {
-	read_fd(ring, c, 1, c->val[0], 5, IOSQE_IO_LINK);
+	diff_prep_read(ring, c, 1, c->val[0], 5, 0, IOSQE_IO_LINK);
 	diff_prep_nop(ring, c, 2, IOSQE_IO_LINK);
 	diff_prep_nop(ring, c, 3, 0);
-	cancel(ring, c, 4, 1, 0);
+	diff_prep_cancel(ring, c, 4, 1, 0);
 	return 0;
 }
 
@@ -224,11 +171,11 @@ static int fill_link_timeout(struct io_uring *ring, struct diff_ctx *c)
 	struct io_uring_sqe *sqe;
 
 	diff_ts(c, 0, 3000);
-	read_fd(ring, c, 1, c->val[0], 5, IOSQE_IO_LINK);
+	diff_prep_read(ring, c, 1, c->val[0], 5, 0, IOSQE_IO_LINK);
 	sqe = diff_sqe(ring, c);
 	io_uring_prep_link_timeout(sqe, &c->ts[0], 0);
 	diff_tag(sqe, 2, 0);
-	cancel(ring, c, 3, 2, 0);
+	diff_prep_cancel(ring, c, 3, 2, 0);
 	return 0;
 }
 
@@ -241,14 +188,15 @@ static int fill_by_op(struct io_uring *ring, struct diff_ctx *c)
 	struct io_uring_sqe *sqe;
 
 	diff_ts(c, 0, 3000);
-	read_fd(ring, c, 1, c->val[0], 5, 0);
-	read_fd(ring, c, 2, c->val[2], 5, 0);
+	diff_prep_read(ring, c, 1, c->val[0], 5, 0, 0);
+	diff_prep_read(ring, c, 2, c->val[2], 5, 0, 0);
 	sqe = diff_sqe(ring, c);
 	io_uring_prep_timeout(sqe, &c->ts[0], 0, 0);
 	diff_tag(sqe, 3, 0);
-	sqe = cancel(ring, c, 4, 0, CANCEL_OP | IORING_ASYNC_CANCEL_ALL);
+	sqe = diff_prep_cancel(ring, c, 4, 0,
+			       CANCEL_OP | IORING_ASYNC_CANCEL_ALL);
 	sqe->len = IORING_OP_READ;
-	sqe = cancel(ring, c, 5, 0, CANCEL_OP);
+	sqe = diff_prep_cancel(ring, c, 5, 0, CANCEL_OP);
 	sqe->len = IORING_OP_TIMEOUT;
 	return 0;
 }
@@ -258,12 +206,12 @@ static int fill_fd_userdata(struct io_uring *ring, struct diff_ctx *c)
 {
 	struct io_uring_sqe *sqe;
 
-	read_fd(ring, c, 1, c->val[0], 5, 0);
-	read_fd(ring, c, 2, c->val[0], 5, 0);
-	sqe = cancel(ring, c, 3, 1, IORING_ASYNC_CANCEL_FD | CANCEL_USERDATA |
-		     IORING_ASYNC_CANCEL_ALL);
+	diff_prep_read(ring, c, 1, c->val[0], 5, 0, 0);
+	diff_prep_read(ring, c, 2, c->val[0], 5, 0, 0);
+	sqe = diff_prep_cancel(ring, c, 3, 1, IORING_ASYNC_CANCEL_FD |
+			       CANCEL_USERDATA | IORING_ASYNC_CANCEL_ALL);
 	sqe->fd = c->val[0];
-	sqe = cancel(ring, c, 4, 2, 0);
+	sqe = diff_prep_cancel(ring, c, 4, 2, 0);
 	return 0;
 }
 
@@ -275,12 +223,13 @@ static int fill_bad_combos(struct io_uring *ring, struct diff_ctx *c)
 {
 	struct io_uring_sqe *sqe;
 
-	sqe = cancel(ring, c, 1, 0, IORING_ASYNC_CANCEL_FD |
-		     IORING_ASYNC_CANCEL_ANY);
+	sqe = diff_prep_cancel(ring, c, 1, 0, IORING_ASYNC_CANCEL_FD |
+			       IORING_ASYNC_CANCEL_ANY);
 	sqe->fd = c->val[0];
-	sqe = cancel(ring, c, 2, 0, CANCEL_OP | IORING_ASYNC_CANCEL_ANY);
+	sqe = diff_prep_cancel(ring, c, 2, 0,
+			       CANCEL_OP | IORING_ASYNC_CANCEL_ANY);
 	sqe->len = IORING_OP_READ;
-	sqe = cancel(ring, c, 3, 7, 0);
+	sqe = diff_prep_cancel(ring, c, 3, 7, 0);
 	sqe->off = 1;
 	return 0;
 }
@@ -289,25 +238,16 @@ static int fill_bad_combos(struct io_uring *ring, struct diff_ctx *c)
 static int fill_fd_nomatch(struct io_uring *ring, struct diff_ctx *c)
 {
 	int fds[2] = { -1, c->val[2] };
-	struct io_uring_sqe *sqe;
 	int ret = io_uring_register_files(ring, fds, 2);
 
 	if (ret)
 		return diff_fail(c, "register files: %s", strerror(-ret));
-	read_fd(ring, c, 1, c->val[0], 5, 0);
-	sqe = diff_sqe(ring, c);
-	io_uring_prep_cancel_fd(sqe, c->val[2], 0);
-	diff_tag(sqe, 2, 0);
-	sqe = diff_sqe(ring, c);
-	io_uring_prep_cancel_fd(sqe, 0, IORING_ASYNC_CANCEL_FD_FIXED);
-	diff_tag(sqe, 3, 0);
-	sqe = diff_sqe(ring, c);
-	io_uring_prep_cancel_fd(sqe, 1, IORING_ASYNC_CANCEL_FD_FIXED);
-	diff_tag(sqe, 4, 0);
-	sqe = diff_sqe(ring, c);
-	io_uring_prep_cancel_fd(sqe, 5, IORING_ASYNC_CANCEL_FD_FIXED);
-	diff_tag(sqe, 5, 0);
-	cancel(ring, c, 6, 1, 0);
+	diff_prep_read(ring, c, 1, c->val[0], 5, 0, 0);
+	diff_prep_cancel_fd(ring, c, 2, c->val[2], 0);
+	diff_prep_cancel_fd(ring, c, 3, 0, IORING_ASYNC_CANCEL_FD_FIXED);
+	diff_prep_cancel_fd(ring, c, 4, 1, IORING_ASYNC_CANCEL_FD_FIXED);
+	diff_prep_cancel_fd(ring, c, 5, 5, IORING_ASYNC_CANCEL_FD_FIXED);
+	diff_prep_cancel(ring, c, 6, 1, 0);
 	return 0;
 }
 
@@ -329,9 +269,9 @@ static int sync_cancel(struct io_uring *ring, struct diff_ctx *c, __u64 ud,
 
 static int fill_two_reads(struct io_uring *ring, struct diff_ctx *c)
 {
-	read_fd(ring, c, 1, c->val[0], 5, 0);
-	read_fd(ring, c, 2, c->val[0], 5, 0);
-	read_fd(ring, c, 3, c->val[2], 5, 0);
+	diff_prep_read(ring, c, 1, c->val[0], 5, 0, 0);
+	diff_prep_read(ring, c, 2, c->val[0], 5, 0, 0);
+	diff_prep_read(ring, c, 3, c->val[2], 5, 0, 0);
 	return 0;
 }
 
@@ -411,7 +351,8 @@ static int fill_queued_work(struct io_uring *ring, struct diff_ctx *c)
 	diff_tag(sqe, 1, IOSQE_ASYNC);
 	for (i = 2; i <= 4; i++)
 		diff_prep_nop(ring, c, i, IOSQE_ASYNC);
-	sqe = cancel(ring, c, 5, 0, CANCEL_OP | IORING_ASYNC_CANCEL_ALL);
+	sqe = diff_prep_cancel(ring, c, 5, 0,
+			       CANCEL_OP | IORING_ASYNC_CANCEL_ALL);
 	sqe->len = IORING_OP_NOP;
 	return 0;
 }
@@ -435,7 +376,7 @@ static int open_read_end(struct io_uring *ring, struct diff_ctx *c)
 static int check_open_fd(struct diff_ctx *c, const struct diff_cqe *cqe,
 			 unsigned nr)
 {
-	const struct diff_cqe *o = find(cqe, nr, 1);
+	const struct diff_cqe *o = diff_find(cqe, nr, 1);
 
 	if (o && o->res >= 0)
 		diff_track_fd(c, o->res);
@@ -483,7 +424,7 @@ const struct scenario diff_race[] = {
 		.order = ORDER_ANY,
 	}, {
 		.name = "cancel_chain_member",
-		.setup = setup_pipes,
+		.setup = diff_setup_pipes,
 		.fill = fill_chain_member,
 		.after_submit = reap_then_feed,
 		.nr_cqes = 3,
@@ -492,7 +433,7 @@ const struct scenario diff_race[] = {
 		.known = { { 1, 5 }, { 2, 0 } },
 	}, {
 		.name = "cancel_chain_head",
-		.setup = setup_pipes,
+		.setup = diff_setup_pipes,
 		.fill = fill_chain_head,
 		.nr_cqes = 4,
 		.order = ORDER_ANY,
@@ -501,7 +442,7 @@ const struct scenario diff_race[] = {
 			   { 3, -ECANCELED }, { 4, 0 } },
 	}, {
 		.name = "cancel_link_timeout_by_user_data",
-		.setup = setup_pipes,
+		.setup = diff_setup_pipes,
 		.fill = fill_link_timeout,
 		.after_submit = reap_then_feed,
 		.nr_cqes = 3,
@@ -509,7 +450,7 @@ const struct scenario diff_race[] = {
 		.known = { { 1, 5 }, { 2, -ECANCELED } },
 	}, {
 		.name = "cancel_by_opcode",
-		.setup = setup_pipes,
+		.setup = diff_setup_pipes,
 		.fill = fill_by_op,
 		.nr_cqes = 5,
 		.order = ORDER_ANY,
@@ -517,7 +458,7 @@ const struct scenario diff_race[] = {
 			   { 3, -ECANCELED }, { 4, 2 }, { 5, 0 } },
 	}, {
 		.name = "cancel_fd_and_user_data",
-		.setup = setup_pipes,
+		.setup = diff_setup_pipes,
 		.fill = fill_fd_userdata,
 		.nr_cqes = 4,
 		.order = ORDER_ANY,
@@ -525,14 +466,14 @@ const struct scenario diff_race[] = {
 			   { 4, 0 } },
 	}, {
 		.name = "cancel_bad_flag_combinations",
-		.setup = setup_pipes,
+		.setup = diff_setup_pipes,
 		.fill = fill_bad_combos,
 		.after_submit = diff_submit_rest,
 		.nr_cqes = 3,
 		.known = { { 1, -EINVAL }, { 2, -EINVAL }, { 3, -EINVAL } },
 	}, {
 		.name = "cancel_fd_no_match",
-		.setup = setup_pipes,
+		.setup = diff_setup_pipes,
 		.fill = fill_fd_nomatch,
 		.nr_cqes = 6,
 		.order = ORDER_ANY,
@@ -549,7 +490,7 @@ const struct scenario diff_race[] = {
 			   { 4, -ECANCELED } },
 	}, {
 		.name = "sync_cancel",
-		.setup = setup_pipes,
+		.setup = diff_setup_pipes,
 		.fill = fill_two_reads,
 		.after_submit = sync_by_ud,
 		.nr_cqes = 3,
@@ -558,14 +499,14 @@ const struct scenario diff_race[] = {
 			   { 3, -ECANCELED } },
 	}, {
 		.name = "sync_cancel_all",
-		.setup = setup_pipes,
+		.setup = diff_setup_pipes,
 		.fill = fill_two_reads,
 		.after_submit = sync_all,
 		.nr_cqes = 3,
 		.order = ORDER_ANY,
 	}, {
 		.name = "sync_cancel_bad_arguments",
-		.setup = setup_pipes,
+		.setup = diff_setup_pipes,
 		.fill = fill_two_reads,
 		.after_submit = sync_bad,
 		.nr_cqes = 3,

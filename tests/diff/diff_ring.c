@@ -7,15 +7,6 @@
  */
 #include "harness.h"
 
-static void nop(struct io_uring *ring, struct diff_ctx *c, __u64 ud,
-		unsigned flags)
-{
-	struct io_uring_sqe *sqe = diff_sqe(ring, c);
-
-	io_uring_prep_nop(sqe);
-	diff_tag(sqe, ud, flags);
-}
-
 /*
  * An unknown opcode and unknown SQE flags amid NOPs: with SUBMIT_ALL one
  * submit takes all five, without it each refusal ends a submit.
@@ -24,34 +15,31 @@ static int fill_refused_amid_nops(struct io_uring *ring, struct diff_ctx *c)
 {
 	struct io_uring_sqe *sqe;
 
-	nop(ring, c, 1, 0);
+	diff_prep_nop(ring, c, 1, 0);
 	sqe = diff_sqe(ring, c);
 	io_uring_prep_nop(sqe);
 	diff_tag(sqe, 2, 0);
 	sqe->opcode = 250;
-	nop(ring, c, 3, 0);
-	nop(ring, c, 4, 1U << 7);
-	nop(ring, c, 5, 0);
+	diff_prep_nop(ring, c, 3, 0);
+	diff_prep_nop(ring, c, 4, 1U << 7);
+	diff_prep_nop(ring, c, 5, 0);
 	return 0;
 }
 
-/* an empty pipe: a read and its cancel; a read under a 10 ms link timeout */
-static int fill_pipe_mix(struct io_uring *ring, struct diff_ctx *c)
+/*
+ * An empty pipe: a read and its cancel; a read under a 10 ms link timeout.
+ * Also diff_cfg.c's, on an SQPOLL ring.
+ */
+int diff_fill_pipe_mix(struct io_uring *ring, struct diff_ctx *c)
 {
 	struct io_uring_sqe *sqe;
 	int p[2];
 
 	if (diff_pipe(c, p))
 		return -1;
-	sqe = diff_sqe(ring, c);
-	io_uring_prep_read(sqe, p[0], c->buf[0], 64, 0);
-	diff_tag(sqe, 1, 0);
-	sqe = diff_sqe(ring, c);
-	io_uring_prep_cancel64(sqe, 1, 0);
-	diff_tag(sqe, 2, 0);
-	sqe = diff_sqe(ring, c);
-	io_uring_prep_read(sqe, p[0], c->buf[1], 64, 0);
-	diff_tag(sqe, 3, IOSQE_IO_LINK);
+	diff_prep_read(ring, c, 1, p[0], 64, 0, 0);
+	diff_prep_cancel(ring, c, 2, 1, 0);
+	diff_prep_read(ring, c, 3, p[0], 64, 0, IOSQE_IO_LINK);
 	diff_ts(c, 0, 10);
 	sqe = diff_sqe(ring, c);
 	io_uring_prep_link_timeout(sqe, &c->ts[0], 0);
@@ -62,15 +50,11 @@ static int fill_pipe_mix(struct io_uring *ring, struct diff_ctx *c)
 /* a failing chain and a drain */
 static int fill_chain_mix(struct io_uring *ring, struct diff_ctx *c)
 {
-	struct io_uring_sqe *sqe;
-
-	nop(ring, c, 1, IOSQE_IO_LINK);
-	sqe = diff_sqe(ring, c);
-	io_uring_prep_read(sqe, -1, c->buf[0], 64, 0);
-	diff_tag(sqe, 2, IOSQE_IO_LINK);
-	nop(ring, c, 3, 0);
-	nop(ring, c, 4, IOSQE_ASYNC);
-	nop(ring, c, 5, IOSQE_IO_DRAIN);
+	diff_prep_nop(ring, c, 1, IOSQE_IO_LINK);
+	diff_prep_read(ring, c, 2, -1, 64, 0, IOSQE_IO_LINK);
+	diff_prep_nop(ring, c, 3, 0);
+	diff_prep_nop(ring, c, 4, IOSQE_ASYNC);
+	diff_prep_nop(ring, c, 5, IOSQE_IO_DRAIN);
 	return 0;
 }
 
@@ -79,7 +63,7 @@ static int fill_nops8(struct io_uring *ring, struct diff_ctx *c)
 	unsigned i;
 
 	for (i = 1; i <= 8; i++)
-		nop(ring, c, i, 0);
+		diff_prep_nop(ring, c, i, 0);
 	return 0;
 }
 
@@ -100,7 +84,7 @@ const struct scenario diff_ring[] = {
 		.name = "ring_defer_taskrun_pipe",
 		.setup_flags = IORING_SETUP_SINGLE_ISSUER |
 			       IORING_SETUP_DEFER_TASKRUN,
-		.fill = fill_pipe_mix,
+		.fill = diff_fill_pipe_mix,
 		.nr_cqes = 4,
 		.order = ORDER_ANY,
 		.before = { { 4, 3 } },
@@ -118,7 +102,7 @@ const struct scenario diff_ring[] = {
 		.name = "ring_coop_taskrun_pipe",
 		.setup_flags = IORING_SETUP_COOP_TASKRUN |
 			       IORING_SETUP_TASKRUN_FLAG,
-		.fill = fill_pipe_mix,
+		.fill = diff_fill_pipe_mix,
 		.nr_cqes = 4,
 		.order = ORDER_ANY,
 		.before = { { 4, 3 } },

@@ -12,29 +12,10 @@
 
 #define LONG_MS		3000	/* never meant to fire */
 
-static void prep_timeout(struct io_uring *ring, struct diff_ctx *c, __u64 ud,
-		    unsigned ts, unsigned count, unsigned flags,
-		    unsigned sqe_flags)
-{
-	struct io_uring_sqe *sqe = diff_sqe(ring, c);
-
-	io_uring_prep_timeout(sqe, &c->ts[ts], count, flags);
-	diff_tag(sqe, ud, sqe_flags);
-}
-
-static void nop(struct io_uring *ring, struct diff_ctx *c, __u64 ud,
-		unsigned flags)
-{
-	struct io_uring_sqe *sqe = diff_sqe(ring, c);
-
-	io_uring_prep_nop(sqe);
-	diff_tag(sqe, ud, flags);
-}
-
 static int fill_fires(struct io_uring *ring, struct diff_ctx *c)
 {
 	diff_ts(c, 0, 10);
-	prep_timeout(ring, c, 1, 0, 0, 0, 0);
+	diff_prep_timeout(ring, c, 1, 0, 0, 0, 0);
 	return 0;
 }
 
@@ -44,9 +25,9 @@ static int fill_expiry_order(struct io_uring *ring, struct diff_ctx *c)
 	diff_ts(c, 0, 30);
 	diff_ts(c, 1, 10);
 	diff_ts(c, 2, 20);
-	prep_timeout(ring, c, 1, 0, 0, 0, 0);
-	prep_timeout(ring, c, 2, 1, 0, 0, 0);
-	prep_timeout(ring, c, 3, 2, 0, 0, 0);
+	diff_prep_timeout(ring, c, 1, 0, 0, 0, 0);
+	diff_prep_timeout(ring, c, 2, 1, 0, 0, 0);
+	diff_prep_timeout(ring, c, 3, 2, 0, 0, 0);
 	return 0;
 }
 
@@ -58,7 +39,7 @@ static int fill_abs_past(struct io_uring *ring, struct diff_ctx *c)
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	c->ts[0].tv_sec = now.tv_sec - 1;
 	c->ts[0].tv_nsec = now.tv_nsec;
-	prep_timeout(ring, c, 1, 0, 0, IORING_TIMEOUT_ABS, 0);
+	diff_prep_timeout(ring, c, 1, 0, 0, IORING_TIMEOUT_ABS, 0);
 	return 0;
 }
 
@@ -66,9 +47,9 @@ static int fill_abs_past(struct io_uring *ring, struct diff_ctx *c)
 static int fill_count(struct io_uring *ring, struct diff_ctx *c)
 {
 	diff_ts(c, 0, LONG_MS);
-	prep_timeout(ring, c, 1, 0, 2, 0, 0);
-	nop(ring, c, 2, 0);
-	nop(ring, c, 3, 0);
+	diff_prep_timeout(ring, c, 1, 0, 2, 0, 0);
+	diff_prep_nop(ring, c, 2, 0);
+	diff_prep_nop(ring, c, 3, 0);
 	return 0;
 }
 
@@ -76,8 +57,8 @@ static int fill_count(struct io_uring *ring, struct diff_ctx *c)
 static int fill_count_short(struct io_uring *ring, struct diff_ctx *c)
 {
 	diff_ts(c, 0, 10);
-	prep_timeout(ring, c, 1, 0, 3, 0, 0);
-	nop(ring, c, 2, 0);
+	diff_prep_timeout(ring, c, 1, 0, 3, 0, 0);
+	diff_prep_nop(ring, c, 2, 0);
 	return 0;
 }
 
@@ -87,7 +68,7 @@ static int fill_remove(struct io_uring *ring, struct diff_ctx *c)
 	struct io_uring_sqe *sqe;
 
 	diff_ts(c, 0, LONG_MS);
-	prep_timeout(ring, c, 1, 0, 0, 0, 0);
+	diff_prep_timeout(ring, c, 1, 0, 0, 0, 0);
 	sqe = diff_sqe(ring, c);
 	io_uring_prep_timeout_remove(sqe, 1, 0);
 	diff_tag(sqe, 2, 0);
@@ -104,7 +85,7 @@ static int fill_update(struct io_uring *ring, struct diff_ctx *c)
 
 	diff_ts(c, 0, LONG_MS);
 	diff_ts(c, 1, 10);
-	prep_timeout(ring, c, 1, 0, 0, 0, 0);
+	diff_prep_timeout(ring, c, 1, 0, 0, 0, 0);
 	sqe = diff_sqe(ring, c);
 	io_uring_prep_timeout_update(sqe, &c->ts[1], 1, 0);
 	diff_tag(sqe, 2, 0);
@@ -118,11 +99,11 @@ static int fill_update(struct io_uring *ring, struct diff_ctx *c)
 static int fill_etime_link(struct io_uring *ring, struct diff_ctx *c)
 {
 	diff_ts(c, 0, 10);
-	prep_timeout(ring, c, 1, 0, 0, 0, IOSQE_IO_LINK);
-	nop(ring, c, 2, 0);
-	prep_timeout(ring, c, 3, 0, 0, IORING_TIMEOUT_ETIME_SUCCESS,
-		     IOSQE_IO_LINK);
-	nop(ring, c, 4, 0);
+	diff_prep_timeout(ring, c, 1, 0, 0, 0, IOSQE_IO_LINK);
+	diff_prep_nop(ring, c, 2, 0);
+	diff_prep_timeout(ring, c, 3, 0, 0, IORING_TIMEOUT_ETIME_SUCCESS,
+			  IOSQE_IO_LINK);
+	diff_prep_nop(ring, c, 4, 0);
 	return 0;
 }
 
@@ -139,9 +120,9 @@ static int fill_bad(struct io_uring *ring, struct diff_ctx *c)
 	io_uring_prep_timeout(sqe, &c->ts[0], 0, 0);
 	sqe->len = 2;
 	diff_tag(sqe, 1, 0);
-	prep_timeout(ring, c, 2, 0, 0, 1U << 7, 0);
-	prep_timeout(ring, c, 3, 0, 0, IORING_TIMEOUT_BOOTTIME |
-		     IORING_TIMEOUT_REALTIME, 0);
+	diff_prep_timeout(ring, c, 2, 0, 0, 1U << 7, 0);
+	diff_prep_timeout(ring, c, 3, 0, 0, IORING_TIMEOUT_BOOTTIME |
+			  IORING_TIMEOUT_REALTIME, 0);
 	return 0;
 }
 
@@ -176,21 +157,12 @@ static int fill_lt_idle(struct io_uring *ring, struct diff_ctx *c)
 	return fill_guarded_read(ring, c, LONG_MS, 0);
 }
 
-/* the read is waiting on the pipe: feed it */
-static int feed_pipe(struct io_uring *ring, struct diff_ctx *c)
-{
-	(void)ring;
-	if (write(c->val[1], "hello", 5) != 5)
-		return diff_fail(c, "write pipe: %s", strerror(errno));
-	return 0;
-}
-
 /* data already there: the read completes at once */
 static int fill_lt_ready(struct io_uring *ring, struct diff_ctx *c)
 {
 	if (fill_guarded_read(ring, c, LONG_MS, 0))
 		return -1;
-	return feed_pipe(ring, c);
+	return diff_feed_pipe(ring, c);
 }
 
 /* the link timeout is itself linked on: what follows is cancelled too */
@@ -198,7 +170,7 @@ static int fill_lt_chain(struct io_uring *ring, struct diff_ctx *c)
 {
 	if (fill_guarded_read(ring, c, 10, IOSQE_IO_LINK))
 		return -1;
-	nop(ring, c, 3, 0);
+	diff_prep_nop(ring, c, 3, 0);
 	return 0;
 }
 
@@ -276,7 +248,7 @@ const struct scenario diff_timeout[] = {
 	}, {
 		.name = "link_timeout_read_completes",
 		.fill = fill_lt_idle,
-		.after_submit = feed_pipe,
+		.after_submit = diff_feed_pipe,
 		.nr_cqes = 2,
 		.known = { { 1, 5 }, { 2, -ECANCELED } },
 	}, {

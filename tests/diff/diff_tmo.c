@@ -18,17 +18,6 @@
 
 #define LONG_MS		3000	/* never meant to fire */
 
-static struct io_uring_sqe *tmo(struct io_uring *ring, struct diff_ctx *c,
-				__u64 ud, unsigned ts, unsigned count,
-				unsigned flags, unsigned sqe_flags)
-{
-	struct io_uring_sqe *sqe = diff_sqe(ring, c);
-
-	io_uring_prep_timeout(sqe, &c->ts[ts], count, flags);
-	diff_tag(sqe, ud, sqe_flags);
-	return sqe;
-}
-
 static void update(struct io_uring *ring, struct diff_ctx *c, __u64 ud,
 		   unsigned ts, __u64 target, unsigned flags)
 {
@@ -85,9 +74,9 @@ static struct io_uring_sqe *link_tmo(struct io_uring *ring,
 static int fill_counts(struct io_uring *ring, struct diff_ctx *c)
 {
 	diff_ts(c, 0, LONG_MS);
-	tmo(ring, c, 1, 0, 1, 0, 0);
-	tmo(ring, c, 2, 0, 2, 0, 0);
-	tmo(ring, c, 3, 0, 3, 0, 0);
+	diff_prep_timeout(ring, c, 1, 0, 1, 0, 0);
+	diff_prep_timeout(ring, c, 2, 0, 2, 0, 0);
+	diff_prep_timeout(ring, c, 3, 0, 3, 0, 0);
 	diff_prep_nop(ring, c, 4, 0);
 	diff_prep_nop(ring, c, 5, 0);
 	diff_prep_nop(ring, c, 6, 0);
@@ -98,8 +87,8 @@ static int fill_counts(struct io_uring *ring, struct diff_ctx *c)
 static int fill_counts_stepwise(struct io_uring *ring, struct diff_ctx *c)
 {
 	diff_ts(c, 0, LONG_MS);
-	tmo(ring, c, 1, 0, 1, 0, 0);
-	tmo(ring, c, 2, 0, 2, 0, 0);
+	diff_prep_timeout(ring, c, 1, 0, 1, 0, 0);
+	diff_prep_timeout(ring, c, 2, 0, 2, 0, 0);
 	return 0;
 }
 
@@ -119,8 +108,8 @@ static int step_nops(struct io_uring *ring, struct diff_ctx *c)
 static int fill_count_equal(struct io_uring *ring, struct diff_ctx *c)
 {
 	diff_ts(c, 0, LONG_MS);
-	tmo(ring, c, 1, 0, 2, 0, 0);
-	tmo(ring, c, 2, 0, 2, 0, 0);
+	diff_prep_timeout(ring, c, 1, 0, 2, 0, 0);
+	diff_prep_timeout(ring, c, 2, 0, 2, 0, 0);
 	diff_prep_nop(ring, c, 3, 0);
 	diff_prep_nop(ring, c, 4, 0);
 	return 0;
@@ -131,8 +120,8 @@ static int fill_timeouts_dont_count(struct io_uring *ring, struct diff_ctx *c)
 {
 	diff_ts(c, 0, 10);
 	diff_ts(c, 1, 30);
-	tmo(ring, c, 1, 0, 0, 0, 0);
-	tmo(ring, c, 2, 1, 1, 0, 0);
+	diff_prep_timeout(ring, c, 1, 0, 0, 0, 0);
+	diff_prep_timeout(ring, c, 2, 1, 1, 0, 0);
 	return 0;
 }
 
@@ -140,7 +129,7 @@ static int fill_abs_clock(struct io_uring *ring, struct diff_ctx *c,
 			  clockid_t clock, unsigned flag, long long ms)
 {
 	abs_ts(c, 0, clock, ms);
-	tmo(ring, c, 1, 0, 0, IORING_TIMEOUT_ABS | flag, 0);
+	diff_prep_timeout(ring, c, 1, 0, 0, IORING_TIMEOUT_ABS | flag, 0);
 	diff_prep_nop(ring, c, 2, 0);
 	return 0;
 }
@@ -172,7 +161,7 @@ static int fill_abs_realtime_past(struct io_uring *ring, struct diff_ctx *c)
 static int fill_rel_boottime(struct io_uring *ring, struct diff_ctx *c)
 {
 	diff_ts(c, 0, 10);
-	tmo(ring, c, 1, 0, 0, IORING_TIMEOUT_BOOTTIME, 0);
+	diff_prep_timeout(ring, c, 1, 0, 0, IORING_TIMEOUT_BOOTTIME, 0);
 	diff_prep_nop(ring, c, 2, 0);
 	return 0;
 }
@@ -180,9 +169,9 @@ static int fill_rel_boottime(struct io_uring *ring, struct diff_ctx *c)
 static int fill_same_deadline(struct io_uring *ring, struct diff_ctx *c)
 {
 	diff_ts(c, 0, 10);
-	tmo(ring, c, 1, 0, 0, 0, 0);
-	tmo(ring, c, 2, 0, 0, 0, 0);
-	tmo(ring, c, 3, 0, 0, 0, 0);
+	diff_prep_timeout(ring, c, 1, 0, 0, 0, 0);
+	diff_prep_timeout(ring, c, 2, 0, 0, 0, 0);
+	diff_prep_timeout(ring, c, 3, 0, 0, 0, 0);
 	return 0;
 }
 
@@ -191,7 +180,7 @@ static int fill_remove_count(struct io_uring *ring, struct diff_ctx *c)
 	struct io_uring_sqe *sqe;
 
 	diff_ts(c, 0, LONG_MS);
-	tmo(ring, c, 1, 0, 5, 0, 0);
+	diff_prep_timeout(ring, c, 1, 0, 5, 0, 0);
 	sqe = diff_sqe(ring, c);
 	io_uring_prep_timeout_remove(sqe, 1, 0);
 	diff_tag(sqe, 2, 0);
@@ -202,7 +191,7 @@ static int fill_remove_count(struct io_uring *ring, struct diff_ctx *c)
 static int fill_fires_10ms(struct io_uring *ring, struct diff_ctx *c)
 {
 	diff_ts(c, 0, 10);
-	tmo(ring, c, 1, 0, 0, 0, 0);
+	diff_prep_timeout(ring, c, 1, 0, 0, 0, 0);
 	return 0;
 }
 
@@ -224,7 +213,7 @@ static int remove_fired(struct io_uring *ring, struct diff_ctx *c)
 static int fill_update_abs(struct io_uring *ring, struct diff_ctx *c)
 {
 	diff_ts(c, 0, LONG_MS);
-	tmo(ring, c, 1, 0, 0, 0, 0);
+	diff_prep_timeout(ring, c, 1, 0, 0, 0, 0);
 	abs_ts(c, 1, CLOCK_MONOTONIC, -1000);
 	update(ring, c, 2, 1, 1, IORING_TIMEOUT_UPDATE | IORING_TIMEOUT_ABS);
 	return 0;
@@ -239,7 +228,7 @@ static int fill_update_count(struct io_uring *ring, struct diff_ctx *c)
 {
 	diff_ts(c, 0, LONG_MS);
 	diff_ts(c, 1, 10);
-	tmo(ring, c, 1, 0, 2, 0, 0);
+	diff_prep_timeout(ring, c, 1, 0, 2, 0, 0);
 	update(ring, c, 2, 1, 1, IORING_TIMEOUT_UPDATE);
 	diff_prep_nop(ring, c, 3, 0);
 	return 0;
@@ -293,7 +282,7 @@ static int fill_lt_flag_alone_on_timeout(struct io_uring *ring,
 					 struct diff_ctx *c)
 {
 	diff_ts(c, 0, LONG_MS);
-	tmo(ring, c, 1, 0, 0, 0, 0);
+	diff_prep_timeout(ring, c, 1, 0, 0, 0, 0);
 	update(ring, c, 2, 0, 1, IORING_LINK_TIMEOUT_UPDATE);
 	return 0;
 }
@@ -302,7 +291,7 @@ static int fill_lt_flag_alone_on_timeout(struct io_uring *ring,
 static int fill_update_kinds(struct io_uring *ring, struct diff_ctx *c)
 {
 	diff_ts(c, 0, 10);
-	tmo(ring, c, 1, 0, 0, 0, 0);
+	diff_prep_timeout(ring, c, 1, 0, 0, 0, 0);
 	if (pipe_read(ring, c, 2, IOSQE_IO_LINK))
 		return -1;
 	link_tmo(ring, c, 3, 0, 0, 0);
@@ -350,10 +339,10 @@ static int fill_bad_ts(struct io_uring *ring, struct diff_ctx *c)
 	c->ts[1].tv_nsec = 0;
 	c->ts[2].tv_sec = 0;
 	c->ts[2].tv_nsec = -1;
-	tmo(ring, c, 1, 0, 1, 0, 0);
-	tmo(ring, c, 2, 1, 1, 0, 0);
-	tmo(ring, c, 3, 2, 1, 0, 0);
-	tmo(ring, c, 4, 0, 1, 0, 0)->addr = 0;
+	diff_prep_timeout(ring, c, 1, 0, 1, 0, 0);
+	diff_prep_timeout(ring, c, 2, 1, 1, 0, 0);
+	diff_prep_timeout(ring, c, 3, 2, 1, 0, 0);
+	diff_prep_timeout(ring, c, 4, 0, 1, 0, 0)->addr = 0;
 	diff_prep_nop(ring, c, 5, 0);
 	return 0;
 }
@@ -362,7 +351,8 @@ static int fill_bad_ts(struct io_uring *ring, struct diff_ctx *c)
 static int fill_etime_success_count(struct io_uring *ring, struct diff_ctx *c)
 {
 	diff_ts(c, 0, 10);
-	tmo(ring, c, 1, 0, 2, IORING_TIMEOUT_ETIME_SUCCESS, IOSQE_IO_LINK);
+	diff_prep_timeout(ring, c, 1, 0, 2, IORING_TIMEOUT_ETIME_SUCCESS,
+			  IOSQE_IO_LINK);
 	diff_prep_nop(ring, c, 2, 0);
 	return 0;
 }
@@ -422,7 +412,7 @@ static int fill_lt_on_timeout(struct io_uring *ring, struct diff_ctx *c)
 {
 	diff_ts(c, 0, LONG_MS);
 	diff_ts(c, 1, 10);
-	tmo(ring, c, 1, 0, 0, 0, IOSQE_IO_LINK);
+	diff_prep_timeout(ring, c, 1, 0, 0, 0, IOSQE_IO_LINK);
 	link_tmo(ring, c, 2, 1, 0, 0);
 	return 0;
 }

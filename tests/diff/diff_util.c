@@ -147,6 +147,55 @@ struct io_uring_sqe *diff_prep_nop(struct io_uring *ring, struct diff_ctx *c,
 	return sqe;
 }
 
+/* a read of len bytes at off into buf[ud % DIFF_NBUF] */
+struct io_uring_sqe *diff_prep_read(struct io_uring *ring, struct diff_ctx *c,
+				    __u64 ud, int fd, unsigned len, __u64 off,
+				    unsigned flags)
+{
+	struct io_uring_sqe *sqe = diff_sqe(ring, c);
+
+	io_uring_prep_read(sqe, fd, c->buf[ud % DIFF_NBUF], len, off);
+	diff_tag(sqe, ud, flags);
+	return sqe;
+}
+
+/* a TIMEOUT on c->ts[ts], count and IORING_TIMEOUT_* flags */
+struct io_uring_sqe *diff_prep_timeout(struct io_uring *ring,
+				       struct diff_ctx *c, __u64 ud,
+				       unsigned ts, unsigned count,
+				       unsigned flags, unsigned sqe_flags)
+{
+	struct io_uring_sqe *sqe = diff_sqe(ring, c);
+
+	io_uring_prep_timeout(sqe, &c->ts[ts], count, flags);
+	diff_tag(sqe, ud, sqe_flags);
+	return sqe;
+}
+
+/* ASYNC_CANCEL of user_data target (IORING_ASYNC_CANCEL_* flags) */
+struct io_uring_sqe *diff_prep_cancel(struct io_uring *ring,
+				      struct diff_ctx *c, __u64 ud,
+				      __u64 target, unsigned flags)
+{
+	struct io_uring_sqe *sqe = diff_sqe(ring, c);
+
+	io_uring_prep_cancel64(sqe, target, (int)flags);
+	diff_tag(sqe, ud, 0);
+	return sqe;
+}
+
+/* ASYNC_CANCEL by fd (IORING_ASYNC_CANCEL_FD is added) */
+struct io_uring_sqe *diff_prep_cancel_fd(struct io_uring *ring,
+					 struct diff_ctx *c, __u64 ud, int fd,
+					 unsigned flags)
+{
+	struct io_uring_sqe *sqe = diff_sqe(ring, c);
+
+	io_uring_prep_cancel_fd(sqe, fd, flags);
+	diff_tag(sqe, ud, 0);
+	return sqe;
+}
+
 /* after the prep helper, which clears flags */
 void diff_tag(struct io_uring_sqe *sqe, __u64 user_data, unsigned flags)
 {
@@ -189,6 +238,42 @@ int diff_pipe(struct diff_ctx *c, int p[2])
 		return diff_fail(c, "pipe: %s", strerror(errno));
 	if (diff_track_fd(c, p[0]) < 0 || diff_track_fd(c, p[1]) < 0)
 		return -1;
+	return 0;
+}
+
+/* val[0]: "data", len bytes of pattern seed 1, open with oflags */
+int diff_data_file(struct diff_ctx *c, size_t len, int oflags)
+{
+	char *p = malloc(len);
+
+	if (!p)
+		return diff_fail(c, "out of memory");
+	diff_pattern(p, len, 1);
+	c->val[0] = diff_file(c, "data", p, len, oflags);
+	free(p);
+	return c->val[0] < 0 ? -1 : 0;
+}
+
+/* "hello" into pipe A (val[1]) for a read waiting on it; an .after_submit */
+int diff_feed_pipe(struct io_uring *ring, struct diff_ctx *c)
+{
+	(void)ring;
+	if (write(c->val[1], "hello", 5) != 5)
+		return diff_fail(c, "write pipe: %s", strerror(errno));
+	return 0;
+}
+
+/* val[0..1]: pipe A (read, write); val[2..3]: pipe B */
+int diff_setup_pipes(struct diff_ctx *c)
+{
+	int a[2], b[2];
+
+	if (diff_pipe(c, a) || diff_pipe(c, b))
+		return -1;
+	c->val[0] = a[0];
+	c->val[1] = a[1];
+	c->val[2] = b[0];
+	c->val[3] = b[1];
 	return 0;
 }
 
@@ -272,4 +357,29 @@ void diff_normalize_fd(struct diff_cqe *cqe)
 {
 	if (cqe->res >= 0)
 		cqe->res = DIFF_RES_FD;
+}
+
+/* the first CQE with user_data ud, or NULL */
+const struct diff_cqe *diff_find(const struct diff_cqe *cqe, unsigned nr,
+				 __u64 ud)
+{
+	unsigned i;
+
+	for (i = 0; i < nr; i++)
+		if (cqe[i].user_data == ud)
+			return &cqe[i];
+	return NULL;
+}
+
+/* record a value of a call case, compared between the runs by position */
+void diff_put(struct diff_run *r, const char *what, long long value)
+{
+	if (r->nr_val == DIFF_MAX_VALS) {
+		if (!r->msg[0])
+			snprintf(r->msg, sizeof(r->msg), "more than %d values",
+				 DIFF_MAX_VALS);
+		return;
+	}
+	r->what[r->nr_val] = what;
+	r->val[r->nr_val++] = value;
 }

@@ -3,13 +3,15 @@
  * harness.c - one run of a scenario on one engine: a fresh temp dir,
  * buffers and ring; fill, submit, reap with a bounded wait, the post-check
  * on the raw CQEs, then normalization and cleanup. Everything the run saw
- * ends up in a struct diff_run for diff_compare.c.
+ * ends up in a struct diff_run for diff_compare.c. Also one run of a call
+ * case, in a child process.
  */
 #include <fcntl.h>
 #include <ftw.h>
 #include <signal.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/wait.h>
 #include "harness.h"
 
 static int ctx_init(struct diff_ctx *c, const char *engine)
@@ -252,4 +254,36 @@ out:
 	ctx_fini(c);
 	free(c);
 	alarm(0);
+}
+
+#define DIFF_CHILD_TIMEOUT_SEC	20	/* a call case's child is killed then */
+
+void diff_call_one(const struct diff_call *k, const char *engine,
+		   struct diff_run *r)
+{
+	int status;
+	pid_t pid;
+
+	memset(r, 0, sizeof(*r));
+	r->engine = engine;
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0) {
+		snprintf(r->msg, sizeof(r->msg), "fork: %s", strerror(errno));
+		return;
+	}
+	if (!pid) {
+		/* not the watchdog a scenario may have left: die of it */
+		signal(SIGALRM, SIG_DFL);
+		alarm(DIFF_CHILD_TIMEOUT_SEC);
+		k->run(engine, k->arg, r);
+		_exit(0);
+	}
+	if (waitpid(pid, &status, 0) != pid)
+		snprintf(r->msg, sizeof(r->msg), "waitpid: %s",
+			 strerror(errno));
+	else if (WIFSIGNALED(status))
+		r->signal = WTERMSIG(status);
+	else
+		r->status = WEXITSTATUS(status);
 }

@@ -22,6 +22,7 @@
 #define DIFF_MAX_PAIRS		8
 #define DIFF_MAX_KNOWN		8
 #define DIFF_MAX_NOTES		16
+#define DIFF_MAX_VALS		48	/* values of a call case */
 #define DIFF_NFD		8
 #define DIFF_NBUF		4
 #define DIFF_BUFSZ		4096
@@ -146,7 +147,14 @@ extern const struct scenario diff_nop[], diff_errors[], diff_rw[],
 	diff_overflow[], diff_ops[];
 extern const struct scenario *const diff_families[];
 
-/* what one engine's run of a scenario produced */
+/* fills more than one family uses */
+int diff_fill_pipe_mix(struct io_uring *ring, struct diff_ctx *c);
+
+/*
+ * What one engine's run of a scenario or call case produced: a scenario
+ * fills the CQEs and submits, a call case the values (and how its child
+ * process ended).
+ */
 struct diff_run {
 	const char *engine;
 	struct diff_cqe cqe[DIFF_MAX_CQES];	/* in arrival order */
@@ -154,16 +162,53 @@ struct diff_run {
 	unsigned nr;
 	struct diff_submit submit[DIFF_MAX_SUBMITS];
 	unsigned nr_submit;
+	unsigned nr_val;			/* diff_put() */
+	const char *what[DIFF_MAX_VALS];
+	long long val[DIFF_MAX_VALS];
+	int signal;				/* the child was killed by it */
+	int status;				/* its exit status otherwise */
+	unsigned features;			/* of the rings a call case made */
 	char msg[256];				/* empty if the run went well */
 };
+
+/*
+ * A call case: the second mode of the harness, for what is not a CQE
+ * (io_uring_setup(), io_uring_register() and io_uring_enter() results).
+ * run() makes its own rings and records each result with diff_put(); the
+ * runs are compared value by value. Each run is made in a child process,
+ * so an engine crashing on a bad argument fails that case only; the exit
+ * status and signal of the children must agree too. A failure to run
+ * goes in r->msg.
+ */
+struct diff_call {
+	const char *name;
+	void (*run)(const char *engine, const void *arg, struct diff_run *r);
+	const void *arg;
+};
+
+/* the call cases (diff_setup.c), ended by a NULL name */
+extern const struct diff_call diff_setup[];
 
 /* harness.c: run s on one engine; failures land in r->msg */
 void diff_run_one(const struct scenario *s, const char *engine,
 		  struct diff_run *r);
+/* harness.c: run k on one engine in a child process; r in shared memory */
+void diff_call_one(const struct diff_call *k, const char *engine,
+		   struct diff_run *r);
 
 /* diff_compare.c: run s on every engine, compare, print; 0 pass, 1 fail */
 int diff_run_scenario(const struct scenario *s, const char *const *engines,
 		      unsigned nr_engines, int verbose);
+/* diff_compare.c: the same for a call case */
+int diff_run_call(const struct diff_call *k, const char *const *engines,
+		  unsigned nr_engines, int verbose);
+/*
+ * diff_compare.c: the features of the rings the call cases made, checked
+ * one way: a bit the user engine reports, the kernel must report. With
+ * engines other than kernel then user, nothing to check (returns -1);
+ * else 0 pass, 1 fail.
+ */
+int diff_check_features(const char *const *engines, unsigned nr_engines);
 
 /* helpers for scenarios (diff_util.c) */
 int diff_fail(struct diff_ctx *c, const char *fmt, ...)
@@ -172,13 +217,30 @@ struct io_uring_sqe *diff_sqe(struct io_uring *ring, struct diff_ctx *c);
 void diff_tag(struct io_uring_sqe *sqe, __u64 user_data, unsigned flags);
 struct io_uring_sqe *diff_prep_nop(struct io_uring *ring, struct diff_ctx *c,
 				   __u64 ud, unsigned flags);
+struct io_uring_sqe *diff_prep_read(struct io_uring *ring, struct diff_ctx *c,
+				    __u64 ud, int fd, unsigned len, __u64 off,
+				    unsigned flags);
+struct io_uring_sqe *diff_prep_timeout(struct io_uring *ring,
+				       struct diff_ctx *c, __u64 ud,
+				       unsigned ts, unsigned count,
+				       unsigned flags, unsigned sqe_flags);
+struct io_uring_sqe *diff_prep_cancel(struct io_uring *ring,
+				      struct diff_ctx *c, __u64 ud,
+				      __u64 target, unsigned flags);
+struct io_uring_sqe *diff_prep_cancel_fd(struct io_uring *ring,
+					 struct diff_ctx *c, __u64 ud, int fd,
+					 unsigned flags);
 int diff_submit(struct io_uring *ring, struct diff_ctx *c);
 int diff_submit_rest(struct io_uring *ring, struct diff_ctx *c);
 int diff_reap(struct io_uring *ring, struct diff_ctx *c, unsigned nr);
 void diff_note(struct diff_ctx *c, __u64 key, int value);
+void diff_put(struct diff_run *r, const char *what, long long value);
 int diff_file(struct diff_ctx *c, const char *name, const void *data,
 	      size_t len, int oflags);
 int diff_pipe(struct diff_ctx *c, int p[2]);
+int diff_setup_pipes(struct diff_ctx *c);
+int diff_feed_pipe(struct io_uring *ring, struct diff_ctx *c);
+int diff_data_file(struct diff_ctx *c, size_t len, int oflags);
 int diff_track_fd(struct diff_ctx *c, int fd);
 void diff_pattern(void *buf, size_t len, unsigned seed);
 int diff_check_file(struct diff_ctx *c, const char *name, const void *data,
@@ -188,5 +250,7 @@ int diff_check_buf(struct diff_ctx *c, const void *got, const void *want,
 int diff_path_exists(struct diff_ctx *c, const char *name, mode_t type);
 void diff_ts(struct diff_ctx *c, unsigned i, long long ms);
 void diff_normalize_fd(struct diff_cqe *cqe);
+const struct diff_cqe *diff_find(const struct diff_cqe *cqe, unsigned nr,
+				 __u64 ud);
 
 #endif
