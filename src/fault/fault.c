@@ -60,14 +60,13 @@
 #include "user/iowq.h"
 #include "user/rsrc.h"
 
-#define AR_FAULT_MAX_RULES	64	/* fits AR_REQ_F_FAULT_DELAY_MASK */
+#define AR_FAULT_MAX_RULES	64	/* 1 + an index fits req->fault_delay */
 #define AR_FAULT_SLICE_NS	10000000ULL	/* a delay looks at ring exit this often */
 #define AR_FAULT_LOG_FIRST	5	/* injections logged per rule, then powers of 2 */
 #define AR_FDCACHE_SLOTS	64
 
-_Static_assert(AR_FAULT_MAX_RULES < (AR_REQ_F_FAULT_DELAY_MASK >>
-				     AR_REQ_F_FAULT_DELAY_SHIFT),
-	       "rule index must fit the delay bits");
+_Static_assert(AR_FAULT_MAX_RULES < 1U << (8 * sizeof(((struct ar_ureq *)0)->fault_delay)),
+	       "1 + a rule index must fit req->fault_delay");
 
 int ar_faults_on = 1;
 static pthread_once_t ar_faults_once = PTHREAD_ONCE_INIT;
@@ -537,10 +536,9 @@ static bool ar_fault_sleep(struct ar_uctx *ctx, __u64 ns)
  */
 static int ar_fault_delayed(struct ar_ureq *req)
 {
-	unsigned i = ((req->flags & AR_REQ_F_FAULT_DELAY_MASK) >>
-		      AR_REQ_F_FAULT_DELAY_SHIFT) - 1;
+	unsigned i = req->fault_delay - 1U;
 
-	req->flags &= ~AR_REQ_F_FAULT_DELAY_MASK;
+	req->fault_delay = 0;
 	if (ar_fault_sleep(req->ctx, ar_fault_rules[i].delay_ns))
 		return 0;
 	ar_req_complete(req, -ECANCELED, 0);
@@ -549,7 +547,7 @@ static int ar_fault_delayed(struct ar_ureq *req)
 
 static int ar_fault_delay(struct ar_ureq *req, unsigned i, unsigned issue_flags)
 {
-	req->flags |= (i + 1) << AR_REQ_F_FAULT_DELAY_SHIFT;
+	req->fault_delay = (__u8)(i + 1);
 	if (issue_flags & AR_ISSUE_WORKER)
 		return ar_fault_delayed(req);
 	/* the submitter does not wait: a worker sleeps, then issues it */
@@ -590,14 +588,13 @@ static __attribute__((noinline)) int ar_fault_decide(struct ar_ureq *req,
 
 int ar_fault_issue(struct ar_ureq *req, unsigned issue_flags)
 {
-	if (req->flags & AR_REQ_F_FAULT_SEEN) {
+	if (req->fault_seen) {
 		/* issued again (a worker, a ready poll): decided already */
-		if ((req->flags & AR_REQ_F_FAULT_DELAY_MASK) &&
-		    (issue_flags & AR_ISSUE_WORKER))
+		if (req->fault_delay && (issue_flags & AR_ISSUE_WORKER))
 			return ar_fault_delayed(req);
 		return 0;
 	}
-	req->flags |= AR_REQ_F_FAULT_SEEN;
+	req->fault_seen = 1;
 	ar_faults_init();
 	/* the common case: an opcode no rule names */
 	if (!ar_op_has(ar_fault_ops, req->opcode))
