@@ -2,7 +2,9 @@
 /*
  * fault.c - fault injection on the user engine: ANYRING_FAULTS holds
  * rules, each naming requests (opcode, file) and an effect on some of them
- * (an error, a short transfer, a delay). docs/faults.md has the grammar.
+ * (an error, a short transfer, a delay). fault/rule.c parses the rules and
+ * picks the matches; this file matches requests and applies the effects.
+ * docs/faults.md has the grammar.
  *
  * When: a request meets the rules once, at its first issue (ar_req_issue,
  * after its registered file is resolved). For the requests one thread

@@ -2,12 +2,14 @@
 /*
  * simdev_spec.c - the simdev spec string ("size=1G,bs=4096,lat=fixed:5us")
  * and the random streams and latency models it selects. The grammar is in
- * docs/simdev.md; every error is -EINVAL with one ANYRING_DEBUG line
- * naming the field.
+ * docs/simdev.md; fault= values are rules of the shared fault grammar
+ * (fault/rule.h, docs/faults.md). Every error is -EINVAL with one
+ * ANYRING_DEBUG line naming the field.
  *
  * Every draw comes from a seeded generator (xoshiro256**, its state seeded
- * with splitmix64), one stream per purpose, so the same seed and the same
- * order of submissions give the same latencies and the same faults.
+ * with splitmix64), one stream per purpose, and a fault rule picks I/Os by
+ * a hash of (seed, rule, match), so the same seed and the same order of
+ * submissions give the same latencies and the same faults.
  */
 #include <errno.h>
 #include <stdlib.h>
