@@ -21,15 +21,6 @@
 #endif
 
 /*
- * Request flag bits fault.c owns, above the AR_REQ_F_* of uring.h (which
- * stay below bit 24): SEEN once the rules have looked at the request, and
- * the index + 1 of the rule whose delay a worker still has to sleep.
- */
-#define AR_REQ_F_FAULT_SEEN		(1U << 31)
-#define AR_REQ_F_FAULT_DELAY_SHIFT	24
-#define AR_REQ_F_FAULT_DELAY_MASK	(0x7fU << AR_REQ_F_FAULT_DELAY_SHIFT)
-
-/*
  * 1 until the rules are parsed (so the first issue parses them), then 1
  * only if ANYRING_FAULTS gave rules. Relaxed loads: a thread that sees 1
  * goes through pthread_once() before it reads any rule, which orders the

@@ -130,31 +130,9 @@ static void ar_slots_replace_top(uint64_t *s, unsigned n, uint64_t v)
 
 /* ---- faults and timing, under qlock ---- */
 
-static bool ar_fault_eligible(const struct ar_sim_fault *f,
-			      const struct ar_sim_io *io)
-{
-	if (!(f->ops & AR_SIM_OPM(io->op)))
-		return false;
-	if (f->off_hi && !(io->off < f->off_hi && io->off + io->len > f->off_lo))
-		return false;
-	return true;
-}
-
-/* does rule f fire for this eligible I/O? counts it; draws when it has a rate */
-static bool ar_fault_fires(struct ar_simdev *d, struct ar_sim_fault *f)
-{
-	bool fire = true;
-
-	f->seen++;
-	if (f->nth && f->seen != f->nth)
-		fire = false;
-	if (f->every && f->seen % f->every)
-		fire = false;
-	/* drawn for every eligible I/O: the sequence depends on the I/Os only */
-	if (f->rate && ar_sim_rng_unit(&d->rng_fault) >= f->rate)
-		fire = false;
-	return fire;
-}
+/* the AR_FDEV_* kind of an I/O for the fault rules */
+_Static_assert(AR_FDEV_READ == 1U << AR_SIM_READ && AR_FDEV_WRITE == 1U << AR_SIM_WRITE &&
+	       AR_FDEV_FLUSH == 1U << AR_SIM_FLUSH, "AR_FDEV_* follow enum ar_sim_op");
 
 /* a random number of sectors in [lo, n - 1] of this I/O's n (0 if n <= lo) */
 static uint32_t ar_fault_sectors(struct ar_simdev *d, uint32_t bytes, uint32_t lo)
@@ -167,46 +145,78 @@ static uint32_t ar_fault_sectors(struct ar_simdev *d, uint32_t bytes, uint32_t l
 	       AR_SIM_SECTOR;
 }
 
-static void ar_fault_apply(struct ar_simdev *d, const struct ar_sim_fault *f,
+/* the bytes a short= or torn= rule leaves of xfer: whole sectors, fewer than xfer */
+static uint32_t ar_fault_len(struct ar_simdev *d, const struct ar_frule *r,
+			     uint32_t xfer, uint32_t lo)
+{
+	uint32_t len;
+
+	switch (r->len_mode) {
+	case AR_FLEN_RANDOM:
+		return ar_fault_sectors(d, xfer, lo);
+	case AR_FLEN_HALF:
+		len = xfer / 2;
+		break;
+	default:
+		len = r->len;
+		break;
+	}
+	return len < xfer ? len & ~(AR_SIM_SECTOR - 1) : xfer;
+}
+
+static void ar_fault_apply(struct ar_simdev *d, const struct ar_frule *r,
 			   struct ar_sim_io *io)
 {
-	switch (f->kind) {
-	case AR_SIM_F_EIO:
-		io->res = -EIO;
+	switch (r->eff) {
+	case AR_FEFF_ERR:
+		io->res = -r->err;
 		io->xfer = 0;
 		break;
-	case AR_SIM_F_SHORT_READ:
-	case AR_SIM_F_SHORT_WRITE:
-		io->xfer = ar_fault_sectors(d, io->xfer, 0);
+	case AR_FEFF_SHORT:
+		io->xfer = ar_fault_len(d, r, io->xfer, 0);
 		io->res = (int32_t)io->xfer;
 		break;
-	case AR_SIM_F_TORN_WRITE:
+	case AR_FEFF_TORN:
 		/* reported whole, only a prefix of its sectors reaches the media */
-		io->xfer = ar_fault_sectors(d, io->xfer, 1);
+		io->xfer = ar_fault_len(d, r, io->xfer, 1);
 		break;
-	case AR_SIM_F_SPIKE:
+	default:
 		break;
 	}
 }
 
-/* the rules in spec order: spikes add up, the first error rule that fires wins */
+/* does rule i count this I/O, and pick it? (the shared selection) */
+static bool ar_fault_picks(struct ar_frule *r, unsigned i,
+			   const struct ar_sim_io *io)
+{
+	return ar_frule_dev_match(r, 1U << io->op, io->off, io->len) &&
+	       ar_frule_select(r, i, ar_frule_count(r));
+}
+
+/*
+ * The rules in spec order: each counts the I/Os it matches; delays
+ * (spikes) add up, the first other rule that picks the I/O decides its
+ * result.
+ */
 static uint64_t ar_sim_faults(struct ar_simdev *d, struct ar_sim_io *io)
 {
-	const struct ar_sim_fault *err = NULL;
+	const struct ar_frule *res = NULL;
 	uint64_t spike = 0;
 
 	for (unsigned i = 0; i < d->spec.nfaults; i++) {
-		struct ar_sim_fault *f = &d->spec.faults[i];
+		struct ar_frule *r = &d->spec.faults[i];
 
-		if (!ar_fault_eligible(f, io) || !ar_fault_fires(d, f))
+		if (!ar_fault_picks(r, i, io))
 			continue;
-		if (f->kind == AR_SIM_F_SPIKE)
-			spike += f->spike_ns;
-		else if (!err)
-			err = f;
+		if (r->eff == AR_FEFF_DELAY) {
+			if (ar_frule_take(r))
+				spike += r->delay_ns;
+		} else if (!res && ar_frule_take(r)) {
+			res = r;
+		}
 	}
-	if (err)
-		ar_fault_apply(d, err, io);
+	if (res)
+		ar_fault_apply(d, res, io);
 	return spike;
 }
 

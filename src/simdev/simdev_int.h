@@ -6,7 +6,7 @@
  *
  * Locks (never held across a system call, never nested):
  *   d->qlock   the timing model: slots, bandwidth clock, random streams,
- *              fault counters, the due-time heaps;
+ *              the order fault rules count I/Os in, the due-time heaps;
  *   d->slock   the storage: block table, dirty list, flush state.
  */
 #ifndef ANYRING_USER_SIMDEV_INT_H
@@ -18,6 +18,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include "simdev/simdev.h"
+#include "fault/rule.h"
 
 /* ---- the spec (simdev_spec.c) ---- */
 
@@ -41,29 +42,6 @@ struct ar_sim_lat {
 	double val[AR_SIM_TABLE_MAX];
 };
 
-enum ar_sim_fault_kind {
-	AR_SIM_F_EIO,
-	AR_SIM_F_SHORT_READ,
-	AR_SIM_F_SHORT_WRITE,
-	AR_SIM_F_TORN_WRITE,
-	AR_SIM_F_SPIKE,
-};
-
-/* op masks of a fault rule */
-#define AR_SIM_OPM(op)		(1U << (op))
-#define AR_SIM_OPM_ALL		(AR_SIM_OPM(AR_SIM_READ) | AR_SIM_OPM(AR_SIM_WRITE) | \
-				 AR_SIM_OPM(AR_SIM_FLUSH))
-
-struct ar_sim_fault {
-	enum ar_sim_fault_kind kind;
-	unsigned ops;			/* AR_SIM_OPM() of the ops it applies to */
-	uint64_t spike_ns;
-	double rate;			/* 0: no rate selector */
-	uint64_t nth, every;		/* 0: not given */
-	uint64_t off_lo, off_hi;	/* byte range [lo, hi); hi 0: any */
-	uint64_t seen;			/* device state: eligible ops so far (qlock) */
-};
-
 struct ar_sim_spec {
 	uint64_t size;			/* bytes, a multiple of bs */
 	unsigned bs;			/* block: storage and torn-write unit */
@@ -78,7 +56,7 @@ struct ar_sim_spec {
 	uint64_t seed;
 	char *file;			/* backing file, or NULL: memory */
 	unsigned nfaults;
-	struct ar_sim_fault faults[AR_SIM_FAULTS_MAX];
+	struct ar_frule faults[AR_SIM_FAULTS_MAX];	/* device-domain rules (fault/rule.h) */
 };
 
 int ar_sim_spec_parse(const char *str, struct ar_sim_spec *spec);

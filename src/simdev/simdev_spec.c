@@ -2,12 +2,14 @@
 /*
  * simdev_spec.c - the simdev spec string ("size=1G,bs=4096,lat=fixed:5us")
  * and the random streams and latency models it selects. The grammar is in
- * docs/simdev.md; every error is -EINVAL with one ANYRING_DEBUG line
- * naming the field.
+ * docs/simdev.md; fault= values are rules of the shared fault grammar
+ * (fault/rule.h, docs/faults.md). Every error is -EINVAL with one
+ * ANYRING_DEBUG line naming the field.
  *
  * Every draw comes from a seeded generator (xoshiro256**, its state seeded
- * with splitmix64), one stream per purpose, so the same seed and the same
- * order of submissions give the same latencies and the same faults.
+ * with splitmix64), one stream per purpose, and a fault rule picks I/Os by
+ * a hash of (seed, rule, match), so the same seed and the same order of
+ * submissions give the same latencies and the same faults.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -202,74 +204,7 @@ uint64_t ar_sim_lat_sample(const struct ar_sim_lat *lat, struct ar_sim_rng *r)
 	}
 }
 
-/* ---- scalars ---- */
-
-/* a byte count: decimal digits and an optional K, M, G or T (powers of 1024) */
-static int ar_parse_size(const char *s, uint64_t *out)
-{
-	char *end;
-	unsigned long long v;
-	unsigned shift = 0;
-
-	if (*s < '0' || *s > '9')
-		return -EINVAL;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno)
-		return -EINVAL;
-	switch (*end) {
-	case 'k': case 'K': shift = 10; end++; break;
-	case 'm': case 'M': shift = 20; end++; break;
-	case 'g': case 'G': shift = 30; end++; break;
-	case 't': case 'T': shift = 40; end++; break;
-	default: break;
-	}
-	if (*end || (shift && v > (~0ULL >> shift)))
-		return -EINVAL;
-	*out = v << shift;
-	return 0;
-}
-
-/* a duration: a decimal number and ns, us, ms or s ("0" alone is 0) */
-static int ar_parse_dur(const char *s, uint64_t *out)
-{
-	static const struct { const char *u; double mul; } units[] = {
-		{ "ns", 1.0 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 },
-	};
-	char *end;
-	double v;
-
-	if ((*s < '0' || *s > '9') && *s != '.')
-		return -EINVAL;
-	v = strtod(s, &end);
-	if (end == s || !(v >= 0))
-		return -EINVAL;
-	if (!*end && v == 0) {
-		*out = 0;
-		return 0;
-	}
-	for (unsigned i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		if (!strcmp(end, units[i].u)) {
-			v *= units[i].mul;
-			if (v > (double)AR_SIM_LAT_MAX_NS)
-				return -EINVAL;
-			*out = (uint64_t)(v + 0.5);
-			return 0;
-		}
-	}
-	return -EINVAL;
-}
-
-static int ar_parse_u64(const char *s, uint64_t *out)
-{
-	char *end;
-
-	if (*s < '0' || *s > '9')
-		return -EINVAL;
-	errno = 0;
-	*out = strtoull(s, &end, 0);
-	return errno || *end ? -EINVAL : 0;
-}
+/* ---- scalars (sizes, durations and integers are fault/rule.h's) ---- */
 
 static int ar_parse_double(const char *s, double *out)
 {
@@ -320,7 +255,7 @@ static int ar_spec_table(char **parts, unsigned n, struct ar_sim_lat *lat,
 		*eq = '\0';
 		if (ar_parse_double(parts[i] + 1, &p) || p < 0 || p > 100)
 			return ar_spec_err("lat", val, "a percentile is 0..100");
-		if (ar_parse_dur(eq + 1, &ns))
+		if (!ar_fval_dur(eq + 1, &ns))
 			return ar_spec_err("lat", val, "a table latency is a duration (80us)");
 		if (i && (p <= lat->pct[i - 1] || (double)ns < lat->val[i - 1]))
 			return ar_spec_err("lat", val, "percentiles must rise and latencies not fall");
@@ -341,20 +276,20 @@ static int ar_spec_lat(char *v, struct ar_sim_lat *lat)
 	n = ar_split(v, ':', parts, AR_SIM_TABLE_MAX + 1);
 	memset(lat, 0, sizeof(*lat));
 	if (!strcmp(parts[0], "fixed")) {
-		if (n != 2 || ar_parse_dur(parts[1], &lat->a))
+		if (n != 2 || !ar_fval_dur(parts[1], &lat->a))
 			return ar_spec_err("lat", val, "fixed:DUR (fixed:5us)");
 		lat->kind = AR_SIM_LAT_FIXED;
 		return 0;
 	}
 	if (!strcmp(parts[0], "uniform")) {
-		if (n != 3 || ar_parse_dur(parts[1], &lat->a) ||
-		    ar_parse_dur(parts[2], &lat->b) || lat->a > lat->b)
+		if (n != 3 || !ar_fval_dur(parts[1], &lat->a) ||
+		    !ar_fval_dur(parts[2], &lat->b) || lat->a > lat->b)
 			return ar_spec_err("lat", val, "uniform:MIN:MAX, MIN <= MAX");
 		lat->kind = AR_SIM_LAT_UNIFORM;
 		return 0;
 	}
 	if (!strcmp(parts[0], "lognormal")) {
-		if (n != 3 || ar_parse_dur(parts[1], &lat->a) ||
+		if (n != 3 || !ar_fval_dur(parts[1], &lat->a) ||
 		    ar_parse_double(parts[2], &lat->sigma) ||
 		    lat->sigma < 0 || lat->sigma > 4)
 			return ar_spec_err("lat", val, "lognormal:MEDIAN:SIGMA, SIGMA 0..4");
@@ -379,11 +314,11 @@ static int ar_spec_coalesce(char *v, struct ar_sim_spec *sp)
 	sp->coalesce_n = 0;
 	sp->coalesce_ns = 0;
 	for (unsigned i = 0; i < n; i++) {
-		if (!ar_parse_u64(parts[i], &x) && (n == 1 || i == 0)) {
+		if (ar_fval_u64(parts[i], 0, &x) && (n == 1 || i == 0)) {
 			if (!x || x > AR_SIM_COALESCE_MAX)
 				return ar_spec_err("coalesce", val, "N is 1..256");
 			sp->coalesce_n = (unsigned)x;
-		} else if (!ar_parse_dur(parts[i], &x) && x && (n == 1 || i == 1)) {
+		} else if (ar_fval_dur(parts[i], &x) && x && (n == 1 || i == 1)) {
 			sp->coalesce_ns = x;
 		} else {
 			return ar_spec_err("coalesce", val, "N, DUR or N:DUR (8:50us)");
@@ -396,121 +331,28 @@ static int ar_spec_coalesce(char *v, struct ar_sim_spec *sp)
 	return 0;
 }
 
-static int ar_fault_kind(char *k, struct ar_sim_fault *f, const char *val)
-{
-	char *arg = strchr(k, ':');
-
-	if (arg)
-		*arg++ = '\0';
-	if (!strcmp(k, "spike")) {
-		if (!arg || ar_parse_dur(arg, &f->spike_ns) || !f->spike_ns)
-			return ar_spec_err("fault", val, "spike:DUR (spike:5ms)");
-		f->kind = AR_SIM_F_SPIKE;
-		f->ops = AR_SIM_OPM_ALL;
-		return 0;
-	}
-	if (arg)
-		return ar_spec_err("fault", val, "only spike takes an argument");
-	if (!strcmp(k, "eio")) {
-		f->kind = AR_SIM_F_EIO;
-		f->ops = AR_SIM_OPM_ALL;
-	} else if (!strcmp(k, "short_read")) {
-		f->kind = AR_SIM_F_SHORT_READ;
-		f->ops = AR_SIM_OPM(AR_SIM_READ);
-	} else if (!strcmp(k, "short_write")) {
-		f->kind = AR_SIM_F_SHORT_WRITE;
-		f->ops = AR_SIM_OPM(AR_SIM_WRITE);
-	} else if (!strcmp(k, "torn_write")) {
-		f->kind = AR_SIM_F_TORN_WRITE;
-		f->ops = AR_SIM_OPM(AR_SIM_WRITE);
-	} else {
-		return ar_spec_err("fault", val,
-			"eio, short_read, short_write, torn_write or spike:DUR");
-	}
-	return 0;
-}
-
-static int ar_fault_ops(const char *s, unsigned *ops)
-{
-	if (!strcmp(s, "read"))
-		*ops = AR_SIM_OPM(AR_SIM_READ);
-	else if (!strcmp(s, "write"))
-		*ops = AR_SIM_OPM(AR_SIM_WRITE);
-	else if (!strcmp(s, "flush"))
-		*ops = AR_SIM_OPM(AR_SIM_FLUSH);
-	else
-		return -EINVAL;
-	return 0;
-}
-
-static int ar_fault_off(char *s, struct ar_sim_fault *f)
-{
-	char *dash = strchr(s, '-');
-
-	if (!dash)
-		return -EINVAL;
-	*dash = '\0';
-	if (ar_parse_size(s, &f->off_lo) || ar_parse_size(dash + 1, &f->off_hi) ||
-	    f->off_hi <= f->off_lo)
-		return -EINVAL;
-	return 0;
-}
-
-/* one selector of a fault rule: rate:P nth:N every:N off:A-B op:OP */
-static int ar_fault_sel(char *sel, struct ar_sim_fault *f, const char *val)
-{
-	char *arg = strchr(sel, ':');
-	unsigned ops;
-
-	if (!arg)
-		return ar_spec_err("fault", val, "a selector is NAME:VALUE (rate:0.01)");
-	*arg++ = '\0';
-	if (!strcmp(sel, "rate")) {
-		if (ar_parse_double(arg, &f->rate) || !(f->rate > 0) || f->rate > 1)
-			return ar_spec_err("fault", val, "rate is in (0, 1]");
-	} else if (!strcmp(sel, "nth")) {
-		if (ar_parse_u64(arg, &f->nth) || !f->nth)
-			return ar_spec_err("fault", val, "nth counts from 1");
-	} else if (!strcmp(sel, "every")) {
-		if (ar_parse_u64(arg, &f->every) || !f->every)
-			return ar_spec_err("fault", val, "every is 1 or more");
-	} else if (!strcmp(sel, "off")) {
-		if (ar_fault_off(arg, f))
-			return ar_spec_err("fault", val, "off:START-END, START < END (off:0-1M)");
-	} else if (!strcmp(sel, "op")) {
-		if (ar_fault_ops(arg, &ops) || !(ops & f->ops))
-			return ar_spec_err("fault", val, "op is read, write or flush, one the kind applies to");
-		f->ops &= ops;
-	} else {
-		return ar_spec_err("fault", val, "selectors: rate, nth, every, off, op");
-	}
-	return 0;
-}
-
+/*
+ * fault=: a rule of the shared fault grammar (fault/rule.h), in the item
+ * form with '@' between items (op=read@rate=0.01@err=EIO), or in
+ * simdev's KIND[@SEL:VALUE...] form (eio@rate:0.01).
+ */
 static int ar_spec_fault(char *v, struct ar_sim_spec *sp)
 {
-	char val[256], *sel, *next;
-	struct ar_sim_fault *f;
+	struct ar_fparse p = { .dom = AR_FDOM_DEV, .sep = '@' };
+	struct ar_frule *r;
+	char val[256];
 	int ret;
 
 	snprintf(val, sizeof(val), "%s", v);
 	if (sp->nfaults == AR_SIM_FAULTS_MAX)
 		return ar_spec_err("fault", val, "at most 16 rules");
-	f = &sp->faults[sp->nfaults];
-	memset(f, 0, sizeof(*f));
-	sel = strchr(v, '@');
-	if (sel)
-		*sel++ = '\0';
-	ret = ar_fault_kind(v, f, val);
-	for (; !ret && sel; sel = next) {
-		next = strchr(sel, '@');
-		if (next)
-			*next++ = '\0';
-		ret = ar_fault_sel(sel, f, val);
-	}
-	if (!ret)
-		sp->nfaults++;
-	return ret;
+	r = &sp->faults[sp->nfaults];
+	ret = strchr(v, '=') ? ar_frule_parse(&p, r, v) :
+			       ar_frule_parse_dev_kind(&p, r, v);
+	if (ret)
+		return ar_spec_err("fault", val, p.msg);
+	sp->nfaults++;
+	return 0;
 }
 
 static int ar_spec_enum(const char *field, const char *v, const char *a,
@@ -531,25 +373,25 @@ static int ar_spec_scalar(const char *key, char *v, struct ar_sim_spec *sp)
 	uint64_t x;
 
 	if (!strcmp(key, "size")) {
-		if (ar_parse_size(v, &sp->size) || !sp->size)
+		if (!ar_fval_size(v, &sp->size) || !sp->size)
 			return ar_spec_err(key, v, "a byte count (1G, 512M, 65536)");
 	} else if (!strcmp(key, "bs")) {
-		if (ar_parse_size(v, &x) || x < AR_SIM_SECTOR || x > AR_SIM_MAX_BS ||
+		if (!ar_fval_size(v, &x) || x < AR_SIM_SECTOR || x > AR_SIM_MAX_BS ||
 		    (x & (x - 1)))
 			return ar_spec_err(key, v, "a power of two, 512..1M");
 		sp->bs = (unsigned)x;
 	} else if (!strcmp(key, "qd")) {
-		if (ar_parse_u64(v, &x) || x > 65536)
+		if (!ar_fval_u64(v, 0, &x) || x > 65536)
 			return ar_spec_err(key, v, "0 (unlimited) .. 65536");
 		sp->qd = (unsigned)x;
 	} else if (!strcmp(key, "bw")) {
-		if (ar_parse_size(v, &sp->bw))
+		if (!ar_fval_size(v, &sp->bw))
 			return ar_spec_err(key, v, "bytes per second (500M), 0 unlimited");
 	} else if (!strcmp(key, "spin")) {
-		if (ar_parse_dur(v, &sp->spin_ns) || sp->spin_ns > AR_SIM_MAX_SPIN_NS)
+		if (!ar_fval_dur(v, &sp->spin_ns) || sp->spin_ns > AR_SIM_MAX_SPIN_NS)
 			return ar_spec_err(key, v, "a duration up to 10ms (0: sleep at once)");
 	} else if (!strcmp(key, "seed")) {
-		if (ar_parse_u64(v, &sp->seed))
+		if (!ar_fval_u64(v, 0, &sp->seed))
 			return ar_spec_err(key, v, "an unsigned integer");
 	} else if (!strcmp(key, "completion")) {
 		return ar_spec_enum(key, v, "irq", "poll", &sp->poll);
@@ -630,6 +472,14 @@ static int ar_spec_check(struct ar_sim_spec *sp, bool size_given)
 	return 0;
 }
 
+/* a fault rule's draws without seed=: the device's seed (it may come later) */
+static void ar_spec_seed_faults(struct ar_sim_spec *sp)
+{
+	for (unsigned i = 0; i < sp->nfaults; i++)
+		if (!sp->faults[i].seeded)
+			sp->faults[i].seed = sp->seed;
+}
+
 int ar_sim_spec_parse(const char *str, struct ar_sim_spec *sp)
 {
 	char *copy, *item, *save = NULL;
@@ -661,6 +511,8 @@ int ar_sim_spec_parse(const char *str, struct ar_sim_spec *sp)
 		ret = ar_spec_check(sp, seen & 1U);
 	if (!ret && !(seen & 1U) && sp->file)
 		sp->size = 0;	/* the file's own size, found at create */
+	if (!ret)
+		ar_spec_seed_faults(sp);
 	if (ret)
 		ar_sim_spec_free(sp);
 	return ret;
@@ -668,6 +520,9 @@ int ar_sim_spec_parse(const char *str, struct ar_sim_spec *sp)
 
 void ar_sim_spec_free(struct ar_sim_spec *sp)
 {
+	for (unsigned i = 0; i < sp->nfaults; i++)
+		ar_frule_free(&sp->faults[i]);
+	sp->nfaults = 0;
 	free(sp->file);
 	sp->file = NULL;
 }
