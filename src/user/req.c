@@ -59,7 +59,6 @@ struct ar_ureq *ar_req_alloc(struct ar_uctx *ctx)
 
 	/* the header; ar_req_init() copies the SQE and clears opdata */
 	memset(req, 0, offsetof(struct ar_ureq, sqe));
-	req->fault_seen = req->fault_delay = 0;
 	req->alloc = NULL;
 	req->ctx = ctx;
 	req->fd = -1;

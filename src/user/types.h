@@ -196,9 +196,9 @@ struct ar_ureq {
 	struct ar_file file;		/* its backend, set by ar_req_assign_file */
 	struct ar_rsrc_node *buf_node;
 	pthread_t worker;		/* valid while RUNNING */
-	struct io_uring_sqe sqe;	/* the SQE as submitted (SUBMIT_STABLE) */
 	__u8 fault_seen;		/* fault.c: the rules have looked at it */
 	__u8 fault_delay;		/* fault.c: 1 + the rule whose delay is still to sleep */
+	struct io_uring_sqe sqe;	/* the SQE as submitted (SUBMIT_STABLE) */
 	void *alloc;			/* freed with the request */
 	_Alignas(16) unsigned char opdata[AR_REQ_OPDATA];
 	_Alignas(16) unsigned char bedata[AR_REQ_BEDATA];
