@@ -2,11 +2,11 @@
 /*
  * spinlock.h - ctx->lock, the kernel's completion_lock: a spinlock.
  *
- * Its sections are short and make no I/O and no sleep (uring.h says what
+ * Its sections are short and make no I/O and no sleep (types.h says what
  * else they may do), the kind the kernel guards with spinlock_t. A glibc
  * mutex costs two bus-locked instructions per pair once the process has
- * a second thread (lock and unlock both use an atomic RMW, about 7 ns
- * each here); this lock's release is a plain store, so a pair costs one.
+ * a second thread (lock and unlock both use an atomic RMW); this lock's
+ * release is a plain store, so a pair costs one.
  *
  * Contended, a thread spins on loads for a bounded number of rounds,
  * then yields the CPU, then sleeps in short steps: a holder that was

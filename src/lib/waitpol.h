@@ -6,7 +6,7 @@
  *   sleep     sleep at once;
  *   spin      poll for up to spin_usec (default 1 ms), then sleep;
  *   hybrid    sleep the part of the expected wait we are sure of, then
- *             poll for up to spin_usec, then sleep           [seed 004];
+ *             poll for up to spin_usec, then sleep;
  *   adaptive  the default: with nothing in flight sleep at once; else
  *             poll for up to twice the expected wait, never longer than
  *             one sleep/wake round trip (AR_ADAPT_SPIN_MAX_NS), then sleep;
@@ -26,9 +26,10 @@
 
 #define AR_SPIN_DEFAULT_NS	1000000ULL	/* wait=spin, hybrid: 1 ms */
 /*
- * A futex sleep/wake round trip between two threads costs about 39 us on
- * our machines: polling longer than that costs more than the sleep it
- * avoids (the ski-rental bound), so adaptive never does.
+ * About one futex sleep/wake round trip between two threads: polling
+ * longer than a sleep round trip costs more than the sleep it avoids (the
+ * ski-rental bound), so adaptive never does (docs/policies.md has the
+ * measurement behind the number).
  */
 #define AR_ADAPT_SPIN_MAX_NS	40000ULL
 #define AR_HYBRID_MIN_SLEEP_NS	5000ULL		/* shorter is all poll */

@@ -21,12 +21,7 @@
 
 static void ar_batch_queue(struct ar_comp_batch *b, struct ar_ureq *req)
 {
-	req->next = NULL;
-	if (b->queue_tail)
-		b->queue_tail->next = req;
-	else
-		b->queue = req;
-	b->queue_tail = req;
+	ar_req_list_add(&b->queue, &b->queue_tail, req);
 }
 
 /*
@@ -168,7 +163,7 @@ void ar_cq_flush_overflow_locked(struct ar_uctx *ctx)
 }
 
 /*
- * ar_cq_flush_overflow() saw an overflow list (uring.h); flushed CQEs count
+ * ar_cq_flush_overflow() saw an overflow list (complete.h); flushed CQEs count
  * for count-based timeouts, as posted ones do
  */
 void ar_cq_flush_overflow_list(struct ar_uctx *ctx)

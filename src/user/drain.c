@@ -83,12 +83,7 @@ void ar_drain_req(struct ar_ureq *req)
 	struct ar_ureq *ready;
 
 	ar_spin_lock(&ctx->lock);
-	req->next = NULL;
-	if (ctx->defer_tail)
-		ctx->defer_tail->next = req;
-	else
-		ctx->defer_head = req;
-	ctx->defer_tail = req;
+	ar_req_list_add(&ctx->defer_head, &ctx->defer_tail, req);
 	ctx->nr_drained += ar_linked_nr(req);
 	ar_queue_deferred_locked(ctx, &ready);
 	if (!drain && !ctx->defer_head)

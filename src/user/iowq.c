@@ -213,7 +213,6 @@ void ar_iowq_enqueue(struct ar_uctx *ctx, struct ar_ureq *req)
 	bool spawn = false;
 
 	ar_req_set_state(req, AR_REQ_QUEUED);
-	req->next = NULL;
 	pthread_mutex_lock(&wq->lock);
 	if (wq->exiting) {
 		/* the ring is gone (its fd closed): no worker will come */
@@ -222,11 +221,7 @@ void ar_iowq_enqueue(struct ar_uctx *ctx, struct ar_ureq *req)
 		return;
 	}
 	ar_stat_add(ctx, worker_handoffs, 1);
-	if (wq->q[acct].tail)
-		wq->q[acct].tail->next = req;
-	else
-		wq->q[acct].head = req;
-	wq->q[acct].tail = req;
+	ar_req_list_add(&wq->q[acct].head, &wq->q[acct].tail, req);
 	/* an idle worker not yet claimed by earlier work: wake it */
 	if (wq->nr_idle[acct] > wq->nr_wakeups[acct]) {
 		wq->nr_wakeups[acct]++;

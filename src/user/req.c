@@ -110,7 +110,7 @@ void ar_req_free(struct ar_ureq *req)
 
 /*
  * The allocator's own thread: the issuer of a SINGLE_ISSUER ring, whose
- * submit takes no uring_lock (uring.h), is the only thread that
+ * submit takes no uring_lock (ctx.h), is the only thread that
  * allocates, so it may return requests to the allocation list directly.
  */
 static bool ar_req_owner(const struct ar_uctx *ctx)

@@ -15,8 +15,8 @@
  *     io-wq); it completes as a request finished in another thread does
  *     (complete= decides: the task list, or posted at once);
  *   - the helper polls for the next batch for AR_SPREAD_SPIN_NS after its
- *     last request (a futex sleep/wake round trip costs ~39 us here, a
- *     batch of 32 cached reads ~45 us), then sleeps on a futex. It is
+ *     last request (about a futex sleep/wake round trip: waking it
+ *     costs that much again), then sleeps on a futex. It is
  *     woken for a batch of AR_SPREAD_WAKE_MIN or more; smaller batches
  *     are shared only while it is awake.
  *

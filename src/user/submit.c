@@ -48,12 +48,7 @@ struct ar_submit_state {
 
 static void ar_ready_add(struct ar_submit_state *st, struct ar_ureq *req)
 {
-	req->next = NULL;
-	if (st->ready_tail)
-		st->ready_tail->next = req;
-	else
-		st->ready_head = req;
-	st->ready_tail = req;
+	ar_req_list_add(&st->ready_head, &st->ready_tail, req);
 }
 
 static void ar_fail_link_node(struct ar_ureq *req, int res)
@@ -282,7 +277,7 @@ int ar_submit_sqes(struct ar_uctx *ctx, unsigned nr)
 	struct ar_ureq *req;
 	unsigned entries, left;
 	bool nomem = false;
-	/* a SINGLE_ISSUER ring's submit is its submitter's alone (uring.h) */
+	/* a SINGLE_ISSUER ring's submit is its submitter's alone (ctx.h) */
 	bool locked = !ar_issuer_lockless(ctx);
 	int ret;
 

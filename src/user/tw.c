@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tw.c - where completion work runs (the complete= policy; seeds 001, 002).
+ * tw.c - where completion work runs (the complete= policy, docs/policies.md).
  *
  * A request that finishes outside the ring's own task (in an io-wq worker,
  * the service thread, a device thread) either posts its CQE there
@@ -10,8 +10,9 @@
  *             of it under one CQ lock; a waiter is woken only when the
  *             list plus the CQ reach what it waits for; IORING_SQ_TASKRUN
  *             tells liburing to enter;
- *   punt      a per-ring completion thread posts it (the workqueue
- *             baseline patch 002 removes: one more thread handoff).
+ *   punt      a per-ring completion thread posts it (one more thread
+ *             handoff per completion: the baseline the others are
+ *             measured against).
  * The ring's task is the thread inside io_uring_enter on the ring
  * (ar_tw_current); its own completions always post directly.
  */
@@ -120,7 +121,7 @@ bool ar_tw_add(struct ar_ureq *req)
 	return true;
 }
 
-/* ar_tw_run() found the list non-empty: post it all (uring.h) */
+/* ar_tw_run() found the list non-empty: post it all (complete.h) */
 unsigned ar_tw_run_list(struct ar_uctx *ctx)
 {
 	struct ar_ureq *list, *req, *prev = NULL, *next;

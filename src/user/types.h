@@ -287,12 +287,12 @@ struct ar_uctx {
 	/*
 	 * IORING_SETUP_SINGLE_ISSUER: the one thread that may submit, register
 	 * and (with DEFER_TASKRUN) wait; set at setup, or by ENABLE_RINGS on
-	 * an R_DISABLED ring (issuer.h)
+	 * an R_DISABLED ring (ctx.h)
 	 */
 	pid_t submitter;		/* its thread id (ar_self_tid) */
 	bool has_submitter;		/* written once, before others may look */
 
-	/* submission: under uring_lock (issuer.h: the submitter needs none) */
+	/* submission: under uring_lock (ctx.h: the submitter needs none) */
 	pthread_mutex_t uring_lock;
 	unsigned cached_sq_head;
 	bool disabled;			/* IORING_SETUP_R_DISABLED until enabled */
@@ -385,6 +385,18 @@ static inline enum ar_req_state ar_req_state(const struct ar_ureq *req)
 static inline void ar_req_set_state(struct ar_ureq *req, enum ar_req_state s)
 {
 	__atomic_store_n(&req->state, s, __ATOMIC_RELAXED);
+}
+
+/* append req to the list head..tail of requests linked by next */
+static inline void ar_req_list_add(struct ar_ureq **head, struct ar_ureq **tail,
+				   struct ar_ureq *req)
+{
+	req->next = NULL;
+	if (*tail)
+		(*tail)->next = req;
+	else
+		*head = req;
+	*tail = req;
 }
 
 static inline void ar_req_set_fail(struct ar_ureq *req)

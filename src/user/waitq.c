@@ -147,7 +147,7 @@ void ar_waitq_wake(struct ar_uctx *ctx, bool all)
 	unsigned n = 0, cap = AR_WAKE_BATCH, i;
 	uint64_t one = 1;
 
-	/* wake=every: each waiter rechecks on every post (the pre-patch baseline) */
+	/* wake=every: each waiter rechecks on every post */
 	if (__atomic_load_n(&ctx->pol.wake, __ATOMIC_RELAXED) == ANYRING_WAKE_EVERY)
 		all = true;
 	pthread_mutex_lock(&ctx->wait_lock);
