@@ -22,23 +22,21 @@
 #include "user/util.h"
 #include "user/backend/backend.h"
 
-/* a request's simdev I/O (its backend data) */
-struct ar_sim_req {
-	struct ar_sim_io io;
-	struct ar_iopoll_entry ip;
-};
+_Static_assert(sizeof(struct ar_sim_io) <= AR_DEV_IO_SIZE,
+	       "struct ar_sim_io does not fit in struct ar_dev_req");
 
-static struct ar_ureq *ar_sim_req_of(struct ar_sim_req *s)
+/* a request's simdev I/O: its backend data's device I/O */
+static struct ar_sim_io *ar_sim_io_of(struct ar_ureq *req)
 {
-	return (struct ar_ureq *)((char *)s - offsetof(struct ar_ureq, bedata));
+	return (struct ar_sim_io *)ar_req_backend(req)->dev.io;
 }
 
 /* the device is done with the I/O: complete the request (any thread) */
 static void ar_sim_done(struct ar_sim_io *io)
 {
-	struct ar_sim_req *s = (struct ar_sim_req *)((char *)io -
-						     offsetof(struct ar_sim_req, io));
-	struct ar_ureq *req = ar_sim_req_of(s);
+	struct ar_dev_req *s = (struct ar_dev_req *)((char *)io -
+						     offsetof(struct ar_dev_req, io));
+	struct ar_ureq *req = ar_req_of_backend((union ar_backend_req *)s);
 	struct ar_uctx *ctx = req->ctx;
 	struct ar_simdev *d = s->ip.dev;
 	int res = io->res;
@@ -54,17 +52,19 @@ static void ar_sim_done(struct ar_sim_io *io)
 	ar_iopoll_io_end(ctx, true);
 }
 
-/* hand s->io, filled in, to the request's device (with an I/O reference) */
-static int ar_sim_start(struct ar_ureq *req, struct ar_sim_req *s)
+/* hand the request's I/O, filled in, to its device (with an I/O reference) */
+static int ar_sim_start(struct ar_ureq *req)
 {
+	struct ar_dev_req *s = &ar_req_backend(req)->dev;
+	struct ar_sim_io *io = ar_sim_io_of(req);
 	struct ar_uctx *ctx = req->ctx;
 	struct ar_simdev *d = req->file.dev;
 	int ret;
 
-	s->io.done = ar_sim_done;
+	io->done = ar_sim_done;
 	s->ip.be = req->file.be;
 	s->ip.dev = d;
-	s->ip.polled = s->io.flags & AR_SIM_IO_POLLED;
+	s->ip.polled = io->flags & AR_SIM_IO_POLLED;
 	s->ip.submit_ns = s->ip.polled ? ar_now_ns() : 0;
 	/* in the device: neither a worker's nor cancellable, as block I/O in flight */
 	ar_req_set_state(req, AR_REQ_PREP);
@@ -72,7 +72,7 @@ static int ar_sim_start(struct ar_ureq *req, struct ar_sim_req *s)
 	if (ret)
 		return ret;
 	ar_simdev_ref(d);
-	ret = ar_simdev_submit(d, &s->io);
+	ret = ar_simdev_submit(d, io);
 	if (!ret)
 		return AR_ISSUE_QUEUED;
 	if (s->ip.polled)
@@ -82,32 +82,32 @@ static int ar_sim_start(struct ar_ureq *req, struct ar_sim_req *s)
 	return ret;
 }
 
-static int ar_sim_rw(struct ar_ureq *req, struct ar_rw_io *io,
+static int ar_sim_rw(struct ar_ureq *req, struct ar_rw_io *rw,
 		     unsigned issue_flags)
 {
-	struct ar_sim_req *s = ar_req_bedata(req, struct ar_sim_req);
+	struct ar_sim_io *io = ar_sim_io_of(req);
 
 	(void)issue_flags;
-	memset(&s->io, 0, sizeof(s->io));
-	s->io.op = io->write ? AR_SIM_WRITE : AR_SIM_READ;
-	s->io.iov = io->vecs;
-	s->io.nr_iov = (uint16_t)io->nr_vecs;
-	s->io.off = (uint64_t)io->off;
-	s->io.len = req->expect;
-	s->io.flags = (req->ctx->flags & IORING_SETUP_IOPOLL) ? AR_SIM_IO_POLLED : 0;
-	return ar_sim_start(req, s);
+	memset(io, 0, sizeof(*io));
+	io->op = rw->write ? AR_SIM_WRITE : AR_SIM_READ;
+	io->iov = rw->vecs;
+	io->nr_iov = (uint16_t)rw->nr_vecs;
+	io->off = (uint64_t)rw->off;
+	io->len = req->expect;
+	io->flags = (req->ctx->flags & IORING_SETUP_IOPOLL) ? AR_SIM_IO_POLLED : 0;
+	return ar_sim_start(req);
 }
 
 static int ar_sim_fsync(struct ar_ureq *req, const struct ar_sync_io *sync,
 			unsigned issue_flags)
 {
-	struct ar_sim_req *s = ar_req_bedata(req, struct ar_sim_req);
+	struct ar_sim_io *io = ar_sim_io_of(req);
 
 	(void)sync;
 	(void)issue_flags;
-	memset(&s->io, 0, sizeof(s->io));
-	s->io.op = AR_SIM_FLUSH;
-	return ar_sim_start(req, s);
+	memset(io, 0, sizeof(*io));
+	io->op = AR_SIM_FLUSH;
+	return ar_sim_start(req);
 }
 
 static int ar_sim_sync_range(struct ar_ureq *req, const struct ar_sync_io *sync,

@@ -24,10 +24,12 @@
 #define ANYRING_USER_BACKEND_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/uio.h>
 #include "user/types.h"
 #include "user/backend/direct.h"
+#include "user/iopoll.h"
 
 /* what a read or write asks of a backend (ops/rw.c fills it at prep) */
 struct ar_rw_io {
@@ -103,11 +105,35 @@ int ar_buffered_fsync(struct ar_ureq *req, const struct ar_sync_io *s,
 int ar_buffered_sync_range(struct ar_ureq *req, const struct ar_sync_io *s,
 			   unsigned issue_flags);
 
-/* a backend's per-request state (ar_req_bedata), beside the opcode's */
-#define ar_req_bedata(req, type) ({					\
-	_Static_assert(sizeof(type) <= AR_REQ_BEDATA, #type " too big");\
-	(type *)(req)->bedata;						\
-})
+/*
+ * A device backend's I/O: the device's own description of it (opaque to
+ * the engine, AR_DEV_IO_SIZE bytes at most) and its place on the ring's
+ * IOPOLL list.
+ */
+#define AR_DEV_IO_SIZE		64
+struct ar_dev_req {
+	_Alignas(8) unsigned char io[AR_DEV_IO_SIZE];
+	struct ar_iopoll_entry ip;
+};
+
+/* a backend's per-request state, beside the opcode's: one member each */
+union ar_backend_req {
+	struct ar_aio_io aio;		/* direct: the iocb queued with io_submit */
+	struct ar_dev_req dev;		/* a device backend (simdev) */
+};
+
+_Static_assert(sizeof(union ar_backend_req) <= AR_REQ_BEDATA,
+	       "union ar_backend_req does not fit in a request");
+
+static inline union ar_backend_req *ar_req_backend(struct ar_ureq *req)
+{
+	return (union ar_backend_req *)req->bedata;
+}
+
+static inline struct ar_ureq *ar_req_of_backend(union ar_backend_req *b)
+{
+	return (struct ar_ureq *)((char *)b - offsetof(struct ar_ureq, bedata));
+}
 
 /*
  * Completions a backend holds for a ring, posted by whoever looks (a

@@ -239,7 +239,7 @@ static int ar_aio_rw(struct ar_ureq *req, const struct ar_rw_io *io)
 {
 	struct ar_uctx *ctx = req->ctx;
 	struct ar_direct *a = ar_aio_get(ctx);
-	struct iocb *cb = &ar_req_bedata(req, struct ar_aio_io)->cb;
+	struct iocb *cb = &ar_req_backend(req)->aio.cb;
 	long ret;
 
 	if (!a && (__atomic_load_n(&ctx->direct_refused, __ATOMIC_RELAXED) ||
