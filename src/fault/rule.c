@@ -357,6 +357,7 @@ static int ar_parse_rate(struct ar_fparse *p, struct ar_frule *r,
 	if (!ar_fval_rate(val, &rate))
 		return ar_fp_err(p, "rate= wants a probability in (0, 1] such as 0.01 or 1%%, not \"%s\"",
 				 val);
+	r->rate = rate;
 	if (rate >= 1)
 		return 0;	/* every match: no draw */
 	r->threshold = (uint64_t)(rate * 18446744073709551616.0);
@@ -741,16 +742,20 @@ uint64_t ar_frule_count(struct ar_frule *r)
 	return __atomic_add_fetch(&r->matched, 1, __ATOMIC_RELAXED);
 }
 
-bool ar_frule_select(const struct ar_frule *r, unsigned i, uint64_t k)
+bool ar_frule_select_seq(const struct ar_frule *r, uint64_t k)
 {
 	if (k <= r->after)
 		return false;
 	k -= r->after;
 	if (r->nth && k != r->nth)
 		return false;
-	if (r->every && k % r->every)
-		return false;
-	return !r->threshold || ar_frule_draw(r->seed, i, k) < r->threshold;
+	return !r->every || !(k % r->every);
+}
+
+bool ar_frule_select(const struct ar_frule *r, unsigned i, uint64_t k)
+{
+	return ar_frule_select_seq(r, k) &&
+	       (!r->threshold || ar_frule_draw(r->seed, i, k) < r->threshold);
 }
 
 uint64_t ar_frule_take(struct ar_frule *r)

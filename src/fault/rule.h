@@ -58,6 +58,7 @@ struct ar_frule {
 	/* which of those: each selector given must agree */
 	uint64_t nth, every;	/* 0: not given */
 	uint64_t threshold;	/* rate: picked when the draw is below; 0: no rate */
+	double rate;		/* rate= as given; 0: none */
 	uint64_t after, max, seed;
 	bool seeded;		/* seed= given */
 	/* the effect */
@@ -107,6 +108,8 @@ void ar_frule_free(struct ar_frule *r);
  */
 uint64_t ar_frule_count(struct ar_frule *r);
 bool ar_frule_select(const struct ar_frule *r, unsigned i, uint64_t k);
+/* ar_frule_select without rate=: after=, nth= and every= only */
+bool ar_frule_select_seq(const struct ar_frule *r, uint64_t k);
 uint64_t ar_frule_take(struct ar_frule *r);
 
 /* does a device I/O (AR_FDEV_* kind, byte range) match r's keys? */

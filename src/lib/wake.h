@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * wake.h - how a thread about to sleep and a thread ending its wait keep
- * the wakeup from being lost. Every sleeper in the library and every
- * thread that wakes one follows this protocol.
+ * the wakeup from being lost. The ring's sleepers and their wakers follow
+ * this protocol (the pairs are listed below); the helper threads that
+ * keep a pair of their own (issue=spread's helper, the SQ poll thread,
+ * the direct backend's reaper, simdev's device thread) say so where they
+ * sleep.
  *
  * Two threads, two shared words. A says "a sleeper is here", C says "the
  * wait is over":
@@ -20,7 +23,11 @@
  * other side's store: the sleeper sees C and does not sleep, or the waker
  * sees A and wakes it (or both). Never neither. Without the barriers
  * each side's load may complete before its own store is visible (store
- * buffering), and both miss.
+ * buffering), and both miss. On x86, ar_wake_mb_after_rmw() is only a
+ * compiler barrier: there the guarantee is the hardware's (a locked RMW
+ * is a full barrier, and the compiler emits one for every seq_cst RMW),
+ * not the C11 model's, which is what the kernel's smp_mb__after_atomic()
+ * relies on too.
  *
  * Step 3's loads may be relaxed: the barrier orders them. A look that also
  * reads what the other side published (CQEs, requests on the task list)

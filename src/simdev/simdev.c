@@ -185,12 +185,27 @@ static void ar_fault_apply(struct ar_simdev *d, const struct ar_frule *r,
 	}
 }
 
-/* does rule i count this I/O, and pick it? (the shared selection) */
-static bool ar_fault_picks(struct ar_frule *r, unsigned i,
+/*
+ * Does rule i count the I/O, and pick it? The shared selection; a rule
+ * without its own seed= draws its rate= from the device's fault stream
+ * instead, once for every I/O it matches (picked or not), so the picks
+ * depend on the device's seed and its I/Os only.
+ */
+static bool ar_fault_picks(struct ar_simdev *d, struct ar_frule *r, unsigned i,
 			   const struct ar_sim_io *io)
 {
-	return ar_frule_dev_match(r, 1U << io->op, io->off, io->len) &&
-	       ar_frule_select(r, i, ar_frule_count(r));
+	uint64_t k;
+	bool pick;
+
+	if (!ar_frule_dev_match(r, 1U << io->op, io->off, io->len))
+		return false;
+	k = ar_frule_count(r);
+	if (r->seeded)
+		return ar_frule_select(r, i, k);
+	pick = ar_frule_select_seq(r, k);
+	if (r->rate && ar_sim_rng_unit(&d->rng_fault) >= r->rate)
+		pick = false;
+	return pick;
 }
 
 /*
@@ -206,7 +221,7 @@ static uint64_t ar_sim_faults(struct ar_simdev *d, struct ar_sim_io *io)
 	for (unsigned i = 0; i < d->spec.nfaults; i++) {
 		struct ar_frule *r = &d->spec.faults[i];
 
-		if (!ar_fault_picks(r, i, io))
+		if (!ar_fault_picks(d, r, i, io))
 			continue;
 		if (r->eff == AR_FEFF_DELAY) {
 			if (ar_frule_take(r))

@@ -192,8 +192,10 @@ static void ar_iowq_join(struct ar_worker *done)
 /*
  * Does this request's work belong to the unbounded class (io-wq's
  * IO_WQ_ACCT_UNBOUND: work that may block for long, on a pipe or
- * socket)? Its backend says; a request queued before it got its file
- * (IOSQE_ASYNC) gets its plain fd's backend now.
+ * socket)? Its backend says, looked at afresh (a plain fd's kind is
+ * cached; file.c). A request queued before it got its file (IOSQE_ASYNC)
+ * gets its plain fd's backend now; a registered file is taken by the
+ * worker, as the kernel's io-wq takes it, and counts as bound until then.
  */
 static int ar_req_acct(struct ar_ureq *req)
 {
@@ -201,6 +203,7 @@ static int ar_req_acct(struct ar_ureq *req)
 		return AR_IOWQ_BOUND;
 	if (!req->file.be && !(req->flags & AR_REQ_F_FIXED_FILE))
 		ar_req_assign_file(req);
+	ar_req_file_recheck(req);
 	return req->file.be && req->file.be->unbound ? AR_IOWQ_UNBOUND :
 						      AR_IOWQ_BOUND;
 }

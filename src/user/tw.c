@@ -133,8 +133,11 @@ unsigned ar_tw_run_list(struct ar_uctx *ctx)
 	if (!ctx->punt && ar_tw_flag(ctx))
 		__atomic_fetch_and(&ctx->rings->sq_flags, ~IORING_SQ_TASKRUN,
 				   __ATOMIC_RELEASE);
-	/* acquire pairs with the pushers' seq_cst CAS: their requests are written */
-	list = atomic_exchange_explicit(&ctx->tw_head, NULL, memory_order_acquire);
+	/*
+	 * acquire pairs with the pushers' seq_cst CAS: their requests are
+	 * written; seq_cst keeps it after the flag's clear above
+	 */
+	list = atomic_exchange_explicit(&ctx->tw_head, NULL, memory_order_seq_cst);
 	for (req = list; req; req = next) {	/* the list is LIFO: reverse it */
 		next = req->next;
 		req->next = prev;

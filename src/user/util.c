@@ -16,16 +16,6 @@
 #include "user/complete.h"
 #include "user/util.h"
 
-bool ar_fd_is_regular(int fd)
-{
-	struct stat st;
-	int e = errno;
-	bool ret = !fstat(fd, &st) && S_ISREG(st.st_mode);
-
-	errno = e;
-	return ret;
-}
-
 /*
  * Start an engine thread with every signal blocked from its first
  * instruction, so a process-directed signal never runs the application's

@@ -8,7 +8,6 @@
 #include "user/types.h"
 
 /* util.c */
-bool ar_fd_is_regular(int fd);
 int ar_thread_create(pthread_t *tid, void *(*fn)(void *), void *arg);
 int ar_futex_wait(atomic_uint *word, unsigned val, uint64_t deadline_ns);
 void ar_futex_wake(atomic_uint *word, int nr);

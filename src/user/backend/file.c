@@ -13,12 +13,16 @@
  * the kind of file decides what happens next, the fd is looked at again
  * (ar_req_file_recheck): "would block" (wait for readiness, or a
  * worker), a partial transfer (a regular file's rest goes to a worker),
- * and a worker's issue (block, or poll). Those paths made the same
- * system call before the cache existed. Entries also expire: each thread
- * starts a new generation every AR_FILE_RECHECK lookups, and entries of
- * an older one are resolved again. What stays stale is only the choice
- * between buffered and direct I/O (preadv2 or AIO), until the next
- * recheck.
+ * a punt (io-wq's class) and a worker's issue (block, or poll). Those
+ * paths made the same system call before the cache existed. Entries also
+ * expire: each thread starts a new generation every AR_FILE_RECHECK
+ * lookups, and entries of an older one are resolved again.
+ *
+ * What a stale entry can still do is take another file for an O_DIRECT
+ * one until it expires: the I/O then goes to AIO, which reads and writes
+ * a regular file correctly, but on a pipe or socket blocks the
+ * submitting thread until the transfer can be done. The per-ring
+ * O_DIRECT cache this replaces had the same window.
  *
  * A registered file is resolved once, at registration, on the engine's
  * own duplicate of the fd, which nobody else can close: its answer is
@@ -42,6 +46,7 @@ enum { AR_FILE_NONE, AR_FILE_BUFFERED, AR_FILE_DIRECT, AR_FILE_POLLABLE };
 #define AR_FILE_REG		4U	/* a regular file */
 #define AR_FILE_KIND_BITS	3
 #define AR_FILE_KIND_MASK	((1U << AR_FILE_KIND_BITS) - 1)
+#define AR_FILE_GEN_MASK	(0xffffffffU >> AR_FILE_KIND_BITS)
 
 static const struct ar_backend *const ar_file_kinds[] = {
 	[AR_FILE_NONE] = &ar_buffered_backend,
@@ -51,7 +56,7 @@ static const struct ar_backend *const ar_file_kinds[] = {
 };
 
 struct ar_file_chunk {
-	_Atomic(uint16_t) ent[AR_FILE_CHUNK];
+	_Atomic(uint32_t) ent[AR_FILE_CHUNK];
 };
 
 static _Atomic(struct ar_file_chunk *) ar_file_table[AR_FILE_CHUNKS];
@@ -77,7 +82,7 @@ void ar_backend_devices_live(int delta)
 }
 
 /* the entry of fd, or NULL when fd is outside the cache */
-static _Atomic(uint16_t) *ar_file_slot(int fd, bool create)
+static _Atomic(uint32_t) *ar_file_slot(int fd, bool create)
 {
 	unsigned i = (unsigned)fd >> AR_FILE_CHUNK_SHIFT;
 	struct ar_file_chunk *c, *expect = NULL;
@@ -126,21 +131,21 @@ static unsigned ar_file_generation(void)
 }
 
 /* probe fd and keep the answer in its slot (if it has one) */
-static unsigned ar_file_probe_store(int fd, _Atomic(uint16_t) *slot,
+static unsigned ar_file_probe_store(int fd, _Atomic(uint32_t) *slot,
 				    unsigned gen)
 {
 	unsigned kind = ar_file_probe(fd);
 
 	if (slot && (kind & AR_FILE_TYPE_MASK) != AR_FILE_NONE)
-		atomic_store_explicit(slot, (uint16_t)(gen << AR_FILE_KIND_BITS | kind),
+		atomic_store_explicit(slot, (uint32_t)(gen << AR_FILE_KIND_BITS | kind),
 				      memory_order_relaxed);
 	return kind;
 }
 
 static unsigned ar_file_kind(int fd)
 {
-	_Atomic(uint16_t) *slot = ar_file_slot(fd, true);
-	unsigned gen = ar_file_generation() & (0xffffU >> AR_FILE_KIND_BITS);
+	_Atomic(uint32_t) *slot = ar_file_slot(fd, true);
+	unsigned gen = ar_file_generation() & AR_FILE_GEN_MASK;
 	unsigned v;
 
 	if (slot) {
@@ -203,7 +208,7 @@ void ar_req_file_recheck(struct ar_ureq *req)
 	if (req->file_node || req->file.dev || !req->file.be)
 		return;
 	gen = atomic_load_explicit(&ar_file_gen, memory_order_relaxed) &
-	      (0xffffU >> AR_FILE_KIND_BITS);
+	      AR_FILE_GEN_MASK;
 	ar_file_set(&req->file, ar_file_probe_store(req->fd,
 			ar_file_slot(req->fd, false), gen));
 }
