@@ -4,7 +4,7 @@
  * the wakeup from being lost. The ring's sleepers and their wakers follow
  * this protocol (the pairs are listed below); the helper threads that
  * keep a pair of their own (issue=spread's helper, the SQ poll thread,
- * the direct backend's reaper, simdev's device thread) say so where they
+ * the direct backend's reaper, a device's own thread) say so where they
  * sleep.
  *
  * Two threads, two shared words. A says "a sleeper is here", C says "the
