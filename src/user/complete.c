@@ -198,9 +198,6 @@ void ar_cq_free_overflow(struct ar_uctx *ctx)
  */
 void ar_cq_wake(struct ar_uctx *ctx, bool from_worker)
 {
-	uint64_t one = 1;
-	int efd;
-
 	/*
 	 * The submitter of a DEFER_TASKRUN ring is the only thread that may
 	 * wait on it or clear its ring fd (enter refuses the others): when it
@@ -219,6 +216,19 @@ void ar_cq_wake(struct ar_uctx *ctx, bool from_worker)
 		ar_waitq_wake(ctx, false);
 	}
 ring_fd:
+	ar_ring_signal(ctx, from_worker);
+}
+
+/*
+ * Completion work is ready (CQEs posted, or queued for the ring's task):
+ * make the ring fd readable and signal a registered eventfd, for event
+ * loops that poll them instead of entering the ring.
+ */
+void ar_ring_signal(struct ar_uctx *ctx, bool from_worker)
+{
+	uint64_t one = 1;
+	int efd;
+
 	/* the ring fd: made readable once per empty-to-ready transition */
 	if (!atomic_load_explicit(&ctx->ring_fd_signalled, memory_order_relaxed) &&
 	    !atomic_exchange_explicit(&ctx->ring_fd_signalled, true,

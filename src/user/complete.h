@@ -30,6 +30,7 @@ void ar_cq_post_locked(struct ar_uctx *ctx, __u64 user_data, int res,
 void ar_cq_flush_overflow_list(struct ar_uctx *ctx);
 void ar_cq_free_overflow(struct ar_uctx *ctx);
 void ar_cq_wake(struct ar_uctx *ctx, bool from_worker);
+void ar_ring_signal(struct ar_uctx *ctx, bool from_worker);
 
 /* tw.c: deferred and punted completion (complete= policies) */
 extern __thread struct ar_uctx *ar_tw_current;

@@ -116,6 +116,13 @@ bool ar_tw_add(struct ar_ureq *req)
 	if (!old && ar_tw_flag(ctx))
 		__atomic_fetch_or(&ctx->rings->sq_flags, IORING_SQ_TASKRUN,
 				  __ATOMIC_RELEASE);
+	/*
+	 * An event loop polling the ring fd or a registered eventfd learns
+	 * of the work now, as from the kernel when it queues task work; the
+	 * CQEs come when the ring's task runs the list.
+	 */
+	if (!old)
+		ar_ring_signal(ctx, req->flags & AR_REQ_F_ASYNC_DONE);
 	if (ar_wake_has_sleepers(&ctx->cq_waiters))
 		ar_waitq_wake(ctx, false);
 	return true;

@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * api-evloop.c - what an event loop sees of a ring: a registered eventfd
+ * and the ring fd become readable once completion work is pending, also
+ * on a DEFER_TASKRUN ring, whose CQEs wait for io_uring_get_events().
+ * The kernel makes both readable when the work is queued; an epoll loop
+ * on such a ring would never wake otherwise.
+ *
+ * Each case: a read armed on an empty pipe, the pipe then written from
+ * this thread (the read completes in the engine's own context: the
+ * kernel's task work, the user engine's service thread), then poll(2) on
+ * the fd with a generous timeout that only turns a hang into a failure.
+ */
+#include <poll.h>
+#include <unistd.h>
+#include <sys/eventfd.h>
+#include "test.h"
+
+#define T_WAIT_MS	10000
+
+static bool t_readable(int fd)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+	return poll(&pfd, 1, T_WAIT_MS) == 1 && (pfd.revents & POLLIN);
+}
+
+/* a READ on an empty pipe, then the data: the CQE is pending somewhere */
+static void t_pending_read(struct io_uring *ring, int p[2], char *buf)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+
+	io_uring_prep_read(sqe, p[0], buf, 8, 0);
+	sqe->user_data = 7;
+	CHECK_EQ(io_uring_submit(ring), 1);
+	CHECK_EQ(write(p[1], "abcdefgh", 8), 8);
+}
+
+static void t_reap(struct io_uring *ring)
+{
+	struct io_uring_cqe *cqe;
+
+	CHECK_EQ(io_uring_wait_cqe(ring, &cqe), 0);
+	CHECK_EQ(cqe->user_data, 7);
+	CHECK_EQ(cqe->res, 8);
+	io_uring_cqe_seen(ring, cqe);
+}
+
+/* flags: the ring's setup flags; evfd: watch a registered eventfd, else the ring fd */
+static void t_case(unsigned flags, bool evfd)
+{
+	struct io_uring_params p;
+	struct io_uring ring;
+	char buf[8];
+	int pfd[2], efd = -1;
+
+	memset(&p, 0, sizeof(p));
+	p.flags = flags;
+	t_ring(&ring, 8, &p);
+	CHECK(!pipe(pfd));
+	if (evfd) {
+		efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+		CHECK(efd >= 0);
+		CHECK_EQ(io_uring_register_eventfd(&ring, efd), 0);
+	}
+	t_pending_read(&ring, pfd, buf);
+	CHECK(t_readable(evfd ? efd : ring.ring_fd));
+	t_reap(&ring);
+	if (evfd)
+		close(efd);
+	close(pfd[0]);
+	close(pfd[1]);
+	io_uring_queue_exit(&ring);
+}
+
+int main(void)
+{
+	unsigned defer = IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN;
+
+	t_case(0, true);
+	t_case(0, false);
+	t_case(defer, true);
+	t_case(defer, false);
+	printf("eventfd and ring fd readable for pending work (%s)\n", t_engine());
+	return 0;
+}
