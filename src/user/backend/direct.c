@@ -61,6 +61,7 @@ struct ar_direct {
 	aio_context_t id;
 	struct ar_aio_ring *ring;
 	int efd;
+	unsigned nr;			/* the events the context was made for */
 	pthread_mutex_t reap_lock;	/* one consumer of the ring at a time */
 	atomic_uint inflight;
 	atomic_bool exiting;
@@ -184,6 +185,110 @@ static bool ar_aio_needs_reaper(const struct ar_uctx *ctx)
 	       (ctx->flags & IORING_SETUP_TASKRUN_FLAG);
 }
 
+/*
+ * Contexts kept for the next ring: io_destroy() waits for the kernel to
+ * retire the context (an RCU grace period, tens of milliseconds), which
+ * would make every ring exit that slow. A ring's context, idle and
+ * drained at its exit, is kept here instead, up to AR_AIO_POOL of them;
+ * a forked child forgets them (they belong to the parent's mm).
+ */
+#define AR_AIO_POOL		2
+
+struct ar_aio_kctx {
+	aio_context_t id;
+	struct ar_aio_ring *ring;
+	int efd;
+	unsigned nr;		/* the events it was made for */
+};
+
+static struct ar_aio_kctx ar_aio_pool[AR_AIO_POOL];
+static unsigned ar_aio_pool_nr;
+static pthread_mutex_t ar_aio_pool_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t ar_aio_pool_once = PTHREAD_ONCE_INIT;
+
+static void ar_aio_pool_atfork_child(void)
+{
+	/* the kernel's contexts are the parent's; our eventfd copies are ours to close */
+	for (unsigned i = 0; i < ar_aio_pool_nr; i++)
+		ar_internal_close(ar_aio_pool[i].efd);
+	ar_aio_pool_nr = 0;
+	pthread_mutex_init(&ar_aio_pool_lock, NULL);
+}
+
+static void ar_aio_pool_init(void)
+{
+	pthread_atfork(NULL, NULL, ar_aio_pool_atfork_child);
+}
+
+/* a kept context for at least nr events, into a; false if none */
+static bool ar_aio_pool_take(struct ar_direct *a, unsigned nr)
+{
+	bool found = false;
+
+	pthread_mutex_lock(&ar_aio_pool_lock);
+	for (unsigned i = 0; i < ar_aio_pool_nr && !found; i++) {
+		if (ar_aio_pool[i].nr < nr)
+			continue;
+		a->id = ar_aio_pool[i].id;
+		a->ring = ar_aio_pool[i].ring;
+		a->efd = ar_aio_pool[i].efd;
+		a->nr = ar_aio_pool[i].nr;
+		ar_aio_pool[i] = ar_aio_pool[--ar_aio_pool_nr];
+		found = true;
+	}
+	pthread_mutex_unlock(&ar_aio_pool_lock);
+	return found;
+}
+
+/* keep a's context (idle, its ring and eventfd drained); false if full */
+static bool ar_aio_pool_put(const struct ar_direct *a)
+{
+	bool kept = false;
+
+	pthread_mutex_lock(&ar_aio_pool_lock);
+	if (ar_aio_pool_nr < AR_AIO_POOL) {
+		ar_aio_pool[ar_aio_pool_nr++] = (struct ar_aio_kctx){
+			a->id, a->ring, a->efd, a->nr };
+		kept = true;
+	}
+	pthread_mutex_unlock(&ar_aio_pool_lock);
+	return kept;
+}
+
+/* a new kernel context and its eventfd into a; -errno */
+static int ar_aio_setup_kctx(struct ar_direct *a, unsigned nr)
+{
+	int err;
+
+	a->efd = ar_internal_claim(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
+	if (a->efd < 0)
+		return -ENOMEM;
+	if (ar_io_setup(nr, &a->id) < 0) {
+		err = -errno;
+		ar_debug("user engine: io_setup refused (%s): O_DIRECT I/O goes "
+			 "to workers", strerror(errno));
+		ar_internal_close(a->efd);
+		return err;
+	}
+	a->ring = (struct ar_aio_ring *)(unsigned long)a->id;
+	a->nr = nr;
+	if (a->ring->magic != AR_AIO_RING_MAGIC || a->ring->incompat_features) {
+		ar_io_destroy(a->id);
+		ar_internal_close(a->efd);
+		return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
+/* give a's kernel context up: kept for the next ring, or destroyed */
+static void ar_aio_release_kctx(struct ar_direct *a)
+{
+	if (ar_aio_pool_put(a))
+		return;
+	ar_io_destroy(a->id);
+	ar_internal_close(a->efd);
+}
+
 /* the ring's AIO context, made on first use; NULL when AIO is refused */
 static struct ar_direct *ar_aio_create(struct ar_uctx *ctx)
 {
@@ -191,32 +296,19 @@ static struct ar_direct *ar_aio_create(struct ar_uctx *ctx)
 	unsigned nr = ctx->cq_entries < AR_AIO_MAX_EVENTS ? ctx->cq_entries :
 		      AR_AIO_MAX_EVENTS;
 
-	/* made without a lock (system calls): a thread that loses the race frees its own */
+	pthread_once(&ar_aio_pool_once, ar_aio_pool_init);
+	/* made without a lock (system calls): a thread that loses the race gives its own up */
 	a = calloc(1, sizeof(*a));
 	if (!a)
 		goto refused;
 	a->ctx = ctx;
-	a->efd = ar_internal_claim(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
-	if (a->efd < 0)
+	if (!ar_aio_pool_take(a, nr) && ar_aio_setup_kctx(a, nr))
 		goto refused;
-	if (ar_io_setup(nr, &a->id) < 0) {
-		ar_debug("user engine: io_setup refused (%s): O_DIRECT I/O goes "
-			 "to workers", strerror(errno));
-		ar_internal_close(a->efd);
-		goto refused;
-	}
-	a->ring = (struct ar_aio_ring *)(unsigned long)a->id;
-	if (a->ring->magic != AR_AIO_RING_MAGIC || a->ring->incompat_features) {
-		ar_io_destroy(a->id);
-		ar_internal_close(a->efd);
-		goto refused;
-	}
 	pthread_mutex_init(&a->reap_lock, NULL);
 	/* release pairs with the acquire in ar_aio_get(); acquire: the winner's context */
 	if (!__atomic_compare_exchange_n(&ctx->direct, &cur, a, false,
 					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
-		ar_io_destroy(a->id);
-		ar_internal_close(a->efd);
+		ar_aio_release_kctx(a);
 		pthread_mutex_destroy(&a->reap_lock);
 		free(a);
 		return cur;
@@ -294,12 +386,21 @@ void ar_direct_exit(struct ar_uctx *ctx)
 {
 	struct ar_direct *a = ctx->direct;
 	struct pollfd pfd;
+	uint64_t one = 1;
 
 	if (!a)
 		return;
+
 	atomic_store_explicit(&a->exiting, true, memory_order_release);
-	if (a->has_reaper)
+	/*
+	 * The reaper sleeps in poll() on the eventfd: a write ends the sleep
+	 * now rather than at its timeout, and it sees exiting (the poll's
+	 * return orders the flag's store before its load).
+	 */
+	if (a->has_reaper) {
+		(void)!write(a->efd, &one, sizeof(one));
 		pthread_join(a->reaper, NULL);
+	}
 	pfd.fd = a->efd;
 	pfd.events = POLLIN;
 	/* acquire pairs with the reapers' release decrement */
@@ -311,8 +412,9 @@ void ar_direct_exit(struct ar_uctx *ctx)
 		if (atomic_load_explicit(&a->inflight, memory_order_acquire))
 			poll(&pfd, 1, 100);
 	}
-	ar_io_destroy(a->id);
-	ar_internal_close(a->efd);
+	/* idle and reaped: its eventfd drained, the context kept or destroyed */
+	ar_efd_drain(a->efd);
+	ar_aio_release_kctx(a);
 	pthread_mutex_destroy(&a->reap_lock);
 	ctx->direct = NULL;
 	free(a);
