@@ -9,6 +9,7 @@
  * so a lookup is two loads and takes no lock.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -119,6 +120,98 @@ void ar_engine_release_fd(int fd)
 		return;
 	atomic_store_explicit(&c->engine[i], NULL, memory_order_release);
 	atomic_store_explicit(&c->priv[i], NULL, memory_order_release);
+}
+
+/*
+ * A forked child's copies of the rings of an in_process engine: the
+ * threads that drive them stayed in the parent, and their locks, queues
+ * and eventfds (shared with the parent) may be mid-use. Until rings can
+ * be shared across processes, every call on one fails -EOWNERDEAD, and
+ * closing one releases only the child's fd: nothing the child does
+ * reaches the parent's ring.
+ */
+static int ar_forked_mmap(void *obj, int fd, struct io_uring_params *p,
+			  struct io_uring *ring)
+{
+	(void)obj, (void)fd, (void)p, (void)ring;
+	return -EOWNERDEAD;
+}
+
+static void ar_forked_unmap(struct io_uring *ring)
+{
+	(void)ring;	/* the child's copy of the memory goes with the child */
+}
+
+static int ar_forked_enter(void *obj, unsigned fd, unsigned to_submit,
+			   unsigned min_complete, unsigned flags,
+			   const void *arg, size_t argsz)
+{
+	(void)obj, (void)fd, (void)to_submit, (void)min_complete;
+	(void)flags, (void)arg, (void)argsz;
+	return -EOWNERDEAD;
+}
+
+static int ar_forked_reg(void *obj, unsigned fd, unsigned opcode,
+			 const void *arg, unsigned nr_args)
+{
+	(void)obj, (void)fd, (void)opcode, (void)arg, (void)nr_args;
+	return -EOWNERDEAD;
+}
+
+static int ar_forked_close(void *obj, int fd)
+{
+	(void)obj;
+	ar_engine_release_fd(fd);
+	return ar_sys_close(fd);
+}
+
+static int ar_forked_policy(void *obj, const struct anyring_policy *set,
+			    struct anyring_policy *get)
+{
+	(void)obj, (void)set, (void)get;
+	return -EOWNERDEAD;
+}
+
+static int ar_forked_stats(void *obj, struct anyring_stats *st, bool reset)
+{
+	(void)obj, (void)st, (void)reset;
+	return -EOWNERDEAD;
+}
+
+static const struct ar_engine ar_forked_engine = {
+	.name = "forked",
+	.mmap = ar_forked_mmap,
+	.unmap = ar_forked_unmap,
+	.enter = ar_forked_enter,
+	.reg = ar_forked_reg,
+	.close = ar_forked_close,
+	.policy = ar_forked_policy,
+	.stats = ar_forked_stats,
+};
+
+/* in a forked child, the only thread: no claim can change meanwhile */
+static void ar_engine_atfork_child(void)
+{
+	struct ar_fd_chunk *c;
+	const struct ar_engine *e;
+
+	for (unsigned i = 0; i < AR_FD_CHUNKS; i++) {
+		c = atomic_load_explicit(&ar_fd_table[i], memory_order_relaxed);
+		for (unsigned j = 0; c && j < AR_FD_CHUNK; j++) {
+			e = atomic_load_explicit(&c->engine[j], memory_order_relaxed);
+			if (!e || !e->in_process)
+				continue;
+			atomic_store_explicit(&c->priv[j], NULL, memory_order_relaxed);
+			atomic_store_explicit(&c->engine[j], &ar_forked_engine,
+					      memory_order_relaxed);
+		}
+	}
+}
+
+__attribute__((constructor))
+static void ar_engine_init(void)
+{
+	pthread_atfork(NULL, NULL, ar_engine_atfork_child);
 }
 
 static int ar_refused(int err)

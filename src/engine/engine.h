@@ -56,6 +56,12 @@ struct ar_engine {
 		      struct anyring_policy *get);
 	/* read (st != NULL) or reset the ring's counters */
 	int (*stats)(void *obj, struct anyring_stats *st, bool reset);
+	/*
+	 * The engine's rings live in this process's memory and threads: a
+	 * forked child cannot use its inherited copies (engine.c gives them
+	 * to ar_forked_engine).
+	 */
+	bool in_process;
 };
 
 extern const struct ar_engine ar_kernel_engine;

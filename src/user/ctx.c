@@ -517,4 +517,5 @@ const struct ar_engine ar_user_engine = {
 	.close	= ar_user_close,
 	.policy	= ar_user_policy,
 	.stats	= ar_user_stats,
+	.in_process = true,
 };
