@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "engine/engine.h"
+#include "lib/uaccess.h"
 
 #define AR_FD_CHUNK_SHIFT	10
 #define AR_FD_CHUNK		(1U << AR_FD_CHUNK_SHIFT)
@@ -242,6 +243,7 @@ int ar_engine_setup(const char *name, unsigned entries,
 {
 	const char *src = "anyring_queue_init_engine";
 	struct io_uring_params saved;
+	bool have_saved;
 	char why[160];
 	int fd;
 
@@ -267,8 +269,12 @@ int ar_engine_setup(const char *name, unsigned entries,
 		return -EINVAL;
 	}
 
-	/* auto: the kernel first; a refusal (not a bad argument) falls back */
-	saved = *p;
+	/*
+	 * auto: the kernel first; a refusal (not a bad argument) falls back.
+	 * params the kernel may have written are restored for the user
+	 * engine; params that cannot be read are the user engine's -EFAULT.
+	 */
+	have_saved = !ar_copy_from_user(&saved, p, sizeof(saved));
 	fd = ar_kernel_engine.setup(entries, p);
 	if (fd >= 0) {
 		ar_debug("ring fd %d: engine kernel (auto, %s: io_uring_setup works)",
@@ -280,7 +286,8 @@ int ar_engine_setup(const char *name, unsigned entries,
 			 "not a refusal, no fallback)", entries, strerror(-fd), src);
 		return fd;
 	}
-	*p = saved;
+	if (have_saved)
+		ar_copy_to_user(p, &saved, sizeof(saved));
 	snprintf(why, sizeof(why), "auto, %s: kernel refused io_uring_setup "
 		 "with %s", src, strerror(-fd));
 	return ar_setup_on(&ar_user_engine, why, entries, p);

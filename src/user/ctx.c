@@ -17,6 +17,7 @@
 #include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <time.h>
+#include "lib/uaccess.h"
 #include "user/types.h"
 #include "user/ctx.h"
 #include "user/req.h"
@@ -329,13 +330,14 @@ static int ar_user_stats(void *obj, struct anyring_stats *st, bool reset)
 	return 0;
 }
 
-static int ar_user_setup(unsigned entries, struct io_uring_params *p)
+static int ar_user_close(void *obj, int fd);
+
+/* io_uring_create() on a copy of the params: the ring fd, or -errno */
+static int ar_user_create(unsigned entries, struct io_uring_params *p)
 {
 	struct ar_uctx *ctx;
 	int ret;
 
-	if (!p)
-		return -EFAULT;
 	ret = ar_setup_check(&entries, p);
 	if (ret)
 		return ret;
@@ -406,6 +408,30 @@ fail:
 		close(ctx->ring_fd);
 	ar_uctx_free(ctx);
 	return ret;
+}
+
+/*
+ * io_uring_setup(): the params are copied in (fault-safe: -EFAULT) and,
+ * the ring made, copied out; a ring whose params cannot be written back
+ * is torn down again and the answer is -EFAULT, as the kernel's.
+ */
+static int ar_user_setup(unsigned entries, struct io_uring_params *up)
+{
+	struct io_uring_params p;
+	void *obj;
+	int fd;
+
+	if (ar_copy_from_user(&p, up, sizeof(p)))
+		return -EFAULT;
+	fd = ar_user_create(entries, &p);
+	if (fd < 0)
+		return fd;
+	if (ar_copy_to_user(up, &p, sizeof(p))) {
+		ar_engine_lookup(fd, &obj);
+		ar_user_close(obj, fd);
+		return -EFAULT;
+	}
+	return fd;
 }
 
 static int ar_user_mmap(void *obj, int fd, struct io_uring_params *p,

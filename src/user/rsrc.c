@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/resource.h>
+#include "lib/uaccess.h"
 #include "user/types.h"
 #include "user/ctx.h"
 #include "user/complete.h"
@@ -285,6 +286,48 @@ static int ar_slot_alloc(struct ar_rsrc_table *t)
 	}
 }
 
+#define AR_UPDATE_SKIP	1	/* IORING_REGISTER_FILES_SKIP: slot left as is */
+
+/* element i of an application array, read fault-safe */
+static int ar_get_elem(void *dst, const void *arr, unsigned i, size_t size)
+{
+	return ar_copy_from_user(dst, (const char *)arr + (size_t)i * size,
+				 size);
+}
+
+/* __io_sqe_files_update's element: its tag, then its fd (-EFAULT each) */
+static int ar_update_file(struct ar_uctx *ctx, const int *fds,
+			  const __u64 *tags, unsigned i,
+			  struct ar_rsrc_node **node)
+{
+	__u64 tag = 0;
+	int fd;
+
+	if ((tags && ar_get_elem(&tag, tags, i, sizeof(tag))) ||
+	    ar_get_elem(&fd, fds, i, sizeof(fd)))
+		return -EFAULT;
+	if (fd == IORING_REGISTER_FILES_SKIP)
+		return AR_UPDATE_SKIP;
+	if (fd == -1)
+		return tag ? -EINVAL : 0;
+	if (fd < 0)
+		return -EBADF;
+	return ar_file_node(ctx, fd, tag, node);
+}
+
+/* __io_sqe_buffers_update's element: its iovec, then its tag */
+static int ar_update_buf(const struct iovec *iovs, const __u64 *tags,
+			 unsigned i, struct ar_rsrc_node **node)
+{
+	struct iovec iov;
+	__u64 tag = 0;
+
+	if (ar_get_elem(&iov, iovs, i, sizeof(iov)) ||
+	    (tags && ar_get_elem(&tag, tags, i, sizeof(tag))))
+		return -EFAULT;
+	return ar_buf_node(&iov, tag, node);
+}
+
 /*
  * FILES_UPDATE(2) and BUFFERS_UPDATE: returns how many slots were updated,
  * or the error of the first one that failed when none was.
@@ -309,25 +352,15 @@ int ar_rsrc_update(struct ar_uctx *ctx, bool files, unsigned off,
 		return -EINVAL;
 	}
 	pthread_mutex_unlock(&ctx->uring_lock);
-	if (!data)
-		return -EFAULT;
 
 	for (done = 0; done < nr; done++) {
-		__u64 tag = tags ? tags[done] : 0;
-
 		node = NULL;
-		if (files) {
-			if (fds[done] == IORING_REGISTER_FILES_SKIP)
-				continue;
-			if (fds[done] == -1)
-				ret = tag ? -EINVAL : 0;
-			else if (fds[done] < 0)
-				ret = -EBADF;
-			else
-				ret = ar_file_node(ctx, fds[done], tag, &node);
-		} else {
-			ret = ar_buf_node(&iovs[done], tag, &node);
-		}
+		if (files)
+			ret = ar_update_file(ctx, fds, tags, done, &node);
+		else
+			ret = ar_update_buf(iovs, tags, done, &node);
+		if (ret == AR_UPDATE_SKIP)
+			continue;
 		if (ret)
 			break;
 		pthread_mutex_lock(&ctx->uring_lock);
@@ -444,21 +477,29 @@ int ar_files_update_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe)
 	return 0;
 }
 
-/* with IORING_FILE_INDEX_ALLOC each fd goes to a free slot, written back */
+/*
+ * with IORING_FILE_INDEX_ALLOC each fd goes to a free slot, written back;
+ * a slot that cannot be written back is closed again (-EFAULT), as the
+ * kernel's io_files_update_with_index_alloc()
+ */
 static int ar_files_update_alloc(struct ar_ureq *req, struct ar_files_update *u)
 {
 	int *fds = (int *)(unsigned long)u->arg;
 	unsigned i;
-	int ret = 0, fd;
+	int ret = 0, fd, app_fd;
 
 	for (i = 0; i < u->nr; i++) {
+		if (ar_get_elem(&app_fd, fds, i, sizeof(app_fd))) {
+			ret = -EFAULT;
+			break;
+		}
 		/* what registration refuses (io_uring and engine fds) this does too */
-		if (fds[i] < 0 || ar_uctx_of_fd(fds[i]) ||
-		    ar_engine_of_fd(fds[i]) != &ar_kernel_engine) {
+		if (app_fd < 0 || ar_uctx_of_fd(app_fd) ||
+		    ar_engine_of_fd(app_fd) != &ar_kernel_engine) {
 			ret = -EBADF;
 			break;
 		}
-		fd = fcntl(fds[i], F_DUPFD_CLOEXEC, 0);
+		fd = fcntl(app_fd, F_DUPFD_CLOEXEC, 0);
 		if (fd < 0) {
 			ret = -EBADF;
 			break;
@@ -466,7 +507,11 @@ static int ar_files_update_alloc(struct ar_ureq *req, struct ar_files_update *u)
 		ret = ar_rsrc_install_file(req->ctx, fd, 0, true);
 		if (ret < 0)
 			break;
-		fds[i] = ret;
+		if (ar_copy_to_user(&fds[i], &ret, sizeof(ret))) {
+			ar_rsrc_close_file(req->ctx, (unsigned)ret);
+			ret = -EFAULT;
+			break;
+		}
 	}
 	return i ? (int)i : ret;
 }

@@ -23,6 +23,7 @@
 #include "user/util.h"
 #include "user/iopoll.h"
 #include "user/backend/backend.h"
+#include "lib/uaccess.h"
 
 #define AR_ENTER_KNOWN (IORING_ENTER_GETEVENTS | IORING_ENTER_SQ_WAKEUP | \
 	IORING_ENTER_SQ_WAIT | IORING_ENTER_EXT_ARG |			\
@@ -33,9 +34,12 @@
 __thread struct ar_uctx *ar_registered_rings[AR_RINGFD_REG_MAX];
 
 struct ar_wait_arg {
-	const sigset_t *sigmask;
+	const sigset_t *sigmask;	/* &sigmask_copy once copied, else NULL */
+	const void *usigmask;		/* the application's, not yet read */
+	size_t sigmask_sz;
 	__u64 deadline_ns;		/* 0: wait without a timeout */
 	__u64 min_wait_ns;
+	sigset_t sigmask_copy;
 };
 
 /* io_get_ext_arg: the sigmask, or with EXT_ARG the whole wait argument */
@@ -55,43 +59,34 @@ static __u64 ar_abs_to_mono(struct ar_uctx *ctx, __u64 abs_ns)
 	return abs_ns > now ? ar_now_ns() + (abs_ns - now) : 1;
 }
 
-static int ar_get_wait_arg(struct ar_uctx *ctx, unsigned flags,
-			   const void *arg, size_t argsz,
-			   struct ar_wait_arg *w)
+/* the kernel's ctx->syscall_iopoll: IOPOLL without SQPOLL */
+static bool ar_wait_iopoll(const struct ar_uctx *ctx)
 {
-	const struct ar_getevents_arg *ea = arg;
-	const struct __kernel_timespec *ts;
+	return (ctx->flags & (IORING_SETUP_IOPOLL | IORING_SETUP_SQPOLL)) ==
+	       IORING_SETUP_IOPOLL;
+}
+
+/*
+ * The timeout of the wait argument. On an IOPOLL ring the kernel never
+ * reads it (io_validate_ext_arg): there a timespec that cannot be read
+ * means no timeout rather than -EFAULT.
+ */
+static int ar_get_wait_ts(struct ar_uctx *ctx, unsigned flags, __u64 uts,
+			  struct ar_wait_arg *w)
+{
+	struct __kernel_timespec ts;
 	__s64 ns;
 
-	memset(w, 0, sizeof(*w));
-	if (!(flags & IORING_ENTER_EXT_ARG)) {
-		if (flags & IORING_ENTER_ABS_TIMER)
-			return -EINVAL;
-		if (arg && argsz != _NSIG / 8)
-			return -EINVAL;
-		w->sigmask = arg;
-		return 0;
-	}
-	if (argsz != sizeof(*ea))
-		return -EINVAL;
-	if (!ea)
-		return -EFAULT;
-	if (ea->sigmask) {
-		if (ea->sigmask_sz != _NSIG / 8)
-			return -EINVAL;
-		w->sigmask = (const sigset_t *)(unsigned long)ea->sigmask;
-	}
-	w->min_wait_ns = (__u64)ea->min_wait_usec * 1000;
-	if (!ea->ts)
-		return 0;
-	ts = (const struct __kernel_timespec *)(unsigned long)ea->ts;
+	if (ar_copy_from_user(&ts, (const void *)(unsigned long)uts,
+			      sizeof(ts)))
+		return ar_wait_iopoll(ctx) ? 0 : -EFAULT;
 	/*
 	 * Like the kernel, no range check: the value is taken as a sum of
 	 * nanoseconds; a time at or before now has already expired.
 	 */
-	if (__builtin_mul_overflow((__s64)ts->tv_sec, 1000000000LL, &ns) ||
-	    __builtin_add_overflow(ns, (__s64)ts->tv_nsec, &ns))
-		ns = ts->tv_sec < 0 ? -1 : INT64_MAX;	/* saturate, as the kernel */
+	if (__builtin_mul_overflow((__s64)ts.tv_sec, 1000000000LL, &ns) ||
+	    __builtin_add_overflow(ns, (__s64)ts.tv_nsec, &ns))
+		ns = ts.tv_sec < 0 ? -1 : INT64_MAX;	/* saturate, as the kernel */
 	if (flags & IORING_ENTER_ABS_TIMER)
 		w->deadline_ns = ns > 0 ? ar_abs_to_mono(ctx, (__u64)ns) : 1;
 	else if (ns <= 0)
@@ -99,6 +94,54 @@ static int ar_get_wait_arg(struct ar_uctx *ctx, unsigned flags,
 	else
 		w->deadline_ns = (__u64)ns > UINT64_MAX / 2 ? UINT64_MAX / 2 :
 				 ar_now_ns() + (__u64)ns;
+	return 0;
+}
+
+/*
+ * io_get_ext_arg: without EXT_ARG, arg is the sigmask; with it, the
+ * struct is copied (fault-safe), then its timespec. The sigmask itself
+ * is read only when the wait begins (ar_wait_get_sigmask).
+ */
+static int ar_get_wait_arg(struct ar_uctx *ctx, unsigned flags,
+			   const void *arg, size_t argsz,
+			   struct ar_wait_arg *w)
+{
+	struct ar_getevents_arg ea;
+
+	/* not sigmask_copy: it is written only when a sigmask is copied */
+	w->sigmask = NULL;
+	w->usigmask = NULL;
+	w->sigmask_sz = 0;
+	w->deadline_ns = 0;
+	w->min_wait_ns = 0;
+	if (!(flags & IORING_ENTER_EXT_ARG)) {
+		if (flags & IORING_ENTER_ABS_TIMER)
+			return -EINVAL;
+		w->usigmask = arg;
+		w->sigmask_sz = argsz;
+		return 0;
+	}
+	if (argsz != sizeof(ea))
+		return -EINVAL;
+	if (ar_copy_from_user(&ea, arg, sizeof(ea)))
+		return -EFAULT;
+	w->usigmask = (const void *)(unsigned long)ea.sigmask;
+	w->sigmask_sz = ea.sigmask_sz;
+	w->min_wait_ns = (__u64)ea.min_wait_usec * 1000;
+	return ea.ts ? ar_get_wait_ts(ctx, flags, ea.ts, w) : 0;
+}
+
+/* set_user_sigmask(): the size, then the copy, as the wait begins */
+static int ar_wait_get_sigmask(struct ar_wait_arg *a)
+{
+	if (!a->usigmask)
+		return 0;
+	if (a->sigmask_sz != _NSIG / 8)
+		return -EINVAL;
+	sigemptyset(&a->sigmask_copy);
+	if (ar_copy_from_user(&a->sigmask_copy, a->usigmask, _NSIG / 8))
+		return -EFAULT;
+	a->sigmask = &a->sigmask_copy;
 	return 0;
 }
 
@@ -268,7 +311,7 @@ static int ar_cqring_poll(struct ar_uctx *ctx, unsigned min_events,
 }
 
 static int ar_cqring_wait(struct ar_uctx *ctx, unsigned min_events,
-			  const struct ar_wait_arg *a)
+			  struct ar_wait_arg *a)
 {
 	struct ar_waiter *w;
 	unsigned nr_timeouts;
@@ -278,6 +321,9 @@ static int ar_cqring_wait(struct ar_uctx *ctx, unsigned min_events,
 	nr_timeouts = __atomic_load_n(&ctx->cq_timeouts, __ATOMIC_RELAXED);
 	if (ar_wait_done(ctx, min_events, nr_timeouts))
 		return 0;
+	ret = ar_wait_get_sigmask(a);
+	if (ret)
+		return ret;
 	start = ar_now_ns();
 	/* min_wait has its own rules: no polling in front of it */
 	if (!a->min_wait_ns) {
@@ -405,8 +451,7 @@ static int ar_enter_ring(struct ar_uctx *ctx, unsigned to_submit,
 			min_complete = ctx->cq_entries;
 		ret2 = ar_get_wait_arg(ctx, flags, arg, argsz, &w);
 		/* IOPOLL without SQPOLL: poll, never sleep (the kernel's syscall_iopoll) */
-		if (!ret2 && (ctx->flags & (IORING_SETUP_IOPOLL | IORING_SETUP_SQPOLL)) ==
-			     IORING_SETUP_IOPOLL)
+		if (!ret2 && ar_wait_iopoll(ctx))
 			ret2 = ar_iopoll_check(ctx, min_complete, w.deadline_ns);
 		else if (!ret2)
 			ret2 = ar_cqring_wait(ctx, min_complete, &w);

@@ -8,7 +8,7 @@
  * none is given) on the engines named by ANYRING_DIFF_ENGINES (comma
  * separated, default "kernel,user"; every run is compared with the
  * first). The cases are of two kinds: the call cases (setup, register and
- * enter results, diff_setup.c) run first, then the scenarios (SQEs and
+ * enter results, diff_setup.c; bad pointers, diff_uaccess.c) run first, then the scenarios (SQEs and
  * their CQEs, the families in diff_table.c); -m runs one kind only. After
  * the call cases, when no substring is given, the features their rings
  * reported are checked (a case named "features"). -l lists the cases, -v
@@ -114,18 +114,22 @@ struct tally {
 /* list or run (repeat times) every selected call case, then the features */
 static void run_calls(const struct opts *o, struct tally *t)
 {
+	const struct diff_call *const *tab;
 	const struct diff_call *k;
 	int i, ret;
 
-	for (k = diff_setup; k->name; k++) {
-		if (!selected(k->name, o->filters, o->nr_filters))
-			continue;
-		if (o->list)
-			printf("%s\n", k->name);
-		for (i = 0; !o->list && i < o->repeat; i++) {
-			t->calls++;
-			t->failed += diff_run_call(k, engines, nr_engines,
-						   o->verbose);
+	for (tab = diff_call_tables; *tab; tab++) {
+		for (k = *tab; k->name; k++) {
+			if (!selected(k->name, o->filters, o->nr_filters))
+				continue;
+			if (o->list)
+				printf("%s\n", k->name);
+			for (i = 0; !o->list && i < o->repeat; i++) {
+				t->calls++;
+				t->failed += diff_run_call(k, engines,
+							   nr_engines,
+							   o->verbose);
+			}
 		}
 	}
 	/* it sums up every call case: only when all of them ran */

@@ -186,8 +186,13 @@ struct diff_call {
 	const void *arg;
 };
 
-/* the call cases (diff_setup.c), ended by a NULL name */
-extern const struct diff_call diff_setup[];
+/*
+ * the call cases, each table ended by a NULL name: diff_setup.c, and the
+ * bad-pointer battery diff_uaccess.c; diff_call_tables lists them, ended
+ * by NULL
+ */
+extern const struct diff_call diff_setup[], diff_uaccess[];
+extern const struct diff_call *const diff_call_tables[];
 
 /* harness.c: run s on one engine; failures land in r->msg */
 void diff_run_one(const struct scenario *s, const char *engine,

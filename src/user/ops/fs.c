@@ -17,9 +17,10 @@
  * kernel does: a cached lookup (RESOLVE_CACHED) with O_NONBLOCK, punted
  * when that would block.
  *
+ * Paths and open_how are read with the fault-safe copies (lib/uaccess.h):
+ * memory that cannot be read fails the prep with -EFAULT, as the kernel's.
+ *
  * Where this differs from the kernel:
- *  - a path or open_how pointer that is not readable crashes in prep (the
- *    kernel fails the SQE with -EFAULT); only NULL is caught, as -EFAULT;
  *  - FSYNC syncs the whole file where the kernel syncs off..off+len;
  *  - a direct (fixed slot) open holds a process fd until the file table
  *    takes it, so it counts against RLIMIT_NOFILE;
@@ -37,6 +38,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include "lib/uaccess.h"
 #include "user/ops/fs.h"
 #include "user/backend/backend.h"
 #include "user/types.h"
@@ -59,48 +61,51 @@ static int ar_fs_ret(long ret)
 	return ret < 0 ? -errno : (int)ret;
 }
 
-/* getname(): the length of one path, or the error the kernel's prep gives */
-static int ar_fs_namelen(const struct ar_fs_name *n, size_t *len)
+/* getname(): one path into tmp (PATH_MAX bytes): its length, or the error */
+static long ar_fs_getname(const struct ar_fs_name *n, char *tmp)
 {
-	const char *p = (const char *)(uintptr_t)n->addr;
+	long len = ar_strncpy_from_user(tmp, (const char *)(uintptr_t)n->addr,
+					PATH_MAX);
 
-	if (!p)
-		return -EFAULT;
-	*len = strnlen(p, PATH_MAX);
-	if (*len == PATH_MAX)
+	if (len < 0)
+		return len;
+	if (len == PATH_MAX)
 		return -ENAMETOOLONG;
-	if (!*len && !n->empty_ok)
+	if (!len && !n->empty_ok)
 		return -ENOENT;
-	return 0;
+	return len;
 }
 
 int ar_fs_getnames(struct ar_ureq *req, struct ar_fs_name *names,
 		   unsigned nr)
 {
-	size_t len[AR_FS_MAX_NAMES], total = 0;
+	size_t off[AR_FS_MAX_NAMES], total = 0;
+	char tmp[PATH_MAX], *buf = NULL, *grown;
 	unsigned i;
-	char *buf;
-	int ret;
+	long len;
 
 	if (nr > AR_FS_MAX_NAMES)
 		return -EINVAL;
+	/* each name copied once, in order: the app may be changing it */
 	for (i = 0; i < nr; i++) {
-		ret = ar_fs_namelen(&names[i], &len[i]);
-		if (ret)
-			return ret;
-		total += len[i] + 1;
+		len = ar_fs_getname(&names[i], tmp);
+		if (len < 0) {
+			free(buf);
+			return (int)len;
+		}
+		grown = realloc(buf, total + (size_t)len + 1);
+		if (!grown) {
+			free(buf);
+			return -ENOMEM;
+		}
+		buf = grown;
+		memcpy(buf + total, tmp, (size_t)len + 1);
+		off[i] = total;
+		total += (size_t)len + 1;
 	}
-	buf = malloc(total);
-	if (!buf)
-		return -ENOMEM;
 	req->alloc = buf;
-	for (i = 0; i < nr; i++) {
-		/* the app may be changing it: take len bytes, end it here */
-		memcpy(buf, (const void *)(uintptr_t)names[i].addr, len[i]);
-		buf[len[i]] = '\0';
-		names[i].path = buf;
-		buf += len[i] + 1;
-	}
+	for (i = 0; i < nr; i++)
+		names[i].path = buf + off[i];
 	return 0;
 }
 
@@ -297,21 +302,21 @@ int ar_openat_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe)
 
 /*
  * copy_struct_from_user(): a larger struct than ours is fine if what we
- * don't know of it is zero (else -E2BIG); a smaller one is zero-extended.
+ * don't know of it is zero (else -E2BIG, looked at first); a smaller one
+ * is zero-extended. Unreadable memory: -EFAULT.
  */
 static int ar_copy_struct(void *dst, size_t ksize, __u64 src, size_t usize)
 {
-	const unsigned char *p = (const unsigned char *)(uintptr_t)src;
-	size_t i;
+	const char *p = (const char *)(uintptr_t)src;
+	int ret;
 
-	if (!p)
-		return -EFAULT;
-	for (i = ksize; i < usize; i++)
-		if (p[i])
-			return -E2BIG;
+	if (usize > ksize) {
+		ret = ar_check_zeroed_user(p + ksize, usize - ksize);
+		if (ret <= 0)
+			return ret ? ret : -E2BIG;
+	}
 	memset(dst, 0, ksize);
-	memcpy(dst, p, usize < ksize ? usize : ksize);
-	return 0;
+	return ar_copy_from_user(dst, p, usize < ksize ? usize : ksize);
 }
 
 /* struct open_how at sqe->addr2, its size in sqe->len */

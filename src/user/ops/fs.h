@@ -57,9 +57,10 @@ int ar_linkat_issue(struct ar_ureq *req, unsigned issue_flags);
 
 /*
  * Shared by fs.c and fs_names.c: the kernel's getname() at prep time.
- * Each name is measured in order (the first error wins: -EFAULT for a
- * NULL pointer, -ENAMETOOLONG from PATH_MAX bytes on, -ENOENT for ""
- * unless empty_ok), then all are copied into one buffer on req->alloc.
+ * Each name is copied once, in order (the first error wins: -EFAULT for
+ * memory that cannot be read before the NUL, -ENAMETOOLONG from PATH_MAX
+ * bytes on, -ENOENT for "" unless empty_ok), into one buffer on
+ * req->alloc.
  */
 struct ar_fs_name {
 	__u64 addr;		/* in: the user pointer */

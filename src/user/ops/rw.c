@@ -4,7 +4,7 @@
  * WRITE_FIXED (the kernel's rw.c).
  *
  * Here are the opcodes' semantics: prep (the iovec array copied at
- * submit, MAX_RW_COUNT), the checks before any I/O in the kernel's order
+ * submit with the fault-safe copy, lib/uaccess.h, MAX_RW_COUNT), the checks before any I/O in the kernel's order
  * (the buffer, the RWF_* flags, the file's mode, IOPOLL and HIPRI), and
  * the result rules (a short transfer breaks a link). The I/O itself is
  * the file's backend's (user/backend/): it answers a result, "queued"
@@ -17,6 +17,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 #include <sys/uio.h>
+#include "lib/uaccess.h"
 #include "user/types.h"
 #include "user/rsrc.h"
 #include "user/ops/ops.h"
@@ -55,11 +56,34 @@ static int ar_ioprio_check(__u16 prio)
 	}
 }
 
+/*
+ * __import_iovec() on the copied array: a negative length -EINVAL, a
+ * buffer beyond user space -EFAULT (not with a selected buffer, which
+ * replaces it); the total is capped at MAX_RW_COUNT, as read(2).
+ */
+static int ar_rw_import_vecs(struct ar_ureq *req, struct ar_rw *rw,
+			     bool buffer_select)
+{
+	size_t total = 0;
+
+	for (unsigned i = 0; i < rw->io.nr_vecs; i++) {
+		const struct iovec *iov = &rw->io.vecs[i];
+
+		if ((ssize_t)iov->iov_len < 0)
+			return -EINVAL;
+		if (!buffer_select && !ar_access_ok(iov->iov_base, iov->iov_len))
+			return -EFAULT;
+		total += iov->iov_len;
+	}
+	req->expect = total < AR_MAX_RW_COUNT ? (__u32)total : AR_MAX_RW_COUNT;
+	return 0;
+}
+
 static int ar_rw_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe,
 		      bool write, bool vectored, bool fixed)
 {
 	struct ar_rw *rw = ar_req_data(req, struct ar_rw);
-	size_t bytes, total;
+	size_t bytes;
 	int ret;
 
 	/* every field is written before any check (opdef's prep_inits) */
@@ -83,6 +107,10 @@ static int ar_rw_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe,
 		rw->inline_vecs[0].iov_len = rw->len;
 		rw->io.nr_vecs = 1;
 		req->expect = rw->len < AR_MAX_RW_COUNT ? rw->len : AR_MAX_RW_COUNT;
+		/* import_ubuf(): a buffer beyond user space faults now */
+		if (!fixed && !(sqe->flags & IOSQE_BUFFER_SELECT) &&
+		    !ar_access_ok(rw->inline_vecs[0].iov_base, req->expect))
+			return -EFAULT;
 		return 0;
 	}
 	/* readv/writev: the iovec array is copied now (SUBMIT_STABLE) */
@@ -91,8 +119,6 @@ static int ar_rw_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe,
 	/* a selected buffer replaces exactly one vector */
 	if ((sqe->flags & IOSQE_BUFFER_SELECT) && rw->len != 1)
 		return -EINVAL;
-	if (rw->len && !sqe->addr)
-		return -EFAULT;
 	bytes = rw->len * sizeof(struct iovec);
 	if (rw->len > AR_RW_INLINE_VECS) {
 		rw->io.vecs = malloc(bytes);
@@ -100,15 +126,11 @@ static int ar_rw_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe,
 			return -ENOMEM;
 		req->alloc = rw->io.vecs;
 	}
-	if (bytes)
-		memcpy(rw->io.vecs, (void *)(unsigned long)sqe->addr, bytes);
+	if (ar_copy_from_user(rw->io.vecs, (void *)(unsigned long)sqe->addr,
+			      bytes))
+		return -EFAULT;
 	rw->io.nr_vecs = rw->len;
-	/* one call moves at most MAX_RW_COUNT bytes, as read(2) */
-	total = 0;
-	for (unsigned i = 0; i < rw->io.nr_vecs; i++)
-		total += rw->io.vecs[i].iov_len;
-	req->expect = total < AR_MAX_RW_COUNT ? (__u32)total : AR_MAX_RW_COUNT;
-	return 0;
+	return ar_rw_import_vecs(req, rw, sqe->flags & IOSQE_BUFFER_SELECT);
 }
 
 int ar_read_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe)

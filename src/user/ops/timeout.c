@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <time.h>
+#include "lib/uaccess.h"
 #include "user/types.h"
 #include "user/complete.h"
 #include "user/wait.h"
@@ -33,18 +34,20 @@ struct ar_timeout_rem {
 	__u64 ts_ns;
 };
 
+/* get_timespec64(): the application's timespec, copied fault-safe */
 static int ar_get_timespec(__u64 addr, __u64 *ns)
 {
-	const struct __kernel_timespec *ts = (const void *)(unsigned long)addr;
+	struct __kernel_timespec ts;
 
-	if (!ts)
+	if (ar_copy_from_user(&ts, (const void *)(unsigned long)addr,
+			      sizeof(ts)))
 		return -EFAULT;
 	/* the kernel rejects negatives only; tv_nsec >= 1e9 is taken as given */
-	if (ts->tv_sec < 0 || ts->tv_nsec < 0)
+	if (ts.tv_sec < 0 || ts.tv_nsec < 0)
 		return -EINVAL;
 	/* too far to represent: never (the kernel saturates too) */
-	if (__builtin_mul_overflow((__u64)ts->tv_sec, 1000000000ULL, ns) ||
-	    __builtin_add_overflow(*ns, (__u64)ts->tv_nsec, ns))
+	if (__builtin_mul_overflow((__u64)ts.tv_sec, 1000000000ULL, ns) ||
+	    __builtin_add_overflow(*ns, (__u64)ts.tv_nsec, ns))
 		*ns = UINT64_MAX;
 	return 0;
 }

@@ -1,0 +1,594 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * diff_uaccess.c - the bad-pointer battery: every pointer an SQE, an
+ * io_uring_enter() or io_uring_setup() argument carries that the user
+ * engine reads or writes itself, given memory that cannot be accessed.
+ * Each case is a call case (harness.h, struct diff_call): it runs in a
+ * child process per engine, so an engine that crashes fails that case
+ * (its signal is compared too) instead of ending the run; the results
+ * (CQEs by user_data, call results) are compared with the kernel's.
+ *
+ * The bad pointers: NULL, 1, a PROT_NONE page, an unmapped page, an
+ * object straddling the end of a mapped page into an unmapped one, a
+ * non-canonical address; for paths also a name running into an unmapped
+ * page (no NUL) and one longer than PATH_MAX; for what is written, a
+ * read-only page. Each is made right before the call that uses it.
+ */
+#include <fcntl.h>
+#include <signal.h>
+#include <unistd.h>
+#include <linux/openat2.h>
+#include <sys/mman.h>
+#include "harness.h"
+
+#define UA_PAGE		4096UL
+#define UA_NONCANON_ADDR	0x8000000000000000UL
+
+enum ua_bad {
+	UA_NULL,
+	UA_ONE,
+	UA_PROT_NONE,
+	UA_UNMAPPED,
+	UA_STRADDLE,	/* the first half mapped, the rest not; a path: no NUL */
+	UA_NONCANON,
+	UA_RDONLY,	/* for what the engine writes */
+	UA_LONG,	/* a path: PATH_MAX bytes and more without a NUL */
+};
+
+enum ua_op {
+	/* SQEs */
+	UA_READV, UA_WRITEV, UA_READV_BASE, UA_READV_BADFD, UA_READ_BUF_BADFD,
+	UA_TIMEOUT, UA_LINK_TIMEOUT, UA_TIMEOUT_UPDATE,
+	UA_OPENAT, UA_OPENAT2_PATH, UA_OPENAT2_HOW, UA_OPENAT2_HOW_TAIL,
+	UA_STATX_PATH, UA_STATX_BUF,
+	UA_RENAME_OLD, UA_RENAME_NEW, UA_UNLINK, UA_MKDIR,
+	UA_SYMLINK_TARGET, UA_SYMLINK_NEW, UA_LINK_OLD, UA_LINK_NEW,
+	UA_FILES_UPDATE, UA_FILES_UPDATE_ALLOC,
+	/* io_uring_enter */
+	UA_ENTER_ARG, UA_ENTER_TS, UA_ENTER_SIGMASK, UA_ENTER_SIGMASK_PLAIN,
+	UA_ENTER_SIGMASK_READY, UA_ENTER_SIGMASK_SZ_BAD_TS,
+	/* io_uring_setup */
+	UA_SETUP,
+};
+
+struct ua_case {
+	enum ua_op op;
+	enum ua_bad bad;
+	unsigned ring_flags;
+	unsigned sqe_flags;
+};
+
+/*
+ * Unmapped memory that stays unmapped: holes made by munmap() among the
+ * process's mappings get reused by the next small mmap (a sanitizer's
+ * allocator, the engine's), so the holes are made low in the address
+ * space, where mmap(NULL) never places anything; each case runs in a
+ * fresh child, so the address is free unless something sits there.
+ */
+#define UA_LOW		0x20000000UL
+
+static bool ua_unmapped(uintptr_t a)
+{
+	return msync((void *)a, UA_PAGE, MS_ASYNC) && errno == ENOMEM;
+}
+
+/* a page at UA_LOW with nothing mapped after it (mapped: first page only) */
+static char *ua_low_pair(bool map_first)
+{
+	char *p;
+
+	if (!ua_unmapped(UA_LOW) || !ua_unmapped(UA_LOW + UA_PAGE))
+		return NULL;
+	if (!map_first)
+		return (char *)UA_LOW;
+	p = mmap((void *)UA_LOW, UA_PAGE, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	return p == (char *)UA_LOW ? p : NULL;
+}
+
+/* a fresh page, or MAP_FAILED */
+static char *ua_page(size_t pages, int prot)
+{
+	return mmap(NULL, pages * UA_PAGE, prot, MAP_PRIVATE | MAP_ANONYMOUS,
+		    -1, 0);
+}
+
+/*
+ * The bad form of an object: good (size bytes) is what a readable one
+ * would hold. For a path (path set), straddle means a name with no NUL
+ * before an unmapped page.
+ */
+static void *ua_ptr(enum ua_bad bad, const void *good, size_t size, bool path)
+{
+	char *p;
+
+	switch (bad) {
+	case UA_NULL:
+		return NULL;
+	case UA_ONE:
+		return (void *)1UL;
+	case UA_NONCANON:
+		return (void *)UA_NONCANON_ADDR;
+	case UA_PROT_NONE:
+		p = ua_page(1, PROT_NONE);
+		return p == MAP_FAILED ? NULL : p;
+	case UA_UNMAPPED:
+		p = ua_low_pair(false);
+		if (p)
+			return p;
+		p = ua_page(1, PROT_READ | PROT_WRITE);
+		if (p == MAP_FAILED)
+			return NULL;
+		munmap(p, UA_PAGE);
+		return p;
+	case UA_STRADDLE:
+		p = ua_low_pair(true);
+		if (!p) {
+			p = ua_page(2, PROT_READ | PROT_WRITE);
+			if (p == MAP_FAILED)
+				return NULL;
+			munmap(p + UA_PAGE, UA_PAGE);
+		}
+		if (path) {
+			memset(p, 'a', UA_PAGE);
+			return p + UA_PAGE - 16;
+		}
+		memcpy(p + UA_PAGE - size / 2, good, size / 2);
+		return p + UA_PAGE - size / 2;
+	case UA_RDONLY:
+		p = ua_page(1, PROT_READ | PROT_WRITE);
+		if (p == MAP_FAILED)
+			return NULL;
+		memcpy(p, good, size);
+		mprotect(p, UA_PAGE, PROT_READ);
+		return p;
+	case UA_LONG:
+		p = ua_page(2, PROT_READ | PROT_WRITE);
+		if (p == MAP_FAILED)
+			return NULL;
+		memset(p, 'a', 2 * UA_PAGE - 1);
+		p[2 * UA_PAGE - 1] = '\0';
+		return p;
+	}
+	return NULL;
+}
+
+static void *ua_path(enum ua_bad bad)
+{
+	return ua_ptr(bad, NULL, 0, true);
+}
+
+/* reap nr CQEs; record them by user_data (their order is not compared) */
+static void ua_reap(struct io_uring *ring, struct diff_run *r, unsigned nr)
+{
+	struct __kernel_timespec ts = { DIFF_TIMEOUT_SEC, 0 };
+	struct io_uring_cqe *cqe;
+	struct diff_cqe got[8];
+	unsigned n = 0, i, j;
+
+	while (n < nr && n < 8) {
+		if (io_uring_wait_cqe_timeout(ring, &cqe, &ts)) {
+			snprintf(r->msg, sizeof(r->msg), "CQE %u of %u missing",
+				 n + 1, nr);
+			break;
+		}
+		got[n].user_data = cqe->user_data;
+		got[n].res = cqe->res;
+		got[n].flags = cqe->flags;
+		n++;
+		io_uring_cqe_seen(ring, cqe);
+	}
+	for (i = 1; i < n; i++)
+		for (j = i; j > 0 && got[j - 1].user_data > got[j].user_data; j--) {
+			struct diff_cqe t = got[j];
+
+			got[j] = got[j - 1];
+			got[j - 1] = t;
+		}
+	for (i = 0; i < n; i++) {
+		diff_put(r, "user_data", (long long)got[i].user_data);
+		diff_put(r, "res", got[i].res);
+	}
+}
+
+/* an SQE with its user_data; a prep clears sqe->flags, so they come after */
+static struct io_uring_sqe *ua_sqe(struct io_uring *ring, __u64 ud)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+
+	sqe->user_data = ud;
+	return sqe;
+}
+
+static char ua_buf[2][4096];
+
+/* READV, WRITEV and the buffers they point at; 1 CQE */
+static unsigned ua_rw(struct io_uring *ring, const struct ua_case *uc, int fd)
+{
+	struct iovec good[2] = {
+		{ ua_buf[0], sizeof(ua_buf[0]) }, { ua_buf[1], sizeof(ua_buf[1]) },
+	};
+	struct io_uring_sqe *sqe = ua_sqe(ring, 1);
+	void *iov;
+
+	switch (uc->op) {
+	case UA_READV_BASE:
+		good[1].iov_base = ua_ptr(uc->bad, NULL, 0, false);
+		io_uring_prep_readv(sqe, fd, good, 2, 0);
+		break;
+	case UA_READ_BUF_BADFD:
+		io_uring_prep_read(sqe, 999, ua_ptr(uc->bad, NULL, 0, false),
+				   4096, 0);
+		break;
+	case UA_WRITEV:
+		iov = ua_ptr(uc->bad, good, sizeof(good), false);
+		io_uring_prep_writev(sqe, fd, iov, 2, 0);
+		break;
+	default:
+		iov = ua_ptr(uc->bad, good, sizeof(good), false);
+		io_uring_prep_readv(sqe, uc->op == UA_READV_BADFD ? 999 : fd,
+				    iov, 2, 0);
+		break;
+	}
+	sqe->flags |= (__u8)uc->sqe_flags;
+	return 1;
+}
+
+/* the timeout family with a bad timespec */
+static unsigned ua_timeout(struct io_uring *ring, const struct ua_case *uc)
+{
+	struct __kernel_timespec good = { 0, 1000000 }, *ts;
+	struct __kernel_timespec *far = malloc(sizeof(*far));
+	struct io_uring_sqe *sqe;
+
+	far->tv_sec = 60;
+	far->tv_nsec = 0;
+	ts = ua_ptr(uc->bad, &good, sizeof(good), false);
+	switch (uc->op) {
+	case UA_TIMEOUT:
+		io_uring_prep_timeout(ua_sqe(ring, 1), ts, 0, 0);
+		return 1;
+	case UA_LINK_TIMEOUT:
+		sqe = ua_sqe(ring, 1);
+		io_uring_prep_nop(sqe);
+		sqe->flags |= IOSQE_IO_LINK;
+		io_uring_prep_link_timeout(ua_sqe(ring, 2), ts, 0);
+		return 2;
+	default:
+		/* an update with a bad time; the timeout is removed after */
+		io_uring_prep_timeout(ua_sqe(ring, 1), far, 0, 0);
+		io_uring_submit(ring);
+		sqe = ua_sqe(ring, 2);
+		io_uring_prep_timeout_update(sqe, ts, 1, 0);
+		io_uring_submit(ring);
+		io_uring_prep_timeout_remove(ua_sqe(ring, 3), 1, 0);
+		return 3;
+	}
+}
+
+/* a path op with one bad name (the other good), or a bad open_how/statx buffer */
+static unsigned ua_names(struct io_uring *ring, const struct ua_case *uc)
+{
+	static struct statx stx;
+	struct open_how good = { .flags = O_RDONLY };
+	struct io_uring_sqe *sqe = ua_sqe(ring, 1);
+	char *p;
+
+	switch (uc->op) {
+	case UA_OPENAT:
+		io_uring_prep_openat(sqe, AT_FDCWD, ua_path(uc->bad), O_RDONLY, 0);
+		break;
+	case UA_OPENAT2_PATH:
+		io_uring_prep_openat2(sqe, AT_FDCWD, ua_path(uc->bad), &good);
+		break;
+	case UA_OPENAT2_HOW:
+		io_uring_prep_openat2(sqe, AT_FDCWD, "a",
+				      ua_ptr(uc->bad, &good, sizeof(good), false));
+		break;
+	case UA_OPENAT2_HOW_TAIL:
+		/* a 32-byte open_how whose last 8 bytes are unmapped */
+		p = ua_ptr(UA_STRADDLE, &good, 2, false);
+		p -= UA_PAGE - 1;
+		memcpy(p + UA_PAGE - sizeof(good), &good, sizeof(good));
+		io_uring_prep_openat2(sqe, AT_FDCWD, "a",
+				      (struct open_how *)(p + UA_PAGE - sizeof(good)));
+		sqe->len = sizeof(good) + 8;
+		break;
+	case UA_STATX_PATH:
+		io_uring_prep_statx(sqe, AT_FDCWD, ua_path(uc->bad), 0,
+				    STATX_BASIC_STATS, &stx);
+		break;
+	case UA_STATX_BUF:
+		io_uring_prep_statx(sqe, AT_FDCWD, "a", 0, STATX_BASIC_STATS,
+				    ua_ptr(uc->bad, &stx, sizeof(stx), false));
+		break;
+	case UA_RENAME_OLD:
+		io_uring_prep_renameat(sqe, AT_FDCWD, ua_path(uc->bad),
+				       AT_FDCWD, "b", 0);
+		break;
+	case UA_RENAME_NEW:
+		io_uring_prep_renameat(sqe, AT_FDCWD, "a", AT_FDCWD,
+				       ua_path(uc->bad), 0);
+		break;
+	case UA_UNLINK:
+		io_uring_prep_unlinkat(sqe, AT_FDCWD, ua_path(uc->bad), 0);
+		break;
+	case UA_MKDIR:
+		io_uring_prep_mkdirat(sqe, AT_FDCWD, ua_path(uc->bad), 0755);
+		break;
+	case UA_SYMLINK_TARGET:
+		io_uring_prep_symlinkat(sqe, ua_path(uc->bad), AT_FDCWD, "c");
+		break;
+	case UA_SYMLINK_NEW:
+		io_uring_prep_symlinkat(sqe, "a", AT_FDCWD, ua_path(uc->bad));
+		break;
+	case UA_LINK_OLD:
+		io_uring_prep_linkat(sqe, AT_FDCWD, ua_path(uc->bad), AT_FDCWD,
+				     "d", 0);
+		break;
+	default:
+		io_uring_prep_linkat(sqe, AT_FDCWD, "a", AT_FDCWD,
+				     ua_path(uc->bad), 0);
+		break;
+	}
+	return 1;
+}
+
+/* FILES_UPDATE with a bad fd array (two fds); with ALLOC it is written */
+static unsigned ua_files_update(struct io_uring *ring,
+				const struct ua_case *uc, int fd,
+				struct diff_run *r)
+{
+	int good[2] = { fd, fd }, *fds;
+	struct io_uring_sqe *sqe;
+
+	diff_put(r, "register sparse", io_uring_register_files_sparse(ring, 4));
+	fds = ua_ptr(uc->bad, good, sizeof(good), false);
+	sqe = ua_sqe(ring, 1);
+	io_uring_prep_files_update(sqe, fds, 2,
+		uc->op == UA_FILES_UPDATE_ALLOC ? IORING_FILE_INDEX_ALLOC : 0);
+	if (uc->op != UA_FILES_UPDATE_ALLOC)
+		return 1;
+	/* then a good one: which slot it gets shows what the bad one left */
+	io_uring_submit(ring);
+	ua_reap(ring, r, 1);
+	io_uring_prep_files_update(ua_sqe(ring, 2), good, 1,
+				   IORING_FILE_INDEX_ALLOC);
+	io_uring_submit(ring);
+	ua_reap(ring, r, 1);
+	diff_put(r, "slot", good[0]);
+	return 0;
+}
+
+static int ua_enter(struct io_uring *ring, unsigned min, unsigned flags,
+		    const void *arg, size_t sz)
+{
+	return io_uring_enter2((unsigned)ring->ring_fd, 0, min,
+			       IORING_ENTER_GETEVENTS | flags, (void *)arg, sz);
+}
+
+/* io_uring_enter's wait argument, its timespec and the sigmask */
+static void ua_enter_case(struct io_uring *ring, const struct ua_case *uc,
+			  struct diff_run *r)
+{
+	struct __kernel_timespec ts = { 0, 10000000 };
+	struct io_uring_getevents_arg good = {
+		.ts = (unsigned long)&ts,
+	};
+	struct io_uring_getevents_arg *arg = malloc(sizeof(*arg));
+	sigset_t set;
+	void *bad;
+
+	sigemptyset(&set);
+	*arg = good;
+	switch (uc->op) {
+	case UA_ENTER_ARG:
+		bad = ua_ptr(uc->bad, &good, sizeof(good), false);
+		diff_put(r, "enter", ua_enter(ring, 1, IORING_ENTER_EXT_ARG, bad,
+					      sizeof(good)));
+		break;
+	case UA_ENTER_TS:
+		arg->ts = (unsigned long)ua_ptr(uc->bad, &ts, sizeof(ts), false);
+		diff_put(r, "enter", ua_enter(ring, 1, IORING_ENTER_EXT_ARG, arg,
+					      sizeof(*arg)));
+		break;
+	case UA_ENTER_SIGMASK:
+		arg->sigmask = (unsigned long)ua_ptr(uc->bad, &set, _NSIG / 8,
+						     false);
+		arg->sigmask_sz = _NSIG / 8;
+		diff_put(r, "enter", ua_enter(ring, 1, IORING_ENTER_EXT_ARG, arg,
+					      sizeof(*arg)));
+		break;
+	case UA_ENTER_SIGMASK_SZ_BAD_TS:
+		/* which comes first: the sigmask size or the timespec */
+		arg->sigmask = (unsigned long)&set;
+		arg->sigmask_sz = 4;
+		arg->ts = (unsigned long)ua_ptr(uc->bad, &ts, sizeof(ts), false);
+		diff_put(r, "enter", ua_enter(ring, 1, IORING_ENTER_EXT_ARG, arg,
+					      sizeof(*arg)));
+		break;
+	case UA_ENTER_SIGMASK_READY:
+		/* a CQE is there: the wait, and its sigmask, never begin */
+		io_uring_prep_nop(ua_sqe(ring, 1));
+		diff_put(r, "submit", io_uring_submit_and_wait(ring, 1));
+		diff_put(r, "enter", ua_enter(ring, 1, 0,
+			 ua_ptr(uc->bad, &set, _NSIG / 8, false), _NSIG / 8));
+		ua_reap(ring, r, 1);
+		break;
+	default:
+		/* a timeout in flight ends the wait if the sigmask is ignored */
+		io_uring_prep_timeout(ua_sqe(ring, 1), &ts, 0, 0);
+		diff_put(r, "submit", io_uring_submit(ring));
+		diff_put(r, "enter", ua_enter(ring, 1, 0,
+			 ua_ptr(uc->bad, &set, _NSIG / 8, false), _NSIG / 8));
+		ua_reap(ring, r, 1);
+		break;
+	}
+}
+
+/* io_uring_setup() with bad params; a ring made is closed, not compared */
+static void ua_setup(const char *engine, const struct ua_case *uc,
+		     struct diff_run *r)
+{
+	struct io_uring_params good;
+	int ret;
+
+	memset(&good, 0, sizeof(good));
+	ret = anyring_setup_engine(engine, 8,
+				   ua_ptr(uc->bad, &good, sizeof(good), false));
+	diff_put(r, "setup", ret < 0 ? ret : 0);
+	if (ret >= 0)
+		close(ret);
+}
+
+/* a temp dir with the file "a" (8 KiB), the child's cwd */
+static int ua_dir(struct diff_run *r)
+{
+	char dir[] = "/tmp/anyring-diff-ua-XXXXXX";
+	char data[8192];
+	int fd;
+
+	if (!mkdtemp(dir) || chdir(dir)) {
+		snprintf(r->msg, sizeof(r->msg), "temp dir: %s", strerror(errno));
+		return -1;
+	}
+	fd = open("a", O_RDWR | O_CREAT, 0644);
+	memset(data, 'x', sizeof(data));
+	if (fd < 0 || write(fd, data, sizeof(data)) != (ssize_t)sizeof(data)) {
+		snprintf(r->msg, sizeof(r->msg), "file: %s", strerror(errno));
+		return -1;
+	}
+	return fd;
+}
+
+static void ua_cleanup(void)
+{
+	char cwd[PATH_MAX];
+
+	if (!getcwd(cwd, sizeof(cwd)))
+		return;
+	unlink("a");
+	unlink("b");
+	unlink("c");
+	unlink("d");
+	if (chdir("/") == 0)
+		rmdir(cwd);
+}
+
+static unsigned ua_sqes(struct io_uring *ring, const struct ua_case *uc,
+			int fd, struct diff_run *r)
+{
+	switch (uc->op) {
+	case UA_READV: case UA_WRITEV: case UA_READV_BASE:
+	case UA_READV_BADFD: case UA_READ_BUF_BADFD:
+		return ua_rw(ring, uc, fd);
+	case UA_TIMEOUT: case UA_LINK_TIMEOUT: case UA_TIMEOUT_UPDATE:
+		return ua_timeout(ring, uc);
+	case UA_FILES_UPDATE: case UA_FILES_UPDATE_ALLOC:
+		return ua_files_update(ring, uc, fd, r);
+	default:
+		return ua_names(ring, uc);
+	}
+}
+
+static void run_ua(const char *engine, const void *arg, struct diff_run *r)
+{
+	const struct ua_case *uc = arg;
+	struct io_uring_params p;
+	struct io_uring ring;
+	unsigned nr;
+	int fd, ret;
+
+	if (uc->op == UA_SETUP) {
+		ua_setup(engine, uc, r);
+		return;
+	}
+	fd = ua_dir(r);
+	if (fd < 0)
+		return;
+	memset(&p, 0, sizeof(p));
+	p.flags = uc->ring_flags;
+	ret = anyring_queue_init_engine(engine, 8, &ring, &p);
+	if (ret) {
+		snprintf(r->msg, sizeof(r->msg), "ring setup: %s", strerror(-ret));
+		ua_cleanup();
+		return;
+	}
+	if (uc->op >= UA_ENTER_ARG) {
+		ua_enter_case(&ring, uc, r);
+	} else {
+		nr = ua_sqes(&ring, uc, fd, r);
+		if (nr) {
+			diff_put(r, "submit", io_uring_submit(&ring));
+			ua_reap(&ring, r, nr);
+		}
+	}
+	io_uring_queue_exit(&ring);
+	ua_cleanup();
+}
+
+/* ---- the table ---- */
+
+#define UA(nm, ...)	{ .name = "ua_" nm, .run = run_ua, \
+			  .arg = &(const struct ua_case){ __VA_ARGS__ } }
+/* the bad inputs but NULL (which means "none" for some) */
+#define UA5(nm, o, rf, sf)						\
+	UA(nm "_one", o, UA_ONE, rf, sf),				\
+	UA(nm "_prot_none", o, UA_PROT_NONE, rf, sf),			\
+	UA(nm "_unmapped", o, UA_UNMAPPED, rf, sf),			\
+	UA(nm "_straddle", o, UA_STRADDLE, rf, sf),			\
+	UA(nm "_noncanon", o, UA_NONCANON, rf, sf)
+/* the six bad inputs */
+#define UA6(nm, o, rf, sf)						\
+	UA(nm "_null", o, UA_NULL, rf, sf), UA5(nm, o, rf, sf)
+/* a path: the six, the straddle being a name with no NUL, and too long */
+#define UAPATH(nm, o)	UA6(nm, o, 0, 0), UA(nm "_long", o, UA_LONG, 0, 0)
+
+const struct diff_call diff_uaccess[] = {
+	UA6("readv_iov", UA_READV, 0, 0),
+	UA6("readv_iov_async", UA_READV, 0, IOSQE_ASYNC),
+	UA6("readv_iov_sqpoll", UA_READV, IORING_SETUP_SQPOLL, 0),
+	UA6("writev_iov", UA_WRITEV, 0, 0),
+	UA("readv_iov_base_noncanon", UA_READV_BASE, UA_NONCANON, 0, 0),
+	UA("readv_iov_unmapped_bad_fd", UA_READV_BADFD, UA_UNMAPPED, 0, 0),
+	UA("read_buf_noncanon_bad_fd", UA_READ_BUF_BADFD, UA_NONCANON, 0, 0),
+	UA6("timeout_ts", UA_TIMEOUT, 0, 0),
+	UA6("link_timeout_ts", UA_LINK_TIMEOUT, 0, 0),
+	UA6("timeout_update_ts", UA_TIMEOUT_UPDATE, 0, 0),
+	UAPATH("openat_path", UA_OPENAT),
+	UAPATH("openat2_path", UA_OPENAT2_PATH),
+	UA6("openat2_how", UA_OPENAT2_HOW, 0, 0),
+	UA("openat2_how_tail_unmapped", UA_OPENAT2_HOW_TAIL, UA_NULL, 0, 0),
+	UAPATH("statx_path", UA_STATX_PATH),
+	UA("statx_buf_rdonly", UA_STATX_BUF, UA_RDONLY, 0, 0),
+	UA("statx_buf_prot_none", UA_STATX_BUF, UA_PROT_NONE, 0, 0),
+	UA("statx_buf_noncanon", UA_STATX_BUF, UA_NONCANON, 0, 0),
+	UAPATH("renameat_old", UA_RENAME_OLD),
+	UAPATH("renameat_new", UA_RENAME_NEW),
+	UAPATH("unlinkat_path", UA_UNLINK),
+	UAPATH("mkdirat_path", UA_MKDIR),
+	UAPATH("symlinkat_target", UA_SYMLINK_TARGET),
+	UAPATH("symlinkat_new", UA_SYMLINK_NEW),
+	UAPATH("linkat_old", UA_LINK_OLD),
+	UAPATH("linkat_new", UA_LINK_NEW),
+	UA6("files_update_fds", UA_FILES_UPDATE, 0, 0),
+	UA6("files_update_alloc_fds", UA_FILES_UPDATE_ALLOC, 0, 0),
+	UA("files_update_alloc_fds_rdonly", UA_FILES_UPDATE_ALLOC, UA_RDONLY,
+	   0, 0),
+	UA6("enter_ext_arg", UA_ENTER_ARG, 0, 0),
+	/* a NULL timespec is no timeout */
+	UA5("enter_ext_arg_ts", UA_ENTER_TS, 0, 0),
+	UA6("enter_ext_arg_sigmask", UA_ENTER_SIGMASK, 0, 0),
+	UA6("enter_sigmask", UA_ENTER_SIGMASK_PLAIN, 0, 0),
+	UA("enter_sigmask_unmapped_cqe_ready", UA_ENTER_SIGMASK_READY,
+	   UA_UNMAPPED, 0, 0),
+	UA("enter_sigmask_sz_4_ts_unmapped", UA_ENTER_SIGMASK_SZ_BAD_TS,
+	   UA_UNMAPPED, 0, 0),
+	UA6("setup_params", UA_SETUP, 0, 0),
+	UA("setup_params_rdonly", UA_SETUP, UA_RDONLY, 0, 0),
+	{ .name = NULL },
+};
+
+const struct diff_call *const diff_call_tables[] = {
+	diff_setup, diff_uaccess, NULL,
+};
