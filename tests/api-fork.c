@@ -116,5 +116,8 @@ int main(void)
 		t_round(dfd, dbuf, user);
 	printf("%d forks with reads in flight (%s): the parent got every CQE once\n",
 	       T_ROUNDS, t_engine());
+	if (dfd >= 0)
+		close(dfd);
+	free(dbuf);
 	return 0;
 }

@@ -137,5 +137,10 @@ int main(void)
 	printf("%u rounds of %u in flight (%s): exit %.3f ms on average, "
 	       "RSS %ld -> %ld KiB, O_DIRECT %s\n", rounds, T_INFLIGHT,
 	       t_engine(), ms / rounds, rss0, rss1, dfd >= 0 ? "yes" : "no");
+	if (dfd >= 0)
+		close(dfd);
+	close(p[0]);
+	close(p[1]);
+	free(dbuf);
 	return 0;
 }

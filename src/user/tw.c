@@ -65,9 +65,12 @@ bool ar_tw_add(struct ar_ureq *req)
 {
 	struct ar_uctx *ctx = req->ctx;
 	struct ar_ureq *old;
+	bool async;
 
 	if (ar_req_state(req) == AR_REQ_RUNNING)
 		req->flags |= AR_REQ_F_ASYNC_DONE;
+	/* read now: once pushed, the request is the ring's task's */
+	async = req->flags & AR_REQ_F_ASYNC_DONE;
 	/* finished: a cancel no longer finds it running */
 	ar_req_set_state(req, AR_REQ_DONE);
 	old = atomic_load_explicit(&ctx->tw_head, memory_order_relaxed);
@@ -122,7 +125,7 @@ bool ar_tw_add(struct ar_ureq *req)
 	 * CQEs come when the ring's task runs the list.
 	 */
 	if (!old)
-		ar_ring_signal(ctx, req->flags & AR_REQ_F_ASYNC_DONE);
+		ar_ring_signal(ctx, async);
 	if (ar_wake_has_sleepers(&ctx->cq_waiters))
 		ar_waitq_wake(ctx, false);
 	return true;
