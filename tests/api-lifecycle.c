@@ -46,7 +46,7 @@ static void t_ring_fd_poll(void)
 	CHECK(!t_readable(ring.ring_fd, 0));
 	io_uring_prep_nop(io_uring_get_sqe(&ring));
 	CHECK_EQ(io_uring_submit(&ring), 1);
-	CHECK(t_readable(ring.ring_fd, 1000));
+	CHECK(t_readable(ring.ring_fd, T_HANG_SEC * 1000));
 	CHECK_EQ(io_uring_wait_cqe(&ring, &cqe), 0);
 	io_uring_cqe_seen(&ring, cqe);
 	/* empty again once the ring was waited on */
@@ -75,7 +75,10 @@ static void t_eintr(void)
 	CHECK_EQ(sigaction(SIGUSR1, &sa, NULL), 0);
 	t_ring(&ring, 4, NULL);
 
-	/* a signal 20 ms into a wait with nothing in flight */
+	/*
+	 * a signal during a wait with nothing in flight: every 20 ms, so
+	 * that one comes while the thread waits however late it gets there
+	 */
 	memset(&sev, 0, sizeof(sev));
 	sev.sigev_notify = SIGEV_THREAD_ID;
 	sev.sigev_signo = SIGUSR1;
@@ -83,6 +86,7 @@ static void t_eintr(void)
 	CHECK_EQ(timer_create(CLOCK_MONOTONIC, &sev, &timer), 0);
 	memset(&its, 0, sizeof(its));
 	its.it_value.tv_nsec = 20 * 1000 * 1000;
+	its.it_interval = its.it_value;
 	CHECK_EQ(timer_settime(timer, 0, &its, NULL), 0);
 	CHECK_EQ(io_uring_wait_cqe(&ring, &cqe), -EINTR);
 	timer_delete(timer);
@@ -96,6 +100,24 @@ static void t_eintr(void)
 	CHECK_EQ(io_uring_wait_cqes(&ring, &cqe, 1, NULL, &mask), -EINTR);
 	CHECK_EQ(sigprocmask(SIG_SETMASK, &old, NULL), 0);
 	io_uring_queue_exit(&ring);
+}
+
+/*
+ * A NOP and its CQE, the only one that can come: the engine has taken in
+ * what was submitted before it.
+ */
+static void t_fence(struct io_uring *ring)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+	struct io_uring_cqe *cqe;
+
+	CHECK(sqe);
+	io_uring_prep_nop(sqe);
+	io_uring_sqe_set_data64(sqe, 0xfe);
+	CHECK_EQ(io_uring_submit(ring), 1);
+	CHECK_EQ(io_uring_wait_cqe(ring, &cqe), 0);
+	CHECK_EQ(cqe->user_data, 0xfe);
+	io_uring_cqe_seen(ring, cqe);
 }
 
 /* a ring that starts engine threads and ends with them running */
@@ -113,24 +135,28 @@ static void t_exit_in_flight_once(bool async)
 	if (async)
 		sqe->flags |= IOSQE_ASYNC;
 	CHECK_EQ(io_uring_submit(&ring), 1);
-	usleep(10 * 1000);
+	t_fence(&ring);
 	io_uring_queue_exit(&ring);
 	close(p[0]);
 	close(p[1]);
 }
 
+/*
+ * The kernel ends its io_uring threads after the ring is gone, on its
+ * own time: wait for that (polling, T_HANG_SEC at most), and for the
+ * other threads to be back at want. Returns how many are left.
+ */
 static int t_settled_threads(int want)
 {
-	/* the kernel reaps its io-wq workers asynchronously: give it a moment */
-	int n = t_count("/proc/self/task");
+	long long end = t_now_ns() + T_HANG_SEC * 1000000000LL;
+	int kernel, others;
 
-	for (int i = 0; i < 100 && n != want; i++) {
-		usleep(10 * 1000);
-		n = t_count("/proc/self/task");
-		if (want < 0 && i > 20)
-			break;	/* no target: just let it settle */
+	others = t_threads(&kernel);
+	while ((kernel || others != want) && t_now_ns() < end) {
+		usleep(1000);
+		others = t_threads(&kernel);
 	}
-	return n;
+	return kernel + others;
 }
 
 static void t_exit_in_flight(void)
@@ -139,11 +165,11 @@ static void t_exit_in_flight(void)
 	struct io_uring_sqe *sqe;
 	struct io_uring ring;
 	static char buf[64];
-	int threads, fds, p[2];
+	int threads, kernel, fds, p[2];
 
 	/* a sanitizer runtime starts a thread of its own with the first one */
 	t_exit_in_flight_once(true);
-	threads = t_settled_threads(-1);
+	threads = t_threads(&kernel);
 	fds = t_count("/proc/self/fd");
 	CHECK_EQ(pipe(p), 0);
 	t_ring(&ring, 8, NULL);
@@ -154,7 +180,7 @@ static void t_exit_in_flight(void)
 	sqe->flags |= IOSQE_ASYNC;
 	io_uring_prep_timeout(io_uring_get_sqe(&ring), &ts, 0, 0);
 	CHECK_EQ(io_uring_submit(&ring), 3);
-	usleep(20 * 1000);
+	t_fence(&ring);
 	io_uring_queue_exit(&ring);
 	close(p[0]);
 	close(p[1]);

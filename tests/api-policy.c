@@ -9,7 +9,8 @@
  *     wakes it about once per CQE (from the counters), under each
  *     complete= policy; complete= cannot change with requests in flight.
  * One by one: 128 reads on 128 pipes, armed, then a writer thread feeds
- * one pipe every 300 us. Counts are asserted, never times.
+ * one pipe each time the waiter has gone to sleep (from the counters).
+ * Counts are asserted, never times.
  */
 #include <pthread.h>
 #include <unistd.h>
@@ -121,15 +122,38 @@ static void t_counters(struct io_uring *ring)
 struct feeder {
 	int (*pipes)[2];
 	unsigned n;
+	struct io_uring *ring;
+	bool every;		/* wake=every: feed one pipe per sleep */
 };
 
+/* the waiter's sleeps so far: it went to sleep at least once more */
+static unsigned long long t_sleeps(struct io_uring *ring)
+{
+	struct anyring_stats st;
+
+	CHECK_EQ(anyring_ring_stats(ring, &st), 0);
+	return st.sleeps;
+}
+
+/*
+ * Feed the next pipe once the waiter went to sleep again (the counter
+ * counts a sleep before the waiter sleeps; a CQE posted in between still
+ * ends that sleep through the wake protocol): with wake=every, one
+ * wakeup per CQE, however the threads are scheduled. With threshold, no
+ * wakeup is due before the last CQE: feed once it slept the first time.
+ * A waiter that never sleeps again fails after T_HANG_SEC.
+ */
 static void *t_feed(void *arg)
 {
 	struct feeder *f = arg;
+	long long end = t_now_ns() + T_HANG_SEC * 1000000000LL;
 	char c = 'x';
 
 	for (unsigned i = 0; i < f->n; i++) {
-		usleep(300);
+		while (t_sleeps(f->ring) < (f->every ? i + 1 : 1)) {
+			CHECK(t_now_ns() < end);
+			usleep(50);
+		}
 		CHECK_EQ(write(f->pipes[i][1], &c, 1), 1);
 	}
 	return NULL;
@@ -144,7 +168,7 @@ static unsigned long long t_batch_wakeups(unsigned char wake,
 	struct io_uring ring;
 	struct io_uring_params prm;
 	struct anyring_policy p;
-	struct feeder f = { pipes, NR };
+	struct feeder f = { pipes, NR, NULL, wake == ANYRING_WAKE_EVERY };
 	struct io_uring_cqe *cqe;
 	char buf[NR];
 	pthread_t tid;
@@ -168,6 +192,7 @@ static unsigned long long t_batch_wakeups(unsigned char wake,
 		     ANYRING_COMPLETE_INLINE : ANYRING_COMPLETE_PUNT;
 	CHECK_EQ(anyring_ring_set_policy(&ring, &p), -EBUSY);
 	CHECK_EQ(anyring_ring_stats_reset(&ring), 0);
+	f.ring = &ring;
 	CHECK_EQ(pthread_create(&tid, NULL, t_feed, &f), 0);
 	CHECK_EQ(io_uring_wait_cqes(&ring, &cqe, NR, NULL, NULL), 0);
 	CHECK_EQ(io_uring_cq_ready(&ring), NR);
@@ -203,8 +228,8 @@ static void t_wake_policies(void)
 		printf("complete=%u wake=every: %llu wakeups, %llu spurious, "
 		       "%llu sleeps for %d CQEs\n", completes[i], w,
 		       st.spurious_wakeups, st.sleeps, NR);
-		/* about one per CQE; a slow waiter may miss some between feeds */
-		CHECK(w >= NR / 4);
+		/* one per CQE: each is fed while the waiter sleeps */
+		CHECK(w >= NR);
 		CHECK(st.spurious_wakeups >= w - 2);
 		if (completes[i] == ANYRING_COMPLETE_DEFERRED)
 			CHECK(st.tw_items >= NR);

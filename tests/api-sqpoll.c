@@ -38,7 +38,7 @@ static void t_sqpoll(void)
 {
 	struct io_uring_params p;
 	struct io_uring ring;
-	unsigned i;
+	long long end;
 	int woke = 0;
 
 	memset(&p, 0, sizeof(p));
@@ -50,9 +50,13 @@ static void t_sqpoll(void)
 	CHECK_EQ(io_uring_submit(&ring), 4);
 	t_reap(&ring, 4, 0);
 
-	/* let the thread idle out: it must ask for a wakeup */
-	for (i = 0; i < 200 && !woke; i++) {
-		usleep(10 * 1000);
+	/*
+	 * let the thread idle out: it must ask for a wakeup (the flag is
+	 * the event; T_HANG_SEC only ends a wait for one that never comes)
+	 */
+	end = t_now_ns() + T_HANG_SEC * 1000000000LL;
+	while (!woke && t_now_ns() < end) {
+		usleep(1000);
 		woke = IO_URING_READ_ONCE(*ring.sq.kflags) & IORING_SQ_NEED_WAKEUP;
 	}
 	CHECK(woke);

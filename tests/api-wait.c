@@ -81,8 +81,11 @@ static void t_ext(struct io_uring *ring)
 		/* a deadline in the past expires at once */
 		CHECK_EQ(anyring_submit_and_wait_ext(ring, &cqe, 1, &w), -ETIME);
 
-		/* min_wait: one CQE, a wait for 4, 1 ms min_wait, 1 s timeout */
-		t_timespec_in(&ts, 1000LL * 1000 * 1000);
+		/*
+		 * min_wait: one CQE, a wait for 4, 1 ms min_wait: it ends
+		 * with the CQE once min_wait passed, long before the timeout
+		 */
+		t_timespec_in(&ts, T_HANG_SEC * 1000000000LL);
 		w.ts = &ts;
 		w.flags = 0;
 		w.min_wait_usec = 1000;

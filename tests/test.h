@@ -7,14 +7,22 @@
 #ifndef ANYRING_TEST_H
 #define ANYRING_TEST_H
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <liburing.h>
 #include "anyring.h"
 
 #define T_SKIP	77
+/*
+ * Tests wait for events, never for a time. A wait that has to poll (a
+ * flag, a counter, a thread count) gives up after T_HANG_SEC: that only
+ * turns a hang into a failure, on however loaded a machine.
+ */
+#define T_HANG_SEC	30
 
 #define CHECK(cond) do {						\
 	if (!(cond)) {							\
@@ -34,6 +42,58 @@
 		exit(1);						\
 	}								\
 } while (0)
+
+static inline long long t_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/*
+ * The process's threads but the kernel's own io_uring threads (io-wq
+ * workers, the SQPOLL thread: PF_IO_WORKER in the flags of their stat,
+ * set when they are created), which the kernel ends on its own time
+ * after a ring is gone; *kernel gets how many of those.
+ */
+#define T_PF_IO_WORKER	0x00000010
+
+static inline int t_threads(int *kernel)
+{
+	DIR *dp = opendir("/proc/self/task");
+	char path[300], stat[512], *p;
+	unsigned long flags;
+	struct dirent *d;
+	int others = 0;
+	FILE *f;
+
+	CHECK(dp);
+	*kernel = 0;
+	while ((d = readdir(dp))) {
+		if (d->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/stat",
+			 d->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;	/* it exited since the readdir */
+		p = fgets(stat, sizeof(stat), f);
+		fclose(f);
+		if (!p)
+			continue;
+		/* after "pid (comm)": state ppid pgrp session tty tpgid flags */
+		p = strrchr(stat, ')');
+		CHECK(p && sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %lu",
+				  &flags) == 1);
+		if (flags & T_PF_IO_WORKER)
+			(*kernel)++;
+		else
+			others++;
+	}
+	closedir(dp);
+	return others;
+}
 
 static inline void t_skip(const char *why)
 {

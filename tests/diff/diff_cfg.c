@@ -116,22 +116,20 @@ static int fill_nops40(struct io_uring *ring, struct diff_ctx *c)
 }
 
 /*
- * The poll thread idles for 1 ms: after 50 ms it sleeps and asks for a
- * wakeup; io_uring_submit() gives it with IORING_ENTER_SQ_WAKEUP.
+ * The poll thread idles for 1 ms, then sleeps and asks for a wakeup (the
+ * flag is waited for); io_uring_submit() gives it with
+ * IORING_ENTER_SQ_WAKEUP.
  */
 static int idle_then_more(struct io_uring *ring, struct diff_ctx *c)
 {
-	struct timespec ts = { 0, 50 * 1000000L };
-
 	if (diff_reap(ring, c, 4))
 		return -1;
-	nanosleep(&ts, NULL);
-	diff_note(c, NOTE_WAKEUP, !!(IO_URING_READ_ONCE(*ring->sq.kflags) &
-				     IORING_SQ_NEED_WAKEUP));
+	diff_note(c, NOTE_WAKEUP, diff_wait_need_wakeup(ring));
 	if (fill_nops(ring, c, 5, 4) || diff_submit(ring, c) < 0 ||
 	    diff_reap(ring, c, 4))
 		return -1;
-	nanosleep(&ts, NULL);
+	if (!diff_wait_need_wakeup(ring))
+		return diff_fail(c, "the poll thread never asked for a wakeup");
 	return fill_nops(ring, c, 9, 2);
 }
 

@@ -64,6 +64,24 @@ static int fill_skip_failure(struct io_uring *ring, struct diff_ctx *c)
 	return 0;
 }
 
+/*
+ * The same in io-wq: FALLOCATE on fd -1 with ASYNC|CQE_SKIP_SUCCESS fails
+ * there, late, and its CQE is posted (the fuzzer's finding
+ * fallocate-bad-fd-skip-success-hides-error, whose skip flag the fuzzer
+ * now takes off: it cannot tell when a skipped success would be over).
+ */
+static int fill_skip_failure_async(struct io_uring *ring, struct diff_ctx *c)
+{
+	struct io_uring_sqe *sqe = diff_sqe(ring, c);
+
+	io_uring_prep_fallocate(sqe, -1, 0, 0, 4096);
+	diff_tag(sqe, 1, IOSQE_ASYNC | IOSQE_CQE_SKIP_SUCCESS);
+	sqe = diff_sqe(ring, c);
+	io_uring_prep_fsync(sqe, -1, 0);
+	diff_tag(sqe, 2, IOSQE_ASYNC | IOSQE_CQE_SKIP_SUCCESS);
+	return 0;
+}
+
 static int setup_file(struct diff_ctx *c)
 {
 	diff_pattern(c->buf[1], 512, 1);
@@ -166,6 +184,12 @@ const struct scenario diff_errors[] = {
 		.fill = fill_skip_failure,
 		.nr_cqes = 2,
 		.known = { { 1, -EBADF }, { 3, 0 } },
+	}, {
+		.name = "err_skip_success_failure_async",
+		.fill = fill_skip_failure_async,
+		.nr_cqes = 2,
+		.order = ORDER_ANY,
+		.known = { { 1, -EBADF }, { 2, -EBADF } },
 	}, {
 		.name = "err_write_to_rdonly_fd",
 		.setup = setup_file,

@@ -796,14 +796,12 @@ static void enter_disabled(struct io_uring *ring, struct diff_run *r)
 	diff_put(r, "enter after", enter(ring, 0, 0, 0, NULL, 0));
 }
 
-/* a 1 ms idle poll thread, asleep after 50 ms; SQ_WAKEUP and SQ_WAIT */
+/* a 1 ms idle poll thread, waited for until asleep; SQ_WAKEUP and SQ_WAIT */
 static void enter_sqpoll(struct io_uring *ring, struct diff_run *r)
 {
 	diff_put(r, "SQ_WAIT, SQ empty", enter(ring, 0, 0, IORING_ENTER_SQ_WAIT,
 					       NULL, 0));
-	usleep(50000);
-	diff_put(r, "NEED_WAKEUP", !!(IO_URING_READ_ONCE(*ring->sq.kflags) &
-				      IORING_SQ_NEED_WAKEUP));
+	diff_put(r, "NEED_WAKEUP", diff_wait_need_wakeup(ring));
 	diff_put(r, "SQ_WAKEUP",
 		 enter(ring, 0, 0, IORING_ENTER_SQ_WAKEUP, NULL, 0));
 	diff_put(r, "to_submit 4, none queued", enter(ring, 4, 0, 0, NULL, 0));

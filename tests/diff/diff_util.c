@@ -112,7 +112,7 @@ void diff_note(struct diff_ctx *c, __u64 key, int value)
 struct io_uring_sqe *diff_sqe(struct io_uring *ring, struct diff_ctx *c)
 {
 	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
-	unsigned tries = 0;
+	long long end = t_now_ns() + T_HANG_SEC * 1000000000LL;
 	int ret = 0;
 
 	if (!sqe && diff_submit(ring, c) >= 0)
@@ -120,10 +120,11 @@ struct io_uring_sqe *diff_sqe(struct io_uring *ring, struct diff_ctx *c)
 	/*
 	 * The poll thread frees the entries when it gets to them. The
 	 * kernel's SQ_WAIT may return while it is still submitting them,
-	 * before it publishes the new SQ head: wait again, a bounded time.
+	 * before it publishes the new SQ head: wait again, T_HANG_SEC at
+	 * most.
 	 */
 	while (!sqe && (ring->flags & IORING_SETUP_SQPOLL) && ret >= 0 &&
-	       tries++ < 10000) {
+	       t_now_ns() < end) {
 		ret = io_uring_sqring_wait(ring);
 		sqe = io_uring_get_sqe(ring);
 		if (!sqe)
@@ -134,6 +135,23 @@ struct io_uring_sqe *diff_sqe(struct io_uring *ring, struct diff_ctx *c)
 		sqe = &c->scratch;
 	}
 	return sqe;
+}
+
+/*
+ * Wait until an SQPOLL ring's poll thread, idle, asks for a wakeup
+ * (IORING_SQ_NEED_WAKEUP): 1 once it did, 0 if it still had not after
+ * T_HANG_SEC.
+ */
+int diff_wait_need_wakeup(struct io_uring *ring)
+{
+	long long end = t_now_ns() + T_HANG_SEC * 1000000000LL;
+
+	while (!(IO_URING_READ_ONCE(*ring->sq.kflags) & IORING_SQ_NEED_WAKEUP)) {
+		if (t_now_ns() >= end)
+			return 0;
+		usleep(1000);
+	}
+	return 1;
 }
 
 /* a NOP with user_data ud and SQE flags */

@@ -27,8 +27,9 @@
 #define DIFF_NBUF		4
 #define DIFF_BUFSZ		4096
 #define DIFF_NTS		4
-#define DIFF_TIMEOUT_SEC	5	/* a run's CQEs all arrive by then */
-#define DIFF_WATCHDOG_SEC	30	/* a run that takes longer hung */
+/* a run's CQEs all arrive by then: only a hang takes that long */
+#define DIFF_TIMEOUT_SEC	T_HANG_SEC
+#define DIFF_WATCHDOG_SEC	(3 * T_HANG_SEC)	/* a run that takes longer hung */
 
 /* res a normalizer gives to a valid fd; printed as "fd>=0" */
 #define DIFF_RES_FD		INT_MAX
@@ -236,6 +237,7 @@ struct io_uring_sqe *diff_prep_cancel_fd(struct io_uring *ring,
 					 struct diff_ctx *c, __u64 ud, int fd,
 					 unsigned flags);
 int diff_submit(struct io_uring *ring, struct diff_ctx *c);
+int diff_wait_need_wakeup(struct io_uring *ring);
 int diff_submit_rest(struct io_uring *ring, struct diff_ctx *c);
 int diff_reap(struct io_uring *ring, struct diff_ctx *c, unsigned nr);
 void diff_note(struct diff_ctx *c, __u64 key, int value);

@@ -33,6 +33,8 @@
 #define FZ_NSLOTS	8	/* registered file table */
 #define FZ_NTS		5	/* timespecs; index FZ_NTS means NULL */
 #define FZ_PIPE_FILL	200	/* bytes in the pipe before the batch */
+#define FZ_HANG_SEC	20	/* a run's CQEs that have not come by then
+				   never will: the run failed */
 
 /* res the comparison gives a valid fd */
 #define FZ_RES_FD	INT32_MAX
@@ -87,6 +89,11 @@ struct fz_sqe {
 	/* set by fuzz_order.c */
 	int nopped;		/* replaced by a NOP (a race on the kernel) */
 	int excluded;		/* its CQE is not compared (a race) */
+	int uncounted;		/* ends within its submit; CQE may be skipped */
+	int park;		/* may wait on the empty pipe: the harness
+				   cancels it once its feeders are done */
+	uint32_t feeders;	/* SQEs (bits) that may still fill the pipe
+				   for it: their CQEs come before the cancel */
 	const char *why;	/* why nopped or excluded */
 };
 
@@ -147,6 +154,9 @@ struct fz_result {
 	struct fz_cqe cqe[FZ_MAX_CQES];
 	unsigned nr_cqe;
 	int reap_err;			/* a wait error other than -ETIME */
+	int hung;			/* CQEs missing after FZ_HANG_SEC */
+	unsigned missing;		/* how many were missing then */
+	unsigned cancels;		/* parked reads the harness cancelled */
 	int extra_fds;			/* fds left after exit, OPENAT's closed */
 	char extra_what[64];		/* what the first of them is */
 	struct fz_entry ent[FZ_MAX_ENTRIES];

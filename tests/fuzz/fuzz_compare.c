@@ -109,9 +109,12 @@ static void print_run(const struct fz_batch *b, const struct fz_result *r)
 	       r->reg_bufs_ret, r->queued);
 	for (i = 0; i < r->nr_submit; i++)
 		printf(" %d", r->submit[i]);
-	printf(", reap error %d, %u CQEs, %d fds left, pipe %d bytes, "
-	       "%lld us\n", r->reap_err, r->nr_cqe, r->extra_fds,
-	       r->pipe_bytes, r->usec);
+	printf(", reap error %d, %u CQEs, %u parks cancelled, %d fds left, "
+	       "pipe %d bytes, %lld us\n", r->reap_err, r->nr_cqe, r->cancels,
+	       r->extra_fds, r->pipe_bytes, r->usec);
+	if (r->hung)
+		printf("    %u CQEs had not come after %d s\n", r->missing,
+		       FZ_HANG_SEC);
 	if (r->extra_fds)
 		printf("    first fd left: %s\n", r->extra_what);
 	print_cqes("arrival ", r->cqe, r->nr_cqe < FZ_MAX_CQES ?
@@ -145,6 +148,8 @@ static const char *differ(const struct fz_batch *b, const struct fz_result *a,
 	if (a->queued != c->queued || a->nr_submit != c->nr_submit ||
 	    memcmp(a->submit, c->submit, a->nr_submit * sizeof(a->submit[0])))
 		return "io_uring_submit results";
+	if (a->hung || c->hung)
+		return "CQEs that never came";
 	if (a->reap_err != c->reap_err)
 		return "wait error";
 	if (a->nr_cqe > FZ_MAX_CQES || c->nr_cqe > FZ_MAX_CQES)

@@ -34,10 +34,23 @@
  *    canceller are side-effect free and end their chains, both CQEs are
  *    left out of the comparison; otherwise the canceller becomes a NOP.
  *
+ * Two more make the harness's wait an event (fuzz_run.c waits for every
+ * request's CQE, and ends only reads that would wait on the pipe for
+ * good):
+ *
+ * 4. A read that may find the pipe empty must be sync and not drained,
+ *    with a user_data of its own; a write that may fill the pipe after it
+ *    (not behind it in its chain) must not be drained behind it and have
+ *    a user_data of its own. Otherwise it becomes a NOP.
+ * 5. IOSQE_CQE_SKIP_SUCCESS stays only on chains that end within their
+ *    submit and share no user_data with other requests; elsewhere it is
+ *    taken off.
+ *
  * Each change is recorded in the SQE (why) and printed with the batch.
  */
 #include <stdio.h>
 #include <string.h>
+#include <linux/fs.h>
 #include "fuzz.h"
 
 /* resources, as bits of a mask */
@@ -165,6 +178,39 @@ static int touches_pipe(const struct order *o, const struct fz_sqe *s)
 	unsigned r = 0;
 
 	return uses_file(s) && (file_res(o, s, &r) & RES_PIPE);
+}
+
+/* a read that may find the pipe empty and wait there for data */
+static int pipe_read(const struct order *o, const struct fz_sqe *s)
+{
+	if (s->nopped || (s->op != FZ_READ && s->op != FZ_READV &&
+			  s->op != FZ_READ_FIXED))
+		return 0;
+	if (s->op_flags & RWF_NOWAIT)
+		return 0;
+	if (!(s->flags & IOSQE_FIXED_FILE) && s->fd == FZ_FD_PIPE_W)
+		return 0;
+	return touches_pipe(o, s);
+}
+
+/* a write that may put bytes in the pipe */
+static int pipe_write(const struct order *o, const struct fz_sqe *s)
+{
+	if (s->nopped || (s->op != FZ_WRITE && s->op != FZ_WRITEV &&
+			  s->op != FZ_WRITE_FIXED))
+		return 0;
+	return touches_pipe(o, s);
+}
+
+/* does another SQE of the batch have SQE i's user_data? */
+static int ud_shared(const struct fz_batch *b, unsigned i)
+{
+	unsigned j;
+
+	for (j = 0; j < b->nr; j++)
+		if (j != i && b->sqe[j].ud == b->sqe[i].ud)
+			return 1;
+	return 0;
 }
 
 /* requests a canceller may find, by index; returns how many */
@@ -402,6 +448,9 @@ static int known_state(const struct order *o, unsigned c, unsigned t)
 	const struct props *pc = &o->p[c], *pt = &o->p[t];
 	const struct fz_sqe *s = &o->b->sqe[t];
 
+	/* the harness cancels a parked read once the submit is done */
+	if (s->park && !pc->sync)
+		return 0;
 	if (t > c)
 		return pc->early || (pc->sync && pt->sync && !pt->timer);
 	if (pt->timer)
@@ -439,9 +488,15 @@ static void rule_cancels(struct order *o)
 			const struct fz_sqe *x = &b->sqe[t[k]];
 
 			if (s->op == FZ_LINK_TIMEOUT) {
-				/* armed after its request went pending */
+				/*
+				 * armed after its request went pending; one
+				 * already due races with a request issued from
+				 * task work (a chain member): -ETIME or -ENOENT
+				 */
 				known &= o->p[t[k]].sync &&
 					(!o->p[t[k]].iowq || timer_due(s)) &&
+					(!timer_due(s) ||
+					 o->p[t[k]].chain == (int)t[k]) &&
 					(timer_slow(s) || !touches_pipe(o, x));
 				all_pure &= pure(x, 1);
 			} else {
@@ -464,6 +519,147 @@ static void rule_cancels(struct order *o)
 	}
 }
 
+/* is SQE i guarded by a LINK_TIMEOUT, the next SQE of its chain? */
+static int guarded(const struct order *o, unsigned i)
+{
+	const struct fz_batch *b = o->b;
+
+	return i + 1 < b->nr && o->p[i + 1].chain == o->p[i].chain &&
+		!b->sqe[i + 1].nopped && b->sqe[i + 1].op == FZ_LINK_TIMEOUT;
+}
+
+/* does an SQE after i, up to and with j, say IOSQE_IO_DRAIN? */
+static int drain_between(const struct fz_batch *b, unsigned i, unsigned j)
+{
+	while (++i <= j)
+		if (b->sqe[i].flags & IOSQE_IO_DRAIN)
+			return 1;
+	return 0;
+}
+
+/*
+ * rule 4: a read that may find the pipe empty waits there for good once
+ * nothing can fill it; the harness then cancels it by its user_data
+ * (fuzz_run.c). The result must not depend on when that cancel comes:
+ * such a read is sync and not drained (issued in a fixed order during the
+ * submit, never queued where the cancel could catch it before it reads), its
+ * user_data is its own, and every write that may fill the pipe after it
+ * either follows it in its chain (it runs after the read ended) or is
+ * one the harness waits for before the cancel (a feeder: not drained
+ * behind the read, with its own user_data to be counted by).
+ * A read a LINK_TIMEOUT guards ends on its own and is left alone.
+ */
+static void rule_parks(struct order *o)
+{
+	struct fz_batch *b = o->b;
+	unsigned i, j;
+
+	for (i = 0; i < b->nr; i++) {
+		struct fz_sqe *s = &b->sqe[i];
+
+		props(o, i);
+		if (!pipe_read(o, s) || guarded(o, i))
+			continue;
+		if (!o->p[i].sync || o->p[i].iowq)
+			nopify(s, "pipe read at an unknown time");
+		else if (ud_shared(b, i))
+			nopify(s, "pipe read with a shared user_data");
+		else
+			s->park = 1;
+		props(o, i);
+	}
+	for (i = 0; i < b->nr; i++) {
+		if (!b->sqe[i].park)
+			continue;
+		for (j = i + 1; j < b->nr; j++) {
+			struct fz_sqe *w = &b->sqe[j];
+
+			if (!pipe_write(o, w) || o->p[j].chain == o->p[i].chain)
+				continue;
+			if (drain_between(b, i, j) || ud_shared(b, j))
+				nopify(w, "fills the pipe behind a parked read");
+			else
+				b->sqe[i].feeders |= 1U << j;
+		}
+	}
+}
+
+/*
+ * Does SQE i end within the io_uring_enter that submits it, or the task
+ * work the harness runs right after (fuzz_run.c settle())? An op the
+ * kernel issues inline, not a TIMEOUT, not a read that may wait on the
+ * pipe, not async nor drained behind anything that does not, in a chain
+ * closed at the end of its submit whose earlier members all do (a
+ * LINK_TIMEOUT is disarmed when the request it guards ends).
+ */
+static int settles(const struct order *o, const int *settled, unsigned i)
+{
+	const struct fz_batch *b = o->b;
+	const struct fz_sqe *s = &b->sqe[i];
+	int head = o->p[i].chain == (int)i;
+	unsigned j;
+
+	if (!inline_type(s) || (s->flags & IOSQE_ASYNC) || chain_open(b, i))
+		return 0;
+	if (!s->nopped && s->op == FZ_TIMEOUT)
+		return 0;
+	if (pipe_read(o, s))
+		return 0;
+	if (!head)
+		return settled[i - 1] && !(s->flags & IOSQE_IO_DRAIN);
+	for (j = 0; j < i; j++)
+		if (b->sqe[j].flags & IOSQE_IO_DRAIN)
+			return 0;
+	if (s->flags & IOSQE_IO_DRAIN)
+		for (j = 0; j < i; j++)
+			if (!settled[j])
+				return 0;
+	return 1;
+}
+
+/*
+ * rule 5: the harness waits for every request's CQE (fuzz_run.c), and a
+ * CQE_SKIP_SUCCESS request that succeeds posts none, nor do the requests
+ * linked behind one that fails. Such a chain keeps its flags only when all
+ * of it ends within its submit and no request outside it has one of its
+ * user_data: its CQEs are then not waited for, only compared. In any other
+ * chain IOSQE_CQE_SKIP_SUCCESS is taken off every member.
+ */
+static void rule_skip(struct order *o)
+{
+	struct fz_batch *b = o->b;
+	int settled[FZ_MAX_SQES];
+	unsigned i, j, h, end;
+
+	for (i = 0; i < b->nr; i++)
+		settled[i] = settles(o, settled, i);
+	for (h = 0; h < b->nr; h = end) {
+		int keep = 1, skip = 0;
+
+		for (end = h; end < b->nr && o->p[end].chain == (int)h; end++) {
+			keep &= settled[end];
+			skip |= !!(b->sqe[end].flags & IOSQE_CQE_SKIP_SUCCESS);
+			for (j = 0; j < b->nr; j++)
+				if (o->p[j].chain != (int)h &&
+				    b->sqe[j].ud == b->sqe[end].ud)
+					keep = 0;
+		}
+		if (!skip)
+			continue;
+		for (i = h; i < end; i++) {
+			struct fz_sqe *s = &b->sqe[i];
+
+			if (keep) {
+				s->uncounted = 1;
+			} else if (s->flags & IOSQE_CQE_SKIP_SUCCESS) {
+				s->flags &= ~IOSQE_CQE_SKIP_SUCCESS;
+				if (!s->why)
+					s->why = "no CQE_SKIP_SUCCESS: ends late";
+			}
+		}
+	}
+}
+
 void fz_order(struct fz_batch *b)
 {
 	struct order o;
@@ -482,6 +678,12 @@ void fz_order(struct fz_batch *b)
 	/* nops may have made later requests sync: recompute */
 	for (i = 0; i < b->nr; i++)
 		props(&o, i);
+	rule_parks(&o);
+	for (i = 0; i < b->nr; i++)
+		props(&o, i);
 	rule_counts(&o);
 	rule_cancels(&o);
+	for (i = 0; i < b->nr; i++)
+		props(&o, i);
+	rule_skip(&o);
 }

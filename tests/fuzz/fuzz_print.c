@@ -187,6 +187,10 @@ void fz_print_batch(const struct fz_batch *b)
 		}
 		if (s->why)
 			printf("  [%s]", s->why);
+		if (s->park)
+			printf("  [park: the harness cancels it]");
+		if (s->uncounted)
+			printf("  [CQE not waited for]");
 		printf("\n");
 	}
 }

@@ -7,15 +7,22 @@
  * pipe, the arena), exit the ring, close the fds OPENAT returned and count
  * any other fd the run left open (not closing it: it is the engine's).
  *
- * The reap stops when every submitted SQE has its CQE, else after
- * FZ_QUIET_MS (plus FZ_TIMER_MS per timer) without a CQE, and never later
- * than FZ_REAP_MS after the submit: what has not completed by then is
- * waiting on the empty pipe (or behind such a request) and never will.
+ * The reap waits for events only. Every request posts its one CQE
+ * (fuzz_order.c takes IOSQE_CQE_SKIP_SUCCESS off wherever the harness
+ * could not see a request end), counted by user_data, except those of
+ * chains that end within their submit and may skip theirs. A read that
+ * may wait on the empty pipe ("park", fuzz_order.c rule 4) is cancelled
+ * by its user_data (IORING_REGISTER_SYNC_CANCEL) once the writes that may
+ * still fill the pipe for it have posted and the pipe is empty; where it
+ * was not waiting yet, the cancel misses and is made again. Only a run
+ * whose CQEs have not all come FZ_HANG_SEC after the submit stops
+ * waiting, and fails.
  */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,10 +32,6 @@
 #include "anyring.h"
 #include "fuzz.h"
 
-/* 15 ms was too short on a loaded 2-CPU machine: a drained request's first worker took longer */
-#define FZ_QUIET_MS	40
-#define FZ_TIMER_MS	3
-#define FZ_REAP_MS	200
 #define FZ_BAD_FD	9999
 #define FZ_FD_BITS	65536
 
@@ -115,6 +118,49 @@ static void scan_fds(unsigned char *bits)
 static int bit(const unsigned char *bits, int fd)
 {
 	return fd >= 0 && fd < FZ_FD_BITS && (bits[fd / 8] & (1 << (fd % 8)));
+}
+
+/* the bytes a write of the batch may put in the pipe, at most */
+static size_t write_max(const struct env *e, const struct fz_sqe *s)
+{
+	size_t n = 0;
+	int k;
+
+	if (s->nopped)
+		return 0;
+	switch (s->op) {
+	case FZ_WRITE:
+	case FZ_WRITE_FIXED:
+		return s->len;
+	case FZ_WRITEV:
+		if (s->nr > 1024)
+			return 0;	/* over UIO_MAXIOV: -EINVAL */
+		for (k = s->iov; k < s->iov + s->nr; k++)
+			n += e->iov[k].iov_len;
+		return n;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * A pipe large enough for every write of the batch on top of its fill:
+ * no write ever waits for room, so only reads wait on the pipe.
+ */
+static void size_pipe(struct env *e, const struct fz_batch *b)
+{
+	size_t need = FZ_PIPE_FILL;
+	unsigned i;
+	int size;
+
+	for (i = 0; i < b->nr; i++)
+		need += write_max(e, &b->sqe[i]);
+	size = fcntl(e->fd[FZ_FD_PIPE_W], F_GETPIPE_SZ);
+	if (size >= 0 && (size_t)size >= need)
+		return;
+	size = fcntl(e->fd[FZ_FD_PIPE_W], F_SETPIPE_SZ, (int)need);
+	if (size < 0 || (size_t)size < need)
+		die("F_SETPIPE_SZ (see /proc/sys/fs/pipe-max-size)");
 }
 
 static void env_init(struct env *e)
@@ -418,8 +464,15 @@ static int submit_all(struct io_uring *ring, struct fz_result *r)
 	return 0;
 }
 
+/* what the reap waits for; user_data are 1..FZ_MAX_SQES */
+struct reap {
+	unsigned consumed;			/* SQEs the submits took */
+	unsigned need[FZ_MAX_SQES + 1];		/* CQEs to come, by user_data */
+	unsigned got[FZ_MAX_SQES + 1];		/* CQEs that came */
+};
+
 static void take(struct io_uring *ring, struct io_uring_cqe *cqe,
-		 struct fz_result *r)
+		 struct reap *rp, struct fz_result *r)
 {
 	if (r->nr_cqe < FZ_MAX_CQES) {
 		r->cqe[r->nr_cqe].user_data = cqe->user_data;
@@ -427,34 +480,131 @@ static void take(struct io_uring *ring, struct io_uring_cqe *cqe,
 		r->cqe[r->nr_cqe].flags = cqe->flags;
 	}
 	r->nr_cqe++;
+	if (cqe->user_data && cqe->user_data <= FZ_MAX_SQES)
+		rp->got[cqe->user_data]++;
 	io_uring_cqe_seen(ring, cqe);
 }
 
-static void reap(struct io_uring *ring, const struct fz_batch *b,
-		 struct fz_result *r)
+/* CQEs still to come */
+static unsigned missing(const struct reap *rp)
 {
-	long long start = now_us(), last = start, quiet, end;
-	struct io_uring_cqe *cqe;
-	unsigned i, expected = 0, timers = 0;
+	unsigned ud, n = 0;
 
+	for (ud = 1; ud <= FZ_MAX_SQES; ud++)
+		if (rp->got[ud] < rp->need[ud])
+			n += rp->need[ud] - rp->got[ud];
+	return n;
+}
+
+/*
+ * Run the task work queued so far, a round at a time: a request a
+ * completion lets go (the next of a chain) may queue the next one.
+ */
+static void settle(struct io_uring *ring)
+{
+	unsigned i;
+
+	for (i = 0; i < 2 * FZ_MAX_SQES; i++)
+		io_uring_get_events(ring);
+}
+
+/* park i has not ended and nothing may fill the pipe for it any more */
+static int cancellable(const struct fz_batch *b, const struct reap *rp,
+		       unsigned i)
+{
+	const struct fz_sqe *s = &b->sqe[i];
+	unsigned j;
+
+	if (!s->park || i >= rp->consumed || rp->got[s->ud])
+		return 0;
+	for (j = 0; j < rp->consumed; j++)
+		if ((s->feeders & (1U << j)) && !b->sqe[j].uncounted &&
+		    rp->got[b->sqe[j].ud] < rp->need[b->sqe[j].ud])
+			return 0;
+	return 1;
+}
+
+/*
+ * Cancel the parks that can be, by IORING_REGISTER_SYNC_CANCEL: not a
+ * request, so neither a drain nor a count-based TIMEOUT of the batch
+ * sees it. Only while the pipe is empty: bytes there go to a read that
+ * waits (woken, it reads them) or is still to be issued, and its CQE
+ * comes without help. Returns how many were not waiting on the pipe yet
+ * (the cancel found nothing), or a register error other than that.
+ */
+static int cancel_parks(struct io_uring *ring, const struct fz_batch *b,
+			struct reap *rp, struct fz_result *r, int pipe_r)
+{
+	unsigned i;
+	int missed = 0, bytes;
+
+	for (i = 0; i < b->nr; i++) {
+		struct io_uring_sync_cancel_reg reg;
+		int ret;
+
+		if (!cancellable(b, rp, i))
+			continue;
+		/* what a completion let go is issued first */
+		io_uring_get_events(ring);
+		if (ioctl(pipe_r, FIONREAD, &bytes))
+			return -errno;
+		if (bytes)
+			return 0;
+		memset(&reg, 0, sizeof(reg));
+		reg.addr = b->sqe[i].ud;
+		reg.fd = -1;
+		reg.timeout.tv_sec = -1;
+		reg.timeout.tv_nsec = -1;
+		ret = io_uring_register_sync_cancel(ring, &reg);
+		if (!ret)
+			r->cancels++;
+		else if (ret == -ENOENT || ret == -EALREADY)
+			missed++;
+		else
+			return ret;
+	}
+	return missed;
+}
+
+static void reap(struct io_uring *ring, const struct fz_batch *b,
+		 struct fz_result *r, int pipe_r)
+{
+	long long end = now_us() + FZ_HANG_SEC * 1000000LL;
+	struct io_uring_cqe *cqe;
+	struct reap rp;
+	unsigned i;
+
+	memset(&rp, 0, sizeof(rp));
 	for (i = 0; i < r->nr_submit; i++)
 		if (r->submit[i] > 0)
-			expected += r->submit[i];
-	for (i = 0; i < b->nr; i++)
-		if (!b->sqe[i].nopped && (b->sqe[i].op == FZ_TIMEOUT ||
-					  b->sqe[i].op == FZ_LINK_TIMEOUT))
-			timers++;
-	quiet = (FZ_QUIET_MS + FZ_TIMER_MS * timers) * 1000LL;
-	end = start + FZ_REAP_MS * 1000LL;
+			rp.consumed += r->submit[i];
+	for (i = 0; i < rp.consumed && i < b->nr; i++)
+		if (!b->sqe[i].uncounted)
+			rp.need[b->sqe[i].ud]++;
+	settle(ring);
 
-	while (r->nr_cqe < expected) {
-		long long deadline = last + quiet < end ? last + quiet : end;
-		long long left = deadline - now_us();
+	while (missing(&rp)) {
+		long long left = end - now_us();
 		struct __kernel_timespec ts;
 		int ret;
 
-		if (left <= 0)
+		if (left <= 0) {
+			r->hung = 1;
+			r->missing = missing(&rp);
 			break;
+		}
+		ret = cancel_parks(ring, b, &rp, r, pipe_r);
+		if (ret < 0) {
+			r->reap_err = ret;
+			return;
+		}
+		if (ret) {
+			/* a park not waiting yet: look again, do not sleep */
+			sched_yield();
+			while (!io_uring_peek_cqe(ring, &cqe) && cqe)
+				take(ring, cqe, &rp, r);
+			continue;
+		}
 		ts.tv_sec = left / 1000000;
 		ts.tv_nsec = (left % 1000000) * 1000;
 		cqe = NULL;
@@ -465,12 +615,13 @@ static void reap(struct io_uring *ring, const struct fz_batch *b,
 			r->reap_err = ret < 0 ? ret : -EFAULT;
 			return;
 		}
-		take(ring, cqe, r);
-		last = now_us();
+		take(ring, cqe, &rp, r);
 	}
+	/* the chains that may skip their CQEs end within the settle */
+	settle(ring);
 	/* an engine posting more CQEs than requests shows here */
 	while (!io_uring_peek_cqe(ring, &cqe) && cqe)
-		take(ring, cqe, r);
+		take(ring, cqe, &rp, r);
 }
 
 /* nftw has no argument: the snapshot being filled */
@@ -592,6 +743,7 @@ void fz_run(const struct fz_batch *b, const char *engine,
 	if (!e)
 		die("env");
 	env_init(e);
+	size_pipe(e, b);
 
 	memset(&p, 0, sizeof(p));
 	p.flags = b->cfg.setup_flags;
@@ -634,7 +786,7 @@ void fz_run(const struct fz_batch *b, const char *engine,
 	}
 	if (!failed)
 		submit_all(&ring, r);
-	reap(&ring, b, r);
+	reap(&ring, b, r, e->fd[FZ_FD_PIPE_R]);
 	snapshot(e, r);
 	io_uring_queue_exit(&ring);
 	fd_cleanup(e, r);
