@@ -25,6 +25,11 @@ struct ar_timeout {
 	__u32 off;		/* count; 0: a pure timer */
 	__u32 target_seq;
 	bool counted;		/* on ctx->timeouts */
+	/*
+	 * It expired or its count was reached, so it counts in
+	 * ctx->cq_timeouts when its CQE is posted. Under ctx->lock.
+	 */
+	bool expired;
 };
 
 struct ar_timeout_rem {
@@ -89,6 +94,8 @@ static int ar_timeout_prep_common(struct ar_ureq *req,
 	if ((flags & IORING_TIMEOUT_CLOCK_MASK) == IORING_TIMEOUT_CLOCK_MASK)
 		return -EINVAL;
 	t->off = (__u32)sqe->off;
+	t->counted = false;
+	t->expired = false;
 	if (link && t->off)
 		return -EINVAL;
 	t->flags = flags;
@@ -200,8 +207,33 @@ struct ar_ureq *ar_timeout_next_satisfied_locked(struct ar_uctx *ctx)
 	}
 	ar_timeout_del_counted(ctx, req);
 	ar_svc_disarm_locked(req);
-	__atomic_fetch_add(&ctx->cq_timeouts, 1, __ATOMIC_RELAXED);
+	t->expired = true;
 	return req;
+}
+
+/* Does req, when posted, count in cq_timeouts? */
+bool ar_timeout_expired(struct ar_ureq *req)
+{
+	return req->opcode == IORING_OP_TIMEOUT &&
+	       ar_req_data(req, struct ar_timeout)->expired;
+}
+
+/*
+ * A TIMEOUT's CQE is about to be posted: one that expired or reached its
+ * count is counted in cq_timeouts first, in the same ctx->lock section.
+ * The CQ tail's release store (ar_cq_fill()) then publishes the count
+ * with the CQE: a waiter that saw the CQE counts it when its next wait
+ * starts (ar_cqring_wait()). One that sees the count first takes the
+ * lock, so the CQE is there when it returns (ar_wait_done()). The
+ * count-based sequence (cached_cq_tail minus cq_timeouts) does not move.
+ */
+void ar_timeout_count_locked(struct ar_uctx *ctx, struct ar_ureq *req)
+{
+	if (!ar_req_data(req, struct ar_timeout)->expired)
+		return;
+	/* one writer (under ctx->lock); read without it by waiters */
+	__atomic_store_n(&ctx->cq_timeouts, ctx->cq_timeouts + 1,
+			 __ATOMIC_RELAXED);
 }
 
 /* Take a TIMEOUT out of play for remove/cancel; true if it was pending. */
@@ -225,8 +257,9 @@ void ar_timeout_fire(struct ar_ureq *req)
 	}
 	ar_spin_lock(&ctx->lock);
 	ar_timeout_del_counted(ctx, req);
-	__atomic_fetch_add(&ctx->cq_timeouts, 1, __ATOMIC_RELAXED);
+	ar_req_data(req, struct ar_timeout)->expired = true;
 	ar_spin_unlock(&ctx->lock);
+	/* counted in cq_timeouts with its CQE (ar_timeout_count_locked()) */
 	ar_req_complete(req, -ETIME, 0);
 }
 
