@@ -1,9 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * api-races: completions racing signals and each other. Each part checks
- * outcomes, never timings: every CQE comes once, none is lost, and a
- * wait ends early only with a CQE to show for it.
+ * api-races: completions racing cancels, link timeouts and signals. Each
+ * part checks outcomes, never timings: every CQE comes once, none is
+ * lost, and a wait ends early only with a CQE to show for it.
  *
+ *   link timeout  a READV on an empty pipe linked to a 0 or 10 ns
+ *                 LINK_TIMEOUT (inline and IOSQE_ASYNC): when the link
+ *                 timeout reports -ETIME its target was cancelled
+ *                 (-ECANCELED); a byte written afterwards shows a target
+ *                 left armed. Inline the kernel always cancels it.
  *   waits         a thread storms the waiter with signals: an idle
  *                 wait_cqe_timeout ends with -EINTR or, not before its
  *                 timeout, -ETIME; a wait for a TIMEOUT request's CQE
@@ -39,6 +44,94 @@ static unsigned long long t_now(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (unsigned long long)ts.tv_sec * 1000000000ULL +
 	       (unsigned long long)ts.tv_nsec;
+}
+
+/* the next CQE, however long: the runner's timeout turns a hang into a failure */
+static void t_wait(struct io_uring *ring, __u64 *ud, int *res)
+{
+	struct io_uring_cqe *cqe;
+	int ret;
+
+	do
+		ret = io_uring_wait_cqe(ring, &cqe);
+	while (ret == -EINTR);
+	CHECK_EQ(ret, 0);
+	*ud = cqe->user_data;
+	*res = cqe->res;
+	io_uring_cqe_seen(ring, cqe);
+}
+
+static void t_drain_pipe(int fd)
+{
+	char buf[256];
+
+	while (read(fd, buf, sizeof(buf)) > 0)
+		;
+}
+
+/* ---- link timeout on a read that would block ---- */
+
+enum { UD_READ = 1, UD_LT = 2 };
+
+static void t_link_timeout(unsigned iters, long ns, int async)
+{
+	struct io_uring ring;
+	char byte;
+	struct iovec iov = { &byte, 1 };
+	unsigned i, etime = 0, enoent = 0;
+	int p[2];
+
+	t_ring(&ring, 8, NULL);
+	CHECK(!pipe2(p, O_NONBLOCK | O_CLOEXEC));
+	for (i = 0; i < iters; i++) {
+		struct __kernel_timespec ts = { 0, ns };
+		struct io_uring_sqe *sqe;
+		int rres = 1000, lres = 1000, res;
+		__u64 ud;
+
+		sqe = io_uring_get_sqe(&ring);
+		io_uring_prep_readv(sqe, p[0], &iov, 1, 0);
+		sqe->user_data = UD_READ;
+		sqe->flags |= IOSQE_IO_LINK | (async ? IOSQE_ASYNC : 0);
+		sqe = io_uring_get_sqe(&ring);
+		io_uring_prep_link_timeout(sqe, &ts, 0);
+		sqe->user_data = UD_LT;
+		CHECK_EQ(io_uring_submit(&ring), 2);
+		while (lres == 1000) {
+			t_wait(&ring, &ud, &res);
+			CHECK(ud == UD_READ || ud == UD_LT);
+			if (ud == UD_READ) {
+				CHECK_EQ(rres, 1000);
+				rres = res;
+			} else {
+				lres = res;
+			}
+		}
+		/* the pipe was empty: the timeout fired and its cancel ran */
+		if (lres == -ENOENT && async) {
+			enoent++;	/* io-wq had started it: not found */
+		} else {
+			CHECK_EQ(lres, -ETIME);
+			etime++;
+		}
+		/* a target still armed takes this byte; a cancelled one leaves it */
+		CHECK_EQ(write(p[1], "x", 1), 1);
+		if (rres == 1000)
+			t_wait(&ring, &ud, &rres);
+		if (lres == -ETIME && rres != -ECANCELED) {
+			fprintf(stderr, "iteration %u (%ld ns%s): link timeout "
+				"-ETIME but its read got %d\n", i, ns,
+				async ? ", async" : "", rres);
+			exit(1);
+		}
+		CHECK(rres == -ECANCELED || rres == 1);
+		t_drain_pipe(p[0]);
+	}
+	printf("link timeout %ld ns%s: %u cancelled, %u not found\n", ns,
+	       async ? " async" : "", etime, enoent);
+	close(p[0]);
+	close(p[1]);
+	io_uring_queue_exit(&ring);
 }
 
 /* ---- waits under a signal storm ---- */
@@ -257,6 +350,14 @@ int main(int argc, char **argv)
 	int soak = t_soak();
 	const char *only = argc > 1 ? argv[1] : "";
 
+	if (!*only || !strcmp(only, "lt")) {
+		unsigned n = soak ? 250000 : 5000;
+
+		t_link_timeout(n, 0, 0);
+		t_link_timeout(n, 10, 0);
+		t_link_timeout(n, 0, 1);
+		t_link_timeout(n, 10, 1);
+	}
 	if (!*only || !strcmp(only, "wait")) {
 		unsigned n = soak ? 400000 : 12000;
 		/* its task posts the TIMEOUT's completion: the wait must end for it */

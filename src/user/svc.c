@@ -100,6 +100,8 @@ static void ar_svc_collect(struct ar_uctx *ctx, struct ar_ureq **timers,
 			continue;	/* cancelled (or re-armed) meanwhile */
 		ar_svc_list_del(&svc->polls, req);
 		req->flags &= ~AR_REQ_F_POLLED;
+		/* issued again by this thread: no cancel reaches it until it waits */
+		ar_req_set_state(req, AR_REQ_ISSUING);
 		*tail = req;
 		tail = &req->next;
 	}
@@ -145,7 +147,6 @@ static void *ar_svc_main(void *arg)
 		}
 		for (req = ready; req; req = next) {
 			next = req->next;
-			ar_req_set_state(req, AR_REQ_PREP);
 			ar_req_issue(req, AR_ISSUE_NONBLOCK);
 		}
 		ar_spin_lock(&ctx->lock);
@@ -187,6 +188,8 @@ int ar_svc_arm_poll(struct ar_ureq *req, short events)
 	if (ar_svc_start(ctx))
 		return -EAGAIN;
 	ar_spin_lock(&ctx->lock);
+	if (ar_link_timeout_park_locked(req))
+		return 0;	/* its link timeout cancelled it instead */
 	req->poll_events = events;
 	ar_req_set_state(req, AR_REQ_ARMED);
 	req->flags |= AR_REQ_F_POLLED;
