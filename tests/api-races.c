@@ -15,9 +15,16 @@
  *                 (wait_cqe_timeout with a long timeout, and a raw enter
  *                 with min_complete 1 or 2, which only the TIMEOUT's
  *                 completion ends) returns 0 only with a CQE there, on a
- *                 plain ring and a DEFER_TASKRUN one;
- *                 an idle wait with min_wait ends with -EINTR or -ETIME,
- *                 not before its timeout nor before min_wait.
+ *                 plain ring and a DEFER_TASKRUN one; an idle wait
+ *                 with min_wait ends with -EINTR or -ETIME, not before
+ *                 its timeout nor before min_wait.
+ *   cancel storm  reads armed on pipes, an ASYNC_CANCEL aimed at each
+ *                 (100k cancels) while bytes arrive, on a SINGLE_ISSUER
+ *                 ring that reuses the cancelled requests at once: each
+ *                 read completes once, with the byte or -ECANCELED, as
+ *                 its cancel says; no byte is lost. Under TSan it shows
+ *                 the service thread touching a request it no longer
+ *                 holds.
  *
  * ANYRING_SOAK=1 runs each part for at least 10^6 operations.
  */
@@ -345,6 +352,209 @@ static void t_waits(unsigned iters, unsigned setup_flags, int storm)
 	io_uring_queue_exit(&ring);
 }
 
+/* ---- cancels racing completions ---- */
+
+#define NSLOTS		32
+#define NPAD		192
+#define UD_CANCEL	(1ULL << 63)
+
+struct t_storm_count {
+	unsigned long long written, got, left;
+	unsigned cancels, hits, missed;
+};
+
+/* a read in flight on one of two pipes; the other is emptied meanwhile */
+struct t_slot {
+	int p[2][2];
+	unsigned cur;		/* the pipe the read is on */
+	bool fed;		/* a byte was written for the read of this round */
+	char byte;
+	__u64 gen;		/* the read's user_data: slot | gen << 8 */
+	int rres, cres;		/* 1000: not yet */
+};
+
+static void t_slot_arm(struct io_uring *ring, struct t_slot *s, unsigned idx)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+
+	s->gen++;
+	s->rres = s->cres = 1000;
+	io_uring_prep_read(sqe, s->p[s->cur][0], &s->byte, 1, 0);
+	sqe->user_data = idx | s->gen << 8;
+}
+
+static void t_slot_write(struct t_slot *s, unsigned long long *written)
+{
+	s->fed = true;
+	CHECK_EQ(write(s->p[s->cur][1], "x", 1), 1);
+	(*written)++;
+}
+
+static unsigned long long t_slot_drain(struct t_slot *s, unsigned pipe)
+{
+	unsigned long long left = 0;
+	char buf[64];
+	ssize_t n;
+
+	while ((n = read(s->p[pipe][0], buf, sizeof(buf))) > 0)
+		left += (unsigned long long)n;
+	return left;
+}
+
+static void t_storm_cqe(struct t_slot *slots, __u64 *gens, __u64 ud, int res,
+			unsigned *cancels_left)
+{
+	struct t_slot *s = &slots[ud & 0xff];
+
+	CHECK((ud & ~UD_CANCEL) >> 8 == gens[ud & 0xff]);
+	if (ud & UD_CANCEL) {
+		CHECK_EQ(s->cres, 1000);
+		CHECK(res == 0 || res == -ENOENT || res == -EALREADY);
+		s->cres = res;
+		(*cancels_left)--;
+	} else {
+		CHECK_EQ(s->rres, 1000);
+		CHECK(res == 1 || res == -ECANCELED);
+		s->rres = res;
+	}
+}
+
+/*
+ * The CQEs of a round: each cancel's and each old read's, once. A read
+ * its cancel did not reach may wait on an empty pipe: a byte ends it.
+ */
+static void t_storm_reap(struct io_uring *ring, struct t_slot *slots,
+			 __u64 *gens, struct t_storm_count *n)
+{
+	unsigned cancels_left = NSLOTS, i;
+	__u64 ud;
+	int res;
+
+	while (cancels_left) {
+		t_wait(ring, &ud, &res);
+		t_storm_cqe(slots, gens, ud, res, &cancels_left);
+	}
+	for (i = 0; i < NSLOTS; i++) {
+		struct t_slot *s = &slots[i];
+
+		if (s->cres && s->rres == 1000) {
+			/* none of its own: the cancel missed a waiting read */
+			n->missed += !s->fed;
+			CHECK_EQ(write(s->p[s->cur ^ 1][1], "x", 1), 1);
+			n->written++;
+		}
+	}
+	for (i = 0; i < NSLOTS; i++) {
+		while (slots[i].rres == 1000) {
+			t_wait(ring, &ud, &res);
+			t_storm_cqe(slots, gens, ud, res, &cancels_left);
+		}
+		/* a successful cancel, and only that, cancels the read */
+		CHECK_EQ(slots[i].cres == 0, slots[i].rres == -ECANCELED);
+		if (slots[i].rres == 1)
+			n->got++;
+		else
+			n->hits++;
+		slots[i].fed = false;
+	}
+}
+
+/*
+ * Rounds of a read armed on each slot's pipe and a cancel for each. Odd
+ * rounds write a byte to every read's pipe first, so the cancels race
+ * the reads' completions. Even rounds cancel first, then a byte wakes
+ * the service thread's poll of one cancelled read while the next reads,
+ * submitted at once, reuse the cancelled requests.
+ */
+static void t_cancel_storm(unsigned nr_cancels)
+{
+	struct t_slot slots[NSLOTS];
+	struct t_storm_count n = { 0 };
+	struct io_uring_params p;
+	struct io_uring ring;
+	unsigned i, round;
+	__u64 gens[NSLOTS];
+
+	/*
+	 * SINGLE_ISSUER: the submitter frees requests straight onto its own
+	 * allocation list, so the next SQEs reuse the requests just cancelled
+	 */
+	memset(&p, 0, sizeof(p));
+	p.flags = IORING_SETUP_SINGLE_ISSUER;
+	t_ring(&ring, NSLOTS + NPAD, &p);
+	for (i = 0; i < NSLOTS; i++) {
+		CHECK(!pipe2(slots[i].p[0], O_NONBLOCK | O_CLOEXEC));
+		CHECK(!pipe2(slots[i].p[1], O_NONBLOCK | O_CLOEXEC));
+		slots[i].cur = 0;
+		slots[i].gen = 0;
+		slots[i].fed = false;
+		t_slot_arm(&ring, &slots[i], i);
+	}
+	CHECK_EQ(io_uring_submit(&ring), NSLOTS);
+	for (round = 0; n.cancels < nr_cancels; round++) {
+		if (round & 1)
+			for (i = 0; i < NSLOTS; i++)
+				t_slot_write(&slots[i], &n.written);
+		for (i = 0; i < NSLOTS; i++) {
+			struct io_uring_sqe *sqe = io_uring_get_sqe(&ring);
+
+			gens[i] = slots[i].gen;
+			io_uring_prep_cancel64(sqe, i | gens[i] << 8, 0);
+			sqe->user_data = UD_CANCEL | i | gens[i] << 8;
+		}
+		CHECK_EQ(io_uring_submit(&ring), NSLOTS);
+		n.cancels += NSLOTS;
+		/* the next reads on the other pipes, emptied last round */
+		for (i = 0; i < NSLOTS; i++) {
+			slots[i].cur ^= 1;
+			t_slot_arm(&ring, &slots[i], i);
+		}
+		if (!(round & 1)) {
+			/* the last reads cancelled: their requests are reused first */
+			for (i = NSLOTS - 4; i < NSLOTS; i++) {
+				slots[i].cur ^= 1;
+				t_slot_write(&slots[i], &n.written);
+				slots[i].cur ^= 1;
+			}
+			/* more of the submit behind the reused requests (no CQEs) */
+			for (i = 0; i < NPAD; i++) {
+				struct io_uring_sqe *sqe = io_uring_get_sqe(&ring);
+
+				io_uring_prep_nop(sqe);
+				sqe->flags |= IOSQE_CQE_SKIP_SUCCESS;
+			}
+			CHECK_EQ(io_uring_submit(&ring), NSLOTS + NPAD);
+		} else {
+			CHECK_EQ(io_uring_submit(&ring), NSLOTS);
+		}
+		t_storm_reap(&ring, slots, gens, &n);
+		for (i = 0; i < NSLOTS; i++)
+			n.left += t_slot_drain(&slots[i], slots[i].cur ^ 1);
+	}
+	/* the last reads: a byte each */
+	for (i = 0; i < NSLOTS; i++)
+		t_slot_write(&slots[i], &n.written);
+	for (i = 0; i < NSLOTS; i++) {
+		__u64 ud;
+		int res;
+
+		t_wait(&ring, &ud, &res);
+		CHECK_EQ(res, 1);
+		n.got++;
+	}
+	for (i = 0; i < NSLOTS; i++) {
+		for (unsigned k = 0; k < 2; k++) {
+			n.left += t_slot_drain(&slots[i], k);
+			close(slots[i].p[k][0]);
+			close(slots[i].p[k][1]);
+		}
+	}
+	CHECK_EQ(n.written, n.got + n.left);
+	printf("cancel storm: %u cancels, %u hit, %u missed a waiting read, "
+	       "%llu bytes read\n", n.cancels, n.hits, n.missed, n.got);
+	io_uring_queue_exit(&ring);
+}
+
 int main(int argc, char **argv)
 {
 	int soak = t_soak();
@@ -369,5 +579,7 @@ int main(int argc, char **argv)
 		/* no signal to end a wait that misses its wakeup */
 		t_waits(n, defer, 0);
 	}
+	if (!*only || !strcmp(only, "cancel"))
+		t_cancel_storm(soak ? 1000000 : 100000);
 	return 0;
 }
