@@ -279,6 +279,8 @@ void ar_complete_locked(struct ar_uctx *ctx, struct ar_ureq *req,
 	if (req->lt)
 		lt = ar_link_timeout_disarm_locked(req);
 
+	if (req->opcode == IORING_OP_TIMEOUT)
+		ar_timeout_count_locked(ctx, req);
 	if (!(req->flags & AR_REQ_F_SKIP_CQE)) {
 		ar_cq_post_locked(ctx, req->user_data, req->res, req->cflags);
 		b->posted = true;
@@ -332,6 +334,19 @@ void ar_batch_finish(struct ar_uctx *ctx, struct ar_comp_batch *b,
 }
 
 /*
+ * An expired TIMEOUT went onto the task list: it ends every wait once
+ * posted (cq_timeouts, ar_timeout_count_locked()), which the wake
+ * checks cannot see yet (ar_should_wake()): wake them all, to post it.
+ * ar_tw_add()'s barrier after the push pairs with ar_wake_sleeper_add()
+ * in ar_waitq_add(): the waiter sees the list, or we see the waiter.
+ */
+static void ar_tw_timeout_wake(struct ar_uctx *ctx, bool timeout)
+{
+	if (timeout && ar_wake_has_sleepers(&ctx->cq_waiters))
+		ar_waitq_wake(ctx, true);
+}
+
+/*
  * Complete a request with res: post its CQE, settle its chain, release
  * it. Callable from any thread; takes ctx->lock.
  */
@@ -347,8 +362,15 @@ void ar_req_complete(struct ar_ureq *req, int res, unsigned cflags)
 	if (ar_submit_complete(req))
 		return;
 	/* complete=deferred or punt, or a submit in progress: task work */
-	if (ar_tw_wanted(ctx) && ar_tw_add(req))
-		return;
+	if (ar_tw_wanted(ctx)) {
+		/* read before the push: from there another thread may free req */
+		bool timeout = ar_timeout_expired(req);
+
+		if (ar_tw_add(req)) {
+			ar_tw_timeout_wake(ctx, timeout);
+			return;
+		}
+	}
 	from_worker = ar_req_state(req) == AR_REQ_RUNNING;
 	ar_batch_init(&b);
 	ar_spin_lock(&ctx->lock);

@@ -498,6 +498,26 @@ static short ar_req_poll_events(struct ar_ureq *req)
 }
 
 /*
+ * Hand a request to io-wq. One with a link timeout that fired while it
+ * was being issued is cancelled instead (ar_link_timeout_park_locked());
+ * otherwise it is QUEUED from here, where the timeout's cancel finds it.
+ */
+static void ar_req_punt(struct ar_ureq *req)
+{
+	struct ar_uctx *ctx = req->ctx;
+
+	/* req->lt is set by this thread's ar_link_timeout_arm() and stays while ISSUING */
+	if (req->lt) {
+		ar_spin_lock(&ctx->lock);
+		if (ar_link_timeout_park_locked(req))
+			return;
+		ar_req_set_state(req, AR_REQ_QUEUED);
+		ar_spin_unlock(&ctx->lock);
+	}
+	ar_iowq_enqueue(ctx, req);
+}
+
+/*
  * Issue a request. Inline (AR_ISSUE_NONBLOCK) "would block" means: wait
  * for readiness on a pollable file, else punt to io-wq. A worker tries a
  * pollable file without blocking too, and polls when it is not ready, as
@@ -542,7 +562,7 @@ void ar_req_issue(struct ar_ureq *req, unsigned issue_flags)
 	}
 	if (ret == AR_ISSUE_PUNT) {
 		if (!worker) {
-			ar_iowq_enqueue(req->ctx, req);
+			ar_req_punt(req);
 			return;
 		}
 		/* a worker: block in it */
@@ -570,7 +590,7 @@ void ar_req_queue_nodrain(struct ar_ureq *req)
 {
 	ar_link_timeout_arm(req);
 	if (req->flags & AR_REQ_F_FORCE_ASYNC) {
-		ar_iowq_enqueue(req->ctx, req);
+		ar_req_punt(req);
 		return;
 	}
 	ar_req_issue(req, AR_ISSUE_NONBLOCK);

@@ -42,7 +42,13 @@ static void ar_svc_list_del(struct ar_ureq **head, struct ar_ureq *req)
 	}
 }
 
-/* Snapshot the armed polls into the pollfd array; under ctx->lock. */
+/*
+ * Snapshot the armed polls into the pollfd array; under ctx->lock. The
+ * thread polls the snapshot without the lock; a request leaving the
+ * armed set meanwhile (ar_svc_disarm_locked()) clears its entry in
+ * svc->reqs, so the snapshot never names a request that may have
+ * completed and been reused since.
+ */
 static int ar_svc_build(struct ar_svc *svc)
 {
 	struct ar_ureq *req;
@@ -95,11 +101,13 @@ static void ar_svc_collect(struct ar_uctx *ctx, struct ar_ureq **timers,
 	tail = ready;
 	for (i = 1; i < svc->nfds; i++) {
 		req = svc->reqs[i];
-		if (!svc->fds[i].revents || !(req->flags & AR_REQ_F_POLLED) ||
-		    req->fd != svc->fds[i].fd)
-			continue;	/* cancelled (or re-armed) meanwhile */
+		/* NULL: disarmed (cancelled) since the snapshot */
+		if (!req || !svc->fds[i].revents)
+			continue;
 		ar_svc_list_del(&svc->polls, req);
 		req->flags &= ~AR_REQ_F_POLLED;
+		/* issued again by this thread: no cancel reaches it until it waits */
+		ar_req_set_state(req, AR_REQ_ISSUING);
 		*tail = req;
 		tail = &req->next;
 	}
@@ -145,7 +153,6 @@ static void *ar_svc_main(void *arg)
 		}
 		for (req = ready; req; req = next) {
 			next = req->next;
-			ar_req_set_state(req, AR_REQ_PREP);
 			ar_req_issue(req, AR_ISSUE_NONBLOCK);
 		}
 		ar_spin_lock(&ctx->lock);
@@ -187,6 +194,8 @@ int ar_svc_arm_poll(struct ar_ureq *req, short events)
 	if (ar_svc_start(ctx))
 		return -EAGAIN;
 	ar_spin_lock(&ctx->lock);
+	if (ar_link_timeout_park_locked(req))
+		return 0;	/* its link timeout cancelled it instead */
 	req->poll_events = events;
 	ar_req_set_state(req, AR_REQ_ARMED);
 	req->flags |= AR_REQ_F_POLLED;
@@ -212,6 +221,19 @@ int ar_svc_arm_timer_locked(struct ar_ureq *req)
 	return pp == &svc->timers;	/* the new earliest: kick the thread */
 }
 
+/* req is no longer armed: out of the thread's snapshot too (ar_svc_build()) */
+static void ar_svc_snapshot_del(struct ar_svc *svc, struct ar_ureq *req)
+{
+	unsigned i;
+
+	for (i = 1; i < svc->nfds; i++) {
+		if (svc->reqs[i] == req) {
+			svc->reqs[i] = NULL;
+			return;
+		}
+	}
+}
+
 /* Take req off the armed lists; true if it was armed. Under ctx->lock. */
 bool ar_svc_disarm_locked(struct ar_ureq *req)
 {
@@ -220,6 +242,7 @@ bool ar_svc_disarm_locked(struct ar_ureq *req)
 	if (req->flags & AR_REQ_F_POLLED) {
 		ar_svc_list_del(&svc->polls, req);
 		req->flags &= ~AR_REQ_F_POLLED;
+		ar_svc_snapshot_del(svc, req);
 		return true;
 	}
 	if (req->flags & AR_REQ_F_TIMER) {
@@ -253,6 +276,10 @@ void ar_svc_exit(struct ar_uctx *ctx)
 		pthread_join(svc->thread, NULL);
 		ar_internal_close(svc->wake_fd);
 	}
+	/* no snapshot left for ar_svc_disarm_locked() to look at */
+	ar_spin_lock(&ctx->lock);
+	svc->nfds = 0;
+	ar_spin_unlock(&ctx->lock);
 	free(svc->fds);
 	free(svc->reqs);
 	svc->fds = NULL;

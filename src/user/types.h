@@ -162,6 +162,8 @@ enum ar_req_state {
 	AR_REQ_QUEUED,		/* waiting for a worker */
 	AR_REQ_RUNNING,		/* a worker is in it */
 	AR_REQ_ARMED,		/* waiting on readiness or a timer */
+	AR_REQ_ISSUING,		/* issued by the service thread after readiness, or
+				   inline with a link timeout: no cancel reaches it */
 	AR_REQ_DONE,
 };
 

@@ -166,8 +166,19 @@ static bool ar_wait_done(struct ar_uctx *ctx, unsigned min_events,
 	while (ar_tw_run(ctx))
 		;
 	ar_cq_flush_overflow(ctx);
-	return ar_cq_events_user(ctx) >= min_events ||
-	       __atomic_load_n(&ctx->cq_timeouts, __ATOMIC_RELAXED) != nr_timeouts;
+	if (ar_cq_events_user(ctx) >= min_events)
+		return true;
+	if (__atomic_load_n(&ctx->cq_timeouts, __ATOMIC_RELAXED) == nr_timeouts)
+		return false;
+	/*
+	 * A timeout completed: it was counted just before its CQE was
+	 * posted, in one ctx->lock section (ar_timeout_count_locked()).
+	 * Taking the lock waits for the end of that section: the CQE is
+	 * there for the caller (the lock's acquire pairs with its release).
+	 */
+	ar_spin_lock(&ctx->lock);
+	ar_spin_unlock(&ctx->lock);
+	return true;
 }
 
 /*
@@ -198,7 +209,8 @@ static int ar_wait_sleep(struct ar_uctx *ctx, struct ar_waiter *w,
  * io_cqring_wait's loop. It ends with 0 once min_events CQEs are there or
  * a timeout request completed (old-style wait timeouts rely on that),
  * -ETIME at the deadline, -EINTR on a signal. min_wait: once it passed,
- * any CQE ends the wait, and with no later deadline it ends there.
+ * any CQE ends the wait, and with no later deadline it ends there; a
+ * deadline before it is not looked at until then.
  */
 static int ar_cqring_wait_loop(struct ar_uctx *ctx, struct ar_waiter *w,
 			       unsigned min_events, const struct ar_wait_arg *a)
@@ -227,8 +239,12 @@ static int ar_cqring_wait_loop(struct ar_uctx *ctx, struct ar_waiter *w,
 				woken = false;
 				continue;
 			}
-			if (!wake_at || min_deadline < wake_at)
-				wake_at = min_deadline;
+			/*
+			 * Before min_wait passes the timeout does not end the
+			 * wait, even a shorter one: the kernel runs only the
+			 * min_wait timer until then.
+			 */
+			wake_at = min_deadline;
 		}
 		/*
 		 * The last look before sleeping (wake.h, task work vs a
@@ -318,6 +334,11 @@ static int ar_cqring_wait(struct ar_uctx *ctx, unsigned min_events,
 	__u64 start, posted;
 	int ret;
 
+	/*
+	 * Timeouts completed before this wait do not end it. One whose CQE
+	 * this thread saw is in the count: it was stored before the CQ tail
+	 * this thread loaded with acquire (ar_timeout_count_locked()).
+	 */
 	nr_timeouts = __atomic_load_n(&ctx->cq_timeouts, __ATOMIC_RELAXED);
 	if (ar_wait_done(ctx, min_events, nr_timeouts))
 		return 0;
@@ -328,8 +349,10 @@ static int ar_cqring_wait(struct ar_uctx *ctx, unsigned min_events,
 	/* min_wait has its own rules: no polling in front of it */
 	if (!a->min_wait_ns) {
 		ret = ar_cqring_poll(ctx, min_events, nr_timeouts, a, start);
+		if (ret > 0)
+			return 0;
 		if (ret)
-			return ret > 0 ? 0 : ret;
+			goto out;	/* a signal */
 	}
 	/* about to sleep: the ring fd shows readiness anew from here */
 	ar_ring_fd_clear(ctx);
@@ -348,7 +371,7 @@ static int ar_cqring_wait(struct ar_uctx *ctx, unsigned min_events,
 		ar_wait_learn(&ctx->west, (posted > start ? posted : ar_now_ns()) -
 			      start);
 	}
-
+out:
 	/* like the kernel: CQEs there, the wait did not fail */
 	if (ret && IO_URING_READ_ONCE(ctx->rings->cq.head) !=
 		   IO_URING_READ_ONCE(ctx->rings->cq.tail))

@@ -26,6 +26,13 @@ struct ar_timeout {
 	__u32 off;		/* count; 0: a pure timer */
 	__u32 target_seq;
 	bool counted;		/* on ctx->timeouts */
+	/*
+	 * TIMEOUT: it expired or its count was reached, so it counts in
+	 * ctx->cq_timeouts when its CQE is posted. LINK_TIMEOUT: its timer fired
+	 * while its target was being issued; the target is cancelled where
+	 * it next waits (ar_link_timeout_park_locked()). Under ctx->lock.
+	 */
+	bool expired;
 };
 
 struct ar_timeout_rem {
@@ -92,6 +99,8 @@ static int ar_timeout_prep_common(struct ar_ureq *req,
 	if ((flags & IORING_TIMEOUT_CLOCK_MASK) == IORING_TIMEOUT_CLOCK_MASK)
 		return -EINVAL;
 	t->off = (__u32)sqe->off;
+	t->counted = false;
+	t->expired = false;
 	if (link && t->off)
 		return -EINVAL;
 	t->flags = flags;
@@ -173,6 +182,8 @@ int ar_timeout_issue(struct ar_ureq *req, unsigned issue_flags)
 	if (ret)
 		return ret;
 	ar_spin_lock(&ctx->lock);
+	if (ar_link_timeout_park_locked(req))
+		return AR_ISSUE_QUEUED;
 	ar_req_set_state(req, AR_REQ_ARMED);
 	if (t->off)
 		ar_timeout_add_counted(ctx, req);
@@ -203,8 +214,33 @@ struct ar_ureq *ar_timeout_next_satisfied_locked(struct ar_uctx *ctx)
 	}
 	ar_timeout_del_counted(ctx, req);
 	ar_svc_disarm_locked(req);
-	__atomic_fetch_add(&ctx->cq_timeouts, 1, __ATOMIC_RELAXED);
+	t->expired = true;
 	return req;
+}
+
+/* Does req, when posted, count in cq_timeouts? */
+bool ar_timeout_expired(struct ar_ureq *req)
+{
+	return req->opcode == IORING_OP_TIMEOUT &&
+	       ar_req_data(req, struct ar_timeout)->expired;
+}
+
+/*
+ * A TIMEOUT's CQE is about to be posted: one that expired or reached its
+ * count is counted in cq_timeouts first, in the same ctx->lock section.
+ * The CQ tail's release store (ar_cq_fill()) then publishes the count
+ * with the CQE: a waiter that saw the CQE counts it when its next wait
+ * starts (ar_cqring_wait()). One that sees the count first takes the
+ * lock, so the CQE is there when it returns (ar_wait_done()). The
+ * count-based sequence (cached_cq_tail minus cq_timeouts) does not move.
+ */
+void ar_timeout_count_locked(struct ar_uctx *ctx, struct ar_ureq *req)
+{
+	if (!ar_req_data(req, struct ar_timeout)->expired)
+		return;
+	/* one writer (under ctx->lock); read without it by waiters */
+	__atomic_store_n(&ctx->cq_timeouts, ctx->cq_timeouts + 1,
+			 __ATOMIC_RELAXED);
 }
 
 /* Take a TIMEOUT out of play for remove/cancel; true if it was pending. */
@@ -228,8 +264,9 @@ void ar_timeout_fire(struct ar_ureq *req)
 	}
 	ar_spin_lock(&ctx->lock);
 	ar_timeout_del_counted(ctx, req);
-	__atomic_fetch_add(&ctx->cq_timeouts, 1, __ATOMIC_RELAXED);
+	ar_req_data(req, struct ar_timeout)->expired = true;
 	ar_spin_unlock(&ctx->lock);
+	/* counted in cq_timeouts with its CQE (ar_timeout_count_locked()) */
 	ar_req_complete(req, -ETIME, 0);
 }
 
@@ -360,6 +397,11 @@ void ar_link_timeout_arm(struct ar_ureq *req)
 	ar_spin_lock(&ctx->lock);
 	req->lt = lt;
 	lt->lt_target = req;
+	/*
+	 * Until req waits where a cancel reaches it (or completes), a timer
+	 * firing leaves the cancel to it (ar_link_timeout_fire()).
+	 */
+	ar_req_set_state(req, AR_REQ_ISSUING);
 	/* the kernel never marks a link timeout failed (CQE_SKIP_SUCCESS holds) */
 	lt->flags |= AR_REQ_F_NOFAIL;
 	ar_req_set_state(lt, AR_REQ_ARMED);
@@ -390,7 +432,12 @@ struct ar_ureq *ar_link_timeout_disarm_locked(struct ar_ureq *req)
 	if (!lt)
 		return NULL;
 	lt->lt_target = NULL;
-	if (ar_svc_disarm_locked(lt))
+	/*
+	 * Stopped in time; or fired while req was being issued, which the
+	 * kernel's timer, started only once req waits, never does: req
+	 * completed first.
+	 */
+	if (ar_svc_disarm_locked(lt) || ar_req_data(lt, struct ar_timeout)->expired)
 		return lt;
 	/*
 	 * The service thread took the timer and is about to fire it: it
@@ -402,7 +449,56 @@ struct ar_ureq *ar_link_timeout_disarm_locked(struct ar_ureq *req)
 	return NULL;
 }
 
-/* The link timeout fired first: it completes -ETIME, then its target is cancelled. */
+/*
+ * The link timeout expired with its target still in flight. ret is the
+ * cancel's result: 0 when the target was taken out of where it waits,
+ * then it completes -ECANCELED and the link timeout -ETIME; else the
+ * link timeout completes with ret and the target runs on, as the
+ * kernel's io_req_task_link_timeout. Under ctx->lock.
+ */
+static void ar_link_timeout_expire_locked(struct ar_uctx *ctx,
+					  struct ar_ureq *lt,
+					  struct ar_ureq *target, int ret,
+					  struct ar_comp_batch *b)
+{
+	/* unhook: the chain goes on from behind the link timeout */
+	lt->lt_target = NULL;
+	target->lt = NULL;
+	target->link = lt->link;
+	lt->link = NULL;
+	lt->res = ret ? ret : -ETIME;
+	ar_complete_locked(ctx, lt, b);
+	if (!ret) {
+		target->res = -ECANCELED;
+		ar_complete_locked(ctx, target, b);
+	}
+}
+
+/*
+ * req is about to wait: for readiness, a worker or its timer. If its
+ * link timeout fired while it was being issued, the timeout's cancel
+ * takes it here instead of where it would wait, as the kernel's would
+ * once its timer, started only now, fired: true, and the link timeout
+ * completed -ETIME, req -ECANCELED. Called under ctx->lock; when it
+ * returns true it has dropped the lock.
+ */
+bool ar_link_timeout_park_locked(struct ar_ureq *req)
+{
+	struct ar_uctx *ctx = req->ctx;
+	struct ar_ureq *lt = req->lt;
+	struct ar_comp_batch b;
+
+	if (!lt || !ar_req_data(lt, struct ar_timeout)->expired)
+		return false;
+	ar_batch_init(&b);
+	ar_link_timeout_expire_locked(ctx, lt, req, 0, &b);
+	ar_complete_timeouts_locked(ctx, &b);
+	ar_spin_unlock(&ctx->lock);
+	ar_batch_finish(ctx, &b, false);
+	return true;
+}
+
+/* The link timeout's timer fired: its target is cancelled, as the kernel's cancel would. */
 void ar_link_timeout_fire(struct ar_ureq *lt)
 {
 	struct ar_uctx *ctx = lt->ctx;
@@ -413,22 +509,28 @@ void ar_link_timeout_fire(struct ar_ureq *lt)
 	ar_batch_init(&b);
 	ar_spin_lock(&ctx->lock);
 	target = lt->lt_target;
-	lt->lt_target = NULL;
-	if (target && target->lt == lt) {
-		/* unhook: the chain goes on from behind the link timeout */
-		target->lt = NULL;
-		target->link = lt->link;
-		lt->link = NULL;
-	}
-	/* like the kernel: the cancel's error if it failed, else -ETIME */
-	ret = target ? ar_cancel_extract_locked(target) : 0;
-	lt->res = ret && ret != -ENOENT ? ret : -ETIME;
-	if (!target)
+	if (!target) {
+		/* it completed as the timer fired: nothing to cancel */
 		lt->res = -ETIME;
-	ar_complete_locked(ctx, lt, &b);
-	if (target && !ret) {
-		target->res = -ECANCELED;
-		ar_complete_locked(ctx, target, &b);
+		ar_complete_locked(ctx, lt, &b);
+	} else if (ar_req_state(target) == AR_REQ_ISSUING) {
+		/*
+		 * Being issued, where no cancel reaches it: it is cancelled
+		 * where it next waits (ar_link_timeout_park_locked()), or it
+		 * completes first and takes the link timeout with it
+		 * (ar_link_timeout_disarm_locked()).
+		 */
+		ar_req_data(lt, struct ar_timeout)->expired = true;
+	} else {
+		ret = ar_cancel_extract_locked(target);
+		/*
+		 * The kernel's io_try_cancel goes on from io-wq's -EALREADY
+		 * to the armed polls and timeouts, and reports what those
+		 * found: nothing.
+		 */
+		if (ret == -EALREADY)
+			ret = -ENOENT;
+		ar_link_timeout_expire_locked(ctx, lt, target, ret, &b);
 	}
 	ar_complete_timeouts_locked(ctx, &b);
 	ar_spin_unlock(&ctx->lock);

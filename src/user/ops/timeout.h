@@ -10,9 +10,12 @@
 /* timeout.c */
 struct ar_ureq *ar_timeout_next_satisfied_locked(struct ar_uctx *ctx);
 bool ar_timeout_extract_locked(struct ar_uctx *ctx, struct ar_ureq *req);
+bool ar_timeout_expired(struct ar_ureq *req);
+void ar_timeout_count_locked(struct ar_uctx *ctx, struct ar_ureq *req);
 void ar_timeout_fire(struct ar_ureq *req);
 void ar_link_timeout_arm(struct ar_ureq *req);
 struct ar_ureq *ar_link_timeout_disarm_locked(struct ar_ureq *req);
 void ar_link_timeout_fire(struct ar_ureq *lt);
+bool ar_link_timeout_park_locked(struct ar_ureq *req);
 
 #endif
