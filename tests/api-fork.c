@@ -21,23 +21,6 @@
 #define T_DIRECT_READS	8
 #define T_BS		4096
 
-static int t_direct_file(void *buf)
-{
-	char path[] = "/var/tmp/anyring-fork-XXXXXX";
-	int fd = mkstemp(path), dfd;
-
-	CHECK(fd >= 0);
-	unlink(path);
-	memset(buf, 'f', T_BS);
-	for (int i = 0; i < T_DIRECT_READS; i++)
-		CHECK_EQ(pwrite(fd, buf, T_BS, (off_t)i * T_BS), T_BS);
-	fsync(fd);
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	dfd = open(path, O_RDONLY | O_DIRECT);
-	close(fd);
-	return dfd;
-}
-
 /* the child: on a user ring every call is refused, and exit is its own */
 static int t_child(struct io_uring *ring, bool user)
 {
@@ -111,7 +94,7 @@ int main(void)
 	int dfd;
 
 	CHECK(!posix_memalign(&dbuf, 4096, T_DIRECT_READS * T_BS));
-	dfd = t_direct_file(dbuf);
+	dfd = t_direct_file(dbuf, T_BS, T_DIRECT_READS, 'f');
 	for (int i = 0; i < T_ROUNDS; i++)
 		t_round(dfd, dbuf, user);
 	printf("%d forks with reads in flight (%s): the parent got every CQE once\n",

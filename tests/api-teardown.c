@@ -49,32 +49,6 @@ static long t_rss_kib(void)
 	return kib;
 }
 
-static double t_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-/* a file for O_DIRECT reads, or -1 where the file system refuses O_DIRECT */
-static int t_direct_file(void *buf)
-{
-	char path[] = "/var/tmp/anyring-teardown-XXXXXX";
-	int fd = mkstemp(path), dfd;
-
-	CHECK(fd >= 0);
-	unlink(path);
-	memset(buf, 'x', T_DIRECT_BS);
-	for (int i = 0; i < 64; i++)
-		CHECK_EQ(pwrite(fd, buf, T_DIRECT_BS, (off_t)i * T_DIRECT_BS), T_DIRECT_BS);
-	fsync(fd);
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	dfd = open(path, O_RDONLY | O_DIRECT);
-	close(fd);
-	return dfd;
-}
-
 static void t_round(int dfd, void *dbuf, int p[2], double *ms)
 {
 	static char pbuf[T_INFLIGHT];
@@ -106,9 +80,9 @@ static void t_round(int dfd, void *dbuf, int p[2], double *ms)
 		sqe->user_data = i + 1;
 	}
 	CHECK_EQ(io_uring_submit(&ring), T_INFLIGHT);
-	t0 = t_now_ms();
+	t0 = t_now_ns() / 1e6;
 	io_uring_queue_exit(&ring);
-	*ms += t_now_ms() - t0;
+	*ms += t_now_ns() / 1e6 - t0;
 }
 
 int main(void)
@@ -121,7 +95,7 @@ int main(void)
 	int p[2], dfd, kernel;
 
 	CHECK(!posix_memalign(&dbuf, 4096, 16 * T_DIRECT_BS));
-	dfd = t_direct_file(dbuf);
+	dfd = t_direct_file(dbuf, T_DIRECT_BS, 64, 'x');
 	CHECK(!pipe(p));
 	/* a warm-up round: the engine's per-process state exists from here */
 	t_round(dfd, dbuf, p, &ms);

@@ -9,10 +9,12 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include <liburing.h>
 #include "anyring.h"
 
@@ -93,6 +95,28 @@ static inline int t_threads(int *kernel)
 	}
 	closedir(dp);
 	return others;
+}
+
+/*
+ * A file of nr blocks of bs bytes (each filled with fill, through buf)
+ * opened O_RDONLY | O_DIRECT, or -1 where the file system refuses
+ * O_DIRECT; unlinked, on a disk (/var/tmp).
+ */
+static inline int t_direct_file(void *buf, size_t bs, unsigned nr, int fill)
+{
+	char path[] = "/var/tmp/anyring-direct-XXXXXX";
+	int fd = mkstemp(path), dfd;
+
+	CHECK(fd >= 0);
+	unlink(path);
+	memset(buf, fill, bs);
+	for (unsigned i = 0; i < nr; i++)
+		CHECK_EQ(pwrite(fd, buf, bs, (off_t)(i * bs)), (long long)bs);
+	fsync(fd);
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	dfd = open(path, O_RDONLY | O_DIRECT);
+	close(fd);
+	return dfd;
 }
 
 static inline void t_skip(const char *why)
