@@ -8,8 +8,9 @@
  *
  * libanyring exports liburing's versioned symbols, so preloading it serves
  * a program linked against liburing.so.2 with anyring's engines. The
- * library is the one installed beside this tool (../lib/libanyring.so.0
- * from the directory of /proc/self/exe) unless --lib names another.
+ * library is the one this tool runs with (beside it in the build tree,
+ * wherever the dynamic linker found it when installed) unless --lib names
+ * another.
  *
  * --deny-io-uring installs a seccomp filter that fails io_uring_setup,
  * io_uring_enter and io_uring_register with EPERM, as Docker's default
@@ -18,6 +19,7 @@
  * Exit status: CMD's, or 125 if anyring-run itself fails, 126 if CMD
  * cannot be run, 127 if CMD is not found (as env(1)); 2 on bad usage.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -30,6 +32,7 @@
 #include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include "anyring.h"
 
 #define EXIT_USAGE	2
 #define EXIT_FAILED	125
@@ -78,8 +81,8 @@ static void usage(FILE *out)
 		"                   setuid programs run without their privileges)\n"
 		"  --debug          set ANYRING_DEBUG=1: the library reports on\n"
 		"                   stderr which engine serves each ring\n"
-		"  --lib=PATH       preload PATH instead of the libanyring.so.0\n"
-		"                   beside this tool (../lib from its directory)\n"
+		"  --lib=PATH       preload PATH instead of the libanyring this\n"
+		"                   tool runs with\n"
 		"  -h, --help       print this help and exit\n"
 		"\n"
 		"The library is put first in LD_PRELOAD, before any already there.\n"
@@ -151,8 +154,25 @@ static int parse(int argc, char **argv, struct options *o)
 }
 
 /*
- * The default library: ../lib/libanyring.so.0 from this tool's directory,
- * else ../lib/libanyring.so. Returns 0 and the path in out, or -1.
+ * The libanyring this tool itself runs with, as the dynamic linker found
+ * it (beside the tool in the build tree, in the multiarch libdir when
+ * installed into /usr): 0 and its path in out, or -1.
+ */
+static int loaded_lib(char *out, size_t len)
+{
+	Dl_info info;
+
+	if (!dladdr((void *)anyring_ring_engine, &info) || !info.dli_fname ||
+	    info.dli_fname[0] != '/' ||
+	    (size_t)snprintf(out, len, "%s", info.dli_fname) >= len)
+		return -1;
+	return access(out, R_OK) ? -1 : 0;
+}
+
+/*
+ * The default library: the one this tool runs with, else
+ * ../lib/libanyring.so.0 from this tool's directory, else
+ * ../lib/libanyring.so. Returns 0 and the path in out, or -1.
  */
 static int default_lib(char *out, size_t len)
 {
@@ -161,6 +181,8 @@ static int default_lib(char *out, size_t len)
 	ssize_t n;
 	size_t i;
 
+	if (!loaded_lib(out, len))
+		return 0;
 	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	if (n < 0) {
 		fprintf(stderr, "anyring-run: cannot read /proc/self/exe: %s "
