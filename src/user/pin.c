@@ -11,7 +11,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -86,20 +85,41 @@ static bool ar_shared_pinnable(const char *path, unsigned long inode)
 	return sfs.f_type == TMPFS_MAGIC || sfs.f_type == HUGETLBFS_MAGIC;
 }
 
+/* the field after the next space, or NULL */
+static char *ar_next_field(char *p)
+{
+	p = strchr(p, ' ');
+	if (!p)
+		return NULL;
+	while (*p == ' ')
+		p++;
+	return p;
+}
+
+/* "start-end perms offset dev inode path" */
 static bool ar_vma_parse(char *line, struct ar_vma *vma)
 {
-	char perms[8], path[4096];
+	char *p = line, *perms, *e;
 	unsigned long inode;
-	int pos = 0;
+	int i;
 
-	path[0] = 0;
-	if (sscanf(line, "%lx-%lx %7s %*x %*x:%*x %lu %n", &vma->start,
-		   &vma->end, perms, &inode, &pos) < 4)
+	vma->start = strtoul(p, &e, 16);
+	if (*e != '-')
 		return false;
-	if (pos)
-		snprintf(path, sizeof(path), "%s", line + pos);
+	vma->end = strtoul(e + 1, &e, 16);
+	perms = ar_next_field(e);
+	if (!perms || strlen(perms) < 4)
+		return false;
+	p = perms;
+	for (i = 0; i < 3 && p; i++)	/* to the inode */
+		p = ar_next_field(p);
+	if (!p)
+		return false;
+	inode = strtoul(p, &e, 10);
+	p = ar_next_field(e);
 	vma->pinnable = perms[1] == 'w' &&
-			(perms[3] == 'p' || ar_shared_pinnable(path, inode));
+			(perms[3] == 'p' ||
+			 ar_shared_pinnable(p ? p : "", inode));
 	return true;
 }
 

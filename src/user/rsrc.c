@@ -162,16 +162,75 @@ static int ar_get_elem(void *dst, const void *arr, unsigned i, size_t size)
 				 size);
 }
 
+/*
+ * An application array read ahead in blocks at registration: one copy
+ * for up to AR_UARRAY_BYTES of elements instead of one per element.
+ * Reading has no side effects, so a block gives what element-by-element
+ * reads give; once a block faults the rest is read element by element,
+ * so the first element that cannot be read answers -EFAULT exactly where
+ * the kernel's loop does.
+ */
+#define AR_UARRAY_BYTES	1024
+
+struct ar_uarray {
+	const char *base;	/* NULL: no array, get() is not called */
+	size_t size;
+	unsigned nr;		/* elements in the array */
+	unsigned first, cnt;	/* the elements held in buf */
+	bool slow;
+	union {
+		__u64 align;
+		unsigned char buf[AR_UARRAY_BYTES];
+	} u;
+};
+
+static void ar_uarray_init(struct ar_uarray *a, const void *base,
+			   size_t size, unsigned nr)
+{
+	a->base = base;
+	a->size = size;
+	a->nr = nr;
+	a->first = 0;
+	a->cnt = 0;
+	a->slow = false;
+}
+
+/* element i into dst: 0, or -EFAULT when it cannot be read */
+static int ar_uarray_get(struct ar_uarray *a, unsigned i, void *dst)
+{
+	const char *src = a->base + (size_t)i * a->size;
+	unsigned cnt;
+
+	if (i - a->first < a->cnt) {
+		memcpy(dst, a->u.buf + (size_t)(i - a->first) * a->size, a->size);
+		return 0;
+	}
+	a->cnt = 0;
+	if (!a->slow) {
+		cnt = (unsigned)(AR_UARRAY_BYTES / a->size);
+		if (cnt > a->nr - i)
+			cnt = a->nr - i;
+		if (!ar_copy_from_user(a->u.buf, src, cnt * a->size)) {
+			a->first = i;
+			a->cnt = cnt;
+			memcpy(dst, a->u.buf, a->size);
+			return 0;
+		}
+		a->slow = true;
+	}
+	return ar_copy_from_user(dst, src, a->size) ? -EFAULT : 0;
+}
+
 /* io_sqe_files_register()'s element: its tag, then its fd (-EFAULT each) */
-static int ar_reg_file_elem(struct ar_uctx *ctx, const int *fds,
-			    const __u64 *tags, unsigned i,
+static int ar_reg_file_elem(struct ar_uctx *ctx, struct ar_uarray *fds,
+			    struct ar_uarray *tags, unsigned i,
 			    struct ar_rsrc_node **node)
 {
 	__u64 tag = 0;
 	int fd = -1;
 
-	if ((tags && ar_get_elem(&tag, tags, i, sizeof(tag))) ||
-	    (fds && ar_get_elem(&fd, fds, i, sizeof(fd))))
+	if ((tags->base && ar_uarray_get(tags, i, &tag)) ||
+	    (fds->base && ar_uarray_get(fds, i, &fd)))
 		return -EFAULT;
 	if (fd == -1)
 		return tag ? -EINVAL : 0;	/* sparse */
@@ -181,20 +240,20 @@ static int ar_reg_file_elem(struct ar_uctx *ctx, const int *fds,
 }
 
 /* io_sqe_buffers_register()'s element: iovec, its checks, tag, pin */
-static int ar_reg_buf_elem(struct ar_pin_map *map, const struct iovec *iovs,
-			   const __u64 *tags, unsigned i,
+static int ar_reg_buf_elem(struct ar_pin_map *map, struct ar_uarray *iovs,
+			   struct ar_uarray *tags, unsigned i,
 			   struct ar_rsrc_node **node)
 {
 	struct iovec iov = { NULL, 0 };
 	__u64 tag = 0;
 	int ret;
 
-	if (iovs && ar_get_elem(&iov, iovs, i, sizeof(iov)))
+	if (iovs->base && ar_uarray_get(iovs, i, &iov))
 		return -EFAULT;
 	ret = ar_buf_validate(&iov);
 	if (ret)
 		return ret;
-	if (tags && ar_get_elem(&tag, tags, i, sizeof(tag)))
+	if (tags->base && ar_uarray_get(tags, i, &tag))
 		return -EFAULT;
 	return ar_buf_node(map, &iov, tag, node);
 }
@@ -206,17 +265,25 @@ static int ar_table_build(struct ar_uctx *ctx, bool files, const void *data,
 {
 	struct ar_rsrc_node **nodes = calloc(nr, sizeof(*nodes));
 	struct ar_pin_map map = { NULL, 0, false };
+	struct ar_uarray *arr = malloc(2 * sizeof(*arr));
 	unsigned i;
 	int ret = 0;
 
-	if (!nodes)
+	if (!nodes || !arr) {
+		free(nodes);
+		free(arr);
 		return -ENOMEM;
+	}
+	ar_uarray_init(&arr[0], data,
+		       files ? sizeof(int) : sizeof(struct iovec), nr);
+	ar_uarray_init(&arr[1], tags, sizeof(__u64), nr);
 	for (i = 0; i < nr && !ret; i++) {
 		if (files)
-			ret = ar_reg_file_elem(ctx, data, tags, i, &nodes[i]);
+			ret = ar_reg_file_elem(ctx, &arr[0], &arr[1], i, &nodes[i]);
 		else
-			ret = ar_reg_buf_elem(&map, data, tags, i, &nodes[i]);
+			ret = ar_reg_buf_elem(&map, &arr[0], &arr[1], i, &nodes[i]);
 	}
+	free(arr);
 	ar_pin_map_free(&map);
 	if (ret) {
 		/* nothing was registered: no tags are posted for these */
