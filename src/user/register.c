@@ -13,6 +13,8 @@
 #include <unistd.h>
 #include <stdio.h>
 #include <sys/eventfd.h>
+#include <sys/syscall.h>
+#include "lib/uaccess.h"
 #include "user/types.h"
 #include "user/ctx.h"
 #include "user/complete.h"
@@ -34,9 +36,8 @@ static int ar_reg_files2(struct ar_uctx *ctx, const void *arg, unsigned size,
 
 	if (size != sizeof(rr))
 		return -EINVAL;
-	if (!arg)
+	if (ar_copy_from_user(&rr, arg, sizeof(rr)))
 		return -EFAULT;
-	memcpy(&rr, arg, sizeof(rr));
 	if (!rr.nr || rr.resv2 || (rr.flags & ~IORING_RSRC_REGISTER_SPARSE))
 		return -EINVAL;
 	sparse = rr.flags & IORING_RSRC_REGISTER_SPARSE;
@@ -58,10 +59,9 @@ static int ar_reg_update2(struct ar_uctx *ctx, const void *arg, unsigned size,
 
 	if (size != sizeof(up))
 		return -EINVAL;
-	if (!arg)
+	if (ar_copy_from_user(&up, arg, sizeof(up)))
 		return -EFAULT;
-	memcpy(&up, arg, sizeof(up));
-	if (up.resv || up.resv2)
+	if (!up.nr || up.resv || up.resv2)
 		return -EINVAL;
 	return ar_rsrc_update(ctx, files, up.offset,
 			      (const void *)(unsigned long)up.data,
@@ -75,9 +75,8 @@ static int ar_reg_files_update(struct ar_uctx *ctx, const void *arg,
 
 	if (!nr)
 		return -EINVAL;
-	if (!arg)
+	if (ar_copy_from_user(&up, arg, sizeof(up)))
 		return -EFAULT;
-	memcpy(&up, arg, sizeof(up));
 	if (up.resv)
 		return -EINVAL;
 	return ar_rsrc_update(ctx, true, up.offset,
@@ -112,11 +111,11 @@ static int ar_reg_eventfd(struct ar_uctx *ctx, const void *arg, unsigned nr,
 
 	if (nr != 1)
 		return -EINVAL;
-	if (!arg)
-		return -EFAULT;
-	memcpy(&fd, arg, sizeof(fd));
+	/* the kernel's order: a registered eventfd, then the argument */
 	if (__atomic_load_n(&ctx->eventfd, __ATOMIC_ACQUIRE) >= 0)
 		return -EBUSY;
+	if (ar_copy_from_user(&fd, arg, sizeof(fd)))
+		return -EFAULT;
 	ret = ar_check_eventfd(fd);
 	if (ret)
 		return ret;
@@ -157,21 +156,30 @@ static int ar_unreg_eventfd(struct ar_uctx *ctx)
 	return fd < 0 ? -ENXIO : 0;
 }
 
+/*
+ * io_probe(): the whole probe is read (it must be zeroed), filled in and
+ * written back; memory that cannot be written gives -EFAULT at the end.
+ */
 static int ar_reg_probe(struct ar_uctx *ctx, void *arg, unsigned nr)
 {
-	struct io_uring_probe *p = arg;
+	union {
+		struct io_uring_probe p;
+		unsigned char b[sizeof(struct io_uring_probe) +
+				256 * sizeof(struct io_uring_probe_op)];
+	} u;
+	struct io_uring_probe *p = &u.p;
 	size_t size;
 	unsigned i;
+	int ret;
 
 	(void)ctx;
 	if (nr > AR_OP_LAST_KNOWN + 1)
 		nr = AR_OP_LAST_KNOWN + 1;
 	size = sizeof(*p) + nr * sizeof(p->ops[0]);
-	if (!p)
-		return -EFAULT;
-	for (i = 0; i < size; i++)
-		if (((unsigned char *)p)[i])
-			return -EINVAL;
+	ret = ar_check_zeroed_user(arg, size);
+	if (ret <= 0)
+		return ret ? ret : -EINVAL;
+	memset(&u, 0, size);
 	p->last_op = AR_OP_LAST_KNOWN;
 	for (i = 0; i < nr; i++) {
 		p->ops[i].op = (__u8)i;
@@ -179,7 +187,7 @@ static int ar_reg_probe(struct ar_uctx *ctx, void *arg, unsigned nr)
 			p->ops[i].flags = IO_URING_OP_SUPPORTED;
 	}
 	p->ops_len = (__u8)nr;
-	return 0;
+	return ar_copy_to_user(arg, p, size);
 }
 
 /*
@@ -242,7 +250,7 @@ bool ar_personality_valid(struct ar_uctx *ctx, unsigned id)
 static int ar_reg_restrictions(struct ar_uctx *ctx, const void *arg,
 			       unsigned nr)
 {
-	const struct io_uring_restriction *res = arg;
+	struct io_uring_restriction *res;
 	struct ar_restrictions *r;
 	unsigned i;
 
@@ -252,12 +260,22 @@ static int ar_reg_restrictions(struct ar_uctx *ctx, const void *arg,
 		return -EBUSY;
 	/* an empty list is valid: then nothing is allowed */
 	/* IORING_MAX_RESTRICTIONS: RESTRICTION_LAST + OP_LAST + REGISTER_LAST */
-	if (!res || nr > AR_RESTRICTION_LAST + AR_OP_LAST_KNOWN_6_18 + 1 +
+	if (!arg || nr > AR_RESTRICTION_LAST + AR_OP_LAST_KNOWN_6_18 + 1 +
 			 AR_REGISTER_LAST)
 		return -EINVAL;
+	/* memdup_user(): the whole array is read before any entry is parsed */
+	res = malloc(nr * sizeof(*res) + 1);
 	r = calloc(1, sizeof(*r));
-	if (!r)
+	if (!res || !r) {
+		free(res);
+		free(r);
 		return -ENOMEM;
+	}
+	if (ar_copy_from_user(res, arg, nr * sizeof(*res))) {
+		free(res);
+		free(r);
+		return -EFAULT;
+	}
 	for (i = 0; i < nr; i++) {
 		switch (res[i].opcode) {
 		case IORING_RESTRICTION_REGISTER_OP:
@@ -280,9 +298,11 @@ static int ar_reg_restrictions(struct ar_uctx *ctx, const void *arg,
 			goto inval;
 		}
 	}
+	free(res);
 	ctx->restrictions = r;
 	return 0;
 inval:
+	free(res);
 	free(r);
 	return -EINVAL;
 }
@@ -305,15 +325,41 @@ static int ar_reg_enable(struct ar_uctx *ctx)
 	return 0;
 }
 
+/*
+ * The kernel's cpumask_size(): what the raw sched_getaffinity() answers
+ * for a large buffer. Bytes of the mask past it are never read.
+ */
+static size_t ar_cpumask_size(void)
+{
+	static size_t size;
+	unsigned char buf[1024];
+	long n;
+
+	if (!__atomic_load_n(&size, __ATOMIC_RELAXED)) {
+		n = syscall(SYS_sched_getaffinity, 0, sizeof(buf), buf);
+		/* relaxed: every thread computes the same value */
+		__atomic_store_n(&size, n > 0 ? (size_t)n : sizeof(cpu_set_t),
+				 __ATOMIC_RELAXED);
+	}
+	return __atomic_load_n(&size, __ATOMIC_RELAXED);
+}
+
 static int ar_reg_iowq_aff(struct ar_uctx *ctx, const void *arg, unsigned len)
 {
+	unsigned char mask[1024];
+	cpu_set_t cpus;
+
 	if (!arg || !len)
 		return -EINVAL;
-	if (len > sizeof(cpu_set_t))
-		len = sizeof(cpu_set_t);
+	if (len > ar_cpumask_size())
+		len = (unsigned)ar_cpumask_size();
+	memset(mask, 0, sizeof(mask));
+	if (ar_copy_from_user(mask, arg, len))
+		return -EFAULT;
+	CPU_ZERO(&cpus);
+	memcpy(&cpus, mask, len < sizeof(cpus) ? len : sizeof(cpus));
 	pthread_mutex_lock(&ctx->iowq.lock);
-	CPU_ZERO(&ctx->iowq.cpus);
-	memcpy(&ctx->iowq.cpus, arg, len);
+	ctx->iowq.cpus = cpus;
 	ctx->iowq.has_cpus = true;
 	ctx->iowq.aff_gen++;
 	pthread_mutex_unlock(&ctx->iowq.lock);
@@ -365,73 +411,98 @@ static int ar_ring_fd_target(int fd, struct ar_uctx **out)
 	return *out ? 0 : -EOPNOTSUPP;
 }
 
+/* a free slot in [start, end): -EBUSY if none (io_ring_add_registered_fd) */
+static int ar_ring_fd_slot(unsigned start, unsigned end)
+{
+	unsigned off;
+
+	for (off = start; off < end; off++)
+		if (!ar_registered_rings[off])
+			return (int)off;
+	return -EBUSY;
+}
+
+/*
+ * One entry, as io_ringfd_register()'s loop: read it, check its offset,
+ * find the slot, then the fd; the chosen offset is written back, and an
+ * entry that cannot be written back is undone (-EFAULT).
+ */
+static int ar_ring_fd_add(struct io_uring_rsrc_update *uarg)
+{
+	struct io_uring_rsrc_update up;
+	struct ar_uctx *target;
+	int off, ret;
+
+	if (ar_copy_from_user(&up, uarg, sizeof(up)))
+		return -EFAULT;
+	if (up.resv)
+		return -EINVAL;
+	if (up.offset == -1U)
+		off = ar_ring_fd_slot(0, AR_RINGFD_REG_MAX);
+	else if (up.offset >= AR_RINGFD_REG_MAX)
+		return -EINVAL;
+	else
+		off = ar_ring_fd_slot(up.offset, up.offset + 1);
+	if (off < 0)
+		return off;
+	ret = ar_ring_fd_target((int)up.data, &target);
+	if (ret)
+		return ret;
+	ar_uctx_get(target);
+	ar_registered_rings[off] = target;
+	up.offset = (unsigned)off;
+	if (ar_copy_to_user(uarg, &up, sizeof(up))) {
+		ar_registered_rings[off] = NULL;
+		ar_uctx_put(target);
+		return -EFAULT;
+	}
+	return 0;
+}
+
+static int ar_ring_fd_del(const struct io_uring_rsrc_update *uarg)
+{
+	struct io_uring_rsrc_update up;
+
+	if (ar_copy_from_user(&up, uarg, sizeof(up)))
+		return -EFAULT;
+	if (up.resv || up.data || up.offset >= AR_RINGFD_REG_MAX)
+		return -EINVAL;
+	if (ar_registered_rings[up.offset])
+		ar_uctx_put(ar_registered_rings[up.offset]);
+	ar_registered_rings[up.offset] = NULL;
+	return 0;
+}
+
 static int ar_reg_ring_fds(struct ar_uctx *ctx, void *arg, unsigned nr,
 			   bool unregister)
 {
 	struct io_uring_rsrc_update *up = arg;
-	struct ar_uctx *target;
-	unsigned i, done = 0;
+	unsigned i;
 	int ret = 0;
 
 	(void)ctx;
 	if (!nr || nr > AR_RINGFD_REG_MAX)
 		return -EINVAL;
-	if (!arg)
-		return -EFAULT;
 	pthread_once(&ar_ring_reg_once, ar_ring_reg_key_init);
 	/* any non-NULL value: the destructor runs at thread exit */
 	pthread_setspecific(ar_ring_reg_key, ar_registered_rings);
 	for (i = 0; i < nr; i++) {
-		unsigned off = up[i].offset;
-
-		if (up[i].resv) {
-			ret = -EINVAL;
-			break;
-		}
-		if (unregister) {
-			if (off >= AR_RINGFD_REG_MAX || up[i].data) {
-				ret = -EINVAL;
-				break;
-			}
-			if (ar_registered_rings[off])
-				ar_uctx_put(ar_registered_rings[off]);
-			ar_registered_rings[off] = NULL;
-			done++;
-			continue;
-		}
-		ret = ar_ring_fd_target((int)up[i].data, &target);
+		ret = unregister ? ar_ring_fd_del(&up[i]) : ar_ring_fd_add(&up[i]);
 		if (ret)
 			break;
-		if (off == -1U) {
-			for (off = 0; off < AR_RINGFD_REG_MAX; off++)
-				if (!ar_registered_rings[off])
-					break;
-			if (off == AR_RINGFD_REG_MAX) {
-				ret = -EBUSY;
-				break;
-			}
-		} else if (off >= AR_RINGFD_REG_MAX) {
-			ret = -EINVAL;
-			break;
-		} else if (ar_registered_rings[off]) {
-			ret = -EBUSY;
-			break;
-		}
-		ar_uctx_get(target);
-		ar_registered_rings[off] = target;
-		up[i].offset = off;
-		done++;
 	}
-	return done ? (int)done : ret;
+	return i ? (int)i : ret;
 }
 
 static int ar_reg_alloc_range(struct ar_uctx *ctx, const void *arg)
 {
 	struct io_uring_file_index_range range;
 
-	if (!arg)
-		return -EINVAL;
-	memcpy(&range, arg, sizeof(range));
+	if (ar_copy_from_user(&range, arg, sizeof(range)))
+		return -EFAULT;
+	/* the kernel's order: the overflow, then resv and the table size */
+	if (range.off + range.len < range.off)
+		return -EOVERFLOW;
 	if (range.resv)
 		return -EINVAL;
 	return ar_rsrc_alloc_range(ctx, range.off, range.len);
@@ -439,9 +510,9 @@ static int ar_reg_alloc_range(struct ar_uctx *ctx, const void *arg)
 
 static int ar_reg_clock(struct ar_uctx *ctx, const void *arg)
 {
-	const __u32 *clk = arg;
+	__u32 clk[4];
 
-	if (!arg)
+	if (ar_copy_from_user(clk, arg, sizeof(clk)))
 		return -EFAULT;
 	/* struct io_uring_clock_register: clockid, then reserved words */
 	if (clk[1] || clk[2] || clk[3])
@@ -450,6 +521,23 @@ static int ar_reg_clock(struct ar_uctx *ctx, const void *arg)
 		return -EINVAL;
 	ctx->clockid = (int)clk[0];
 	return 0;
+}
+
+/*
+ * io_register_iowq_max_workers(): the new limits are applied before the
+ * old ones are written back, so memory that cannot be written still
+ * changes them and answers -EFAULT.
+ */
+static int ar_reg_max_workers(struct ar_uctx *ctx, void *arg)
+{
+	unsigned vals[2];
+
+	if (ar_copy_from_user(vals, arg, sizeof(vals)))
+		return -EFAULT;
+	if (vals[0] > INT32_MAX || vals[1] > INT32_MAX)
+		return -EINVAL;
+	ar_iowq_max_workers(ctx, vals);
+	return ar_copy_to_user(arg, vals, sizeof(vals));
 }
 
 static bool ar_register_allowed(struct ar_uctx *ctx, unsigned opcode)
@@ -497,11 +585,13 @@ static int ar_register_ring(struct ar_uctx *ctx, unsigned opcode,
 
 	switch (opcode) {
 	case IORING_REGISTER_BUFFERS:
-		return ar_rsrc_register_bufs(ctx, arg, NULL, nr, false);
+		return !arg ? -EFAULT :
+		       ar_rsrc_register_bufs(ctx, arg, NULL, nr, false);
 	case IORING_UNREGISTER_BUFFERS:
 		return arg || nr ? -EINVAL : ar_rsrc_unregister(ctx, false);
 	case IORING_REGISTER_FILES:
-		return ar_rsrc_register_files(ctx, arg, NULL, nr, false);
+		return !arg ? -EFAULT :
+		       ar_rsrc_register_files(ctx, arg, NULL, nr, false);
 	case IORING_UNREGISTER_FILES:
 		return arg || nr ? -EINVAL : ar_rsrc_unregister(ctx, true);
 	case IORING_REGISTER_FILES_UPDATE:
@@ -535,7 +625,7 @@ static int ar_register_ring(struct ar_uctx *ctx, unsigned opcode,
 	case IORING_UNREGISTER_IOWQ_AFF:
 		return arg || nr ? -EINVAL : ar_unreg_iowq_aff(ctx);
 	case IORING_REGISTER_IOWQ_MAX_WORKERS:
-		return !arg || nr != 2 ? -EINVAL : ar_iowq_max_workers(ctx, marg);
+		return !arg || nr != 2 ? -EINVAL : ar_reg_max_workers(ctx, marg);
 	case IORING_REGISTER_RING_FDS:
 		return ar_reg_ring_fds(ctx, marg, nr, false);
 	case IORING_UNREGISTER_RING_FDS:
@@ -543,9 +633,9 @@ static int ar_register_ring(struct ar_uctx *ctx, unsigned opcode,
 	case IORING_REGISTER_SYNC_CANCEL:
 		return !arg || nr != 1 ? -EINVAL : ar_sync_cancel(ctx, arg);
 	case IORING_REGISTER_FILE_ALLOC_RANGE:
-		return nr ? -EINVAL : ar_reg_alloc_range(ctx, arg);
+		return !arg || nr ? -EINVAL : ar_reg_alloc_range(ctx, arg);
 	case AR_REGISTER_CLOCK:
-		return nr ? -EINVAL : ar_reg_clock(ctx, arg);
+		return !arg || nr ? -EINVAL : ar_reg_clock(ctx, arg);
 	default:
 		/* PBUF_RING, PBUF_STATUS, NAPI, CLONE_BUFFERS, ZCRX, RESIZE, MEM_REGION */
 		ar_debug("user engine: io_uring_register opcode %u not supported",

@@ -22,6 +22,7 @@
 #include "user/types.h"
 #include "user/ctx.h"
 #include "user/complete.h"
+#include "user/pin.h"
 #include "user/rsrc.h"
 #include "user/backend/backend.h"
 #include "user/util.h"
@@ -104,21 +105,39 @@ static int ar_file_node(struct ar_uctx *ctx, int fd, __u64 tag,
 	return 0;
 }
 
-static int ar_buf_node(const struct iovec *iov, __u64 tag,
-		       struct ar_rsrc_node **out)
+/* io_buffer_validate(): the iovec alone, before its tag is read */
+static int ar_buf_validate(const struct iovec *iov)
+{
+	unsigned long base = (unsigned long)iov->iov_base;
+	unsigned long acct = (iov->iov_len + 4095UL) & ~4095UL;
+
+	if (!iov->iov_base)
+		return iov->iov_len ? -EFAULT : 0;
+	if (!iov->iov_len || iov->iov_len > AR_MAX_BUF_LEN)
+		return -EFAULT;
+	if (base + acct < base)
+		return -EOVERFLOW;
+	return 0;
+}
+
+/*
+ * A buffer's node, its iovec validated and its tag read: the pages are
+ * checked as the kernel pins them (pin.c), then an empty slot may not
+ * have a tag.
+ */
+static int ar_buf_node(struct ar_pin_map *map, const struct iovec *iov,
+		       __u64 tag, struct ar_rsrc_node **out)
 {
 	struct ar_rsrc_node *node;
+	int ret;
 
 	if (!iov->iov_base) {
-		if (iov->iov_len)
-			return -EFAULT;
 		*out = NULL;	/* an empty slot */
 		return tag ? -EINVAL : 0;
 	}
-	if (!iov->iov_len || iov->iov_len > AR_MAX_BUF_LEN)
-		return -EFAULT;
-	if ((unsigned long)iov->iov_base + iov->iov_len < (unsigned long)iov->iov_base)
-		return -EOVERFLOW;
+	ret = ar_pin_check(map, iov->iov_base, iov->iov_len);
+	if (ret)
+		return ret;
 	node = ar_node_new(tag);
 	if (!node)
 		return -ENOMEM;
@@ -136,32 +155,136 @@ static void ar_nodes_put(struct ar_uctx *ctx, struct ar_rsrc_node **nodes,
 	free(nodes);
 }
 
-/* Build the nodes for a new table; fds NULL or data NULL means sparse. */
+/* element i of an application array, read fault-safe */
+static int ar_get_elem(void *dst, const void *arr, unsigned i, size_t size)
+{
+	return ar_copy_from_user(dst, (const char *)arr + (size_t)i * size,
+				 size);
+}
+
+/*
+ * An application array read ahead in blocks at registration: one copy
+ * for up to AR_UARRAY_BYTES of elements instead of one per element.
+ * Reading has no side effects, so a block gives what element-by-element
+ * reads give; once a block faults the rest is read element by element,
+ * so the first element that cannot be read answers -EFAULT exactly where
+ * the kernel's loop does.
+ */
+#define AR_UARRAY_BYTES	1024
+
+struct ar_uarray {
+	const char *base;	/* NULL: no array, get() is not called */
+	size_t size;
+	unsigned nr;		/* elements in the array */
+	unsigned first, cnt;	/* the elements held in buf */
+	bool slow;
+	union {
+		__u64 align;
+		unsigned char buf[AR_UARRAY_BYTES];
+	} u;
+};
+
+static void ar_uarray_init(struct ar_uarray *a, const void *base,
+			   size_t size, unsigned nr)
+{
+	a->base = base;
+	a->size = size;
+	a->nr = nr;
+	a->first = 0;
+	a->cnt = 0;
+	a->slow = false;
+}
+
+/* element i into dst: 0, or -EFAULT when it cannot be read */
+static int ar_uarray_get(struct ar_uarray *a, unsigned i, void *dst)
+{
+	const char *src = a->base + (size_t)i * a->size;
+	unsigned cnt;
+
+	if (i - a->first < a->cnt) {
+		memcpy(dst, a->u.buf + (size_t)(i - a->first) * a->size, a->size);
+		return 0;
+	}
+	a->cnt = 0;
+	if (!a->slow) {
+		cnt = (unsigned)(AR_UARRAY_BYTES / a->size);
+		if (cnt > a->nr - i)
+			cnt = a->nr - i;
+		if (!ar_copy_from_user(a->u.buf, src, cnt * a->size)) {
+			a->first = i;
+			a->cnt = cnt;
+			memcpy(dst, a->u.buf, a->size);
+			return 0;
+		}
+		a->slow = true;
+	}
+	return ar_copy_from_user(dst, src, a->size) ? -EFAULT : 0;
+}
+
+/* io_sqe_files_register()'s element: its tag, then its fd (-EFAULT each) */
+static int ar_reg_file_elem(struct ar_uctx *ctx, struct ar_uarray *fds,
+			    struct ar_uarray *tags, unsigned i,
+			    struct ar_rsrc_node **node)
+{
+	__u64 tag = 0;
+	int fd = -1;
+
+	if ((tags->base && ar_uarray_get(tags, i, &tag)) ||
+	    (fds->base && ar_uarray_get(fds, i, &fd)))
+		return -EFAULT;
+	if (fd == -1)
+		return tag ? -EINVAL : 0;	/* sparse */
+	if (fd < 0)
+		return -EBADF;
+	return ar_file_node(ctx, fd, tag, node);
+}
+
+/* io_sqe_buffers_register()'s element: iovec, its checks, tag, pin */
+static int ar_reg_buf_elem(struct ar_pin_map *map, struct ar_uarray *iovs,
+			   struct ar_uarray *tags, unsigned i,
+			   struct ar_rsrc_node **node)
+{
+	struct iovec iov = { NULL, 0 };
+	__u64 tag = 0;
+	int ret;
+
+	if (iovs->base && ar_uarray_get(iovs, i, &iov))
+		return -EFAULT;
+	ret = ar_buf_validate(&iov);
+	if (ret)
+		return ret;
+	if (tags->base && ar_uarray_get(tags, i, &tag))
+		return -EFAULT;
+	return ar_buf_node(map, &iov, tag, node);
+}
+
+/* Build the nodes for a new table; data NULL: every slot empty. */
 static int ar_table_build(struct ar_uctx *ctx, bool files, const void *data,
 			  const __u64 *tags, unsigned nr,
 			  struct ar_rsrc_node ***out)
 {
 	struct ar_rsrc_node **nodes = calloc(nr, sizeof(*nodes));
-	const int *fds = data;
-	const struct iovec *iovs = data;
+	struct ar_pin_map map = { NULL, 0, false };
+	struct ar_uarray *arr = malloc(2 * sizeof(*arr));
 	unsigned i;
 	int ret = 0;
 
-	if (!nodes)
+	if (!nodes || !arr) {
+		free(nodes);
+		free(arr);
 		return -ENOMEM;
-	for (i = 0; data && i < nr && !ret; i++) {
-		__u64 tag = tags ? tags[i] : 0;
-
-		if (!files) {
-			ret = ar_buf_node(&iovs[i], tag, &nodes[i]);
-		} else if (fds[i] == -1) {
-			ret = tag ? -EINVAL : 0;
-		} else if (fds[i] < 0) {
-			ret = -EBADF;
-		} else {
-			ret = ar_file_node(ctx, fds[i], tag, &nodes[i]);
-		}
 	}
+	ar_uarray_init(&arr[0], data,
+		       files ? sizeof(int) : sizeof(struct iovec), nr);
+	ar_uarray_init(&arr[1], tags, sizeof(__u64), nr);
+	for (i = 0; i < nr && !ret; i++) {
+		if (files)
+			ret = ar_reg_file_elem(ctx, &arr[0], &arr[1], i, &nodes[i]);
+		else
+			ret = ar_reg_buf_elem(&map, &arr[0], &arr[1], i, &nodes[i]);
+	}
+	free(arr);
+	ar_pin_map_free(&map);
 	if (ret) {
 		/* nothing was registered: no tags are posted for these */
 		for (i = 0; i < nr; i++)
@@ -192,8 +315,7 @@ static int ar_table_register(struct ar_uctx *ctx, bool files,
 		return files ? -EMFILE : -EINVAL;
 	if (files && !getrlimit(RLIMIT_NOFILE, &rl) && nr > rl.rlim_cur)
 		return -EMFILE;
-	if (!data && !sparse)
-		return -EFAULT;
+	(void)sparse;	/* SPARSE has no data: each slot is empty */
 	ret = ar_table_build(ctx, files, data, tags, nr, &nodes);
 	if (ret)
 		return ret;
@@ -288,13 +410,6 @@ static int ar_slot_alloc(struct ar_rsrc_table *t)
 
 #define AR_UPDATE_SKIP	1	/* IORING_REGISTER_FILES_SKIP: slot left as is */
 
-/* element i of an application array, read fault-safe */
-static int ar_get_elem(void *dst, const void *arr, unsigned i, size_t size)
-{
-	return ar_copy_from_user(dst, (const char *)arr + (size_t)i * size,
-				 size);
-}
-
 /* __io_sqe_files_update's element: its tag, then its fd (-EFAULT each) */
 static int ar_update_file(struct ar_uctx *ctx, const int *fds,
 			  const __u64 *tags, unsigned i,
@@ -316,16 +431,19 @@ static int ar_update_file(struct ar_uctx *ctx, const int *fds,
 }
 
 /* __io_sqe_buffers_update's element: its iovec, then its tag */
-static int ar_update_buf(const struct iovec *iovs, const __u64 *tags,
-			 unsigned i, struct ar_rsrc_node **node)
+static int ar_update_buf(struct ar_pin_map *map, const struct iovec *iovs,
+			 const __u64 *tags, unsigned i,
+			 struct ar_rsrc_node **node)
 {
 	struct iovec iov;
 	__u64 tag = 0;
+	int ret;
 
 	if (ar_get_elem(&iov, iovs, i, sizeof(iov)) ||
 	    (tags && ar_get_elem(&tag, tags, i, sizeof(tag))))
 		return -EFAULT;
-	return ar_buf_node(&iov, tag, node);
+	ret = ar_buf_validate(&iov);
+	return ret ? ret : ar_buf_node(map, &iov, tag, node);
 }
 
 /*
@@ -339,6 +457,7 @@ int ar_rsrc_update(struct ar_uctx *ctx, bool files, unsigned off,
 	const int *fds = data;
 	const struct iovec *iovs = data;
 	struct ar_rsrc_node *node, *old;
+	struct ar_pin_map map = { NULL, 0, false };
 	unsigned done;
 	int ret = 0;
 
@@ -358,7 +477,7 @@ int ar_rsrc_update(struct ar_uctx *ctx, bool files, unsigned off,
 		if (files)
 			ret = ar_update_file(ctx, fds, tags, done, &node);
 		else
-			ret = ar_update_buf(iovs, tags, done, &node);
+			ret = ar_update_buf(&map, iovs, tags, done, &node);
 		if (ret == AR_UPDATE_SKIP)
 			continue;
 		if (ret)
@@ -369,6 +488,7 @@ int ar_rsrc_update(struct ar_uctx *ctx, bool files, unsigned off,
 		pthread_mutex_unlock(&ctx->uring_lock);
 		ar_rsrc_put(ctx, old);
 	}
+	ar_pin_map_free(&map);
 	return done ? (int)done : ret;
 }
 

@@ -478,6 +478,10 @@ static const struct {
 	{ "UNREGISTER_RING_FDS", IORING_UNREGISTER_RING_FDS, 1, 0 },
 	{ "SYNC_CANCEL", IORING_REGISTER_SYNC_CANCEL, 1, 0 },
 	{ "FILE_ALLOC_RANGE", IORING_REGISTER_FILE_ALLOC_RANGE, 0, 0 },
+	/* NULL comes before the count, and CLOCK answers NULL -EINVAL */
+	{ "FILES nr 0", IORING_REGISTER_FILES, 0, 0 },
+	{ "BUFFERS nr 0", IORING_REGISTER_BUFFERS, 0, 0 },
+	{ "CLOCK", 29 /* IORING_REGISTER_CLOCK */, 0, 0 },
 };
 
 static void reg_null_args(struct io_uring *ring, struct diff_run *r)

@@ -8,6 +8,10 @@
  * (its signal is compared too) instead of ending the run; the results
  * (CQEs by user_data, call results) are compared with the kernel's.
  *
+ * io_uring_register() arguments are in it too: every struct, array and
+ * buffer an opcode reads, and what it writes back (probe, io-wq max
+ * workers, ring-fd offsets) given read-only memory.
+ *
  * The bad pointers: NULL, 1, a PROT_NONE page, an unmapped page, an
  * object straddling the end of a mapped page into an unmapped one, a
  * non-canonical address; for paths also a name running into an unmapped
@@ -18,6 +22,7 @@
 #include <signal.h>
 #include <unistd.h>
 #include <linux/openat2.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include "harness.h"
 
@@ -49,6 +54,19 @@ enum ua_op {
 	UA_ENTER_SIGMASK_READY, UA_ENTER_SIGMASK_SZ_BAD_TS,
 	/* io_uring_setup */
 	UA_SETUP,
+	/* io_uring_register */
+	UA_REG_BUFS_IOV, UA_REG_BUFS_BASE, UA_REG_BUFS2_ARG, UA_REG_BUFS2_DATA,
+	UA_REG_BUFS2_TAGS, UA_REG_BUFS_UPDATE_ARG, UA_REG_BUFS_UPDATE_DATA,
+	UA_REG_FILES_FDS, UA_REG_FILES2_ARG, UA_REG_FILES2_DATA,
+	UA_REG_FILES2_TAGS, UA_REG_FILES_UPDATE2_ARG, UA_REG_FILES_UPDATE2_TAGS,
+	UA_REG_FILES_UPDATE_ARG, UA_REG_EVENTFD, UA_REG_EVENTFD_BUSY,
+	UA_REG_PROBE, UA_REG_IOWQ_AFF, UA_REG_IOWQ_AFF_SHORT,
+	UA_REG_MAX_WORKERS, UA_REG_RING_FDS, UA_UNREG_RING_FDS,
+	UA_REG_SYNC_CANCEL, UA_REG_ALLOC_RANGE, UA_REG_CLOCK,
+	UA_REG_RESTRICTIONS,
+	/* registered buffers over memory the kernel cannot pin */
+	UA_REG_BUFS_SHARED_FILE, UA_REG_BUFS_PRIVATE_FILE, UA_REG_BUFS_MEMFD,
+	UA_REG_BUFS_SHARED_ANON,
 };
 
 struct ua_case {
@@ -441,6 +459,238 @@ static void ua_setup(const char *engine, const struct ua_case *uc,
 		close(ret);
 }
 
+static int ua_reg(struct io_uring *ring, unsigned op, const void *arg,
+		  unsigned nr)
+{
+	return io_uring_register((unsigned)ring->ring_fd, op, arg, nr);
+}
+
+/* REGISTER_BUFFERS(2) and BUFFERS_UPDATE with one bad pointer */
+static int ua_reg_bufs(struct io_uring *ring, const struct ua_case *uc,
+		       struct diff_run *r)
+{
+	static char zero[UA_PAGE];
+	struct iovec good[2] = {
+		{ ua_buf[0], sizeof(ua_buf[0]) }, { ua_buf[1], sizeof(ua_buf[1]) },
+	};
+	__u64 tags[2] = { 1, 2 };
+	struct io_uring_rsrc_register rr = {
+		.nr = 2, .data = (unsigned long)good,
+	};
+	struct io_uring_rsrc_update2 up = {
+		.data = (unsigned long)good, .nr = 2,
+	};
+
+	switch (uc->op) {
+	case UA_REG_BUFS_IOV:
+		return ua_reg(ring, IORING_REGISTER_BUFFERS,
+			      ua_ptr(uc->bad, good, sizeof(good), false), 2);
+	case UA_REG_BUFS_BASE:
+		good[1].iov_base = ua_ptr(uc->bad, zero, sizeof(zero), false);
+		return ua_reg(ring, IORING_REGISTER_BUFFERS, good, 2);
+	case UA_REG_BUFS2_ARG:
+		return ua_reg(ring, IORING_REGISTER_BUFFERS2,
+			      ua_ptr(uc->bad, &rr, sizeof(rr), false), sizeof(rr));
+	case UA_REG_BUFS2_DATA:
+		rr.data = (unsigned long)ua_ptr(uc->bad, good, sizeof(good), false);
+		return ua_reg(ring, IORING_REGISTER_BUFFERS2, &rr, sizeof(rr));
+	case UA_REG_BUFS2_TAGS:
+		rr.tags = (unsigned long)ua_ptr(uc->bad, tags, sizeof(tags), false);
+		return ua_reg(ring, IORING_REGISTER_BUFFERS2, &rr, sizeof(rr));
+	case UA_REG_BUFS_UPDATE_ARG:
+	default:
+		rr.data = 0;
+		rr.flags = IORING_RSRC_REGISTER_SPARSE;
+		diff_put(r, "sparse", ua_reg(ring, IORING_REGISTER_BUFFERS2, &rr,
+					     sizeof(rr)));
+		if (uc->op == UA_REG_BUFS_UPDATE_DATA)
+			up.data = (unsigned long)ua_ptr(uc->bad, good,
+							sizeof(good), false);
+		return ua_reg(ring, IORING_REGISTER_BUFFERS_UPDATE,
+			      uc->op == UA_REG_BUFS_UPDATE_DATA ? &up :
+			      ua_ptr(uc->bad, &up, sizeof(up), false), sizeof(up));
+	}
+}
+
+/* a buffer in a mapping of the file "a" (shared or private) or of shmem */
+static int ua_reg_bufs_mapped(struct io_uring *ring, const struct ua_case *uc,
+			      int fd)
+{
+	struct iovec iov = { NULL, UA_PAGE };
+	int mfd;
+
+	switch (uc->op) {
+	case UA_REG_BUFS_SHARED_FILE:
+		iov.iov_base = mmap(NULL, UA_PAGE, PROT_READ | PROT_WRITE,
+				    MAP_SHARED, fd, 0);
+		break;
+	case UA_REG_BUFS_PRIVATE_FILE:
+		iov.iov_base = mmap(NULL, UA_PAGE, PROT_READ | PROT_WRITE,
+				    MAP_PRIVATE, fd, 0);
+		break;
+	case UA_REG_BUFS_MEMFD:
+		mfd = memfd_create("ua", MFD_CLOEXEC);
+		if (mfd < 0 || ftruncate(mfd, UA_PAGE))
+			return -errno;
+		iov.iov_base = mmap(NULL, UA_PAGE, PROT_READ | PROT_WRITE,
+				    MAP_SHARED, mfd, 0);
+		close(mfd);
+		break;
+	default:
+		iov.iov_base = mmap(NULL, UA_PAGE, PROT_READ | PROT_WRITE,
+				    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+		break;
+	}
+	if (iov.iov_base == MAP_FAILED)
+		return -errno;
+	return ua_reg(ring, IORING_REGISTER_BUFFERS, &iov, 1);
+}
+
+/* REGISTER_FILES(2), FILES_UPDATE(2) with one bad pointer */
+static int ua_reg_files(struct io_uring *ring, const struct ua_case *uc,
+			int fd, struct diff_run *r)
+{
+	int fds[2] = { fd, fd };
+	__u64 tags[2] = { 1, 2 };
+	struct io_uring_rsrc_register rr = {
+		.nr = 2, .data = (unsigned long)fds,
+	};
+	struct io_uring_rsrc_update2 up = {
+		.data = (unsigned long)fds, .nr = 2,
+	};
+	struct io_uring_files_update fu = { .fds = (unsigned long)fds };
+
+	switch (uc->op) {
+	case UA_REG_FILES_FDS:
+		return ua_reg(ring, IORING_REGISTER_FILES,
+			      ua_ptr(uc->bad, fds, sizeof(fds), false), 2);
+	case UA_REG_FILES2_ARG:
+		return ua_reg(ring, IORING_REGISTER_FILES2,
+			      ua_ptr(uc->bad, &rr, sizeof(rr), false), sizeof(rr));
+	case UA_REG_FILES2_DATA:
+		rr.data = (unsigned long)ua_ptr(uc->bad, fds, sizeof(fds), false);
+		return ua_reg(ring, IORING_REGISTER_FILES2, &rr, sizeof(rr));
+	case UA_REG_FILES2_TAGS:
+		rr.tags = (unsigned long)ua_ptr(uc->bad, tags, sizeof(tags), false);
+		return ua_reg(ring, IORING_REGISTER_FILES2, &rr, sizeof(rr));
+	default:
+		break;
+	}
+	diff_put(r, "sparse", io_uring_register_files_sparse(ring, 4));
+	switch (uc->op) {
+	case UA_REG_FILES_UPDATE2_ARG:
+		return ua_reg(ring, IORING_REGISTER_FILES_UPDATE2,
+			      ua_ptr(uc->bad, &up, sizeof(up), false), sizeof(up));
+	case UA_REG_FILES_UPDATE2_TAGS:
+		up.tags = (unsigned long)ua_ptr(uc->bad, tags, sizeof(tags), false);
+		return ua_reg(ring, IORING_REGISTER_FILES_UPDATE2, &up, sizeof(up));
+	default:
+		return ua_reg(ring, IORING_REGISTER_FILES_UPDATE,
+			      ua_ptr(uc->bad, &fu, sizeof(fu), false), 2);
+	}
+}
+
+/* the struct io_uring_sync_cancel_reg of 6.18 (liburing 2.3's has pad[4]) */
+struct ua_sync_cancel {
+	__u64 addr;
+	__s32 fd;
+	__u32 flags;
+	struct __kernel_timespec timeout;
+	__u8 opcode;
+	__u8 pad[7];
+	__u64 pad2[3];
+};
+
+/* the other opcodes: what they read is bad; what they write read-only */
+static int ua_reg_misc(struct io_uring *ring, const struct ua_case *uc,
+		       struct diff_run *r)
+{
+	int efd = eventfd(0, EFD_CLOEXEC);
+	unsigned char probe[sizeof(struct io_uring_probe) +
+			    4 * sizeof(struct io_uring_probe_op)] = { 0 };
+	cpu_set_t cpus;
+	unsigned workers[2] = { 0, 0 }, clk[4] = { CLOCK_MONOTONIC, 0, 0, 0 };
+	struct io_uring_rsrc_update ringfd = {
+		.offset = -1U, .data = (unsigned)ring->ring_fd,
+	};
+	struct ua_sync_cancel sc = {
+		.addr = 0x1234, .timeout = { -1, -1 },
+	};
+	struct io_uring_file_index_range range = { .off = 0, .len = 1 };
+	struct io_uring_restriction res = {
+		.opcode = IORING_RESTRICTION_SQE_OP, .sqe_op = IORING_OP_NOP,
+	};
+	int ret;
+
+	CPU_ZERO(&cpus);
+	CPU_SET(0, &cpus);
+	switch (uc->op) {
+	case UA_REG_EVENTFD:
+		return ua_reg(ring, IORING_REGISTER_EVENTFD,
+			      ua_ptr(uc->bad, &efd, sizeof(efd), false), 1);
+	case UA_REG_EVENTFD_BUSY:
+		diff_put(r, "first", ua_reg(ring, IORING_REGISTER_EVENTFD, &efd, 1));
+		return ua_reg(ring, IORING_REGISTER_EVENTFD,
+			      ua_ptr(uc->bad, &efd, sizeof(efd), false), 1);
+	case UA_REG_PROBE:
+		ret = ua_reg(ring, IORING_REGISTER_PROBE,
+			     ua_ptr(uc->bad, probe, sizeof(probe), false), 4);
+		return ret;
+	case UA_REG_IOWQ_AFF:
+		return ua_reg(ring, IORING_REGISTER_IOWQ_AFF,
+			      ua_ptr(uc->bad, &cpus, sizeof(cpus), false),
+			      sizeof(cpus));
+	case UA_REG_IOWQ_AFF_SHORT:
+		return ua_reg(ring, IORING_REGISTER_IOWQ_AFF,
+			      ua_ptr(uc->bad, &cpus, 16, false), 8);
+	case UA_REG_MAX_WORKERS:
+		return ua_reg(ring, IORING_REGISTER_IOWQ_MAX_WORKERS,
+			      ua_ptr(uc->bad, workers, sizeof(workers), false), 2);
+	case UA_REG_RING_FDS:
+		diff_put(r, "register", ua_reg(ring, IORING_REGISTER_RING_FDS,
+			 ua_ptr(uc->bad, &ringfd, sizeof(ringfd), false), 1));
+		/* a good one after: which offset it gets shows what was left */
+		ringfd.offset = -1U;
+		ret = ua_reg(ring, IORING_REGISTER_RING_FDS, &ringfd, 1);
+		diff_put(r, "offset", (long long)ringfd.offset);
+		return ret;
+	case UA_UNREG_RING_FDS:
+		ringfd.offset = 0;
+		ringfd.data = 0;
+		return ua_reg(ring, IORING_UNREGISTER_RING_FDS,
+			      ua_ptr(uc->bad, &ringfd, sizeof(ringfd), false), 1);
+	case UA_REG_SYNC_CANCEL:
+		return ua_reg(ring, IORING_REGISTER_SYNC_CANCEL,
+			      ua_ptr(uc->bad, &sc, sizeof(sc), false), 1);
+	case UA_REG_ALLOC_RANGE:
+		diff_put(r, "sparse", io_uring_register_files_sparse(ring, 4));
+		return ua_reg(ring, IORING_REGISTER_FILE_ALLOC_RANGE,
+			      ua_ptr(uc->bad, &range, sizeof(range), false), 0);
+	case UA_REG_CLOCK:
+		return ua_reg(ring, 29 /* IORING_REGISTER_CLOCK */,
+			      ua_ptr(uc->bad, clk, sizeof(clk), false), 0);
+	default:
+		return ua_reg(ring, IORING_REGISTER_RESTRICTIONS,
+			      ua_ptr(uc->bad, &res, sizeof(res), false), 1);
+	}
+}
+
+static void ua_reg_case(struct io_uring *ring, const struct ua_case *uc,
+			int fd, struct diff_run *r)
+{
+	int ret;
+
+	if (uc->op <= UA_REG_BUFS_UPDATE_DATA)
+		ret = ua_reg_bufs(ring, uc, r);
+	else if (uc->op <= UA_REG_FILES_UPDATE_ARG)
+		ret = ua_reg_files(ring, uc, fd, r);
+	else if (uc->op >= UA_REG_BUFS_SHARED_FILE)
+		ret = ua_reg_bufs_mapped(ring, uc, fd);
+	else
+		ret = ua_reg_misc(ring, uc, r);
+	diff_put(r, "register", ret);
+}
+
 /* a temp dir with the file "a" (8 KiB), the child's cwd */
 static int ua_dir(struct diff_run *r)
 {
@@ -514,7 +764,9 @@ static void run_ua(const char *engine, const void *arg, struct diff_run *r)
 		ua_cleanup();
 		return;
 	}
-	if (uc->op >= UA_ENTER_ARG) {
+	if (uc->op >= UA_REG_BUFS_IOV) {
+		ua_reg_case(&ring, uc, fd, r);
+	} else if (uc->op >= UA_ENTER_ARG) {
 		ua_enter_case(&ring, uc, r);
 	} else {
 		nr = ua_sqes(&ring, uc, fd, r);
@@ -586,6 +838,40 @@ const struct diff_call diff_uaccess[] = {
 	   UA_UNMAPPED, 0, 0),
 	UA6("setup_params", UA_SETUP, 0, 0),
 	UA("setup_params_rdonly", UA_SETUP, UA_RDONLY, 0, 0),
+	UA6("reg_buffers_iov", UA_REG_BUFS_IOV, 0, 0),
+	UA6("reg_buffers_base", UA_REG_BUFS_BASE, 0, 0),
+	UA("reg_buffers_base_rdonly", UA_REG_BUFS_BASE, UA_RDONLY, 0, 0),
+	UA6("reg_buffers2_arg", UA_REG_BUFS2_ARG, 0, 0),
+	UA6("reg_buffers2_data", UA_REG_BUFS2_DATA, 0, 0),
+	UA6("reg_buffers2_tags", UA_REG_BUFS2_TAGS, 0, 0),
+	UA6("reg_buffers_update_arg", UA_REG_BUFS_UPDATE_ARG, 0, 0),
+	UA6("reg_buffers_update_data", UA_REG_BUFS_UPDATE_DATA, 0, 0),
+	UA("reg_buffers_shared_file", UA_REG_BUFS_SHARED_FILE, UA_NULL, 0, 0),
+	UA("reg_buffers_private_file", UA_REG_BUFS_PRIVATE_FILE, UA_NULL, 0, 0),
+	UA("reg_buffers_memfd", UA_REG_BUFS_MEMFD, UA_NULL, 0, 0),
+	UA("reg_buffers_shared_anon", UA_REG_BUFS_SHARED_ANON, UA_NULL, 0, 0),
+	UA6("reg_files_fds", UA_REG_FILES_FDS, 0, 0),
+	UA6("reg_files2_arg", UA_REG_FILES2_ARG, 0, 0),
+	UA6("reg_files2_data", UA_REG_FILES2_DATA, 0, 0),
+	UA6("reg_files2_tags", UA_REG_FILES2_TAGS, 0, 0),
+	UA6("reg_files_update2_arg", UA_REG_FILES_UPDATE2_ARG, 0, 0),
+	UA6("reg_files_update2_tags", UA_REG_FILES_UPDATE2_TAGS, 0, 0),
+	UA6("reg_files_update_arg", UA_REG_FILES_UPDATE_ARG, 0, 0),
+	UA6("reg_eventfd", UA_REG_EVENTFD, 0, 0),
+	UA6("reg_eventfd_busy", UA_REG_EVENTFD_BUSY, 0, 0),
+	UA6("reg_probe", UA_REG_PROBE, 0, 0),
+	UA("reg_probe_rdonly", UA_REG_PROBE, UA_RDONLY, 0, 0),
+	UA6("reg_iowq_aff", UA_REG_IOWQ_AFF, 0, 0),
+	UA6("reg_iowq_aff_short", UA_REG_IOWQ_AFF_SHORT, 0, 0),
+	UA6("reg_iowq_max_workers", UA_REG_MAX_WORKERS, 0, 0),
+	UA("reg_iowq_max_workers_rdonly", UA_REG_MAX_WORKERS, UA_RDONLY, 0, 0),
+	UA6("reg_ring_fds", UA_REG_RING_FDS, 0, 0),
+	UA("reg_ring_fds_rdonly", UA_REG_RING_FDS, UA_RDONLY, 0, 0),
+	UA6("unreg_ring_fds", UA_UNREG_RING_FDS, 0, 0),
+	UA6("reg_sync_cancel", UA_REG_SYNC_CANCEL, 0, 0),
+	UA6("reg_file_alloc_range", UA_REG_ALLOC_RANGE, 0, 0),
+	UA6("reg_clock", UA_REG_CLOCK, 0, 0),
+	UA6("reg_restrictions", UA_REG_RESTRICTIONS, IORING_SETUP_R_DISABLED, 0),
 	{ .name = NULL },
 };
 

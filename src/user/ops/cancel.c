@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 #include "user/ops/ops.h"
+#include "lib/uaccess.h"
 #include "user/types.h"
 #include "user/submit.h"
 #include "user/complete.h"
@@ -202,7 +203,7 @@ int ar_async_cancel_issue(struct ar_ureq *req, unsigned issue_flags)
 int ar_sync_cancel(struct ar_uctx *ctx, const void *arg)
 {
 	/* 6.18's io_uring_sync_cancel_reg; liburing 2.3 has pad[4] in its tail */
-	const struct {
+	struct {
 		__u64 addr;
 		__s32 fd;
 		__u32 flags;
@@ -210,7 +211,7 @@ int ar_sync_cancel(struct ar_uctx *ctx, const void *arg)
 		__u8 opcode;
 		__u8 pad[7];
 		__u64 pad2[3];
-	} *reg = arg;
+	} sc, *reg = &sc;
 	struct ar_cancel c;
 	struct ar_ureq *done;
 	__u64 deadline = 0;
@@ -219,6 +220,8 @@ int ar_sync_cancel(struct ar_uctx *ctx, const void *arg)
 
 	_Static_assert(sizeof(*reg) == sizeof(struct io_uring_sync_cancel_reg),
 		       "sync cancel layout");
+	if (ar_copy_from_user(&sc, arg, sizeof(sc)))
+		return -EFAULT;
 	memset(&c, 0, sizeof(c));
 	c.addr = reg->addr;
 	c.flags = reg->flags;

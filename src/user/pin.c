@@ -1,0 +1,199 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pin.c - registered buffers are checked as the kernel pins them
+ * (pin_user_pages_fast() with FOLL_WRITE | FOLL_LONGTERM): from
+ * /proc/self/maps, read once per registration. A page the kernel could
+ * not pin gives -EFAULT: unmapped, without write permission (PROT_NONE,
+ * read-only), or in a MAP_SHARED mapping of a file whose pages are
+ * written back (a long-term pin there is refused). Shared anonymous
+ * memory, memfd, SysV shm and tmpfs/hugetlbfs files are shmem-like and
+ * pinnable, as is a private mapping of any file (written copy-on-write).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/magic.h>
+#include <sys/vfs.h>
+#include "user/pin.h"
+
+#define AR_PIN_PAGE	4096UL
+
+struct ar_vma {
+	unsigned long start, end;
+	bool pinnable;
+};
+
+/* the whole of /proc/self/maps, NUL-terminated; NULL without memory */
+static char *ar_maps_read(void)
+{
+	size_t cap = 16384, len = 0;
+	char *buf = malloc(cap), *nbuf;
+	ssize_t n;
+	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0 || !buf)
+		goto fail;
+	for (;;) {
+		if (cap - len < 4096) {
+			nbuf = realloc(buf, cap * 2);
+			if (!nbuf)
+				goto fail;
+			buf = nbuf;
+			cap *= 2;
+		}
+		n = read(fd, buf + len, cap - len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			goto fail;
+		if (!n)
+			break;
+		len += (size_t)n;
+	}
+	close(fd);
+	buf[len] = 0;
+	return buf;
+fail:
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+	return NULL;
+}
+
+static bool ar_path_has_prefix(const char *path, const char *prefix)
+{
+	return !strncmp(path, prefix, strlen(prefix));
+}
+
+/* is a shared mapping of path shmem-like (no writeback)? */
+static bool ar_shared_pinnable(const char *path, unsigned long inode)
+{
+	struct statfs sfs;
+	size_t len = strlen(path);
+
+	if (!inode || ar_path_has_prefix(path, "/dev/zero") ||
+	    ar_path_has_prefix(path, "/memfd:") ||
+	    ar_path_has_prefix(path, "/SYSV") ||
+	    ar_path_has_prefix(path, "[anon_shmem:"))
+		return true;
+	if (len > 10 && !strcmp(path + len - 10, " (deleted)"))
+		return false;	/* unknown file system: taken as written back */
+	if (statfs(path, &sfs))
+		return false;
+	return sfs.f_type == TMPFS_MAGIC || sfs.f_type == HUGETLBFS_MAGIC;
+}
+
+/* the field after the next space, or NULL */
+static char *ar_next_field(char *p)
+{
+	p = strchr(p, ' ');
+	if (!p)
+		return NULL;
+	while (*p == ' ')
+		p++;
+	return p;
+}
+
+/* "start-end perms offset dev inode path" */
+static bool ar_vma_parse(char *line, struct ar_vma *vma)
+{
+	char *p = line, *perms, *e;
+	unsigned long inode;
+	int i;
+
+	vma->start = strtoul(p, &e, 16);
+	if (*e != '-')
+		return false;
+	vma->end = strtoul(e + 1, &e, 16);
+	perms = ar_next_field(e);
+	if (!perms || strlen(perms) < 4)
+		return false;
+	p = perms;
+	for (i = 0; i < 3 && p; i++)	/* to the inode */
+		p = ar_next_field(p);
+	if (!p)
+		return false;
+	inode = strtoul(p, &e, 10);
+	p = ar_next_field(e);
+	vma->pinnable = perms[1] == 'w' &&
+			(perms[3] == 'p' ||
+			 ar_shared_pinnable(p ? p : "", inode));
+	return true;
+}
+
+static int ar_pin_map_load(struct ar_pin_map *map)
+{
+	char *buf = ar_maps_read(), *line, *next;
+	unsigned cap = 0;
+	struct ar_vma vma, *nv;
+
+	if (!buf)
+		return -ENOMEM;
+	for (line = buf; *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = 0;
+		else
+			next = line + strlen(line);
+		if (!ar_vma_parse(line, &vma))
+			continue;
+		if (map->nr == cap) {
+			cap = cap ? cap * 2 : 64;
+			nv = realloc(map->vmas, cap * sizeof(*nv));
+			if (!nv) {
+				free(buf);
+				return -ENOMEM;
+			}
+			map->vmas = nv;
+		}
+		map->vmas[map->nr++] = vma;
+	}
+	free(buf);
+	map->loaded = true;
+	return 0;
+}
+
+/* the first mapping ending above addr (the list is sorted), or nr */
+static unsigned ar_vma_find(const struct ar_pin_map *map, unsigned long addr)
+{
+	unsigned lo = 0, hi = map->nr;
+
+	while (lo < hi) {
+		unsigned mid = lo + (hi - lo) / 2;
+
+		if (map->vmas[mid].end <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+int ar_pin_check(struct ar_pin_map *map, const void *base, size_t len)
+{
+	unsigned long addr = (unsigned long)base & ~(AR_PIN_PAGE - 1);
+	unsigned long end = ((unsigned long)base + len + AR_PIN_PAGE - 1) &
+			    ~(AR_PIN_PAGE - 1);
+	unsigned i;
+	int ret;
+
+	if (!map->loaded && (ret = ar_pin_map_load(map)))
+		return ret;
+	for (i = ar_vma_find(map, addr); addr < end; i++) {
+		if (i >= map->nr || map->vmas[i].start > addr ||
+		    !map->vmas[i].pinnable)
+			return -EFAULT;
+		addr = map->vmas[i].end;
+	}
+	return 0;
+}
+
+void ar_pin_map_free(struct ar_pin_map *map)
+{
+	free(map->vmas);
+	map->vmas = NULL;
+	map->nr = 0;
+	map->loaded = false;
+}
