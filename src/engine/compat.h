@@ -84,6 +84,21 @@ struct ar_getevents_arg {
 _Static_assert(sizeof(struct ar_getevents_arg) ==
 	       sizeof(struct io_uring_getevents_arg), "getevents_arg layout");
 
+/*
+ * IORING_REGISTER_SYNC_CANCEL's argument as of 6.18 (liburing 2.3's
+ * struct io_uring_sync_cancel_reg has pad[4] where 6.18 has opcode, pad
+ * and pad2).
+ */
+struct ar_sync_cancel_reg {
+	__u64 addr;
+	__s32 fd;
+	__u32 flags;
+	struct __kernel_timespec timeout;
+	__u8 opcode;
+	__u8 pad[7];
+	__u64 pad2[3];
+};
+
 /* The highest opcode number anyring knows a name for (IORING_OP_PIPE). */
 #define AR_OP_LAST_KNOWN		62
 /* ... which is also 6.18's last (IORING_OP_LAST - 1) */

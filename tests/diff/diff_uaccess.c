@@ -25,6 +25,7 @@
 #include <sys/eventfd.h>
 #include <sys/mman.h>
 #include "harness.h"
+#include "compat.h"
 
 #define UA_PAGE		4096UL
 #define UA_NONCANON_ADDR	0x8000000000000000UL
@@ -590,16 +591,6 @@ static int ua_reg_files(struct io_uring *ring, const struct ua_case *uc,
 	}
 }
 
-/* the struct io_uring_sync_cancel_reg of 6.18 (liburing 2.3's has pad[4]) */
-struct ua_sync_cancel {
-	__u64 addr;
-	__s32 fd;
-	__u32 flags;
-	struct __kernel_timespec timeout;
-	__u8 opcode;
-	__u8 pad[7];
-	__u64 pad2[3];
-};
 
 /* the other opcodes: what they read is bad; what they write read-only */
 static int ua_reg_misc(struct io_uring *ring, const struct ua_case *uc,
@@ -613,7 +604,7 @@ static int ua_reg_misc(struct io_uring *ring, const struct ua_case *uc,
 	struct io_uring_rsrc_update ringfd = {
 		.offset = -1U, .data = (unsigned)ring->ring_fd,
 	};
-	struct ua_sync_cancel sc = {
+	struct ar_sync_cancel_reg sc = {
 		.addr = 0x1234, .timeout = { -1, -1 },
 	};
 	struct io_uring_file_index_range range = { .off = 0, .len = 1 };

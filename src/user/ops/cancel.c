@@ -202,16 +202,7 @@ int ar_async_cancel_issue(struct ar_ureq *req, unsigned issue_flags)
  */
 int ar_sync_cancel(struct ar_uctx *ctx, const void *arg)
 {
-	/* 6.18's io_uring_sync_cancel_reg; liburing 2.3 has pad[4] in its tail */
-	struct {
-		__u64 addr;
-		__s32 fd;
-		__u32 flags;
-		struct __kernel_timespec timeout;
-		__u8 opcode;
-		__u8 pad[7];
-		__u64 pad2[3];
-	} sc, *reg = &sc;
+	struct ar_sync_cancel_reg sc, *reg = &sc;
 	struct ar_cancel c;
 	struct ar_ureq *done;
 	__u64 deadline = 0;
