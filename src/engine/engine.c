@@ -9,11 +9,16 @@
  * so a lookup is two loads and takes no lock.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <linux/kcmp.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include "engine/engine.h"
 #include "lib/uaccess.h"
 
@@ -27,6 +32,20 @@ struct ar_fd_chunk {
 };
 
 static _Atomic(struct ar_fd_chunk *) ar_fd_table[AR_FD_CHUNKS];
+
+static const struct ar_engine ar_forked_engine;
+
+/*
+ * Claims held by rings that live in this process (and by their forked
+ * copies): only their fds can have dups the kernel does not know as
+ * rings. While it is 0, no lookup ever looks for a dup.
+ */
+static atomic_uint ar_ring_claims;
+
+static bool ar_claim_is_ring(const struct ar_engine *e)
+{
+	return e && (e->in_process || e == &ar_forked_engine);
+}
 
 /* the chunk holding fd's entry, or NULL (looked up on every enter: inline) */
 static inline struct ar_fd_chunk *ar_fd_chunk_find(int fd)
@@ -104,11 +123,18 @@ int ar_engine_claim_fd(int fd, const struct ar_engine *e, void *obj)
 	struct ar_fd_chunk *c = ar_fd_chunk(fd, 1);
 	unsigned i = fd & (AR_FD_CHUNK - 1);
 
+	const struct ar_engine *old;
+
 	if (!c)
 		return fd < 0 ? -EBADF : -ENOMEM;
 	atomic_store_explicit(&c->priv[i], obj, memory_order_relaxed);
 	/* release: the ring object (and priv above) are visible before the claim */
-	atomic_store_explicit(&c->engine[i], e, memory_order_release);
+	old = atomic_exchange_explicit(&c->engine[i], e, memory_order_acq_rel);
+	/* the count only gates the dup search: relaxed, as its readers */
+	if (ar_claim_is_ring(e))
+		atomic_fetch_add_explicit(&ar_ring_claims, 1, memory_order_relaxed);
+	if (ar_claim_is_ring(old))
+		atomic_fetch_sub_explicit(&ar_ring_claims, 1, memory_order_relaxed);
 	return 0;
 }
 
@@ -117,10 +143,121 @@ void ar_engine_release_fd(int fd)
 	struct ar_fd_chunk *c = ar_fd_chunk(fd, 0);
 	unsigned i = fd & (AR_FD_CHUNK - 1);
 
+	const struct ar_engine *old;
+
 	if (!c)
 		return;
-	atomic_store_explicit(&c->engine[i], NULL, memory_order_release);
+	old = atomic_exchange_explicit(&c->engine[i], NULL, memory_order_acq_rel);
 	atomic_store_explicit(&c->priv[i], NULL, memory_order_release);
+	if (ar_claim_is_ring(old))
+		atomic_fetch_sub_explicit(&ar_ring_claims, 1, memory_order_relaxed);
+}
+
+/*
+ * The id /proc/self/fdinfo gives fd's eventfd (Linux 5.17 and later), or
+ * -1: the slower way to tell two eventfds apart where kcmp is refused.
+ */
+static long ar_eventfd_id(int fd)
+{
+	static const char key[] = "eventfd-id:";
+	char path[48], buf[512], *p;
+	ssize_t n;
+	int f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = open(path, O_RDONLY | O_CLOEXEC);
+	if (f < 0)
+		return -1;
+	n = read(f, buf, sizeof(buf) - 1);
+	close(f);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	p = strstr(buf, key);
+	return p ? strtol(p + sizeof(key) - 1, NULL, 10) : -1;
+}
+
+/*
+ * Do fds a and b refer to one open file (one is a dup of the other)?
+ * fstat rules out most files at once: every eventfd shares one anonymous
+ * inode, so for those kcmp(KCMP_FILE) decides, or, where a sandbox
+ * refuses kcmp (Docker's default profile does), their fdinfo ids.
+ */
+static bool ar_same_file(int a, const struct stat *sa, int b)
+{
+	struct stat sb;
+	long r, ia;
+
+	if (fstat(b, &sb) || sa->st_dev != sb.st_dev || sa->st_ino != sb.st_ino)
+		return false;
+	r = syscall(SYS_kcmp, (long)getpid(), (long)getpid(), (long)KCMP_FILE,
+		    (long)a, (long)b);
+	if (r >= 0)
+		return r == 0;
+	ia = ar_eventfd_id(a);
+	return ia >= 0 && ia == ar_eventfd_id(b);
+}
+
+/* the ring claim whose fd refers to the same open file as fd, if any */
+static const struct ar_engine *ar_dup_search(int fd, void **obj)
+{
+	const struct ar_engine *e;
+	struct ar_fd_chunk *c;
+	struct stat st;
+
+	/*
+	 * The fds of in-process rings are eventfds: anonymous inodes, whose
+	 * mode carries no file type. An fd with one is no dup of them.
+	 */
+	if (fstat(fd, &st) || (st.st_mode & S_IFMT))
+		return NULL;
+	for (unsigned i = 0; i < AR_FD_CHUNKS; i++) {
+		/* acquire pairs with the release of the chunk's install */
+		c = atomic_load_explicit(&ar_fd_table[i], memory_order_acquire);
+		for (unsigned j = 0; c && j < AR_FD_CHUNK; j++) {
+			int r = (int)(i << AR_FD_CHUNK_SHIFT | j);
+
+			/* acquire pairs with the release in ar_engine_claim_fd() */
+			e = atomic_load_explicit(&c->engine[j], memory_order_acquire);
+			if (r == fd || !ar_claim_is_ring(e) || !ar_same_file(fd, &st, r))
+				continue;
+			*obj = atomic_load_explicit(&c->priv[j], memory_order_acquire);
+			return e;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * The engine serving fd when fd may be a dup of a ring fd: as
+ * ar_engine_lookup(), but an fd no engine claimed is searched for among
+ * the fds of in-process rings, which the kernel does not know. Slow (a
+ * few system calls per ring): for calls the kernel already refused, and
+ * for setup and registration paths.
+ */
+const struct ar_engine *ar_engine_lookup_file(int fd, void **obj)
+{
+	const struct ar_engine *e = ar_engine_lookup(fd, obj);
+	int saved = errno;
+
+	if (e != &ar_kernel_engine || *obj ||
+	    !atomic_load_explicit(&ar_ring_claims, memory_order_relaxed))
+		return e;
+	e = ar_dup_search(fd, obj);
+	errno = saved;
+	return e ? e : &ar_kernel_engine;
+}
+
+static int ar_refused(int err);
+
+const struct ar_engine *ar_engine_disowned(int fd, int ret, void **obj)
+{
+	const struct ar_engine *e;
+
+	if (ret != -EOPNOTSUPP && !ar_refused(ret))
+		return NULL;
+	e = ar_engine_lookup_file(fd, obj);
+	return e != &ar_kernel_engine ? e : NULL;
 }
 
 /*

@@ -71,7 +71,17 @@ extern const struct ar_engine ar_user_engine;
 const struct ar_engine *ar_engine_of_fd(int fd);
 /* the engine serving fd and its ring object (NULL if none), in one lookup */
 const struct ar_engine *ar_engine_lookup(int fd, void **obj);
+/* the same, finding a dup of an in-process ring's fd too (slow) */
+const struct ar_engine *ar_engine_lookup_file(int fd, void **obj);
 int ar_engine_claim_fd(int fd, const struct ar_engine *e, void *obj);
+/*
+ * A call on an fd no engine claimed came back from the kernel with ret.
+ * If the kernel disowned the fd (-EOPNOTSUPP: not an io_uring) or
+ * refused the call, and the fd is a dup of an in-process ring's fd, that
+ * ring's engine answers instead: a dup of a ring fd is the ring, as on
+ * the kernel. Returns that engine, or NULL to keep ret.
+ */
+const struct ar_engine *ar_engine_disowned(int fd, int ret, void **obj);
 void ar_engine_release_fd(int fd);
 /* The engine for a new ring: by name, NULL meaning ANYRING_ENGINE/auto. */
 int ar_engine_setup(const char *name, unsigned entries,
@@ -90,10 +100,18 @@ static inline int ar_ring_enter(struct io_uring *ring, unsigned submit,
 	void *obj;
 	const struct ar_engine *e = ar_engine_lookup(ring->ring_fd, &obj);
 
+	int ret;
+
 	if (ring->int_flags & AR_INT_FLAG_REG_RING)
 		flags |= IORING_ENTER_REGISTERED_RING;
-	return e->enter(obj, ring->enter_ring_fd, submit, wait_nr, flags, arg,
-			argsz);
+	ret = e->enter(obj, ring->enter_ring_fd, submit, wait_nr, flags, arg,
+		       argsz);
+	if (__builtin_expect(ret < 0 && !obj, 0) &&
+	    !(flags & IORING_ENTER_REGISTERED_RING) &&
+	    (e = ar_engine_disowned(ring->ring_fd, ret, &obj)))
+		ret = e->enter(obj, ring->ring_fd, submit, wait_nr, flags, arg,
+			       argsz);
+	return ret;
 }
 
 static inline int ar_ring_register(struct io_uring *ring, unsigned opcode,
@@ -101,8 +119,12 @@ static inline int ar_ring_register(struct io_uring *ring, unsigned opcode,
 {
 	void *obj;
 	const struct ar_engine *e = ar_engine_lookup(ring->ring_fd, &obj);
+	int ret = e->reg(obj, ring->ring_fd, opcode, arg, nr_args);
 
-	return e->reg(obj, ring->ring_fd, opcode, arg, nr_args);
+	if (ret < 0 && !obj &&
+	    (e = ar_engine_disowned(ring->ring_fd, ret, &obj)))
+		ret = e->reg(obj, ring->ring_fd, opcode, arg, nr_args);
+	return ret;
 }
 
 /* syscall.c: raw system calls, returning -errno, never touching errno */

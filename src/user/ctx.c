@@ -52,12 +52,15 @@
 	IORING_FEAT_CQE_SKIP | IORING_FEAT_LINKED_FILE |		\
 	IORING_FEAT_MIN_TIMEOUT | IORING_FEAT_NO_IOWAIT)
 
-/* the user ring whose fd is fd, if it is one (no reference taken) */
+/*
+ * The user ring fd refers to, if any (no reference taken): its own fd or
+ * a dup of it. For setup and registration, not per-I/O paths.
+ */
 struct ar_uctx *ar_uctx_of_fd(int fd)
 {
 	void *obj;
 
-	return ar_engine_lookup(fd, &obj) == &ar_user_engine ? obj : NULL;
+	return ar_engine_lookup_file(fd, &obj) == &ar_user_engine ? obj : NULL;
 }
 
 static unsigned ar_pow2(unsigned v)

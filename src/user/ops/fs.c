@@ -42,6 +42,7 @@
 #include "user/ops/fs.h"
 #include "user/backend/backend.h"
 #include "user/types.h"
+#include "user/ctx.h"
 #include "user/rsrc.h"
 
 #define AR___O_TMPFILE		020000000	/* O_TMPFILE without O_DIRECTORY */
@@ -431,7 +432,8 @@ int ar_close_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe)
  */
 static bool ar_close_refused(struct ar_ureq *req, int fd)
 {
-	return fd == req->ctx->ring_fd || ar_engine_of_fd(fd) != &ar_kernel_engine;
+	return fd == req->ctx->ring_fd || ar_engine_of_fd(fd) != &ar_kernel_engine ||
+	       ar_uctx_of_fd(fd);
 }
 
 /* inline: close(2) does not wait for the file's last reference */
