@@ -224,12 +224,13 @@ static char ua_buf[2][4096];
 /* READV, WRITEV and the buffers they point at; 1 CQE */
 static unsigned ua_rw(struct io_uring *ring, const struct ua_case *uc, int fd)
 {
-	struct iovec good[2] = {
-		{ ua_buf[0], sizeof(ua_buf[0]) }, { ua_buf[1], sizeof(ua_buf[1]) },
-	};
+	/* static: the SQE points at it until the submit reads it */
+	static struct iovec good[2];
 	struct io_uring_sqe *sqe = ua_sqe(ring, 1);
 	void *iov;
 
+	good[0] = (struct iovec){ ua_buf[0], sizeof(ua_buf[0]) };
+	good[1] = (struct iovec){ ua_buf[1], sizeof(ua_buf[1]) };
 	switch (uc->op) {
 	case UA_READV_BASE:
 		good[1].iov_base = ua_ptr(uc->bad, NULL, 0, false);
@@ -289,7 +290,8 @@ static unsigned ua_timeout(struct io_uring *ring, const struct ua_case *uc)
 static unsigned ua_names(struct io_uring *ring, const struct ua_case *uc)
 {
 	static struct statx stx;
-	struct open_how good = { .flags = O_RDONLY };
+	/* static: the SQE points at it until the submit reads it */
+	static struct open_how good = { .flags = O_RDONLY };
 	struct io_uring_sqe *sqe = ua_sqe(ring, 1);
 	char *p;
 
@@ -792,7 +794,9 @@ const struct diff_call diff_uaccess[] = {
 	UA6("readv_iov_async", UA_READV, 0, IOSQE_ASYNC),
 	UA6("readv_iov_sqpoll", UA_READV, IORING_SETUP_SQPOLL, 0),
 	UA6("writev_iov", UA_WRITEV, 0, 0),
-	UA("readv_iov_base_noncanon", UA_READV_BASE, UA_NONCANON, 0, 0),
+	/* the second iovec's base is bad: the first one's bytes are the result */
+	UA6("readv_iov_base", UA_READV_BASE, 0, 0),
+	UA6("readv_iov_base_async", UA_READV_BASE, 0, IOSQE_ASYNC),
 	UA("readv_iov_unmapped_bad_fd", UA_READV_BADFD, UA_UNMAPPED, 0, 0),
 	UA("read_buf_noncanon_bad_fd", UA_READ_BUF_BADFD, UA_NONCANON, 0, 0),
 	UA6("timeout_ts", UA_TIMEOUT, 0, 0),

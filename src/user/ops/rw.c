@@ -262,6 +262,12 @@ static int ar_rw_issue(struct ar_ureq *req, unsigned issue_flags)
 	if (ret)
 		return ret;
 	ret = req->file.be->rw(req, &rw->io, issue_flags);
+	/*
+	 * io_fixup_rw_res(): after a partial transfer, an error in the rest
+	 * (a fault in a later iovec) reports the bytes done.
+	 */
+	if (ret < 0 && ret >= -4095 && rw->io.done)
+		ret = 0;
 	if (ret >= 0) {
 		ret += (int)rw->io.done;
 		/* short: the link breaks */
