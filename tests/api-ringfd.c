@@ -12,7 +12,12 @@
 #include <pthread.h>
 #include <sys/eventfd.h>
 #include <sys/epoll.h>
+#include <sys/wait.h>
 #include "test.h"
+
+#ifndef IORING_REGISTER_USE_REGISTERED_RING	/* 6.3; liburing 2.3 lacks it */
+#define IORING_REGISTER_USE_REGISTERED_RING	(1U << 31)
+#endif
 
 #define T_ROUNDS	200
 #define T_PER_ROUND	24
@@ -99,6 +104,41 @@ static void t_refused(struct io_uring *ring, int d)
 	CHECK(fcntl(d, F_GETFD) >= 0);
 }
 
+/*
+ * Raw calls by registered index reach the ring; a forked child has no
+ * registered rings (a new task on the kernel), so its index is unknown.
+ */
+static void t_raw_index(struct io_uring *ring, unsigned idx)
+{
+	struct io_uring_probe *probe;
+	int status;
+	pid_t pid;
+
+	t_nop(ring, 8);
+	CHECK_EQ(io_uring_enter(idx, t_flush(ring), 1, IORING_ENTER_GETEVENTS |
+				IORING_ENTER_REGISTERED_RING, NULL), 1);
+	CHECK_EQ(t_reap_one(ring, 8), 0);
+	probe = calloc(1, sizeof(*probe) + 256 * sizeof(probe->ops[0]));
+	CHECK(probe);
+	CHECK_EQ(io_uring_register(idx, IORING_REGISTER_PROBE |
+				   IORING_REGISTER_USE_REGISTERED_RING,
+				   probe, 256), 0);
+	CHECK(probe->last_op >= IORING_OP_NOP);
+	free(probe);
+	pid = fork();
+	CHECK(pid >= 0);
+	if (!pid) {
+		int ret = io_uring_enter(idx, 0, 0, IORING_ENTER_REGISTERED_RING,
+					 NULL);
+
+		if (ret != -EINVAL)
+			fprintf(stderr, "child: enter by index: %d\n", ret);
+		_exit(ret == -EINVAL ? 0 : 1);
+	}
+	CHECK(waitpid(pid, &status, 0) == pid);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
 /* a dup registered as a ring fd: its index enters the ring */
 static void t_register_ring_dup(struct io_uring *ring, int d)
 {
@@ -110,6 +150,7 @@ static void t_register_ring_dup(struct io_uring *ring, int d)
 	t_nop(ring, 4);
 	CHECK_EQ(io_uring_submit_and_wait(ring, 1), 1);
 	CHECK_EQ(t_reap_one(ring, 4), 0);
+	t_raw_index(ring, ring->enter_ring_fd);
 	CHECK_EQ(io_uring_unregister_ring_fd(ring), 1);
 }
 

@@ -363,8 +363,8 @@ AR_EXPORT struct io_uring_sqe *io_uring_get_sqe(struct io_uring *ring)
 
 /*
  * Raw io_uring_enter(2): dispatched by fd to the engine that owns it. A
- * registered-ring index (IORING_ENTER_REGISTERED_RING) names no fd; such
- * indices come from the kernel's per-task table, so they go to the kernel.
+ * registered-ring index (IORING_ENTER_REGISTERED_RING) names no fd: it
+ * goes to the engine whose table has it for this thread.
  */
 AR_EXPORT int io_uring_enter2(unsigned fd, unsigned to_submit,
 			      unsigned min_complete, unsigned flags,
@@ -374,8 +374,10 @@ AR_EXPORT int io_uring_enter2(unsigned fd, unsigned to_submit,
 	void *obj = NULL;
 	int ret;
 
-	if (flags & IORING_ENTER_REGISTERED_RING)
+	if (flags & IORING_ENTER_REGISTERED_RING) {
+		e = ar_engine_of_index(fd, &obj);
 		return e->enter(obj, fd, to_submit, min_complete, flags, sig, sz);
+	}
 	e = ar_engine_lookup((int)fd, &obj);
 	ret = e->enter(obj, fd, to_submit, min_complete, flags, sig, sz);
 	if (ret < 0 && !obj && (e = ar_engine_disowned((int)fd, ret, &obj)))

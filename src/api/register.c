@@ -16,8 +16,8 @@ static int ar_zero_or_err(int ret)
 
 /*
  * Raw io_uring_register(2): dispatched by fd to the engine that owns it.
- * A registered-ring index names no fd; such indices come from the
- * kernel's per-task table, so they go to the kernel.
+ * A registered-ring index names no fd: it goes to the engine whose table
+ * has it for this thread.
  */
 AR_EXPORT int io_uring_register(unsigned fd, unsigned opcode, const void *arg,
 				unsigned nr_args)
@@ -27,8 +27,10 @@ AR_EXPORT int io_uring_register(unsigned fd, unsigned opcode, const void *arg,
 
 	int ret;
 
-	if (opcode & IORING_REGISTER_USE_REGISTERED_RING)
+	if (opcode & IORING_REGISTER_USE_REGISTERED_RING) {
+		e = ar_engine_of_index(fd, &obj);
 		return e->reg(obj, fd, opcode, arg, nr_args);
+	}
 	e = ar_engine_lookup((int)fd, &obj);
 	ret = e->reg(obj, fd, opcode, arg, nr_args);
 	if (ret < 0 && !obj && (e = ar_engine_disowned((int)fd, ret, &obj)))

@@ -248,6 +248,12 @@ const struct ar_engine *ar_engine_lookup_file(int fd, void **obj)
 	return e ? e : &ar_kernel_engine;
 }
 
+const struct ar_engine *ar_engine_of_index(unsigned index, void **obj)
+{
+	*obj = ar_user_engine.ring_index(index);
+	return *obj ? &ar_user_engine : &ar_kernel_engine;
+}
+
 static int ar_refused(int err);
 
 const struct ar_engine *ar_engine_disowned(int fd, int ret, void **obj)

@@ -57,6 +57,12 @@ struct ar_engine {
 	/* read (st != NULL) or reset the ring's counters */
 	int (*stats)(void *obj, struct anyring_stats *st, bool reset);
 	/*
+	 * The ring the calling thread registered at index with this engine
+	 * (IORING_REGISTER_RING_FDS), or NULL: for an engine that keeps its
+	 * own index table; the kernel's is the kernel's.
+	 */
+	void *(*ring_index)(unsigned index);
+	/*
 	 * The engine's rings live in this process's memory and threads: a
 	 * forked child cannot use its inherited copies (engine.c gives them
 	 * to ar_forked_engine).
@@ -71,6 +77,11 @@ extern const struct ar_engine ar_user_engine;
 const struct ar_engine *ar_engine_of_fd(int fd);
 /* the engine serving fd and its ring object (NULL if none), in one lookup */
 const struct ar_engine *ar_engine_lookup(int fd, void **obj);
+/*
+ * The engine serving a registered-ring index of the calling thread: the
+ * user engine's if it has one there, else the kernel's.
+ */
+const struct ar_engine *ar_engine_of_index(unsigned index, void **obj);
 /* the same, finding a dup of an in-process ring's fd too (slow) */
 const struct ar_engine *ar_engine_lookup_file(int fd, void **obj);
 int ar_engine_claim_fd(int fd, const struct ar_engine *e, void *obj);

@@ -546,5 +546,6 @@ const struct ar_engine ar_user_engine = {
 	.close	= ar_user_close,
 	.policy	= ar_user_policy,
 	.stats	= ar_user_stats,
+	.ring_index = ar_user_ring_index,
 	.in_process = true,
 };

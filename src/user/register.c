@@ -398,9 +398,26 @@ static void ar_ring_reg_dtor(void *arg)
 	}
 }
 
+/*
+ * A forked child's only thread has a copy of the forking thread's table,
+ * naming rings that live in the parent: the child starts with none, as a
+ * new task has no registered rings on the kernel.
+ */
+static void ar_ring_reg_atfork_child(void)
+{
+	memset(ar_registered_rings, 0, sizeof(ar_registered_rings));
+}
+
 static void ar_ring_reg_key_init(void)
 {
 	pthread_key_create(&ar_ring_reg_key, ar_ring_reg_dtor);
+	pthread_atfork(NULL, NULL, ar_ring_reg_atfork_child);
+}
+
+/* the ring this thread registered at index, if any (no reference taken) */
+void *ar_user_ring_index(unsigned index)
+{
+	return index < AR_RINGFD_REG_MAX ? ar_registered_rings[index] : NULL;
 }
 
 static int ar_ring_fd_target(int fd, struct ar_uctx **out)
