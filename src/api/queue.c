@@ -372,17 +372,12 @@ AR_EXPORT int io_uring_enter2(unsigned fd, unsigned to_submit,
 {
 	const struct ar_engine *e = &ar_kernel_engine;
 	void *obj = NULL;
-	int ret;
 
-	if (flags & IORING_ENTER_REGISTERED_RING) {
+	if (flags & IORING_ENTER_REGISTERED_RING)
 		e = ar_engine_of_index(fd, &obj);
-		return e->enter(obj, fd, to_submit, min_complete, flags, sig, sz);
-	}
-	e = ar_engine_lookup((int)fd, &obj);
-	ret = e->enter(obj, fd, to_submit, min_complete, flags, sig, sz);
-	if (ret < 0 && !obj && (e = ar_engine_disowned((int)fd, ret, &obj)))
-		ret = e->enter(obj, fd, to_submit, min_complete, flags, sig, sz);
-	return ret;
+	else
+		e = ar_engine_lookup((int)fd, &obj);
+	return e->enter(obj, fd, to_submit, min_complete, flags, sig, sz);
 }
 
 AR_EXPORT int io_uring_enter(unsigned fd, unsigned to_submit,

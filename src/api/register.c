@@ -25,17 +25,11 @@ AR_EXPORT int io_uring_register(unsigned fd, unsigned opcode, const void *arg,
 	const struct ar_engine *e = &ar_kernel_engine;
 	void *obj = NULL;
 
-	int ret;
-
-	if (opcode & IORING_REGISTER_USE_REGISTERED_RING) {
+	if (opcode & IORING_REGISTER_USE_REGISTERED_RING)
 		e = ar_engine_of_index(fd, &obj);
-		return e->reg(obj, fd, opcode, arg, nr_args);
-	}
-	e = ar_engine_lookup((int)fd, &obj);
-	ret = e->reg(obj, fd, opcode, arg, nr_args);
-	if (ret < 0 && !obj && (e = ar_engine_disowned((int)fd, ret, &obj)))
-		ret = e->reg(obj, fd, opcode, arg, nr_args);
-	return ret;
+	else
+		e = ar_engine_lookup((int)fd, &obj);
+	return e->reg(obj, fd, opcode, arg, nr_args);
 }
 
 AR_EXPORT int io_uring_register_buffers(struct io_uring *ring,

@@ -90,7 +90,8 @@ int ar_engine_claim_fd(int fd, const struct ar_engine *e, void *obj);
  * If the kernel disowned the fd (-EOPNOTSUPP: not an io_uring) or
  * refused the call, and the fd is a dup of an in-process ring's fd, that
  * ring's engine answers instead: a dup of a ring fd is the ring, as on
- * the kernel. Returns that engine, or NULL to keep ret.
+ * the kernel. Returns that engine, or NULL to keep ret. The kernel
+ * engine asks, so claimed fds (every hot path) never pay for it.
  */
 const struct ar_engine *ar_engine_disowned(int fd, int ret, void **obj);
 void ar_engine_release_fd(int fd);
@@ -111,18 +112,10 @@ static inline int ar_ring_enter(struct io_uring *ring, unsigned submit,
 	void *obj;
 	const struct ar_engine *e = ar_engine_lookup(ring->ring_fd, &obj);
 
-	int ret;
-
 	if (ring->int_flags & AR_INT_FLAG_REG_RING)
 		flags |= IORING_ENTER_REGISTERED_RING;
-	ret = e->enter(obj, ring->enter_ring_fd, submit, wait_nr, flags, arg,
-		       argsz);
-	if (__builtin_expect(ret < 0 && !obj, 0) &&
-	    !(flags & IORING_ENTER_REGISTERED_RING) &&
-	    (e = ar_engine_disowned(ring->ring_fd, ret, &obj)))
-		ret = e->enter(obj, ring->ring_fd, submit, wait_nr, flags, arg,
-			       argsz);
-	return ret;
+	return e->enter(obj, ring->enter_ring_fd, submit, wait_nr, flags, arg,
+			argsz);
 }
 
 static inline int ar_ring_register(struct io_uring *ring, unsigned opcode,
@@ -130,12 +123,8 @@ static inline int ar_ring_register(struct io_uring *ring, unsigned opcode,
 {
 	void *obj;
 	const struct ar_engine *e = ar_engine_lookup(ring->ring_fd, &obj);
-	int ret = e->reg(obj, ring->ring_fd, opcode, arg, nr_args);
 
-	if (ret < 0 && !obj &&
-	    (e = ar_engine_disowned(ring->ring_fd, ret, &obj)))
-		ret = e->reg(obj, ring->ring_fd, opcode, arg, nr_args);
-	return ret;
+	return e->reg(obj, ring->ring_fd, opcode, arg, nr_args);
 }
 
 /* syscall.c: raw system calls, returning -errno, never touching errno */

@@ -352,19 +352,35 @@ static int ar_kernel_enter(void *obj, unsigned fd, unsigned to_submit,
 			   unsigned min_complete, unsigned flags,
 			   const void *arg, size_t argsz)
 {
-	struct ar_kring *kr = obj;
+	const struct ar_engine *e;
+	int ret;
 
-	if (!kr)
-		return ar_sys_enter(fd, to_submit, min_complete, flags, arg, argsz);
-	return ar_kring_enter(kr, fd, to_submit, min_complete, flags, arg, argsz);
+	if (obj)
+		return ar_kring_enter(obj, fd, to_submit, min_complete, flags,
+				      arg, argsz);
+	/* an fd no engine claimed: the kernel's, or a dup of a user ring's */
+	ret = ar_sys_enter(fd, to_submit, min_complete, flags, arg, argsz);
+	if (ret < 0 && !(flags & IORING_ENTER_REGISTERED_RING) &&
+	    (e = ar_engine_disowned((int)fd, ret, &obj)))
+		ret = e->enter(obj, fd, to_submit, min_complete, flags, arg,
+			       argsz);
+	return ret;
 }
 
-/* io_uring_register: the kernel's, whatever the library keeps */
+/*
+ * io_uring_register: the kernel's, whatever the library keeps; an fd no
+ * engine claimed may be a dup of a user ring's fd.
+ */
 static int ar_kernel_register(void *obj, unsigned fd, unsigned opcode,
 			      const void *arg, unsigned nr_args)
 {
-	(void)obj;
-	return ar_sys_register(fd, opcode, arg, nr_args);
+	const struct ar_engine *e;
+	int ret = ar_sys_register(fd, opcode, arg, nr_args);
+
+	if (ret < 0 && !obj && !(opcode & IORING_REGISTER_USE_REGISTERED_RING) &&
+	    (e = ar_engine_disowned((int)fd, ret, &obj)))
+		ret = e->reg(obj, fd, opcode, arg, nr_args);
+	return ret;
 }
 
 static int ar_kernel_policy(void *obj, const struct anyring_policy *set,
