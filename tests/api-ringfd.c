@@ -10,6 +10,11 @@
  */
 #include <poll.h>
 #include <pthread.h>
+#include <stddef.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/eventfd.h>
 #include <sys/epoll.h>
 #include <sys/wait.h>
@@ -139,10 +144,33 @@ static void t_raw_index(struct io_uring *ring, unsigned idx)
 	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
 
+/*
+ * A forked child's dup of a ring fd: on the kernel the child shares the
+ * ring; a user ring refuses the child (-EOWNERDEAD, as its own fd does).
+ */
+static void t_fork_dup(struct io_uring *ring, int d)
+{
+	int status, want = strcmp(t_engine(), "user") ? 0 : -EOWNERDEAD;
+	pid_t pid = fork();
+
+	CHECK(pid >= 0);
+	if (!pid) {
+		int r1 = io_uring_enter(d, 0, 0, 0, NULL);
+		int r2 = io_uring_enter(ring->ring_fd, 0, 0, 0, NULL);
+
+		if (r1 != want || r2 != want)
+			fprintf(stderr, "child: enter on dup %d, on fd %d\n", r1, r2);
+		_exit(r1 == want && r2 == want ? 0 : 1);
+	}
+	CHECK(waitpid(pid, &status, 0) == pid);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
 /* a dup registered as a ring fd: its index enters the ring */
 static void t_register_ring_dup(struct io_uring *ring, int d)
 {
 	int fd = ring->ring_fd;
+	unsigned idx;
 
 	ring->ring_fd = d;
 	CHECK_EQ(io_uring_register_ring_fd(ring), 1);
@@ -151,7 +179,16 @@ static void t_register_ring_dup(struct io_uring *ring, int d)
 	CHECK_EQ(io_uring_submit_and_wait(ring, 1), 1);
 	CHECK_EQ(t_reap_one(ring, 4), 0);
 	t_raw_index(ring, ring->enter_ring_fd);
+	idx = ring->enter_ring_fd;
 	CHECK_EQ(io_uring_unregister_ring_fd(ring), 1);
+	/* a task the kernel knows: an empty slot -EBADF, past the table -EINVAL */
+	CHECK_EQ(io_uring_enter(idx, 0, 0, IORING_ENTER_REGISTERED_RING, NULL),
+		 -EBADF);
+	CHECK_EQ(io_uring_enter(20, 0, 0, IORING_ENTER_REGISTERED_RING, NULL),
+		 -EINVAL);
+	CHECK_EQ(io_uring_register(idx, IORING_REGISTER_PROBE |
+				   IORING_REGISTER_USE_REGISTERED_RING, NULL, 0),
+		 -EBADF);
 }
 
 /* liburing's own calls on a ring whose ring_fd is a dup */
@@ -320,7 +357,8 @@ static void t_battery_thread(unsigned rounds)
 	CHECK_EQ(t_count_fds(), before);
 }
 
-int main(void)
+/* every check but the battery */
+static void t_checks(void)
 {
 	struct io_uring ring;
 	int d, hi;
@@ -337,6 +375,7 @@ int main(void)
 	t_api_dup(&ring, hi);
 	t_attach_dup(&ring, d);
 	t_not_rings(&ring);
+	t_fork_dup(&ring, d);
 	/* closing a dup leaves the ring to its other fds */
 	close(d);
 	t_enter_dup(&ring, hi);
@@ -346,6 +385,51 @@ int main(void)
 	CHECK_EQ(t_reap_one(&ring, 7), 0);
 	io_uring_queue_exit(&ring);
 	t_two_rings();
+}
+
+/*
+ * io_uring refused as Docker's default profile does (EPERM): where the
+ * user engine exists to serve. No kernel ring can exist there, so every
+ * answer about fds and indices is the user engine's, and must be the
+ * kernel's all the same.
+ */
+static void t_deny_io_uring(void)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 425, 0, 2),
+		BPF_JUMP(BPF_JMP | BPF_JGT | BPF_K, 427, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { .len = sizeof(f) / sizeof(f[0]), .filter = f };
+
+	CHECK(!prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0));
+	CHECK(!prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog));
+	/* the system call itself (liburing's io_uring_setup() is ours) */
+	CHECK(syscall(__NR_io_uring_setup, 4, &(struct io_uring_params){ 0 }) < 0 &&
+	      errno == EPERM);
+}
+
+int main(void)
+{
+	int status;
+	pid_t pid;
+
+	t_checks();
 	t_battery_thread(getenv("ANYRING_SOAK") ? T_SOAK_ROUNDS : T_ROUNDS);
+	if (strcmp(t_engine(), "user"))
+		return 0;
+	fflush(stdout);
+	pid = fork();
+	CHECK(pid >= 0);
+	if (!pid) {
+		t_deny_io_uring();
+		t_checks();
+		_exit(0);
+	}
+	CHECK(waitpid(pid, &status, 0) == pid);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	printf("io_uring refused: the same answers\n");
 	return 0;
 }

@@ -16,9 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <linux/kcmp.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include "engine/engine.h"
 #include "lib/uaccess.h"
 
@@ -29,6 +27,8 @@
 struct ar_fd_chunk {
 	_Atomic(const struct ar_engine *) engine[AR_FD_CHUNK];
 	_Atomic(void *) priv[AR_FD_CHUNK];	/* the engine's ring object */
+	/* an in-process ring's: its eventfd's id, or -1 (ar_dup_search) */
+	_Atomic(long) ident[AR_FD_CHUNK];
 };
 
 static _Atomic(struct ar_fd_chunk *) ar_fd_table[AR_FD_CHUNKS];
@@ -118,18 +118,53 @@ const struct ar_engine *ar_engine_lookup(int fd, void **obj)
 	return e;
 }
 
+/*
+ * The id /proc/self/fdinfo gives fd's eventfd (Linux 5.17 and later), or
+ * -1: how two fds are known to be one eventfd (dups of each other).
+ * Only /proc tells: kcmp(KCMP_FILE) would too, but sandboxes that kill
+ * on unknown system calls (Android's) do not allow it.
+ */
+static long ar_eventfd_id(int fd)
+{
+	static const char key[] = "eventfd-id:";
+	char path[48], buf[512], *p;
+	int f, saved = errno;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = open(path, O_RDONLY | O_CLOEXEC);
+	if (f < 0) {
+		errno = saved;
+		return -1;
+	}
+	n = read(f, buf, sizeof(buf) - 1);
+	close(f);
+	errno = saved;
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	p = strstr(buf, key);
+	return p ? strtol(p + sizeof(key) - 1, NULL, 10) : -1;
+}
+
+/*
+ * An in-process ring's fd is read for its eventfd id once, here: a dup
+ * of it can then be recognised by reading only the dup's (one fdinfo
+ * read, however many rings). Kernel rings and internal fds skip it.
+ */
 int ar_engine_claim_fd(int fd, const struct ar_engine *e, void *obj)
 {
 	struct ar_fd_chunk *c = ar_fd_chunk(fd, 1);
 	unsigned i = fd & (AR_FD_CHUNK - 1);
-
 	const struct ar_engine *old;
 
 	if (!c)
 		return fd < 0 ? -EBADF : -ENOMEM;
+	atomic_store_explicit(&c->ident[i], e && e->in_process ?
+			      ar_eventfd_id(fd) : -1, memory_order_relaxed);
 	atomic_store_explicit(&c->priv[i], obj, memory_order_relaxed);
-	/* release: the ring object (and priv above) are visible before the claim */
-	old = atomic_exchange_explicit(&c->engine[i], e, memory_order_acq_rel);
+	/* release: the ring object (and priv, ident above) are visible before the claim */
+	old = atomic_exchange_explicit(&c->engine[i], e, memory_order_release);
 	/* the count only gates the dup search: relaxed, as its readers */
 	if (ar_claim_is_ring(e))
 		atomic_fetch_add_explicit(&ar_ring_claims, 1, memory_order_relaxed);
@@ -142,60 +177,19 @@ void ar_engine_release_fd(int fd)
 {
 	struct ar_fd_chunk *c = ar_fd_chunk(fd, 0);
 	unsigned i = fd & (AR_FD_CHUNK - 1);
-
 	const struct ar_engine *old;
 
 	if (!c)
 		return;
-	old = atomic_exchange_explicit(&c->engine[i], NULL, memory_order_acq_rel);
-	atomic_store_explicit(&c->priv[i], NULL, memory_order_release);
+	/*
+	 * Nothing is published by the release: relaxed. A lookup racing it
+	 * may still see the engine and then a NULL priv, which it treats as
+	 * unclaimed (ar_engine_lookup()).
+	 */
+	old = atomic_exchange_explicit(&c->engine[i], NULL, memory_order_relaxed);
+	atomic_store_explicit(&c->priv[i], NULL, memory_order_relaxed);
 	if (ar_claim_is_ring(old))
 		atomic_fetch_sub_explicit(&ar_ring_claims, 1, memory_order_relaxed);
-}
-
-/*
- * The id /proc/self/fdinfo gives fd's eventfd (Linux 5.17 and later), or
- * -1: the slower way to tell two eventfds apart where kcmp is refused.
- */
-static long ar_eventfd_id(int fd)
-{
-	static const char key[] = "eventfd-id:";
-	char path[48], buf[512], *p;
-	ssize_t n;
-	int f;
-
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-	f = open(path, O_RDONLY | O_CLOEXEC);
-	if (f < 0)
-		return -1;
-	n = read(f, buf, sizeof(buf) - 1);
-	close(f);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	p = strstr(buf, key);
-	return p ? strtol(p + sizeof(key) - 1, NULL, 10) : -1;
-}
-
-/*
- * Do fds a and b refer to one open file (one is a dup of the other)?
- * fstat rules out most files at once: every eventfd shares one anonymous
- * inode, so for those kcmp(KCMP_FILE) decides, or, where a sandbox
- * refuses kcmp (Docker's default profile does), their fdinfo ids.
- */
-static bool ar_same_file(int a, const struct stat *sa, int b)
-{
-	struct stat sb;
-	long r, ia;
-
-	if (fstat(b, &sb) || sa->st_dev != sb.st_dev || sa->st_ino != sb.st_ino)
-		return false;
-	r = syscall(SYS_kcmp, (long)getpid(), (long)getpid(), (long)KCMP_FILE,
-		    (long)a, (long)b);
-	if (r >= 0)
-		return r == 0;
-	ia = ar_eventfd_id(a);
-	return ia >= 0 && ia == ar_eventfd_id(b);
 }
 
 /* the ring claim whose fd refers to the same open file as fd, if any */
@@ -204,12 +198,17 @@ static const struct ar_engine *ar_dup_search(int fd, void **obj)
 	const struct ar_engine *e;
 	struct ar_fd_chunk *c;
 	struct stat st;
+	long id, rid;
+	void *o;
 
 	/*
 	 * The fds of in-process rings are eventfds: anonymous inodes, whose
 	 * mode carries no file type. An fd with one is no dup of them.
 	 */
 	if (fstat(fd, &st) || (st.st_mode & S_IFMT))
+		return NULL;
+	id = ar_eventfd_id(fd);
+	if (id < 0)
 		return NULL;
 	for (unsigned i = 0; i < AR_FD_CHUNKS; i++) {
 		/* acquire pairs with the release of the chunk's install */
@@ -219,9 +218,21 @@ static const struct ar_engine *ar_dup_search(int fd, void **obj)
 
 			/* acquire pairs with the release in ar_engine_claim_fd() */
 			e = atomic_load_explicit(&c->engine[j], memory_order_acquire);
-			if (r == fd || !ar_claim_is_ring(e) || !ar_same_file(fd, &st, r))
+			if (r == fd || !ar_claim_is_ring(e))
 				continue;
-			*obj = atomic_load_explicit(&c->priv[j], memory_order_acquire);
+			o = atomic_load_explicit(&c->priv[j], memory_order_relaxed);
+			rid = atomic_load_explicit(&c->ident[j], memory_order_relaxed);
+			if (rid != id)
+				continue;
+			/*
+			 * The claim read is the one matched: a ring exiting
+			 * meanwhile, and another taking its fd, is not
+			 * taken for it.
+			 */
+			if (atomic_load_explicit(&c->engine[j], memory_order_acquire) != e ||
+			    atomic_load_explicit(&c->priv[j], memory_order_relaxed) != o)
+				continue;
+			*obj = o;
 			return e;
 		}
 	}
@@ -231,9 +242,10 @@ static const struct ar_engine *ar_dup_search(int fd, void **obj)
 /*
  * The engine serving fd when fd may be a dup of a ring fd: as
  * ar_engine_lookup(), but an fd no engine claimed is searched for among
- * the fds of in-process rings, which the kernel does not know. Slow (a
- * few system calls per ring): for calls the kernel already refused, and
- * for setup and registration paths.
+ * the fds of in-process rings, which the kernel does not know. An fstat
+ * for most fds; an eventfd (or other anonymous file) costs one read of
+ * its fdinfo too. For calls the kernel disowned, and for setup,
+ * registration and CLOSE, never for a claimed ring's enter.
  */
 const struct ar_engine *ar_engine_lookup_file(int fd, void **obj)
 {
@@ -248,22 +260,52 @@ const struct ar_engine *ar_engine_lookup_file(int fd, void **obj)
 	return e ? e : &ar_kernel_engine;
 }
 
+/*
+ * Registered-ring indices: each engine keeps its own table per thread.
+ * The user engine's serves an index it holds; the kernel's one it holds.
+ * An index neither holds is answered by the table the thread has used:
+ * the kernel's if it registered kernel rings, else the user engine's if
+ * the thread has used a user ring (-EBADF, as for a task the kernel
+ * knows), else the kernel's (-EINVAL, a task it never saw).
+ */
+static __thread bool ar_kernel_ring_table;
+
+void ar_engine_kernel_index_used(void)
+{
+	ar_kernel_ring_table = true;
+}
+
 const struct ar_engine *ar_engine_of_index(unsigned index, void **obj)
 {
-	*obj = ar_user_engine.ring_index(index);
-	return *obj ? &ar_user_engine : &ar_kernel_engine;
+	bool user_task;
+
+	*obj = ar_user_engine.ring_index(index, &user_task);
+	if (*obj || (user_task && !ar_kernel_ring_table))
+		return &ar_user_engine;
+	return &ar_kernel_engine;
 }
 
 static int ar_refused(int err);
 
-const struct ar_engine *ar_engine_disowned(int fd, int ret, void **obj)
+/*
+ * The kernel engine's call on an fd no engine claimed (or an index the
+ * user engine does not hold) failed with ret. A dup of a user ring's fd
+ * is that ring. Where the kernel refused io_uring itself, no kernel ring
+ * can exist, and the user engine answers for the fd or index as 6.18
+ * would for one that is not a ring.
+ */
+const struct ar_engine *ar_engine_disowned(int fd, bool index, int ret,
+					   void **obj)
 {
 	const struct ar_engine *e;
 
-	if (ret != -EOPNOTSUPP && !ar_refused(ret))
-		return NULL;
-	e = ar_engine_lookup_file(fd, obj);
-	return e != &ar_kernel_engine ? e : NULL;
+	*obj = NULL;
+	if (!index && (ret == -EOPNOTSUPP || ar_refused(ret))) {
+		e = ar_engine_lookup_file(fd, obj);
+		if (e != &ar_kernel_engine)
+			return e;
+	}
+	return ar_refused(ret) ? &ar_user_engine : NULL;
 }
 
 /*
@@ -336,6 +378,8 @@ static const struct ar_engine ar_forked_engine = {
 /* in a forked child, the only thread: no claim can change meanwhile */
 static void ar_engine_atfork_child(void)
 {
+	/* a new task has no registered rings on the kernel */
+	ar_kernel_ring_table = false;
 	struct ar_fd_chunk *c;
 	const struct ar_engine *e;
 

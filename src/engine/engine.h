@@ -59,9 +59,10 @@ struct ar_engine {
 	/*
 	 * The ring the calling thread registered at index with this engine
 	 * (IORING_REGISTER_RING_FDS), or NULL: for an engine that keeps its
-	 * own index table; the kernel's is the kernel's.
+	 * own index table; the kernel's is the kernel's. *task: the thread
+	 * has used a ring of the engine (the kernel would know the task).
 	 */
-	void *(*ring_index)(unsigned index);
+	void *(*ring_index)(unsigned index, bool *task);
 	/*
 	 * The engine's rings live in this process's memory and threads: a
 	 * forked child cannot use its inherited copies (engine.c gives them
@@ -82,18 +83,24 @@ const struct ar_engine *ar_engine_lookup(int fd, void **obj);
  * user engine's if it has one there, else the kernel's.
  */
 const struct ar_engine *ar_engine_of_index(unsigned index, void **obj);
+/* the kernel engine: this thread registered a kernel ring's fd */
+void ar_engine_kernel_index_used(void);
 /* the same, finding a dup of an in-process ring's fd too (slow) */
 const struct ar_engine *ar_engine_lookup_file(int fd, void **obj);
 int ar_engine_claim_fd(int fd, const struct ar_engine *e, void *obj);
 /*
- * A call on an fd no engine claimed came back from the kernel with ret.
- * If the kernel disowned the fd (-EOPNOTSUPP: not an io_uring) or
- * refused the call, and the fd is a dup of an in-process ring's fd, that
- * ring's engine answers instead: a dup of a ring fd is the ring, as on
- * the kernel. Returns that engine, or NULL to keep ret. The kernel
- * engine asks, so claimed fds (every hot path) never pay for it.
+ * A call on an fd no engine claimed (index: a registered-ring index the
+ * user engine does not hold) came back from the kernel with ret. If the
+ * kernel disowned the fd (-EOPNOTSUPP: not an io_uring) or refused the
+ * call, and the fd is a dup of an in-process ring's fd, that ring's
+ * engine answers instead: a dup of a ring fd is the ring, as on the
+ * kernel. If the kernel refused io_uring, the user engine answers as
+ * 6.18 would for a non-ring. Returns the engine to ask, or NULL to keep
+ * ret. The kernel engine asks, so claimed fds (every hot path) never
+ * pay for it.
  */
-const struct ar_engine *ar_engine_disowned(int fd, int ret, void **obj);
+const struct ar_engine *ar_engine_disowned(int fd, bool index, int ret,
+					   void **obj);
 void ar_engine_release_fd(int fd);
 /* The engine for a new ring: by name, NULL meaning ANYRING_ENGINE/auto. */
 int ar_engine_setup(const char *name, unsigned entries,

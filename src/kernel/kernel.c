@@ -360,8 +360,8 @@ static int ar_kernel_enter(void *obj, unsigned fd, unsigned to_submit,
 				      arg, argsz);
 	/* an fd no engine claimed: the kernel's, or a dup of a user ring's */
 	ret = ar_sys_enter(fd, to_submit, min_complete, flags, arg, argsz);
-	if (ret < 0 && !(flags & IORING_ENTER_REGISTERED_RING) &&
-	    (e = ar_engine_disowned((int)fd, ret, &obj)))
+	if (ret < 0 && (e = ar_engine_disowned((int)fd,
+			flags & IORING_ENTER_REGISTERED_RING, ret, &obj)))
 		ret = e->enter(obj, fd, to_submit, min_complete, flags, arg,
 			       argsz);
 	return ret;
@@ -377,8 +377,12 @@ static int ar_kernel_register(void *obj, unsigned fd, unsigned opcode,
 	const struct ar_engine *e;
 	int ret = ar_sys_register(fd, opcode, arg, nr_args);
 
-	if (ret < 0 && !obj && !(opcode & IORING_REGISTER_USE_REGISTERED_RING) &&
-	    (e = ar_engine_disowned((int)fd, ret, &obj)))
+	if ((opcode & ~IORING_REGISTER_USE_REGISTERED_RING) ==
+	    IORING_REGISTER_RING_FDS && ret > 0)
+		ar_engine_kernel_index_used();
+	if (ret < 0 && !obj &&
+	    (e = ar_engine_disowned((int)fd,
+			opcode & IORING_REGISTER_USE_REGISTERED_RING, ret, &obj)))
 		ret = e->reg(obj, fd, opcode, arg, nr_args);
 	return ret;
 }

@@ -54,7 +54,9 @@
 
 /*
  * The user ring fd refers to, if any (no reference taken): its own fd or
- * a dup of it. For setup and registration, not per-I/O paths.
+ * a dup of it. For setup, registration and CLOSE, not the I/O paths: an
+ * fd no engine claimed costs an fstat, and an anonymous one (eventfd,
+ * epoll, timerfd) a read of its fdinfo too (ar_engine_lookup_file()).
  */
 struct ar_uctx *ar_uctx_of_fd(int fd)
 {
@@ -429,6 +431,7 @@ static int ar_user_setup(unsigned entries, struct io_uring_params *up)
 	fd = ar_user_create(entries, &p);
 	if (fd < 0)
 		return fd;
+	ar_user_task = true;	/* the creating thread, as the kernel's tctx */
 	if (ar_copy_to_user(up, &p, sizeof(p))) {
 		ar_engine_lookup(fd, &obj);
 		ar_user_close(obj, fd);

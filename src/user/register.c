@@ -23,6 +23,7 @@
 #include "user/rsrc.h"
 #include "user/sqpoll.h"
 #include "user/util.h"
+#include "user/wait.h"
 
 #define AR_REGISTER_LAST	36	/* 6.18: IORING_REGISTER_QUERY is 35 */
 #define AR_RESTRICTION_LAST	4
@@ -400,23 +401,30 @@ static void ar_ring_reg_dtor(void *arg)
 
 /*
  * A forked child's only thread has a copy of the forking thread's table,
- * naming rings that live in the parent: the child starts with none, as a
- * new task has no registered rings on the kernel.
+ * naming rings that live in the parent: the child starts with none, and
+ * as a task io_uring never saw, as a new task on the kernel.
  */
 static void ar_ring_reg_atfork_child(void)
 {
 	memset(ar_registered_rings, 0, sizeof(ar_registered_rings));
+	ar_user_task = false;
+}
+
+__attribute__((constructor))
+static void ar_ring_reg_init(void)
+{
+	pthread_atfork(NULL, NULL, ar_ring_reg_atfork_child);
 }
 
 static void ar_ring_reg_key_init(void)
 {
 	pthread_key_create(&ar_ring_reg_key, ar_ring_reg_dtor);
-	pthread_atfork(NULL, NULL, ar_ring_reg_atfork_child);
 }
 
 /* the ring this thread registered at index, if any (no reference taken) */
-void *ar_user_ring_index(unsigned index)
+void *ar_user_ring_index(unsigned index, bool *task)
 {
+	*task = ar_user_task;
 	return index < AR_RINGFD_REG_MAX ? ar_registered_rings[index] : NULL;
 }
 
@@ -501,6 +509,7 @@ static int ar_reg_ring_fds(struct ar_uctx *ctx, void *arg, unsigned nr,
 	if (!nr || nr > AR_RINGFD_REG_MAX)
 		return -EINVAL;
 	pthread_once(&ar_ring_reg_once, ar_ring_reg_key_init);
+	ar_user_task = true;
 	/* any non-NULL value: the destructor runs at thread exit */
 	pthread_setspecific(ar_ring_reg_key, ar_registered_rings);
 	for (i = 0; i < nr; i++) {
@@ -573,16 +582,15 @@ static int ar_register_ring(struct ar_uctx *ctx, unsigned opcode,
 int ar_user_register(void *obj, unsigned fd, unsigned opcode,
 		     const void *arg, unsigned nr)
 {
-	struct ar_uctx *ctx = obj;
+	struct ar_uctx *ctx;
 	void *marg = (void *)arg;
 	int ret;
 
-	if (opcode & IORING_REGISTER_USE_REGISTERED_RING) {
-		opcode &= ~IORING_REGISTER_USE_REGISTERED_RING;
-		ctx = fd < AR_RINGFD_REG_MAX ? ar_registered_rings[fd] : NULL;
-	}
-	if (!ctx || ar_uctx_dead(ctx))
-		return -EBADF;
+	ctx = ar_uctx_named(obj, fd, opcode & IORING_REGISTER_USE_REGISTERED_RING,
+			    &ret);
+	if (!ctx)
+		return ret;
+	opcode &= ~IORING_REGISTER_USE_REGISTERED_RING;
 	/* as the kernel's fdget: the ring stays while the call runs */
 	ar_uctx_get(ctx);
 	ret = ar_register_ring(ctx, opcode, arg, marg, nr);

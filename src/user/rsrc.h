@@ -9,7 +9,7 @@
 
 /* rsrc.c, register.c */
 /* register.c: the ring this thread registered at index (REGISTER_RING_FDS) */
-void *ar_user_ring_index(unsigned index);
+void *ar_user_ring_index(unsigned index, bool *task);
 int ar_user_register(void *obj, unsigned fd, unsigned opcode,
 		     const void *arg, unsigned nr);
 struct ar_rsrc_node *ar_rsrc_get_file(struct ar_uctx *ctx, unsigned index);

@@ -362,6 +362,11 @@ struct ar_uctx {
 };
 
 extern __thread struct ar_uctx *ar_registered_rings[AR_RINGFD_REG_MAX];
+/*
+ * This thread made, submitted to or registered a user ring: the kernel
+ * would know it as an io_uring task (registered-ring errors differ).
+ */
+extern __thread bool ar_user_task;
 
 /* a thread waiting for CQEs (waitq.c); target and force under wait_lock */
 struct ar_waiter {

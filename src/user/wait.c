@@ -32,6 +32,7 @@
 
 /* registered ring fds are per thread, as the kernel's are per task */
 __thread struct ar_uctx *ar_registered_rings[AR_RINGFD_REG_MAX];
+__thread bool ar_user_task;
 
 struct ar_wait_arg {
 	const sigset_t *sigmask;	/* &sigmask_copy once copied, else NULL */
@@ -379,27 +380,25 @@ out:
 	return ret;
 }
 
-/*
- * The ring an enter is for, held while the enter runs (as the kernel's
- * fdget): obj is the ring the seam found for the fd, fd a registered
- * index with IORING_ENTER_REGISTERED_RING.
- */
+/* an fd the seam found no user ring for: closed -EBADF, else no ring */
+int ar_uctx_unnamed(unsigned fd)
+{
+	int saved = errno, ret;
+
+	ret = fcntl((int)fd, F_GETFD) < 0 ? -EBADF : -EOPNOTSUPP;
+	errno = saved;
+	return ret;
+}
+
+/* the ring an enter is for, held while the enter runs (as the kernel's fdget) */
 static struct ar_uctx *ar_enter_ctx(void *obj, unsigned fd, unsigned flags,
 				    int *err)
 {
-	struct ar_uctx *ctx = obj;
+	struct ar_uctx *ctx;
 
-	if (flags & IORING_ENTER_REGISTERED_RING) {
-		if (fd >= AR_RINGFD_REG_MAX) {
-			*err = -EINVAL;
-			return NULL;
-		}
-		ctx = ar_registered_rings[fd];
-	}
-	if (!ctx || ar_uctx_dead(ctx)) {
-		*err = -EBADF;
+	ctx = ar_uctx_named(obj, fd, flags & IORING_ENTER_REGISTERED_RING, err);
+	if (!ctx)
 		return NULL;
-	}
 	/*
 	 * A registered index needs no reference: its entry holds one, and
 	 * only this thread can drop it.
@@ -435,6 +434,9 @@ int ar_user_enter(void *obj, unsigned fd, unsigned to_submit,
 	prev = ar_tw_current;
 	/* this thread is the ring's task while it is in here (tw.c) */
 	ar_tw_current = ctx;
+	/* a submit makes the thread an io_uring task (register.c) */
+	if (to_submit)
+		ar_user_task = true;
 	ret = ar_enter_ring(ctx, to_submit, min_complete, flags, arg, argsz);
 	ar_tw_current = prev;
 	if (!(flags & IORING_ENTER_REGISTERED_RING))

@@ -263,8 +263,9 @@ static int ar_rw_issue(struct ar_ureq *req, unsigned issue_flags)
 		return ret;
 	ret = req->file.be->rw(req, &rw->io, issue_flags);
 	/*
-	 * io_fixup_rw_res(): after a partial transfer, an error in the rest
-	 * (a fault in a later iovec) reports the bytes done.
+	 * After a partial inline transfer, the rest ran in a worker: an
+	 * error there (a fault in a later iovec) reports the bytes done, as
+	 * the kernel's io_read() retry does (io_fixup_rw_res()).
 	 */
 	if (ret < 0 && ret >= -4095 && rw->io.done)
 		ret = 0;
