@@ -5,10 +5,11 @@ set -eu
 
 # clang and libclang-rt-dev (libFuzzer, the sanitizer runtimes; clang only
 # recommends it): `make fuzz` and tests/fuzz.sh. libaio-dev: anyring-bench
-# links libaio (its libaio engine), and `make test` builds it.
-pkgs="gcc make libc6-dev liburing-dev liburing2 pkg-config binutils coreutils clang libclang-rt-dev libaio-dev"
-# bench: fio and python3 (bench/fio-crosscheck), gnuplot-nox (--plot)
-[ "${1:-}" = bench ] && pkgs="$pkgs fio gnuplot-nox python3"
+# links libaio (its libaio engine), and `make test` builds it. fio:
+# tests/trap.sh runs its io_uring engine through the system-call trap.
+pkgs="gcc make libc6-dev liburing-dev liburing2 pkg-config binutils coreutils clang libclang-rt-dev libaio-dev fio"
+# bench: python3 (bench/fio-crosscheck), gnuplot-nox (--plot)
+[ "${1:-}" = bench ] && pkgs="$pkgs gnuplot-nox python3"
 
 missing=""
 for p in $pkgs; do

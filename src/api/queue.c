@@ -370,14 +370,7 @@ AR_EXPORT int io_uring_enter2(unsigned fd, unsigned to_submit,
 			      unsigned min_complete, unsigned flags,
 			      sigset_t *sig, size_t sz)
 {
-	const struct ar_engine *e = &ar_kernel_engine;
-	void *obj = NULL;
-
-	if (flags & IORING_ENTER_REGISTERED_RING)
-		e = ar_engine_of_index(fd, &obj);
-	else
-		e = ar_engine_lookup((int)fd, &obj);
-	return e->enter(obj, fd, to_submit, min_complete, flags, sig, sz);
+	return ar_enter_fd(fd, to_submit, min_complete, flags, sig, sz);
 }
 
 AR_EXPORT int io_uring_enter(unsigned fd, unsigned to_submit,

@@ -22,14 +22,7 @@ static int ar_zero_or_err(int ret)
 AR_EXPORT int io_uring_register(unsigned fd, unsigned opcode, const void *arg,
 				unsigned nr_args)
 {
-	const struct ar_engine *e = &ar_kernel_engine;
-	void *obj = NULL;
-
-	if (opcode & IORING_REGISTER_USE_REGISTERED_RING)
-		e = ar_engine_of_index(fd, &obj);
-	else
-		e = ar_engine_lookup((int)fd, &obj);
-	return e->reg(obj, fd, opcode, arg, nr_args);
+	return ar_register_fd(fd, opcode, arg, nr_args);
 }
 
 AR_EXPORT int io_uring_register_buffers(struct io_uring *ring,

@@ -12,6 +12,7 @@
 
 #include <stddef.h>
 #include <stdbool.h>
+#include <sys/types.h>
 #include "engine/compat.h"
 #include "anyring.h"
 
@@ -63,6 +64,13 @@ struct ar_engine {
 	 * has used a ring of the engine (the kernel would know the task).
 	 */
 	void *(*ring_index)(unsigned index, bool *task);
+	/*
+	 * mmap(2) of the ring fd at one of io_uring's offsets, made by the
+	 * program itself (the system-call trap): the address, or -errno.
+	 * NULL: the kernel's mmap serves the fd.
+	 */
+	long (*mmap_raw)(void *obj, void *addr, size_t len, int prot,
+			 int flags, off_t off);
 	/*
 	 * The engine's rings live in this process's memory and threads: a
 	 * forked child cannot use its inherited copies (engine.c gives them
@@ -134,7 +142,48 @@ static inline int ar_ring_register(struct io_uring *ring, unsigned opcode,
 	return e->reg(obj, ring->ring_fd, opcode, arg, nr_args);
 }
 
-/* syscall.c: raw system calls, returning -errno, never touching errno */
+/*
+ * io_uring_enter(2) and io_uring_register(2) as the system calls take
+ * them, dispatched by fd (or registered index) to the engine that owns
+ * the ring: liburing's raw functions and the system-call trap.
+ */
+static inline int ar_enter_fd(unsigned fd, unsigned to_submit,
+			      unsigned min_complete, unsigned flags,
+			      const void *arg, size_t argsz)
+{
+	const struct ar_engine *e;
+	void *obj;
+
+	if (flags & IORING_ENTER_REGISTERED_RING)
+		e = ar_engine_of_index(fd, &obj);
+	else
+		e = ar_engine_lookup((int)fd, &obj);
+	return e->enter(obj, fd, to_submit, min_complete, flags, arg, argsz);
+}
+
+static inline int ar_register_fd(unsigned fd, unsigned opcode,
+				 const void *arg, unsigned nr_args)
+{
+	const struct ar_engine *e;
+	void *obj;
+
+	if (opcode & IORING_REGISTER_USE_REGISTERED_RING)
+		e = ar_engine_of_index(fd, &obj);
+	else
+		e = ar_engine_lookup((int)fd, &obj);
+	return e->reg(obj, fd, opcode, arg, nr_args);
+}
+
+/*
+ * syscall.c: raw system calls, returning -errno, never touching errno.
+ * io_uring's and the ring mmaps go through one instruction, the site,
+ * which the system-call trap lets through (ar_site_ret follows it).
+ */
+long ar_site_syscall6(long n, long a1, long a2, long a3, long a4, long a5,
+		      long a6);
+extern const char ar_site_ret[];
+void *ar_sys_mmap(void *addr, size_t len, int prot, int flags, int fd,
+		  off_t off);
 int ar_sys_setup(unsigned entries, struct io_uring_params *p);
 int ar_sys_enter(unsigned fd, unsigned to_submit, unsigned min_complete,
 		 unsigned flags, const void *arg, size_t argsz);

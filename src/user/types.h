@@ -275,6 +275,13 @@ struct ar_uctx {
 	size_t rings_sz;
 	struct io_uring_sqe *sqes;
 	size_t sqes_sz;
+	/*
+	 * With the system-call trap on, rings and SQEs live in this memfd
+	 * (rings at 0, SQEs at sqes_off) so a program's own mmap of the
+	 * ring fd can map them too (ar_user_mmap_raw()); else -1.
+	 */
+	int mem_fd;
+	size_t sqes_off;
 	__u32 *sq_array;		/* NULL with IORING_SETUP_NO_SQARRAY */
 	unsigned flags;			/* setup flags */
 	unsigned features;

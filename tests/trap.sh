@@ -1,0 +1,67 @@
+#!/bin/sh
+# trap: programs that make io_uring's system calls themselves, served by
+# the system-call trap where io_uring is refused (`anyring-run
+# --deny-io-uring`, as Docker's default profile refuses it) or the user
+# engine is forced. tests/raw/uring-raw.c maps the ring with mmap(2) and
+# drives it by hand, in main, with every signal blocked but SIGSYS, and
+# inside a signal handler on an alternate stack; uring-static.c links
+# liburing.a; fio's io_uring engine writes and verifies a file. Each runs
+# on the kernel first, then on the user engine, which ANYRING_DEBUG must
+# confirm; with ANYRING_TRAP=0 the refusal must reach the program.
+# Plain build only: a sanitized libanyring cannot be preloaded into a
+# program built without the sanitizer.
+set -eu
+[ -z "$SAN" ] || { echo "skipped: preloading needs the plain build"; exit 77; }
+case "$(uname -m)" in
+x86_64) ;;
+*) echo "skipped: the trap is x86_64 only"; exit 77 ;;
+esac
+run="$ANYRING_BUILD/bin/anyring-run"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/anyring-trap.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+$CC -std=gnu11 -O2 -Wall -Wextra -Werror -o "$tmp/uring-raw" \
+	"$ANYRING_TOP/tests/raw/uring-raw.c"
+$CC -std=gnu11 -O2 -Wall -Wextra -Werror -o "$tmp/uring-static" \
+	"$ANYRING_TOP/tests/raw/uring-static.c" -Wl,-Bstatic -luring -Wl,-Bdynamic
+if ldd "$tmp/uring-static" | grep -q liburing; then
+	echo "uring-static: linked to liburing.so"; exit 1
+fi
+
+# ok LABEL PATTERN CMD...: CMD succeeds and its output has PATTERN
+ok() {
+	label=$1 pat=$2; shift 2
+	"$@" > "$tmp/out" 2>&1 || { echo "$label: failed:"; cat "$tmp/out"; exit 1; }
+	grep -q "$pat" "$tmp/out" || { echo "$label: no '$pat' in:"; cat "$tmp/out"; exit 1; }
+	echo "$label: ok"
+}
+
+for m in "" blocked-but-sigsys altstack; do
+	ok "kernel $m" "uring-raw: ok" "$tmp/uring-raw" $m
+	ok "refused $m" "engine user" "$run" --deny-io-uring --debug -- "$tmp/uring-raw" $m
+	grep -q "uring-raw: ok" "$tmp/out" || { cat "$tmp/out"; exit 1; }
+done
+grep -q "trap: installed (auto: the kernel refuses io_uring_setup" "$tmp/out" || {
+	echo "the trap did not say why it was installed:"; cat "$tmp/out"; exit 1; }
+ok "forced user" "trap: installed (auto: ANYRING_ENGINE=user)" \
+	"$run" --engine=user --debug -- "$tmp/uring-raw"
+ok "static liburing" "uring-static: ok" "$tmp/uring-static"
+ok "static liburing, refused" "engine user" \
+	"$run" --deny-io-uring --debug -- "$tmp/uring-static"
+
+# without the trap the refusal reaches the program
+if ANYRING_TRAP=0 "$run" --deny-io-uring -- "$tmp/uring-raw" > "$tmp/out" 2>&1; then
+	echo "ANYRING_TRAP=0: the program ran although io_uring was refused"; exit 1
+fi
+grep -q "io_uring_setup: Operation not permitted" "$tmp/out" || { cat "$tmp/out"; exit 1; }
+echo "ANYRING_TRAP=0: refused, as without anyring"
+
+if command -v fio > /dev/null; then
+	f="$tmp/fio.dat"
+	ok "fio, refused" "engine user" "$run" --deny-io-uring --debug -- \
+		fio --name=trap --ioengine=io_uring --filename="$f" --size=8M \
+		--rw=randwrite --bs=4k --iodepth=16 --verify=crc32c \
+		--do_verify=1 --verify_fatal=1 --verify_state_save=0
+	grep -q "err= 0" "$tmp/out" || { echo "fio: an error:"; cat "$tmp/out"; exit 1; }
+else
+	echo "fio: not installed (scripts/setup.sh installs it)"
+fi
