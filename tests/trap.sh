@@ -44,6 +44,17 @@ grep -q "trap: installed (auto: the kernel refuses io_uring_setup" "$tmp/out" ||
 	echo "the trap did not say why it was installed:"; cat "$tmp/out"; exit 1; }
 ok "forced user" "trap: installed (auto: ANYRING_ENGINE=user)" \
 	"$run" --engine=user --debug -- "$tmp/uring-raw"
+# a shell with the trap runs the program (it inherits the filter and adds
+# its own) and a static program (the filter, no handler: nothing to trap)
+printf 'int main(void) { return 0; }\n' > "$tmp/static.c"
+$CC -static -o "$tmp/static" "$tmp/static.c" 2> /dev/null || cp /bin/true "$tmp/static"
+ok "exec under the trap" "uring-raw: ok" "$run" --deny-io-uring -- \
+	/bin/sh -c "'$tmp/static' && '$tmp/uring-raw' && '$tmp/uring-static'"
+grep -q "uring-static: ok" "$tmp/out" || { cat "$tmp/out"; exit 1; }
+# trapped on a kernel that allows io_uring: the kernel's rings, through the seam
+ok "forced trap, kernel" "engine kernel" \
+	env ANYRING_TRAP=1 "$run" --debug -- "$tmp/uring-raw"
+grep -q "trap: installed (ANYRING_TRAP=1)" "$tmp/out" || { cat "$tmp/out"; exit 1; }
 ok "static liburing" "uring-static: ok" "$tmp/uring-static"
 ok "static liburing, refused" "engine user" \
 	"$run" --deny-io-uring --debug -- "$tmp/uring-static"
@@ -54,6 +65,12 @@ if ANYRING_TRAP=0 "$run" --deny-io-uring -- "$tmp/uring-raw" > "$tmp/out" 2>&1; 
 fi
 grep -q "io_uring_setup: Operation not permitted" "$tmp/out" || { cat "$tmp/out"; exit 1; }
 echo "ANYRING_TRAP=0: refused, as without anyring"
+
+# a fully static program takes no preload: anyring-run says so
+if ! ldd "$tmp/static" > /dev/null 2>&1; then
+	ok "fully static" "is statically linked: no library can be preloaded" \
+		"$run" -- "$tmp/static"
+fi
 
 if command -v fio > /dev/null; then
 	f="$tmp/fio.dat"

@@ -177,11 +177,13 @@ static inline int ar_register_fd(unsigned fd, unsigned opcode,
 /*
  * syscall.c: raw system calls, returning -errno, never touching errno.
  * io_uring's and the ring mmaps go through one instruction, the site,
- * which the system-call trap lets through (ar_site_ret follows it).
+ * which the system-call trap lets through: ar_site_ip() is the address
+ * after it, the same in every process, or 0 if the site could not be
+ * put there (the trap is then impossible).
  */
-long ar_site_syscall6(long n, long a1, long a2, long a3, long a4, long a5,
-		      long a6);
-extern const char ar_site_ret[];
+unsigned long ar_site_ip(void);
+/* put the site at its fixed address (for the trap); false if impossible */
+bool ar_site_fix(void);
 void *ar_sys_mmap(void *addr, size_t len, int prot, int flags, int fd,
 		  off_t off);
 int ar_sys_setup(unsigned entries, struct io_uring_params *p);

@@ -69,39 +69,46 @@ bool ar_trap_active(void)
 #define RET(k)		BPF_STMT(BPF_RET | BPF_K, (k))
 
 /*
- * Trap io_uring's three calls, and mmap(MAP_SHARED) of an fd at one of
- * the ring offsets (0, IORING_OFF_CQ_RING, IORING_OFF_SQES), from
- * anywhere but the site. Jumps are relative: the targets are TRAP (21)
- * and ALLOW (22). Another architecture (a 32-bit program) and x32 calls
- * pass untouched.
+ * Trap io_uring's three calls, and a program's mmap of a ring, from
+ * anywhere but the site. A ring mmap is how every io_uring program maps
+ * one (liburing, fio, libuv, Rust's io-uring crate, Zig, Go's): shared,
+ * populated, writable, of an fd at 0, IORING_OFF_CQ_RING or
+ * IORING_OFF_SQES. Requiring all of that keeps other programs' mmaps
+ * (and those of a child without libanyring, which inherits the filter
+ * but not the handler) out of the trap. Jumps are relative: the targets
+ * are TRAP (24) and ALLOW (25). Another architecture (a 32-bit program)
+ * and x32 calls pass untouched.
  */
 static int ar_trap_filter(struct sock_filter *f, size_t max)
 {
-	unsigned long site = (unsigned long)ar_site_ret;
+	unsigned long site = ar_site_ip();
 	const struct sock_filter prog[] = {
 		/*  0 */ LD(offsetof(struct seccomp_data, arch)),
-		/*  1 */ JEQ(AUDIT_ARCH_X86_64, 0, 20),
+		/*  1 */ JEQ(AUDIT_ARCH_X86_64, 0, 23),
 		/*  2 */ LD(AR_DATA_IP_LO),
 		/*  3 */ JEQ((__u32)site, 0, 2),
 		/*  4 */ LD(AR_DATA_IP_HI),
-		/*  5 */ JEQ((__u32)(site >> 32), 16, 0),
+		/*  5 */ JEQ((__u32)(site >> 32), 19, 0),
 		/*  6 */ LD(offsetof(struct seccomp_data, nr)),
-		/*  7 */ JEQ(AR_NR_SETUP, 13, 0),
-		/*  8 */ JEQ(AR_NR_ENTER, 12, 0),
-		/*  9 */ JEQ(AR_NR_REGISTER, 11, 0),
-		/* 10 */ JEQ(SYS_mmap, 0, 11),
+		/*  7 */ JEQ(AR_NR_SETUP, 16, 0),
+		/*  8 */ JEQ(AR_NR_ENTER, 15, 0),
+		/*  9 */ JEQ(AR_NR_REGISTER, 14, 0),
+		/* 10 */ JEQ(SYS_mmap, 0, 14),
 		/* 11 */ LD(AR_DATA_ARG_LO(3)),
-		/* 12 */ JSET(MAP_SHARED, 0, 9),
-		/* 13 */ LD(AR_DATA_ARG_LO(4)),
-		/* 14 */ JEQ(0xffffffffU, 7, 0),
-		/* 15 */ LD(AR_DATA_ARG_HI(5)),
-		/* 16 */ JEQ(0, 0, 5),
-		/* 17 */ LD(AR_DATA_ARG_LO(5)),
-		/* 18 */ JEQ(IORING_OFF_SQ_RING, 2, 0),
-		/* 19 */ JEQ(IORING_OFF_CQ_RING, 1, 0),
-		/* 20 */ JEQ(IORING_OFF_SQES, 0, 1),
-		/* 21 */ RET(SECCOMP_RET_TRAP | AR_TRAP_DATA),
-		/* 22 */ RET(SECCOMP_RET_ALLOW),
+		/* 12 */ JSET(MAP_SHARED, 0, 12),
+		/* 13 */ JSET(MAP_POPULATE, 0, 11),
+		/* 14 */ LD(AR_DATA_ARG_LO(2)),
+		/* 15 */ JSET(PROT_WRITE, 0, 9),
+		/* 16 */ LD(AR_DATA_ARG_LO(4)),
+		/* 17 */ JEQ(0xffffffffU, 7, 0),
+		/* 18 */ LD(AR_DATA_ARG_HI(5)),
+		/* 19 */ JEQ(0, 0, 5),
+		/* 20 */ LD(AR_DATA_ARG_LO(5)),
+		/* 21 */ JEQ(IORING_OFF_SQ_RING, 2, 0),
+		/* 22 */ JEQ(IORING_OFF_CQ_RING, 1, 0),
+		/* 23 */ JEQ(IORING_OFF_SQES, 0, 1),
+		/* 24 */ RET(SECCOMP_RET_TRAP | AR_TRAP_DATA),
+		/* 25 */ RET(SECCOMP_RET_ALLOW),
 	};
 
 	if (max < sizeof(prog) / sizeof(prog[0]))
@@ -195,8 +202,12 @@ static int ar_trap_install(void)
 	struct sock_filter f[32];
 	struct sock_fprog prog = { .filter = f };
 	struct sigaction sa;
-	int n = ar_trap_filter(f, sizeof(f) / sizeof(f[0]));
+	int n;
 
+	/* the filter names the site's address: it must be the fixed one */
+	if (!ar_site_fix())
+		return -EADDRINUSE;
+	n = ar_trap_filter(f, sizeof(f) / sizeof(f[0]));
 	if (n < 0)
 		return -EINVAL;
 	prog.len = (unsigned short)n;

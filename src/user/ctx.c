@@ -33,6 +33,7 @@
 #include "user/iopoll.h"
 #include "user/backend/backend.h"
 #include "trap/trap.h"
+#include "engine/sysraw.h"
 
 #define AR_SETUP_KNOWN (IORING_SETUP_IOPOLL | IORING_SETUP_SQPOLL |	\
 	IORING_SETUP_SQ_AFF | IORING_SETUP_CQSIZE | IORING_SETUP_CLAMP | \
@@ -172,39 +173,18 @@ static void *ar_map_anon(size_t len)
 	return m == MAP_FAILED ? NULL : m;
 }
 
-static size_t ar_page_round(size_t len)
-{
-	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
-
-	return (len + pg - 1) & ~(pg - 1);
-}
-
 /*
  * The trap is on: programs may map the ring themselves, so its memory is
- * a memfd's, rings at offset 0 and SQEs after them, both shared.
+ * shared (anonymous): mremap() can map the same pages again for them,
+ * and no fd is spent on it (a program sees the fd numbers it would see
+ * on the kernel).
  */
-static int ar_map_memfd(struct ar_uctx *ctx)
+static void *ar_map_shared(size_t len)
 {
-	size_t rings = ar_page_round(ctx->rings_sz);
-	void *m;
+	void *m = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 
-	ctx->mem_fd = ar_internal_claim(memfd_create("anyring-ring", MFD_CLOEXEC));
-	if (ctx->mem_fd < 0)
-		return -ENOMEM;
-	ctx->sqes_off = rings;
-	if (ftruncate(ctx->mem_fd, (off_t)(rings + ar_page_round(ctx->sqes_sz))))
-		return -ENOMEM;
-	m = ar_sys_mmap(NULL, ctx->rings_sz, PROT_READ | PROT_WRITE, MAP_SHARED,
-			ctx->mem_fd, 0);
-	if ((unsigned long)m > -4096UL)
-		return -ENOMEM;
-	ctx->rings = m;
-	m = ar_sys_mmap(NULL, ctx->sqes_sz, PROT_READ | PROT_WRITE, MAP_SHARED,
-			ctx->mem_fd, (off_t)ctx->sqes_off);
-	if ((unsigned long)m > -4096UL)
-		return -ENOMEM;
-	ctx->sqes = m;
-	return 0;
+	return m == MAP_FAILED ? NULL : m;
 }
 
 static int ar_alloc_rings(struct ar_uctx *ctx, struct io_uring_params *p)
@@ -220,15 +200,13 @@ static int ar_alloc_rings(struct ar_uctx *ctx, struct io_uring_params *p)
 	else
 		ctx->rings_sz = p->sq_off.array + ctx->sq_entries * sizeof(__u32);
 	ctx->sqes_sz = sqe_sz * ctx->sq_entries;
-	if (ar_trap_active()) {
-		if (ar_map_memfd(ctx))
-			return -ENOMEM;
-	} else {
-		ctx->rings = ar_map_anon(ctx->rings_sz);
-		ctx->sqes = ar_map_anon(ctx->sqes_sz);
-		if (!ctx->rings || !ctx->sqes)
-			return -ENOMEM;
-	}
+	ctx->shared_mem = ar_trap_active();
+	ctx->rings = ctx->shared_mem ? ar_map_shared(ctx->rings_sz) :
+				       ar_map_anon(ctx->rings_sz);
+	ctx->sqes = ctx->shared_mem ? ar_map_shared(ctx->sqes_sz) :
+				      ar_map_anon(ctx->sqes_sz);
+	if (!ctx->rings || !ctx->sqes)
+		return -ENOMEM;
 	if (!(ctx->flags & IORING_SETUP_NO_SQARRAY))
 		ctx->sq_array = (__u32 *)((char *)ctx->rings + p->sq_off.array);
 	ctx->rings->sq_ring_mask = ctx->sq_entries - 1;
@@ -244,8 +222,6 @@ static void ar_uctx_free(struct ar_uctx *ctx)
 		munmap(ctx->rings, ctx->rings_sz);
 	if (ctx->sqes)
 		munmap(ctx->sqes, ctx->sqes_sz);
-	if (ctx->mem_fd >= 0)
-		ar_internal_close(ctx->mem_fd);
 	ar_req_cache_free(ctx);
 	ar_iowq_free(&ctx->iowq);
 	pthread_mutex_destroy(&ctx->svc.start_lock);
@@ -407,7 +383,6 @@ static int ar_user_create(unsigned entries, struct io_uring_params *p)
 	ctx->cq_entries = p->cq_entries;
 	ctx->eventfd = -1;
 	ctx->ring_fd = -1;
-	ctx->mem_fd = -1;
 	ctx->disabled = !!(p->flags & IORING_SETUP_R_DISABLED);
 	/* the creating thread is the single issuer, unless the ring starts disabled */
 	if ((p->flags & IORING_SETUP_SINGLE_ISSUER) && !ctx->disabled) {
@@ -527,31 +502,41 @@ static int ar_user_mmap(void *obj, int fd, struct io_uring_params *p,
 /*
  * A program's own mmap(2) of the ring fd, brought here by the system-call
  * trap: the rings at IORING_OFF_SQ_RING or IORING_OFF_CQ_RING (one region,
- * as IORING_FEAT_SINGLE_MMAP says), the SQEs at IORING_OFF_SQES, mapped
- * from the ring's memfd; the mapping is the program's own to unmap.
+ * as IORING_FEAT_SINGLE_MMAP says), the SQEs at IORING_OFF_SQES. mremap()
+ * with an old size of 0 maps the same shared pages a second time (at
+ * addr with MAP_FIXED); the mapping is the program's own to unmap.
  * Another offset is -ENOMEM, as 6.18's io_uring_get_unmapped_area(); a
- * ring made before the trap was on has no memfd: -ENODEV.
+ * ring made before the trap was on is private memory: -ENODEV.
  */
 static long ar_user_mmap_raw(void *obj, void *addr, size_t len, int prot,
 			     int flags, off_t off)
 {
 	struct ar_uctx *ctx = obj;
-	off_t at;
+	long m, how = MREMAP_MAYMOVE;
+	void *src;
 
-	if (!ctx || ctx->mem_fd < 0)
+	if (!ctx || !ctx->shared_mem)
 		return -ENODEV;
 	switch (off) {
 	case IORING_OFF_SQ_RING:
 	case IORING_OFF_CQ_RING:
-		at = 0;
+		src = ctx->rings;
 		break;
 	case IORING_OFF_SQES:
-		at = (off_t)ctx->sqes_off;
+		src = ctx->sqes;
 		break;
 	default:
 		return -ENOMEM;
 	}
-	return (long)ar_sys_mmap(addr, len, prot, flags, ctx->mem_fd, at);
+	if (flags & MAP_FIXED)
+		how |= MREMAP_FIXED;
+	m = ar_raw_syscall6(SYS_mremap, (long)src, 0, (long)len, how,
+			    (long)addr, 0);
+	if (m < 0 && m > -4096)
+		return m;
+	if (prot != (PROT_READ | PROT_WRITE))
+		ar_raw_syscall6(SYS_mprotect, m, (long)len, prot, 0, 0, 0);
+	return m;
 }
 
 /* the memory stays the ring's until the fd is closed, as with munmap of a live ring */

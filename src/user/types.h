@@ -276,12 +276,11 @@ struct ar_uctx {
 	struct io_uring_sqe *sqes;
 	size_t sqes_sz;
 	/*
-	 * With the system-call trap on, rings and SQEs live in this memfd
-	 * (rings at 0, SQEs at sqes_off) so a program's own mmap of the
-	 * ring fd can map them too (ar_user_mmap_raw()); else -1.
+	 * With the system-call trap on, rings and SQEs are shared memory,
+	 * so a program's own mmap of the ring fd can map their pages a
+	 * second time (ar_user_mmap_raw()).
 	 */
-	int mem_fd;
-	size_t sqes_off;
+	bool shared_mem;
 	__u32 *sq_array;		/* NULL with IORING_SETUP_NO_SQARRAY */
 	unsigned flags;			/* setup flags */
 	unsigned features;
