@@ -365,19 +365,21 @@ static void probe_kernel(int fd)
 		kv("opcodes:", "probe failed: ENOMEM");
 		return;
 	}
-	ret = syscall(__NR_io_uring_register, fd, IORING_REGISTER_PROBE,
-		      probe, PROBE_OPS);
+	/* liburing's raw call: -errno, and never the system-call trap's */
+	ret = io_uring_register((unsigned)fd, IORING_REGISTER_PROBE, probe,
+				PROBE_OPS);
 	if (ret < 0)
 		kv("opcodes:", "IORING_REGISTER_PROBE failed: %s (%s)",
-		   errno_name(errno), strerror(errno));
+		   errno_name((int)-ret), strerror((int)-ret));
 	else
 		print_opcodes(probe);
 	free(probe);
 }
 
 /*
- * io_uring_setup(2) straight to the kernel. Returns 0 if it works, else the
- * positive errno.
+ * io_uring_setup(2) straight to the kernel (the kernel engine: the
+ * library's own call, which the system-call trap lets through). Returns
+ * 0 if it works, else the positive errno.
  */
 static int check_kernel(const struct facts *f)
 {
@@ -385,9 +387,9 @@ static int check_kernel(const struct facts *f)
 	int fd, err;
 
 	memset(&p, 0, sizeof(p));
-	fd = (int)syscall(__NR_io_uring_setup, 2, &p);
+	fd = anyring_setup_engine(ANYRING_ENGINE_KERNEL, 2, &p);
 	if (fd < 0) {
-		err = errno;
+		err = -fd;
 		kv("io_uring_setup:", "fails: %s (%s)", errno_name(err),
 		   strerror(err));
 		kv("likely cause:", "%s", likely_cause(err, f));
