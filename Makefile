@@ -2,7 +2,7 @@
 #   make              library and tools under build/
 #   make test         setup, build, run the test suite (SAN=address|thread)
 #   make bench        setup, build, run the default benchmark
-#   make install      PREFIX=/usr/local, DESTDIR honoured
+#   make install      PREFIX=/usr/local, DESTDIR honoured; man pages too
 #   make clean
 
 SAN	?=
@@ -17,6 +17,7 @@ LIBDIR	?= $(PREFIX)/lib
 endif
 INCDIR	?= $(PREFIX)/include
 BINDIR	?= $(PREFIX)/bin
+MANDIR	?= $(PREFIX)/share/man
 
 VERSION	:= 0.1.0
 SONAME	:= libanyring.so.0
@@ -53,6 +54,9 @@ LIB_STA  := $(patsubst src/%.c,$(O)/obj/static/%.o,$(LIB_SRCS))
 LIB_SO   := $(O)/lib/libanyring.so
 LIB_A    := $(O)/lib/libanyring.a
 LIB_RPATH := -Wl,-rpath,$(abspath $(O)/lib)
+
+# man/manN/*.N: anyring(7), the tools' pages, <anyring.h>'s functions
+MAN_PAGES := $(wildcard man/man1/*.1 man/man3/*.3 man/man7/*.7)
 
 TOOL_SRCS := $(wildcard tools/*.c)
 TOOLS    := $(patsubst tools/%.c,$(O)/bin/%,$(TOOL_SRCS))
@@ -151,6 +155,10 @@ install: all
 	    -e 's|@INCDIR@|$(INCDIR)|' -e 's|@VERSION@|$(VERSION)|' \
 	    anyring.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/anyring.pc
 	install -m 755 $(TOOLS) $(BENCH) $(DESTDIR)$(BINDIR)/
+	for p in $(MAN_PAGES); do \
+		d=$(DESTDIR)$(MANDIR)/$$(basename $$(dirname $$p)) && \
+		install -d $$d && install -m 644 $$p $$d/ || exit 1; \
+	done
 
 # ---- fuzzing: `make fuzz` builds build/fuzz/fuzz_sqe (clang, libFuzzer) ----
 # The library sources are compiled into the fuzzer with its sanitizers and

@@ -6,7 +6,8 @@ set -eu
 # clang and libclang-rt-dev (libFuzzer, the sanitizer runtimes; clang only
 # recommends it): `make fuzz` and tests/fuzz.sh. libaio-dev: anyring-bench
 # links libaio (its libaio engine), and `make test` builds it.
-pkgs="gcc make libc6-dev liburing-dev liburing2 pkg-config binutils coreutils clang libclang-rt-dev libaio-dev"
+# man-db and groff-base: tests/man.sh renders the man pages.
+pkgs="gcc make libc6-dev liburing-dev liburing2 pkg-config binutils coreutils clang libclang-rt-dev libaio-dev man-db groff-base"
 # bench: fio and python3 (bench/fio-crosscheck), gnuplot-nox (--plot)
 [ "${1:-}" = bench ] && pkgs="$pkgs fio gnuplot-nox python3"
 
