@@ -6,8 +6,9 @@ set -eu
 # clang and libclang-rt-dev (libFuzzer, the sanitizer runtimes; clang only
 # recommends it): `make fuzz` and tests/fuzz.sh. libaio-dev: anyring-bench
 # links libaio (its libaio engine), and `make test` builds it.
-# man-db and groff-base: tests/man.sh renders the man pages.
-pkgs="gcc make libc6-dev liburing-dev liburing2 pkg-config binutils coreutils clang libclang-rt-dev libaio-dev man-db groff-base"
+# man-db and groff-base: tests/man.sh renders the man pages; python3:
+# tests/tools-info.sh reads anyring-info --json.
+pkgs="gcc make libc6-dev liburing-dev liburing2 pkg-config binutils coreutils clang libclang-rt-dev libaio-dev man-db groff-base python3"
 # bench: fio and python3 (bench/fio-crosscheck), gnuplot-nox (--plot)
 [ "${1:-}" = bench ] && pkgs="$pkgs fio gnuplot-nox python3"
 
