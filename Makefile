@@ -3,6 +3,7 @@
 #   make test         setup, build, run the test suite (SAN=address|thread)
 #   make bench        setup, build, run the default benchmark
 #   make install      PREFIX=/usr/local, DESTDIR honoured; man pages too
+#   make deb          Debian packages (debian/) in build/deb, lintian-checked
 #   make clean
 
 SAN	?=
@@ -43,6 +44,12 @@ BASE_CFLAGS := -std=gnu11 -O2 -g $(WARN) -D_GNU_SOURCE -Iinclude $(SANFLAGS)
 LIB_CFLAGS := $(BASE_CFLAGS) -MMD -MP -fPIC -fvisibility=hidden -Isrc -DLIBURING_INTERNAL \
 	-ftls-model=initial-exec
 CFLAGS_EXTRA ?=
+# LDFLAGS: for the library's and the tools' links (debian/rules passes
+# dpkg-buildflags'); TOOL_RPATH: how an uninstalled tool finds the
+# library beside it (the packages, which install into the system's
+# search path, set it empty)
+LDFLAGS	?=
+TOOL_RPATH ?= -Wl,-rpath,'$$ORIGIN/../lib'
 LDLIBS	:= -lpthread
 
 # src/: api (liburing's functions), engine (the seam), kernel, user (the
@@ -73,7 +80,7 @@ TESTS    := $(patsubst tests/%.c,$(O)/tests/%,$(TEST_SRCS))
 DIFF_SRCS := $(wildcard tests/diff/*.c)
 DIFF_BIN := $(if $(DIFF_SRCS),$(O)/tests/differential)
 
-.PHONY: all lib tools tests test bench install clean setup
+.PHONY: all lib tools tests test bench install clean setup deb
 all: lib tools $(O)/lib/pkgconfig/anyring.pc
 
 lib: $(LIB_SO) $(LIB_A)
@@ -88,7 +95,7 @@ $(O)/obj/static/%.o: src/%.c
 -include $(LIB_PIC:.o=.d) $(LIB_STA:.o=.d)
 
 $(O)/lib/libanyring.so.$(VERSION): $(LIB_PIC) src/api/liburing.map | $(O)/lib
-	$(CC) -shared $(SANFLAGS) -Wl,-soname,$(SONAME) \
+	$(CC) -shared $(SANFLAGS) $(LDFLAGS) -Wl,-soname,$(SONAME) \
 		-Wl,--version-script,src/api/liburing.map -Wl,-z,defs \
 		-o $@ $(LIB_PIC) $(LDLIBS)
 $(LIB_SO): $(O)/lib/libanyring.so.$(VERSION)
@@ -102,16 +109,16 @@ $(O)/lib/pkgconfig/anyring.pc: anyring.pc.in Makefile | $(O)/lib/pkgconfig
 	    -e 's|@INCDIR@|$(INCDIR)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
 
 $(O)/bin/%: tools/%.c $(LIB_SO) include/anyring.h | $(O)/bin
-	$(CC) $(BASE_CFLAGS) $(CFLAGS_EXTRA) -Isrc/engine -o $@ $< -L$(O)/lib -lanyring \
-		-Wl,-rpath,'$$ORIGIN/../lib' $(LDLIBS)
+	$(CC) $(BASE_CFLAGS) $(CFLAGS_EXTRA) $(LDFLAGS) -Isrc/engine -o $@ $< -L$(O)/lib \
+		-lanyring $(TOOL_RPATH) $(LDLIBS)
 
 $(O)/obj/bench/%.o: tools/bench/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(BASE_CFLAGS) -MMD -MP $(CFLAGS_EXTRA) -c -o $@ $<
 -include $(BENCH_OBJS:.o=.d)
 $(O)/bin/anyring-bench: $(BENCH_OBJS) $(LIB_SO) | $(O)/bin
-	$(CC) $(SANFLAGS) -o $@ $(BENCH_OBJS) -L$(O)/lib -lanyring \
-		-Wl,-rpath,'$$ORIGIN/../lib' $(BENCH_LIBS) $(LDLIBS)
+	$(CC) $(SANFLAGS) $(LDFLAGS) -o $@ $(BENCH_OBJS) -L$(O)/lib -lanyring \
+		$(TOOL_RPATH) $(BENCH_LIBS) $(LDLIBS)
 
 $(O)/tests/%: tests/%.c tests/test.h $(LIB_SO) | $(O)/tests
 	$(CC) $(BASE_CFLAGS) $(CFLAGS_EXTRA) -Isrc/engine -Itests -o $@ $< -L$(O)/lib -lanyring \
@@ -159,6 +166,21 @@ install: all
 		d=$(DESTDIR)$(MANDIR)/$$(basename $$(dirname $$p)) && \
 		install -d $$d && install -m 644 $$p $$d/ || exit 1; \
 	done
+
+# ---- Debian packages: `make deb` builds them from a copy of the tree in
+# build/deb (debhelper, debian/), then lints them ----
+DEB_DIR	:= build/deb
+DEB_SRC	:= $(DEB_DIR)/anyring-$(VERSION)
+
+deb:
+	@sh scripts/setup.sh deb
+	rm -rf $(DEB_DIR) && mkdir -p $(DEB_SRC)
+	tar --exclude=./build --exclude=./.git -cf - . | tar -C $(DEB_SRC) -xf -
+	cd $(DEB_SRC) && dpkg-buildpackage -us -uc
+	lintian --fail-on error,warning $(DEB_DIR)/anyring_$(VERSION)_*.changes
+	@ls $(DEB_DIR)/*.deb
+
+# ---- end Debian packages ----
 
 # ---- fuzzing: `make fuzz` builds build/fuzz/fuzz_sqe (clang, libFuzzer) ----
 # The library sources are compiled into the fuzzer with its sanitizers and

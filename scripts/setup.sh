@@ -1,6 +1,7 @@
 #!/bin/sh
 # Installs the Debian packages anyring's build, tests and benchmarks use,
-# only those missing. Run by `make test` and `make bench` before anything.
+# only those missing. Run by `make test`, `make bench` and `make deb`
+# before anything.
 set -eu
 
 # clang and libclang-rt-dev (libFuzzer, the sanitizer runtimes; clang only
@@ -11,6 +12,8 @@ set -eu
 pkgs="gcc make libc6-dev liburing-dev liburing2 pkg-config binutils coreutils clang libclang-rt-dev libaio-dev man-db groff-base python3"
 # bench: fio and python3 (bench/fio-crosscheck), gnuplot-nox (--plot)
 [ "${1:-}" = bench ] && pkgs="$pkgs fio gnuplot-nox python3"
+# deb: the Debian package build (debian/) and its lint
+[ "${1:-}" = deb ] && pkgs="$pkgs debhelper dpkg-dev fakeroot lintian"
 
 missing=""
 for p in $pkgs; do
