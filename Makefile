@@ -4,6 +4,7 @@
 #   make bench        setup, build, run the default benchmark
 #   make install      PREFIX=/usr/local, DESTDIR honoured; man pages too
 #   make deb          Debian packages (debian/) in build/deb, lintian-checked
+#   make deb-check    install them, smoke-test, remove them (system-wide!)
 #   make clean
 
 SAN	?=
@@ -60,6 +61,9 @@ LIB_PIC  := $(patsubst src/%.c,$(O)/obj/pic/%.o,$(LIB_SRCS))
 LIB_STA  := $(patsubst src/%.c,$(O)/obj/static/%.o,$(LIB_SRCS))
 LIB_SO   := $(O)/lib/libanyring.so
 LIB_A    := $(O)/lib/libanyring.a
+# the drop-in: the same objects as liburing.so.2 (liburing 2.3's soname,
+# symbols and versions), for the anyring-liburing package
+DROPIN_SO := $(O)/lib/dropin/liburing.so.2.3
 LIB_RPATH := -Wl,-rpath,$(abspath $(O)/lib)
 
 # man/manN/*.N: anyring(7), the tools' pages, <anyring.h>'s functions
@@ -80,10 +84,10 @@ TESTS    := $(patsubst tests/%.c,$(O)/tests/%,$(TEST_SRCS))
 DIFF_SRCS := $(wildcard tests/diff/*.c)
 DIFF_BIN := $(if $(DIFF_SRCS),$(O)/tests/differential)
 
-.PHONY: all lib tools tests test bench install clean setup deb
+.PHONY: all lib tools tests test bench install clean setup deb deb-check
 all: lib tools $(O)/lib/pkgconfig/anyring.pc
 
-lib: $(LIB_SO) $(LIB_A)
+lib: $(LIB_SO) $(LIB_A) $(DROPIN_SO)
 tools: $(TOOLS) $(BENCH)
 
 $(O)/obj/pic/%.o: src/%.c
@@ -96,6 +100,11 @@ $(O)/obj/static/%.o: src/%.c
 
 $(O)/lib/libanyring.so.$(VERSION): $(LIB_PIC) src/api/liburing.map | $(O)/lib
 	$(CC) -shared $(SANFLAGS) $(LDFLAGS) -Wl,-soname,$(SONAME) \
+		-Wl,--version-script,src/api/liburing.map -Wl,-z,defs \
+		-o $@ $(LIB_PIC) $(LDLIBS)
+$(DROPIN_SO): $(LIB_PIC) src/api/liburing.map
+	@mkdir -p $(dir $@)
+	$(CC) -shared $(SANFLAGS) $(LDFLAGS) -Wl,-soname,liburing.so.2 \
 		-Wl,--version-script,src/api/liburing.map -Wl,-z,defs \
 		-o $@ $(LIB_PIC) $(LDLIBS)
 $(LIB_SO): $(O)/lib/libanyring.so.$(VERSION)
@@ -168,7 +177,8 @@ install: all
 	done
 
 # ---- Debian packages: `make deb` builds them from a copy of the tree in
-# build/deb (debhelper, debian/), then lints them ----
+# build/deb (debhelper, debian/), then lints them; `make deb-check`
+# installs them system-wide, runs tests/deb-smoke.sh and removes them ----
 DEB_DIR	:= build/deb
 DEB_SRC	:= $(DEB_DIR)/anyring-$(VERSION)
 
@@ -180,6 +190,9 @@ deb:
 	lintian --fail-on error,warning $(DEB_DIR)/anyring_$(VERSION)_*.changes
 	@ls $(DEB_DIR)/*.deb
 
+deb-check: deb
+	@sh scripts/setup.sh deb
+	sh tests/deb-smoke.sh $(DEB_DIR)
 # ---- end Debian packages ----
 
 # ---- fuzzing: `make fuzz` builds build/fuzz/fuzz_sqe (clang, libFuzzer) ----
