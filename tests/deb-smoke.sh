@@ -8,7 +8,7 @@
 #     anyring, a liburing example builds against the installed files and
 #     runs, anyring-info (text and --json) runs, man finds the pages.
 #  2. dpkg -i anyring-liburing: liburing.so.2 and liburing.so.2.3 are
-#     diverted; with io_uring allowed, Debian's liburing examples (built
+#     diverted (and stay so when it is installed again); with io_uring allowed, Debian's liburing examples (built
 #     with -luring before the drop-in came) run on the kernel engine; with
 #     io_uring denied by anyring-run --deny-io-uring and no LD_PRELOAD in
 #     their environment, on the user engine; a setgid copy, started by
@@ -131,6 +131,10 @@ soname=$(objdump -p "$(readlink -f "$libdir/liburing.so.2")" | awk '$1 == "SONAM
 objdump -p "$libdir/liburing.so.2" | grep -q ' ANYRING_' ||
 	die "$libdir/liburing.so.2 is not libanyring"
 [ "$soname" = liburing.so.2 ] || die "soname $soname"
+# installing it again (dpkg's upgrade path) keeps the same two diversions
+dpkg -i "$(deb anyring-liburing)" > /dev/null || die "dpkg -i anyring-liburing, again"
+[ "$(dpkg-divert --list | grep -c 'by anyring-liburing')" = 2 ] || die "not two diversions after reinstalling"
+objdump -p "$libdir/liburing.so.2" | grep -q ' ANYRING_' || die "reinstalling lost the drop-in"
 ldconfig -p | grep -F 'liburing.so.2 ' || die "ldconfig does not list liburing.so.2"
 echo "$libdir/liburing.so.2 is libanyring (soname liburing.so.2)"
 
