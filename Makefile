@@ -2,7 +2,9 @@
 #   make              library and tools under build/
 #   make test         setup, build, run the test suite (SAN=address|thread)
 #   make bench        setup, build, run the default benchmark
-#   make install      PREFIX=/usr/local, DESTDIR honoured
+#   make install      PREFIX=/usr/local, DESTDIR honoured; man pages too
+#   make deb          Debian packages (debian/) in build/deb, lintian-checked
+#   make deb-check    install them, smoke-test, remove them (system-wide!)
 #   make clean
 
 SAN	?=
@@ -17,6 +19,7 @@ LIBDIR	?= $(PREFIX)/lib
 endif
 INCDIR	?= $(PREFIX)/include
 BINDIR	?= $(PREFIX)/bin
+MANDIR	?= $(PREFIX)/share/man
 
 VERSION	:= 0.1.0
 SONAME	:= libanyring.so.0
@@ -42,6 +45,12 @@ BASE_CFLAGS := -std=gnu11 -O2 -g $(WARN) -D_GNU_SOURCE -Iinclude $(SANFLAGS)
 LIB_CFLAGS := $(BASE_CFLAGS) -MMD -MP -fPIC -fvisibility=hidden -Isrc -DLIBURING_INTERNAL \
 	-ftls-model=initial-exec
 CFLAGS_EXTRA ?=
+# LDFLAGS: for the library's and the tools' links (debian/rules passes
+# dpkg-buildflags'); TOOL_RPATH: how an uninstalled tool finds the
+# library beside it (the packages, which install into the system's
+# search path, set it empty)
+LDFLAGS	?=
+TOOL_RPATH ?= -Wl,-rpath,'$$ORIGIN/../lib'
 LDLIBS	:= -lpthread
 
 # src/: api (liburing's functions), engine (the seam), kernel, user (the
@@ -52,7 +61,13 @@ LIB_PIC  := $(patsubst src/%.c,$(O)/obj/pic/%.o,$(LIB_SRCS))
 LIB_STA  := $(patsubst src/%.c,$(O)/obj/static/%.o,$(LIB_SRCS))
 LIB_SO   := $(O)/lib/libanyring.so
 LIB_A    := $(O)/lib/libanyring.a
+# the drop-in: the same objects as liburing.so.2 (liburing 2.3's soname,
+# symbols and versions), for the anyring-liburing package
+DROPIN_SO := $(O)/lib/dropin/liburing.so.2.3
 LIB_RPATH := -Wl,-rpath,$(abspath $(O)/lib)
+
+# man/manN/*.N: anyring(7), the tools' pages, <anyring.h>'s functions
+MAN_PAGES := $(wildcard man/man1/*.1 man/man3/*.3 man/man7/*.7)
 
 TOOL_SRCS := $(wildcard tools/*.c)
 TOOLS    := $(patsubst tools/%.c,$(O)/bin/%,$(TOOL_SRCS))
@@ -69,10 +84,10 @@ TESTS    := $(patsubst tests/%.c,$(O)/tests/%,$(TEST_SRCS))
 DIFF_SRCS := $(wildcard tests/diff/*.c)
 DIFF_BIN := $(if $(DIFF_SRCS),$(O)/tests/differential)
 
-.PHONY: all lib tools tests test bench install clean setup
+.PHONY: all lib tools tests test bench install clean setup deb deb-check
 all: lib tools $(O)/lib/pkgconfig/anyring.pc
 
-lib: $(LIB_SO) $(LIB_A)
+lib: $(LIB_SO) $(LIB_A) $(DROPIN_SO)
 tools: $(TOOLS) $(BENCH)
 
 $(O)/obj/pic/%.o: src/%.c
@@ -84,7 +99,12 @@ $(O)/obj/static/%.o: src/%.c
 -include $(LIB_PIC:.o=.d) $(LIB_STA:.o=.d)
 
 $(O)/lib/libanyring.so.$(VERSION): $(LIB_PIC) src/api/liburing.map | $(O)/lib
-	$(CC) -shared $(SANFLAGS) -Wl,-soname,$(SONAME) \
+	$(CC) -shared $(SANFLAGS) $(LDFLAGS) -Wl,-soname,$(SONAME) \
+		-Wl,--version-script,src/api/liburing.map -Wl,-z,defs \
+		-o $@ $(LIB_PIC) $(LDLIBS)
+$(DROPIN_SO): $(LIB_PIC) src/api/liburing.map
+	@mkdir -p $(dir $@)
+	$(CC) -shared $(SANFLAGS) $(LDFLAGS) -Wl,-soname,liburing.so.2 \
 		-Wl,--version-script,src/api/liburing.map -Wl,-z,defs \
 		-o $@ $(LIB_PIC) $(LDLIBS)
 $(LIB_SO): $(O)/lib/libanyring.so.$(VERSION)
@@ -98,16 +118,16 @@ $(O)/lib/pkgconfig/anyring.pc: anyring.pc.in Makefile | $(O)/lib/pkgconfig
 	    -e 's|@INCDIR@|$(INCDIR)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
 
 $(O)/bin/%: tools/%.c $(LIB_SO) include/anyring.h | $(O)/bin
-	$(CC) $(BASE_CFLAGS) $(CFLAGS_EXTRA) -Isrc/engine -o $@ $< -L$(O)/lib -lanyring \
-		-Wl,-rpath,'$$ORIGIN/../lib' $(LDLIBS)
+	$(CC) $(BASE_CFLAGS) $(CFLAGS_EXTRA) $(LDFLAGS) -Isrc/engine -o $@ $< -L$(O)/lib \
+		-lanyring $(TOOL_RPATH) $(LDLIBS)
 
 $(O)/obj/bench/%.o: tools/bench/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(BASE_CFLAGS) -MMD -MP $(CFLAGS_EXTRA) -c -o $@ $<
 -include $(BENCH_OBJS:.o=.d)
 $(O)/bin/anyring-bench: $(BENCH_OBJS) $(LIB_SO) | $(O)/bin
-	$(CC) $(SANFLAGS) -o $@ $(BENCH_OBJS) -L$(O)/lib -lanyring \
-		-Wl,-rpath,'$$ORIGIN/../lib' $(BENCH_LIBS) $(LDLIBS)
+	$(CC) $(SANFLAGS) $(LDFLAGS) -o $@ $(BENCH_OBJS) -L$(O)/lib -lanyring \
+		$(TOOL_RPATH) $(BENCH_LIBS) $(LDLIBS)
 
 $(O)/tests/%: tests/%.c tests/test.h $(LIB_SO) | $(O)/tests
 	$(CC) $(BASE_CFLAGS) $(CFLAGS_EXTRA) -Isrc/engine -Itests -o $@ $< -L$(O)/lib -lanyring \
@@ -151,6 +171,29 @@ install: all
 	    -e 's|@INCDIR@|$(INCDIR)|' -e 's|@VERSION@|$(VERSION)|' \
 	    anyring.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/anyring.pc
 	install -m 755 $(TOOLS) $(BENCH) $(DESTDIR)$(BINDIR)/
+	for p in $(MAN_PAGES); do \
+		d=$(DESTDIR)$(MANDIR)/$$(basename $$(dirname $$p)) && \
+		install -d $$d && install -m 644 $$p $$d/ || exit 1; \
+	done
+
+# ---- Debian packages: `make deb` builds them from a copy of the tree in
+# build/deb (debhelper, debian/), then lints them; `make deb-check`
+# installs them system-wide, runs tests/deb-smoke.sh and removes them ----
+DEB_DIR	:= build/deb
+DEB_SRC	:= $(DEB_DIR)/anyring-$(VERSION)
+
+deb:
+	@sh scripts/setup.sh deb
+	rm -rf $(DEB_DIR) && mkdir -p $(DEB_SRC)
+	tar --exclude=./build --exclude=./.git -cf - . | tar -C $(DEB_SRC) -xf -
+	cd $(DEB_SRC) && dpkg-buildpackage -us -uc
+	lintian --fail-on error,warning $(DEB_DIR)/anyring_$(VERSION)_*.changes
+	@ls $(DEB_DIR)/*.deb
+
+deb-check: deb
+	@sh scripts/setup.sh deb
+	sh tests/deb-smoke.sh $(DEB_DIR)
+# ---- end Debian packages ----
 
 # ---- fuzzing: `make fuzz` builds build/fuzz/fuzz_sqe (clang, libFuzzer) ----
 # The library sources are compiled into the fuzzer with its sanitizers and

@@ -1,15 +1,20 @@
 #!/bin/sh
 # Installs the Debian packages anyring's build, tests and benchmarks use,
-# only those missing. Run by `make test` and `make bench` before anything.
+# only those missing. Run by `make test`, `make bench` and `make deb`
+# before anything.
 set -eu
 
 # clang and libclang-rt-dev (libFuzzer, the sanitizer runtimes; clang only
 # recommends it): `make fuzz` and tests/fuzz.sh. libaio-dev: anyring-bench
-# links libaio (its libaio engine), and `make test` builds it. fio:
-# tests/trap.sh runs its io_uring engine through the system-call trap.
-pkgs="gcc make libc6-dev liburing-dev liburing2 pkg-config binutils coreutils clang libclang-rt-dev libaio-dev fio"
+# links libaio (its libaio engine), and `make test` builds it.
+# man-db and groff-base: tests/man.sh renders the man pages; python3:
+# tests/tools-info.sh reads anyring-info --json. fio: tests/trap.sh runs
+# its io_uring engine through the system-call trap.
+pkgs="gcc make libc6-dev liburing-dev liburing2 pkg-config binutils coreutils clang libclang-rt-dev libaio-dev man-db groff-base python3 fio"
 # bench: python3 (bench/fio-crosscheck), gnuplot-nox (--plot)
-[ "${1:-}" = bench ] && pkgs="$pkgs gnuplot-nox python3"
+[ "${1:-}" = bench ] && pkgs="$pkgs gnuplot-nox"
+# deb: the Debian package build (debian/) and its lint
+[ "${1:-}" = deb ] && pkgs="$pkgs debhelper dpkg-dev fakeroot lintian"
 
 missing=""
 for p in $pkgs; do

@@ -1,7 +1,9 @@
 #!/bin/sh
 # install: `make install` into a staging root gives a library, <anyring.h>
-# beside <liburing.h>'s directory, the tools and a working anyring.pc; a
-# program built with pkg-config's flags runs on the installed library.
+# beside <liburing.h>'s directory, the tools, the man pages and a working
+# anyring.pc; a program built with pkg-config's flags runs on the installed
+# library. PREFIX=/usr puts the library in Debian's multiarch libdir and the
+# pages under /usr/share/man.
 set -eu
 [ -z "$SAN" ] || { echo "skipped: install is checked on the plain build"; exit 77; }
 command -v pkg-config >/dev/null || { echo "skipped: no pkg-config"; exit 77; }
@@ -11,8 +13,25 @@ make -s -C "$ANYRING_TOP" install DESTDIR="$tmp/root" PREFIX=/opt/anyring > "$tm
 	cat "$tmp/log"; exit 1; }
 r="$tmp/root/opt/anyring"
 for f in lib/libanyring.so lib/libanyring.so.0 lib/libanyring.a include/anyring.h \
-	 lib/pkgconfig/anyring.pc bin/anyring-info bin/anyring-run; do
+	 lib/pkgconfig/anyring.pc bin/anyring-info bin/anyring-run \
+	 share/man/man7/anyring.7 share/man/man1/anyring-run.1 \
+	 share/man/man3/anyring_queue_init_engine.3; do
 	[ -e "$r/$f" ] || { echo "not installed: $f"; exit 1; }
+done
+# every page of the tree, in its section
+for p in "$ANYRING_TOP"/man/man*/*; do
+	sec=$(basename "$(dirname "$p")")
+	[ -f "$r/share/man/$sec/$(basename "$p")" ] || { echo "not installed: $sec/$(basename "$p")"; exit 1; }
+done
+if command -v man >/dev/null; then
+	w=$(MANPATH="$r/share/man" man -w anyring_ring_policy) || { echo "man -w anyring_ring_policy fails"; exit 1; }
+	echo "man -w: $w"
+fi
+make -s -C "$ANYRING_TOP" install DESTDIR="$tmp/usr" PREFIX=/usr > "$tmp/log" 2>&1 || {
+	cat "$tmp/log"; exit 1; }
+ma=$($CC -print-multiarch)
+for f in "lib/$ma/libanyring.so.0" "lib/$ma/pkgconfig/anyring.pc" share/man/man7/anyring.7; do
+	[ -e "$tmp/usr/usr/$f" ] || { echo "PREFIX=/usr: not installed: /usr/$f"; exit 1; }
 done
 flags=$(PKG_CONFIG_SYSROOT_DIR="$tmp/root" PKG_CONFIG_PATH="$r/lib/pkgconfig" \
 	pkg-config --cflags --libs anyring)

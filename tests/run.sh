@@ -48,7 +48,8 @@ for t in "$O"/tests/*; do
 	esac
 done
 for t in "$TOP"/tests/*.sh; do
-	[ "$(basename "$t")" = run.sh ] && continue
+	# deb-smoke.sh installs packages system-wide: make deb-check runs it
+	case $(basename "$t") in run.sh|deb-smoke.sh) continue ;; esac
 	run_one "$(basename "$t" .sh)" kernel sh "$t"
 done
 

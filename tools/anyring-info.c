@@ -9,6 +9,9 @@
  * io_uring sysctls, its groups and capabilities, its seccomp mode. The
  * engine part then asks libanyring which engine a ring gets.
  *
+ * Every fact is gathered first (struct report), then printed as text or,
+ * with --json, as one JSON object with the same facts.
+ *
  * It is a report: it exits 0 whether io_uring works or not, 2 on bad usage.
  */
 #include <errno.h>
@@ -17,7 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <liburing.h>
 #include <anyring.h>
@@ -56,6 +58,46 @@ static const char *const op_names[] = {
 
 _Static_assert(ARRAY_SIZE(op_names) == AR_OP_LAST_KNOWN + 1,
 	       "one name per opcode up to AR_OP_LAST_KNOWN");
+
+static const char *feat_name(int bit, char *buf, size_t len)
+{
+	if (bit < (int)ARRAY_SIZE(feat_names))
+		return feat_names[bit];
+	snprintf(buf, len, "bit %d", bit);
+	return buf;
+}
+
+static const char *op_name(unsigned op, char *buf, size_t len)
+{
+	if (op < ARRAY_SIZE(op_names))
+		return op_names[op];
+	snprintf(buf, len, "op %u", op);
+	return buf;
+}
+
+static unsigned probe_count(const struct io_uring_probe *probe)
+{
+	unsigned i, n = 0;
+
+	for (i = 0; i < probe->ops_len; i++)
+		if (probe->ops[i].flags & IO_URING_OP_SUPPORTED)
+			n++;
+	return n;
+}
+
+/* The length of the valid UTF-8 sequence at c, else 1. */
+static int utf8_len(const unsigned char *c)
+{
+	int n, i;
+
+	if (*c < 0xc2 || *c > 0xf4)
+		return 1;
+	n = *c < 0xe0 ? 2 : *c < 0xf0 ? 3 : 4;
+	for (i = 1; i < n; i++)
+		if ((c[i] & 0xc0) != 0x80)
+			return 1;
+	return n;
+}
 
 /* What the process can read about its io_uring permissions. */
 struct facts {
@@ -250,6 +292,222 @@ static const char *seccomp_meaning(int mode)
 	return "unknown";
 }
 
+/* The likely reason io_uring_setup failed with err (positive errno). */
+static const char *likely_cause(int err, const struct facts *f)
+{
+	int filter = f->seccomp == 2;
+
+	if (err == EPERM && f->disabled == 2)
+		return filter ? "disabled by sysctl kernel.io_uring_disabled=2 "
+				"(a seccomp filter is also active)"
+			      : "disabled by sysctl kernel.io_uring_disabled=2";
+	if (err == EPERM && f->disabled == 1 && !f->in_group && !f->cap_sys_admin)
+		return filter ? "sysctl kernel.io_uring_disabled=1: not in "
+				"io_uring_group and no CAP_SYS_ADMIN (a seccomp "
+				"filter is also active)"
+			      : "sysctl kernel.io_uring_disabled=1: not in "
+				"io_uring_group and no CAP_SYS_ADMIN";
+	if (filter)
+		return "a seccomp filter (as Docker >= 25 / containerd 2 "
+		       "default profiles)";
+	if (err == ENOSYS)
+		return "kernel built without CONFIG_IO_URING, or a sandbox "
+		       "(gVisor) without it";
+	return "unknown";
+}
+
+/* Everything the report says, gathered before either format prints it. */
+struct report {
+	struct utsname u;
+	struct facts f;
+	int kerr;		/* io_uring_setup's positive errno, 0: works */
+	unsigned sq_entries, cq_entries, features;
+	int probe_err;		/* IORING_REGISTER_PROBE's errno, 0: probe valid */
+	struct io_uring_probe *probe;
+	int uerr;		/* the user engine's setup result */
+	int def_ret;		/* io_uring_queue_init's result */
+	const char *def_engine;
+	int have_kpol, have_upol;
+	struct anyring_policy kpol, upol;
+	int env_policy_valid;
+};
+
+static int is_refusal(int err)
+{
+	return err == EPERM || err == EACCES || err == ENOSYS;
+}
+
+/* 0 if the user engine makes a ring, else the negative errno */
+static int try_user_engine(void)
+{
+	struct io_uring_params p;
+	struct io_uring ring;
+	int ret;
+
+	memset(&p, 0, sizeof(p));
+	ret = anyring_queue_init_engine(ANYRING_ENGINE_USER, 2, &ring, &p);
+	if (!ret)
+		io_uring_queue_exit(&ring);
+	return ret;
+}
+
+/* IORING_REGISTER_PROBE on a kernel ring: r->probe, or r->probe_err */
+static void probe_kernel(struct report *r, int fd)
+{
+	size_t len = sizeof(struct io_uring_probe) +
+		     PROBE_OPS * sizeof(struct io_uring_probe_op);
+	int ret;
+
+	r->probe = calloc(1, len);
+	if (!r->probe) {
+		r->probe_err = ENOMEM;
+		return;
+	}
+	/* liburing's raw call: -errno, and never the system-call trap's */
+	ret = io_uring_register((unsigned)fd, IORING_REGISTER_PROBE, r->probe,
+				PROBE_OPS);
+	if (ret < 0) {
+		r->probe_err = -ret;
+		free(r->probe);
+		r->probe = NULL;
+	}
+}
+
+/*
+ * io_uring_setup(2) straight to the kernel: the kernel engine's, whose
+ * call leaves from the library's site, which the system-call trap lets
+ * through (a raw call here would be trapped and served by the user
+ * engine where io_uring is refused).
+ */
+static void check_kernel(struct report *r)
+{
+	struct io_uring_params p;
+	int fd;
+
+	memset(&p, 0, sizeof(p));
+	fd = anyring_setup_engine(ANYRING_ENGINE_KERNEL, 2, &p);
+	if (fd < 0) {
+		r->kerr = -fd;
+		return;
+	}
+	r->sq_entries = p.sq_entries;
+	r->cq_entries = p.cq_entries;
+	r->features = p.features;
+	probe_kernel(r, fd);
+	close(fd);
+}
+
+/* the policy a new ring of the engine runs with; 1 if there is one */
+static int engine_policy(const char *engine, struct anyring_policy *p)
+{
+	struct io_uring_params prm;
+	struct io_uring ring;
+	int ok;
+
+	memset(&prm, 0, sizeof(prm));
+	if (anyring_queue_init_engine(engine, 2, &ring, &prm))
+		return 0;
+	ok = !anyring_ring_policy(&ring, p);
+	io_uring_queue_exit(&ring);
+	return ok;
+}
+
+static void check_engines(struct report *r)
+{
+	const char *env = getenv("ANYRING_POLICY");
+	struct anyring_policy p;
+	struct io_uring ring;
+
+	r->uerr = try_user_engine();
+	r->def_ret = io_uring_queue_init(2, &ring, 0);
+	if (!r->def_ret) {
+		r->def_engine = anyring_ring_engine(&ring);
+		io_uring_queue_exit(&ring);
+	}
+	r->env_policy_valid = env && *env && !anyring_policy_parse(env, &p);
+	if (!r->kerr)
+		r->have_kpol = engine_policy(ANYRING_ENGINE_KERNEL, &r->kpol);
+	if (!r->uerr)
+		r->have_upol = engine_policy(ANYRING_ENGINE_USER, &r->upol);
+}
+
+static void gather(struct report *r)
+{
+	memset(r, 0, sizeof(*r));
+	if (uname(&r->u)) {
+		snprintf(r->u.release, sizeof(r->u.release), "unknown (%s)",
+			 strerror(errno));
+		snprintf(r->u.machine, sizeof(r->u.machine), "unknown");
+	}
+	gather_facts(&r->f);
+	check_kernel(r);
+	check_engines(r);
+}
+
+/* ---- what both formats say, as text ---- */
+
+/* ANYRING_ENGINE's value and what it means: "unset (auto)", ... */
+static void env_engine_text(char *buf, size_t len)
+{
+	const char *env = getenv("ANYRING_ENGINE");
+
+	if (!env)
+		snprintf(buf, len, "unset (auto)");
+	else if (!*env)
+		snprintf(buf, len, "empty (auto)");
+	else if (strcmp(env, ANYRING_ENGINE_KERNEL) &&
+		 strcmp(env, ANYRING_ENGINE_USER) &&
+		 strcmp(env, ANYRING_ENGINE_AUTO))
+		snprintf(buf, len, "%s (unknown engine: rings fail with "
+			 "EINVAL; use kernel, user or auto)", env);
+	else
+		snprintf(buf, len, "%s", env);
+}
+
+/* the engine auto picks; buf says why and whether its rings work */
+static const char *auto_engine(const struct report *r, int *works,
+			       char *buf, size_t len)
+{
+	int kerr = r->kerr, uerr = r->uerr;
+
+	*works = 0;
+	if (!kerr) {
+		*works = 1;
+		snprintf(buf, len, "kernel (io_uring_setup works)");
+		return ANYRING_ENGINE_KERNEL;
+	}
+	if (!is_refusal(kerr)) {
+		snprintf(buf, len, "kernel, which fails with %s (not a refusal, "
+			 "so no fallback)", errno_name(kerr));
+		return ANYRING_ENGINE_KERNEL;
+	}
+	if (uerr == -EOPNOTSUPP) {
+		snprintf(buf, len, "user (fallback: kernel refused with %s); "
+			 "user engine not in this build: rings fail with %s",
+			 errno_name(kerr), errno_name(kerr));
+	} else if (uerr) {
+		snprintf(buf, len, "user (fallback: kernel refused with %s), "
+			 "which fails with %s", errno_name(kerr),
+			 errno_name(-uerr));
+	} else {
+		*works = 1;
+		snprintf(buf, len, "user (fallback: kernel refused with %s)",
+			 errno_name(kerr));
+	}
+	return ANYRING_ENGINE_USER;
+}
+
+static const char *env_policy_note(const struct report *r)
+{
+	const char *env = getenv("ANYRING_POLICY");
+
+	if (!env || !*env)
+		return "unset (defaults)";
+	return r->env_policy_valid ? "" : " (not valid: rings use the defaults)";
+}
+
+/* ---- text ---- */
+
 static void print_facts(const struct utsname *u, const struct facts *f)
 {
 	kv("kernel release:", "%s", u->release);
@@ -275,33 +533,10 @@ static void print_facts(const struct utsname *u, const struct facts *f)
 		kv("Seccomp:", "%d (%s)", f->seccomp, seccomp_meaning(f->seccomp));
 }
 
-/* The likely reason io_uring_setup failed with err (positive errno). */
-static const char *likely_cause(int err, const struct facts *f)
-{
-	int filter = f->seccomp == 2;
-
-	if (err == EPERM && f->disabled == 2)
-		return filter ? "disabled by sysctl kernel.io_uring_disabled=2 "
-				"(a seccomp filter is also active)"
-			      : "disabled by sysctl kernel.io_uring_disabled=2";
-	if (err == EPERM && f->disabled == 1 && !f->in_group && !f->cap_sys_admin)
-		return filter ? "sysctl kernel.io_uring_disabled=1: not in "
-				"io_uring_group and no CAP_SYS_ADMIN (a seccomp "
-				"filter is also active)"
-			      : "sysctl kernel.io_uring_disabled=1: not in "
-				"io_uring_group and no CAP_SYS_ADMIN";
-	if (filter)
-		return "a seccomp filter (as Docker >= 25 / containerd 2 "
-		       "default profiles)";
-	if (err == ENOSYS)
-		return "kernel built without CONFIG_IO_URING, or a sandbox "
-		       "(gVisor) without it";
-	return "unknown";
-}
-
 static void print_features(unsigned feats)
 {
-	char name[16];
+	char buf[16];
+	const char *name;
 	int col, bit;
 
 	printf("%-*s", KEY_WIDTH, "features:");
@@ -309,10 +544,7 @@ static void print_features(unsigned feats)
 	for (bit = 0; bit < 32; bit++) {
 		if (!(feats & (1U << bit)))
 			continue;
-		if (bit < (int)ARRAY_SIZE(feat_names))
-			snprintf(name, sizeof(name), "%s", feat_names[bit]);
-		else
-			snprintf(name, sizeof(name), "bit %d", bit);
+		name = feat_name(bit, buf, sizeof(buf));
 		col = put_token(col, name, (int)strlen(name));
 	}
 	if (!feats)
@@ -320,27 +552,16 @@ static void print_features(unsigned feats)
 	putchar('\n');
 }
 
-static const char *op_name(unsigned op, char *buf, size_t len)
-{
-	if (op < ARRAY_SIZE(op_names))
-		return op_names[op];
-	snprintf(buf, len, "op %u", op);
-	return buf;
-}
-
 static void print_opcodes(const struct io_uring_probe *probe)
 {
 	char key[40], buf[16];
 	const char *name;
-	unsigned i, n = 0;
+	unsigned i;
 	int col;
 
-	for (i = 0; i < probe->ops_len; i++)
-		if (probe->ops[i].flags & IO_URING_OP_SUPPORTED)
-			n++;
 	kv("last_op:", "%u (%s)", probe->last_op,
 	   op_name(probe->last_op, buf, sizeof(buf)));
-	snprintf(key, sizeof(key), "opcodes (%u):", n);
+	snprintf(key, sizeof(key), "opcodes (%u):", probe_count(probe));
 	printf("%-*s", KEY_WIDTH, key);
 	col = KEY_WIDTH;
 	for (i = 0; i < probe->ops_len; i++) {
@@ -349,133 +570,27 @@ static void print_opcodes(const struct io_uring_probe *probe)
 		name = op_name(probe->ops[i].op, buf, sizeof(buf));
 		col = put_token(col, name, (int)strlen(name));
 	}
-	if (!n)
+	if (!probe_count(probe))
 		printf("none");
 	putchar('\n');
 }
 
-static void probe_kernel(int fd)
+static void print_kernel(const struct report *r)
 {
-	size_t len = sizeof(struct io_uring_probe) +
-		     PROBE_OPS * sizeof(struct io_uring_probe_op);
-	struct io_uring_probe *probe = calloc(1, len);
-	long ret;
-
-	if (!probe) {
-		kv("opcodes:", "probe failed: ENOMEM");
+	if (r->kerr) {
+		kv("io_uring_setup:", "fails: %s (%s)", errno_name(r->kerr),
+		   strerror(r->kerr));
+		kv("likely cause:", "%s", likely_cause(r->kerr, &r->f));
 		return;
 	}
-	/* liburing's raw call: -errno, and never the system-call trap's */
-	ret = io_uring_register((unsigned)fd, IORING_REGISTER_PROBE, probe,
-				PROBE_OPS);
-	if (ret < 0)
+	kv("io_uring_setup:", "works (%u SQ, %u CQ entries)", r->sq_entries,
+	   r->cq_entries);
+	print_features(r->features);
+	if (r->probe)
+		print_opcodes(r->probe);
+	else
 		kv("opcodes:", "IORING_REGISTER_PROBE failed: %s (%s)",
-		   errno_name((int)-ret), strerror((int)-ret));
-	else
-		print_opcodes(probe);
-	free(probe);
-}
-
-/*
- * io_uring_setup(2) straight to the kernel (the kernel engine: the
- * library's own call, which the system-call trap lets through). Returns
- * 0 if it works, else the positive errno.
- */
-static int check_kernel(const struct facts *f)
-{
-	struct io_uring_params p;
-	int fd, err;
-
-	memset(&p, 0, sizeof(p));
-	fd = anyring_setup_engine(ANYRING_ENGINE_KERNEL, 2, &p);
-	if (fd < 0) {
-		err = -fd;
-		kv("io_uring_setup:", "fails: %s (%s)", errno_name(err),
-		   strerror(err));
-		kv("likely cause:", "%s", likely_cause(err, f));
-		return err;
-	}
-	kv("io_uring_setup:", "works (%u SQ, %u CQ entries)", p.sq_entries,
-	   p.cq_entries);
-	print_features(p.features);
-	probe_kernel(fd);
-	close(fd);
-	return 0;
-}
-
-static int is_refusal(int err)
-{
-	return err == EPERM || err == EACCES || err == ENOSYS;
-}
-
-/* 0 if the user engine makes a ring, else the negative errno */
-static int try_user_engine(void)
-{
-	struct io_uring_params p;
-	struct io_uring ring;
-	int ret;
-
-	memset(&p, 0, sizeof(p));
-	ret = anyring_queue_init_engine(ANYRING_ENGINE_USER, 2, &ring, &p);
-	if (!ret)
-		io_uring_queue_exit(&ring);
-	return ret;
-}
-
-static void print_env_engine(void)
-{
-	const char *env = getenv("ANYRING_ENGINE");
-
-	if (!env)
-		kv("ANYRING_ENGINE:", "unset (auto)");
-	else if (!*env)
-		kv("ANYRING_ENGINE:", "empty (auto)");
-	else if (strcmp(env, ANYRING_ENGINE_KERNEL) &&
-		 strcmp(env, ANYRING_ENGINE_USER) &&
-		 strcmp(env, ANYRING_ENGINE_AUTO))
-		kv("ANYRING_ENGINE:", "%s (unknown engine: rings fail with "
-		   "EINVAL; use kernel, user or auto)", env);
-	else
-		kv("ANYRING_ENGINE:", "%s", env);
-}
-
-static void print_auto(int kerr, int uerr)
-{
-	if (!kerr) {
-		kv("auto engine:", "kernel (io_uring_setup works)");
-		return;
-	}
-	if (!is_refusal(kerr)) {
-		kv("auto engine:", "kernel, which fails with %s (not a refusal, "
-		   "so no fallback)", errno_name(kerr));
-		return;
-	}
-	if (uerr == -EOPNOTSUPP)
-		kv("auto engine:", "user (fallback: kernel refused with %s); "
-		   "user engine not in this build: rings fail with %s",
-		   errno_name(kerr), errno_name(kerr));
-	else if (uerr)
-		kv("auto engine:", "user (fallback: kernel refused with %s), "
-		   "which fails with %s", errno_name(kerr), errno_name(-uerr));
-	else
-		kv("auto engine:", "user (fallback: kernel refused with %s)",
-		   errno_name(kerr));
-}
-
-/* The engine a ring made the default way (io_uring_queue_init) gets. */
-static void print_default_ring(void)
-{
-	struct io_uring ring;
-	int ret;
-
-	ret = io_uring_queue_init(2, &ring, 0);
-	if (ret < 0) {
-		kv("default ring:", "fails: %s (%s)", errno_name(-ret),
-		   strerror(-ret));
-		return;
-	}
-	kv("default ring:", "engine %s", anyring_ring_engine(&ring));
-	io_uring_queue_exit(&ring);
+		   errno_name(r->probe_err), strerror(r->probe_err));
 }
 
 /* a policy string with a space after each comma, so kv() can wrap it */
@@ -494,54 +609,238 @@ static void kv_policy(const char *key, const struct anyring_policy *p)
 	kv(key, "%s", out);
 }
 
-/* ANYRING_POLICY, and what a new ring of each engine runs with */
-static void print_policies(int kerr, int uerr)
+static void print_engines(const struct report *r)
 {
 	const char *env = getenv("ANYRING_POLICY");
-	struct io_uring_params prm;
-	struct anyring_policy p;
-	struct io_uring ring;
+	char buf[256];
+	int works;
 
-	memset(&prm, 0, sizeof(prm));
-	if (!env || !*env)
-		kv("ANYRING_POLICY:", "unset (defaults)");
-	else if (anyring_policy_parse(env, &p))
-		kv("ANYRING_POLICY:", "%s (not valid: rings use the defaults)", env);
+	env_engine_text(buf, sizeof(buf));
+	kv("ANYRING_ENGINE:", "%s", buf);
+	kv("engines in this build:", "%s",
+	   r->uerr == -EOPNOTSUPP ? "kernel" : "kernel user");
+	auto_engine(r, &works, buf, sizeof(buf));
+	kv("auto engine:", "%s", buf);
+	if (r->def_ret < 0)
+		kv("default ring:", "fails: %s (%s)", errno_name(-r->def_ret),
+		   strerror(-r->def_ret));
 	else
-		kv("ANYRING_POLICY:", "%s", env);
-	if (!kerr && !anyring_queue_init_engine(ANYRING_ENGINE_KERNEL, 2, &ring,
-						&prm)) {
-		if (!anyring_ring_policy(&ring, &p))
-			kv_policy("kernel ring policy:", &p);
-		io_uring_queue_exit(&ring);
-	}
-	memset(&prm, 0, sizeof(prm));
-	if (!uerr && !anyring_queue_init_engine(ANYRING_ENGINE_USER, 2, &ring,
-						&prm)) {
-		if (!anyring_ring_policy(&ring, &p))
-			kv_policy("user ring policy:", &p);
-		io_uring_queue_exit(&ring);
-	}
+		kv("default ring:", "engine %s", r->def_engine);
+	if (!env || !*env)
+		kv("ANYRING_POLICY:", "%s", env_policy_note(r));
+	else
+		kv("ANYRING_POLICY:", "%s%s", env, env_policy_note(r));
+	if (r->have_kpol)
+		kv_policy("kernel ring policy:", &r->kpol);
+	if (r->have_upol)
+		kv_policy("user ring policy:", &r->upol);
 }
 
-static void report_engines(int kerr)
+static void print_text(const struct report *r)
 {
-	int uerr = try_user_engine();
+	print_facts(&r->u, &r->f);
+	print_kernel(r);
+	print_engines(r);
+}
 
-	print_env_engine();
-	if (uerr == -EOPNOTSUPP)
-		kv("engines in this build:", "kernel");
+/* ---- JSON: the same facts, one object ---- */
+
+/* s as a JSON string; invalid UTF-8 bytes become U+FFFD */
+static void json_str(const char *s)
+{
+	const unsigned char *c = (const unsigned char *)s;
+
+	putchar('"');
+	while (*c) {
+		int n = utf8_len(c);
+
+		if (*c == '"' || *c == '\\') {
+			printf("\\%c", *c++);
+		} else if (*c < 0x20) {
+			printf("\\u%04x", *c++);
+		} else if (n > 1) {
+			fwrite(c, 1, (size_t)n, stdout);
+			c += n;
+		} else if (*c >= 0x80) {
+			fputs("\\ufffd", stdout);
+			c++;
+		} else {
+			putchar(*c++);
+		}
+	}
+	putchar('"');
+}
+
+/* "key": with the separator before every key but the first */
+static void json_key(int *first, const char *key)
+{
+	printf("%s\n  ", *first ? "" : ",");
+	*first = 0;
+	json_str(key);
+	fputs(": ", stdout);
+}
+
+static void json_kstr(int *first, const char *key, const char *val)
+{
+	json_key(first, key);
+	if (val)
+		json_str(val);
 	else
-		kv("engines in this build:", "kernel user");
-	print_auto(kerr, uerr);
-	print_default_ring();
-	print_policies(kerr, uerr);
+		fputs("null", stdout);
+}
+
+static void json_kint(int *first, const char *key, long val, int present)
+{
+	json_key(first, key);
+	if (present)
+		printf("%ld", val);
+	else
+		fputs("null", stdout);
+}
+
+static void json_kbool(int *first, const char *key, int val)
+{
+	json_key(first, key);
+	fputs(val ? "true" : "false", stdout);
+}
+
+static void json_kpolicy(int *first, const char *key, int have,
+			 const struct anyring_policy *p)
+{
+	char buf[160];
+
+	if (have)
+		anyring_policy_format(p, buf, sizeof(buf));
+	json_kstr(first, key, have ? buf : NULL);
+}
+
+static void json_facts(int *first, const struct report *r)
+{
+	const struct facts *f = &r->f;
+
+	json_kstr(first, "kernel_release", r->u.release);
+	json_kstr(first, "machine", r->u.machine);
+	json_kint(first, "io_uring_disabled", f->disabled, f->disabled >= 0);
+	json_kstr(first, "io_uring_disabled_meaning", f->disabled < 0 ?
+		  "absent (kernel < 6.6)" : disabled_meaning(f->disabled));
+	json_kint(first, "io_uring_group", f->group, f->have_group);
+	json_kbool(first, "in_io_uring_group", f->in_group);
+	json_kbool(first, "cap_sys_admin", f->cap_sys_admin);
+	json_key(first, "seccomp");
+	if (f->seccomp < 0)
+		fputs("null", stdout);
+	else
+		printf("{\"mode\": %d, \"meaning\": \"%s\", \"filters\": %d}",
+		       f->seccomp, seccomp_meaning(f->seccomp),
+		       f->seccomp_filters > 0 ? f->seccomp_filters : 0);
+}
+
+static void json_kernel(int *first, const struct report *r)
+{
+	char name[16];
+	unsigned i;
+	int bit, n = 0;
+
+	json_key(first, "io_uring_setup");
+	printf("{\"works\": %s", r->kerr ? "false" : "true");
+	if (r->kerr) {
+		printf(", \"errno\": \"%s\", \"error\": ", errno_name(r->kerr));
+		json_str(strerror(r->kerr));
+		fputs(", \"likely_cause\": ", stdout);
+		json_str(likely_cause(r->kerr, &r->f));
+	} else {
+		printf(", \"sq_entries\": %u, \"cq_entries\": %u",
+		       r->sq_entries, r->cq_entries);
+	}
+	putchar('}');
+	if (r->kerr)
+		return;
+	json_key(first, "features");
+	putchar('[');
+	for (bit = 0; bit < 32; bit++)
+		if (r->features & (1U << bit))
+			printf("%s\"%s\"", n++ ? ", " : "",
+			       feat_name(bit, name, sizeof(name)));
+	putchar(']');
+	if (!r->probe) {
+		json_kstr(first, "probe_error", errno_name(r->probe_err));
+		return;
+	}
+	json_key(first, "last_op");
+	printf("{\"op\": %u, \"name\": \"%s\"}", r->probe->last_op,
+	       op_name(r->probe->last_op, name, sizeof(name)));
+	json_key(first, "opcodes");
+	putchar('[');
+	for (i = n = 0; i < r->probe->ops_len; i++)
+		if (r->probe->ops[i].flags & IO_URING_OP_SUPPORTED)
+			printf("%s\"%s\"", n++ ? ", " : "",
+			       op_name(r->probe->ops[i].op, name, sizeof(name)));
+	putchar(']');
+}
+
+static void json_engines(int *first, const struct report *r)
+{
+	const char *env = getenv("ANYRING_ENGINE");
+	const char *engine;
+	char buf[256];
+	int works;
+
+	json_key(first, "anyring_engine");
+	env_engine_text(buf, sizeof(buf));
+	printf("{\"value\": ");
+	if (env)
+		json_str(env);
+	else
+		fputs("null", stdout);
+	fputs(", \"meaning\": ", stdout);
+	json_str(buf);
+	putchar('}');
+	json_key(first, "engines");
+	fputs(r->uerr == -EOPNOTSUPP ? "[\"kernel\"]" : "[\"kernel\", \"user\"]",
+	      stdout);
+	engine = auto_engine(r, &works, buf, sizeof(buf));
+	json_key(first, "auto_engine");
+	printf("{\"engine\": \"%s\", \"works\": %s, \"detail\": ", engine,
+	       works ? "true" : "false");
+	json_str(buf);
+	putchar('}');
+	json_key(first, "default_ring");
+	if (r->def_ret < 0) {
+		printf("{\"engine\": null, \"errno\": \"%s\", \"error\": ",
+		       errno_name(-r->def_ret));
+		json_str(strerror(-r->def_ret));
+		putchar('}');
+	} else {
+		printf("{\"engine\": \"%s\"}", r->def_engine);
+	}
+	env = getenv("ANYRING_POLICY");
+	json_key(first, "anyring_policy");
+	printf("{\"value\": ");
+	if (env && *env)
+		json_str(env);
+	else
+		fputs("null", stdout);
+	printf(", \"valid\": %s}", !env || !*env || r->env_policy_valid ?
+	       "true" : "false");
+	json_kpolicy(first, "kernel_ring_policy", r->have_kpol, &r->kpol);
+	json_kpolicy(first, "user_ring_policy", r->have_upol, &r->upol);
+}
+
+static void print_json(const struct report *r)
+{
+	int first = 1;
+
+	putchar('{');
+	json_facts(&first, r);
+	json_kernel(&first, r);
+	json_engines(&first, r);
+	puts("\n}");
 }
 
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"Usage: anyring-info [--help]\n"
+		"Usage: anyring-info [--json]\n"
 		"Report what io_uring this process gets: the kernel release, the\n"
 		"io_uring sysctls, the seccomp mode, whether io_uring_setup(2)\n"
 		"works (asked of the kernel directly) and if not its likely cause,\n"
@@ -550,6 +849,7 @@ static void usage(FILE *out)
 		"the completion-path policy rings of each engine run with\n"
 		"(ANYRING_POLICY, defaults resolved).\n"
 		"\n"
+		"  --json       the same facts as one JSON object\n"
 		"  -h, --help   print this help and exit\n"
 		"\n"
 		"Exit status: 0 whether io_uring works or not, 2 on bad usage.\n");
@@ -557,28 +857,25 @@ static void usage(FILE *out)
 
 int main(int argc, char **argv)
 {
-	struct facts f;
-	struct utsname u;
-	int kerr;
+	struct report r;
+	int json = 0;
 
-	if (argc > 1) {
-		if (argc == 2 && (!strcmp(argv[1], "--help") ||
-				  !strcmp(argv[1], "-h"))) {
-			usage(stdout);
-			return 0;
-		}
+	if (argc > 2 || (argc == 2 && strcmp(argv[1], "--json") &&
+			 strcmp(argv[1], "--help") && strcmp(argv[1], "-h"))) {
 		fprintf(stderr, "anyring-info: unknown argument '%s' "
-			"(try --help)\n", argv[1]);
+			"(try --help)\n", argv[argc > 2 ? 2 : 1]);
 		return 2;
 	}
-	if (uname(&u)) {
-		snprintf(u.release, sizeof(u.release), "unknown (%s)",
-			 strerror(errno));
-		snprintf(u.machine, sizeof(u.machine), "unknown");
+	if (argc == 2 && strcmp(argv[1], "--json")) {
+		usage(stdout);
+		return 0;
 	}
-	gather_facts(&f);
-	print_facts(&u, &f);
-	kerr = check_kernel(&f);
-	report_engines(kerr);
+	json = argc == 2;
+	gather(&r);
+	if (json)
+		print_json(&r);
+	else
+		print_text(&r);
+	free(r.probe);
 	return 0;
 }

@@ -14,7 +14,7 @@
 int ar_debug_enabled(void)
 {
 	/* read each time: cheap, only on setup and error paths */
-	const char *v = getenv("ANYRING_DEBUG");
+	const char *v = secure_getenv("ANYRING_DEBUG");
 
 	return v && *v && strcmp(v, "0") != 0;
 }

@@ -435,7 +435,13 @@ int ar_engine_setup(const char *name, unsigned entries,
 	int fd;
 
 	if (!name) {
-		name = getenv("ANYRING_ENGINE");
+		/*
+		 * Every ANYRING_* variable is read with secure_getenv(): a
+		 * setuid, setgid or file-capability program (which the
+		 * anyring-liburing drop-in serves) runs as with none set, so
+		 * its caller's environment cannot steer it.
+		 */
+		name = secure_getenv("ANYRING_ENGINE");
 		src = "ANYRING_ENGINE";
 		if (!name || !*name) {
 			name = "auto";

@@ -156,7 +156,7 @@ AR_EXPORT int anyring_policy_format(const struct anyring_policy *p, char *buf,
 /* ANYRING_POLICY for a new ring; a bad string is reported and ignored */
 void ar_policy_env(struct anyring_policy *p)
 {
-	const char *s = getenv("ANYRING_POLICY");
+	const char *s = secure_getenv("ANYRING_POLICY");
 
 	memset(p, 0, sizeof(*p));
 	if (!s || !*s)

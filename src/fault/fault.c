@@ -107,7 +107,7 @@ static void ar_faults_log_rules(void)
 
 static void ar_faults_parse(void)
 {
-	const char *env = getenv("ANYRING_FAULTS");
+	const char *env = secure_getenv("ANYRING_FAULTS");
 	struct ar_fparse p = { .dom = AR_FDOM_REQ, .sep = ',' };
 	unsigned nr = 0;
 	char *s;

@@ -78,7 +78,7 @@ static uintptr_t ar_ua_user_max(void)
 
 static void ar_ua_init(void)
 {
-	const char *env = getenv("ANYRING_UACCESS");
+	const char *env = secure_getenv("ANYRING_UACCESS");
 	unsigned long probe = 1, got = 0;
 	int saved_errno = errno;	/* the application's: the probes must not change it */
 

@@ -250,7 +250,7 @@ static int ar_trap_install(void)
 /* libanyring was preloaded (LD_PRELOAD or /etc/ld.so.preload), not linked */
 static bool ar_trap_preloaded(void)
 {
-	const char *pre = getenv("LD_PRELOAD");
+	const char *pre = secure_getenv("LD_PRELOAD");
 	char buf[4096];
 	ssize_t n;
 	int fd;
@@ -269,7 +269,8 @@ static bool ar_trap_preloaded(void)
 }
 
 /*
- * Whether the trap is wanted (ANYRING_TRAP=0|1|auto, auto by default):
+ * Whether the trap is wanted (ANYRING_TRAP=0|1|auto, auto by default;
+ * read with secure_getenv(), as every ANYRING_* variable):
  * auto installs it when libanyring was preloaded into a program and its
  * rings will be user rings (ANYRING_ENGINE=user, or auto with io_uring
  * refused). A program linked with -lanyring calls the library and needs
@@ -277,8 +278,8 @@ static bool ar_trap_preloaded(void)
  */
 static bool ar_trap_wanted(char *why, size_t sz)
 {
-	const char *mode = getenv("ANYRING_TRAP");
-	const char *engine = getenv("ANYRING_ENGINE");
+	const char *mode = secure_getenv("ANYRING_TRAP");
+	const char *engine = secure_getenv("ANYRING_ENGINE");
 	int probe;
 
 	if (mode && !strcmp(mode, "0")) {

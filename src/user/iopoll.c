@@ -91,7 +91,7 @@ static inline void ar_iopoll_relax(void)
 
 static int ar_iop_hybrid_mode(struct ar_uctx *ctx)
 {
-	const char *v = getenv("ANYRING_HYBRID");
+	const char *v = secure_getenv("ANYRING_HYBRID");
 
 	if (!(ctx->flags & IORING_SETUP_HYBRID_IOPOLL))
 		return AR_IOP_HYBRID_OFF;
