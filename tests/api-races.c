@@ -30,8 +30,16 @@
  *                 last read first: each finds its read (0), as the
  *                 kernel's, for which a request is cancellable once its
  *                 submit returned. Counts the misses per user_data.
+ *   device lt     reads of a simdev that holds them for an hour, each
+ *                 linked to a LINK_TIMEOUT of 0 to 3 us: every link
+ *                 timeout's CQE (-ENOENT: block I/O in flight cannot be
+ *                 cancelled) comes while its read is in the device, also
+ *                 when its timer fired while the read was being issued.
+ *                 User engine only (simdev); a child process, which
+ *                 exits with the reads in flight.
  *
- * ANYRING_SOAK=1 runs each part for at least 10^6 operations.
+ * ANYRING_SOAK=1 runs each part for at least 10^6 operations (the device
+ * part 10^5 link timeouts).
  */
 #include <fcntl.h>
 #include <pthread.h>
@@ -39,6 +47,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/uio.h>
+#include <sys/wait.h>
 #include "test.h"
 #include "compat.h"
 
@@ -665,10 +674,103 @@ static unsigned t_spread_cancel(unsigned nr_cancels, int sync)
 	return missed;
 }
 
+/* ---- link timeouts on device I/O ---- */
+
+#define DEV_PAIRS	64
+#define UD_LT_DEV	(1ULL << 62)
+
+/* one round: DEV_PAIRS reads each with a link timeout, and the link timeouts' CQEs */
+static void t_lt_device_round(struct io_uring *ring, int fd, unsigned round)
+{
+	static char buf[4096] __attribute__((aligned(4096)));
+	struct __kernel_timespec ts[DEV_PAIRS];
+	bool seen[DEV_PAIRS] = { false };
+	struct io_uring_cqe *cqe;
+	unsigned i, got;
+
+	for (i = 0; i < DEV_PAIRS; i++) {
+		struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+
+		/* every read goes to the device: none is answered at submit */
+		io_uring_prep_read(sqe, fd, buf, sizeof(buf),
+				   (__u64)((round * DEV_PAIRS + i) % 256) * 4096);
+		sqe->user_data = i;
+		sqe->flags |= IOSQE_IO_LINK;
+		ts[i].tv_sec = 0;
+		ts[i].tv_nsec = (long)(i % 4) * 1000;
+		sqe = io_uring_get_sqe(ring);
+		io_uring_prep_link_timeout(sqe, &ts[i], 0);
+		sqe->user_data = UD_LT_DEV | i;
+	}
+	CHECK_EQ(io_uring_submit(ring), 2 * DEV_PAIRS);
+	for (got = 0; got < DEV_PAIRS; got++) {
+		/* generous: only a link timeout held back by its read runs out */
+		struct __kernel_timespec wts = { 60, 0 };
+		int ret;
+
+		do
+			ret = io_uring_wait_cqe_timeout(ring, &cqe, &wts);
+		while (ret == -EINTR);
+		if (ret) {
+			fprintf(stderr, "round %u: %u of %u link timeouts "
+				"posted, the rest wait for their reads\n",
+				round, got, DEV_PAIRS);
+			exit(1);
+		}
+		/* a read's CQE would come after an hour */
+		CHECK(cqe->user_data & UD_LT_DEV);
+		i = (unsigned)(cqe->user_data & ~UD_LT_DEV);
+		CHECK(i < DEV_PAIRS && !seen[i]);
+		seen[i] = true;
+		/* the cancel cannot reach block I/O in flight */
+		CHECK_EQ(cqe->res, -ENOENT);
+		io_uring_cqe_seen(ring, cqe);
+	}
+}
+
+/*
+ * In a child: the reads stay in the device for an hour, and the child
+ * exits with them in flight rather than wait for them at ring exit.
+ */
+static void t_lt_device(unsigned rounds)
+{
+	struct io_uring ring;
+	unsigned round;
+	int status, fd;
+	pid_t pid;
+
+	if (strcmp(t_engine(), "user")) {
+		printf("device lt: simdev is the user engine's\n");
+		return;
+	}
+	fflush(stdout);
+	pid = fork();
+	CHECK(pid >= 0);
+	if (pid) {
+		CHECK_EQ(waitpid(pid, &status, 0), pid);
+		CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+		return;
+	}
+	t_ring(&ring, 4 * DEV_PAIRS, NULL);
+	fd = anyring_simdev_create("size=1M,lat=fixed:3600s");
+	CHECK(fd >= 0);
+	for (round = 0; round < rounds; round++)
+		t_lt_device_round(&ring, fd, round);
+	printf("device lt: %u link timeouts, each posted with its read in "
+	       "the device\n", rounds * DEV_PAIRS);
+	fflush(stdout);
+	/* no ring exit: it would wait an hour for the reads */
+	_exit(0);
+}
+
 int main(int argc, char **argv)
 {
 	int soak = t_soak();
 	const char *only = argc > 1 ? argv[1] : "";
+
+	/* first: its child is forked before this process has other threads */
+	if (!*only || !strcmp(only, "device"))
+		t_lt_device(soak ? 1600 : 200);
 
 	if (!*only || !strcmp(only, "lt")) {
 		unsigned n = soak ? 250000 : 5000;
