@@ -25,8 +25,21 @@
  *                 its cancel says; no byte is lost. Under TSan it shows
  *                 the service thread touching a request it no longer
  *                 holds.
+ *   spread cancel batches of reads on empty pipes that issue=spread's
+ *                 helper shares, then a cancel for each, async or sync,
+ *                 last read first: each finds its read (0), as the
+ *                 kernel's, for which a request is cancellable once its
+ *                 submit returned. Counts the misses per user_data.
+ *   device lt     reads of a simdev that holds them for an hour, each
+ *                 linked to a LINK_TIMEOUT of 0 to 3 us: every link
+ *                 timeout's CQE (-ENOENT: block I/O in flight cannot be
+ *                 cancelled) comes while its read is in the device, also
+ *                 when its timer fired while the read was being issued.
+ *                 User engine only (simdev); a child process, which
+ *                 exits with the reads in flight.
  *
- * ANYRING_SOAK=1 runs each part for at least 10^6 operations.
+ * ANYRING_SOAK=1 runs each part for at least 10^6 operations (the device
+ * part 10^5 link timeouts).
  */
 #include <fcntl.h>
 #include <pthread.h>
@@ -34,6 +47,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/uio.h>
+#include <sys/wait.h>
 #include "test.h"
 #include "compat.h"
 
@@ -555,10 +569,208 @@ static void t_cancel_storm(unsigned nr_cancels)
 	io_uring_queue_exit(&ring);
 }
 
+/* ---- cancels right after a batch issue=spread shares ---- */
+
+#define SP_READS	64
+
+/* one CQE of a round: a read's or its cancel's, each once; true: a cancel's */
+static bool t_sp_cqe(struct io_uring *ring, int *rres, int *cres)
+{
+	__u64 ud;
+	int res;
+
+	t_wait(ring, &ud, &res);
+	CHECK((ud & ~UD_CANCEL) < SP_READS);
+	if (ud & UD_CANCEL) {
+		CHECK_EQ(cres[ud & ~UD_CANCEL], 1000);
+		cres[ud & ~UD_CANCEL] = res;
+		return true;
+	}
+	CHECK_EQ(rres[ud], 1000);
+	rres[ud] = res;
+	return false;
+}
+
+/*
+ * Rounds of SP_READS reads on empty pipes in one submit (a batch the
+ * user engine's issue=spread helper shares), then, in the next submit,
+ * an ASYNC_CANCEL per read, last read first, or a sync cancel of the
+ * last read then of each read. On the kernel a request is cancellable
+ * once its submit returned: each cancel finds its read (0) and the read
+ * completes -ECANCELED. A read its cancel missed gets a byte at the end
+ * of the round, so it shows as a miss rather than a hang.
+ */
+static unsigned t_spread_cancel(unsigned nr_cancels, int sync)
+{
+	int p[SP_READS][2], rres[SP_READS], cres[SP_READS];
+	unsigned i, cancels = 0, missed = 0, left;
+	struct anyring_policy pol;
+	struct io_uring ring;
+	char bytes[SP_READS];
+
+	t_ring(&ring, 2 * SP_READS, NULL);
+	memset(&pol, 0, sizeof(pol));
+	pol.issue = ANYRING_ISSUE_SPREAD;
+	/* the kernel engine issues in the submitting task: spread is refused */
+	CHECK_EQ(anyring_ring_set_policy(&ring, &pol),
+		 strcmp(t_engine(), "user") ? -EOPNOTSUPP : 0);
+	for (i = 0; i < SP_READS; i++)
+		CHECK(!pipe2(p[i], O_NONBLOCK | O_CLOEXEC));
+	while (cancels < nr_cancels) {
+		for (i = 0; i < SP_READS; i++) {
+			struct io_uring_sqe *sqe = io_uring_get_sqe(&ring);
+
+			io_uring_prep_read(sqe, p[i][0], &bytes[i], 1, 0);
+			sqe->user_data = i;
+			rres[i] = cres[i] = 1000;
+		}
+		CHECK_EQ(io_uring_submit(&ring), SP_READS);
+		left = sync ? 0 : SP_READS;	/* cancel CQEs to come */
+		for (i = SP_READS; i-- > 0;) {
+			if (sync) {
+				struct io_uring_sync_cancel_reg reg;
+
+				memset(&reg, 0, sizeof(reg));
+				reg.addr = i;
+				reg.timeout.tv_sec = -1;
+				reg.timeout.tv_nsec = -1;
+				cres[i] = io_uring_register_sync_cancel(&ring, &reg);
+			} else {
+				struct io_uring_sqe *sqe = io_uring_get_sqe(&ring);
+
+				io_uring_prep_cancel64(sqe, i, 0);
+				sqe->user_data = UD_CANCEL | i;
+			}
+		}
+		if (!sync)
+			CHECK_EQ(io_uring_submit(&ring), SP_READS);
+		cancels += SP_READS;
+		while (left)
+			left -= t_sp_cqe(&ring, rres, cres);
+		/* a read whose cancel missed still waits: a byte ends it */
+		for (i = 0; i < SP_READS; i++) {
+			CHECK(cres[i] == 0 || cres[i] == -ENOENT ||
+			      cres[i] == -EALREADY);
+			if (cres[i]) {
+				missed++;
+				CHECK_EQ(write(p[i][1], "x", 1), 1);
+			}
+		}
+		for (i = 0; i < SP_READS; i++) {
+			while (rres[i] == 1000)
+				t_sp_cqe(&ring, rres, cres);
+			/* a successful cancel, and only that, cancels the read */
+			CHECK_EQ(rres[i], cres[i] ? 1 : -ECANCELED);
+			t_drain_pipe(p[i][0]);
+		}
+	}
+	printf("spread cancel%s: %u cancels, %u missed a waiting read\n",
+	       sync ? " (sync)" : "", cancels, missed);
+	for (i = 0; i < SP_READS; i++) {
+		close(p[i][0]);
+		close(p[i][1]);
+	}
+	io_uring_queue_exit(&ring);
+	return missed;
+}
+
+/* ---- link timeouts on device I/O ---- */
+
+#define DEV_PAIRS	64
+#define UD_LT_DEV	(1ULL << 62)
+
+/* one round: DEV_PAIRS reads each with a link timeout, and the link timeouts' CQEs */
+static void t_lt_device_round(struct io_uring *ring, int fd, unsigned round)
+{
+	static char buf[4096] __attribute__((aligned(4096)));
+	struct __kernel_timespec ts[DEV_PAIRS];
+	bool seen[DEV_PAIRS] = { false };
+	struct io_uring_cqe *cqe;
+	unsigned i, got;
+
+	for (i = 0; i < DEV_PAIRS; i++) {
+		struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+
+		/* every read goes to the device: none is answered at submit */
+		io_uring_prep_read(sqe, fd, buf, sizeof(buf),
+				   (__u64)((round * DEV_PAIRS + i) % 256) * 4096);
+		sqe->user_data = i;
+		sqe->flags |= IOSQE_IO_LINK;
+		ts[i].tv_sec = 0;
+		ts[i].tv_nsec = (long)(i % 4) * 1000;
+		sqe = io_uring_get_sqe(ring);
+		io_uring_prep_link_timeout(sqe, &ts[i], 0);
+		sqe->user_data = UD_LT_DEV | i;
+	}
+	CHECK_EQ(io_uring_submit(ring), 2 * DEV_PAIRS);
+	for (got = 0; got < DEV_PAIRS; got++) {
+		/* generous: only a link timeout held back by its read runs out */
+		struct __kernel_timespec wts = { 60, 0 };
+		int ret;
+
+		do
+			ret = io_uring_wait_cqe_timeout(ring, &cqe, &wts);
+		while (ret == -EINTR);
+		if (ret) {
+			fprintf(stderr, "round %u: %u of %u link timeouts "
+				"posted, the rest wait for their reads\n",
+				round, got, DEV_PAIRS);
+			exit(1);
+		}
+		/* a read's CQE would come after an hour */
+		CHECK(cqe->user_data & UD_LT_DEV);
+		i = (unsigned)(cqe->user_data & ~UD_LT_DEV);
+		CHECK(i < DEV_PAIRS && !seen[i]);
+		seen[i] = true;
+		/* the cancel cannot reach block I/O in flight */
+		CHECK_EQ(cqe->res, -ENOENT);
+		io_uring_cqe_seen(ring, cqe);
+	}
+}
+
+/*
+ * In a child: the reads stay in the device for an hour, and the child
+ * exits with them in flight rather than wait for them at ring exit.
+ */
+static void t_lt_device(unsigned rounds)
+{
+	struct io_uring ring;
+	unsigned round;
+	int status, fd;
+	pid_t pid;
+
+	if (strcmp(t_engine(), "user")) {
+		printf("device lt: simdev is the user engine's\n");
+		return;
+	}
+	fflush(stdout);
+	pid = fork();
+	CHECK(pid >= 0);
+	if (pid) {
+		CHECK_EQ(waitpid(pid, &status, 0), pid);
+		CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+		return;
+	}
+	t_ring(&ring, 4 * DEV_PAIRS, NULL);
+	fd = anyring_simdev_create("size=1M,lat=fixed:3600s");
+	CHECK(fd >= 0);
+	for (round = 0; round < rounds; round++)
+		t_lt_device_round(&ring, fd, round);
+	printf("device lt: %u link timeouts, each posted with its read in "
+	       "the device\n", rounds * DEV_PAIRS);
+	fflush(stdout);
+	/* no ring exit: it would wait an hour for the reads */
+	_exit(0);
+}
+
 int main(int argc, char **argv)
 {
 	int soak = t_soak();
 	const char *only = argc > 1 ? argv[1] : "";
+
+	/* first: its child is forked before this process has other threads */
+	if (!*only || !strcmp(only, "device"))
+		t_lt_device(soak ? 1600 : 200);
 
 	if (!*only || !strcmp(only, "lt")) {
 		unsigned n = soak ? 250000 : 5000;
@@ -581,5 +793,11 @@ int main(int argc, char **argv)
 	}
 	if (!*only || !strcmp(only, "cancel"))
 		t_cancel_storm(soak ? 1000000 : 100000);
+	if (!*only || !strcmp(only, "spread")) {
+		unsigned missed = t_spread_cancel(soak ? 1000000 : 100000, 0);
+
+		missed += t_spread_cancel(soak ? 100000 : 10000, 1);
+		CHECK_EQ(missed, 0);
+	}
 	return 0;
 }

@@ -67,7 +67,7 @@ static int ar_sim_start(struct ar_ureq *req)
 	s->ip.polled = io->flags & AR_SIM_IO_POLLED;
 	s->ip.submit_ns = s->ip.polled ? ar_now_ns() : 0;
 	/* in the device: neither a worker's nor cancellable, as block I/O in flight */
-	ar_req_set_state(req, AR_REQ_PREP);
+	ar_req_to_device(req);
 	ret = ar_iopoll_add(ctx, &s->ip);
 	if (ret)
 		return ret;

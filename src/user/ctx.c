@@ -567,6 +567,7 @@ static int ar_user_close(void *obj, int fd)
 	/* the completion thread issues next links: stop it before io-wq */
 	ar_tw_stop_punt(ctx);
 	ar_iowq_exit(ctx);
+	ar_spread_free(ctx);	/* no worker's cancel can look at it now */
 	ar_iopoll_exit(ctx);	/* device I/O in flight: wait for it */
 	ar_svc_exit(ctx);
 	ar_tw_exit(ctx);

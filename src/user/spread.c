@@ -24,6 +24,14 @@
  * IOSQE_ASYNC, and not while ANYRING_FAULTS rules apply (their nth and
  * every counts follow issue order). CQE order among them may differ from
  * submission order, as it may on the kernel for independent requests.
+ *
+ * A cancel sees what the kernel's would: every request submitted before
+ * it has been issued. ar_spread_sync(), called by each cancel before it
+ * looks, issues what is still queued itself and waits for the claimers
+ * (the helper) to finish the requests in their hands, so a request is
+ * cancellable from the moment its submit returns, and a submit's
+ * ASYNC_CANCEL ends the shared part of its batch: the requests behind it
+ * are issued after it, in order.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -52,6 +60,9 @@ struct ar_spread {
 	atomic_bool push_busy;
 	atomic_uint sleeping;		/* futex: 1 while the helper sleeps */
 	atomic_bool exiting;
+	/* threads in ar_spread_run() (futex): claiming or issuing requests */
+	atomic_uint active;
+	atomic_uint sync_waiters;	/* threads in ar_spread_sync() asleep on active */
 	_Atomic(struct ar_ureq *) q[AR_SPREAD_Q];
 };
 
@@ -80,17 +91,57 @@ static struct ar_ureq *ar_spread_claim(struct ar_spread *sp)
 	}
 }
 
-/* Issue queued requests until none is left; how many. */
+/*
+ * Issue queued requests until none is left; how many. The thread counts
+ * in sp->active from before its first claim until its last request was
+ * issued (completed, or waiting where a cancel finds it).
+ */
 static unsigned ar_spread_run(struct ar_spread *sp)
 {
 	struct ar_ureq *req;
 	unsigned n = 0;
 
+	/*
+	 * seq_cst: before the claims' CAS of head (sequenced), so that
+	 * ar_spread_sync(), which reads head with acquire after its own
+	 * drain, then reads active, sees this thread in it.
+	 */
+	atomic_fetch_add_explicit(&sp->active, 1, memory_order_seq_cst);
 	while ((req = ar_spread_claim(sp))) {
 		ar_req_queue(req);
 		n++;
 	}
+	/*
+	 * seq_cst, then the load of sync_waiters: pairs with
+	 * ar_spread_sync()'s seq_cst store of sync_waiters before its load
+	 * of active (the waiter sees 0, or this thread sees the waiter).
+	 * The release in it publishes the issued requests' state to the
+	 * waiter's acquire load of active.
+	 */
+	if (atomic_fetch_sub_explicit(&sp->active, 1, memory_order_seq_cst) == 1 &&
+	    atomic_load_explicit(&sp->sync_waiters, memory_order_seq_cst))
+		ar_futex_wake(&sp->active, INT32_MAX);
 	return n;
+}
+
+#define AR_SPREAD_SYNC_SPINS	1024	/* polls of active before sleeping */
+
+/* wait until no thread is in ar_spread_run(): a short poll, then the futex */
+static void ar_spread_wait_idle(struct ar_spread *sp)
+{
+	unsigned v, n;
+
+	for (n = 0; n < AR_SPREAD_SYNC_SPINS; n++) {
+		/* acquire pairs with ar_spread_run()'s decrement: its issues are done */
+		if (!atomic_load_explicit(&sp->active, memory_order_acquire))
+			return;
+		ar_cpu_relax();
+	}
+	atomic_fetch_add_explicit(&sp->sync_waiters, 1, memory_order_seq_cst);
+	/* seq_cst: pairs with ar_spread_run()'s decrement, then its load of sync_waiters */
+	while ((v = atomic_load_explicit(&sp->active, memory_order_seq_cst)))
+		ar_futex_wait(&sp->active, v, 0);
+	atomic_fetch_sub_explicit(&sp->sync_waiters, 1, memory_order_relaxed);
 }
 
 static bool ar_spread_pending(struct ar_spread *sp)
@@ -149,7 +200,7 @@ static void *ar_spread_thread(void *arg)
 }
 
 /* end the helper: it finishes the request in its hands */
-static void ar_spread_stop(struct ar_spread *sp)
+static void ar_spread_stop(struct ar_spread *sp, bool free_it)
 {
 	/*
 	 * seq_cst, exiting then sleeping: pairs with the helper's seq_cst
@@ -162,7 +213,8 @@ static void ar_spread_stop(struct ar_spread *sp)
 	pthread_join(sp->tid, NULL);
 	/* a submit still running claims what is left itself */
 	ar_spread_run(sp);
-	free(sp);
+	if (free_it)
+		free(sp);
 }
 
 /* the ring's helper, started on first use; NULL if it cannot be */
@@ -188,7 +240,7 @@ static struct ar_spread *ar_spread_get(struct ar_uctx *ctx)
 	if (__atomic_compare_exchange_n(&ctx->spread, &cur, sp, false,
 					__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
 		return sp;
-	ar_spread_stop(sp);
+	ar_spread_stop(sp, true);
 	return cur;
 }
 
@@ -239,6 +291,7 @@ struct ar_ureq *ar_spread_offer(struct ar_uctx *ctx, struct ar_ureq *ready,
 {
 	struct ar_ureq *req, *next, *rest = NULL, **rest_tail = &rest;
 	struct ar_spread *sp;
+	bool open = true;
 	unsigned t, h;
 
 	*spread = false;
@@ -252,7 +305,10 @@ struct ar_ureq *ar_spread_offer(struct ar_uctx *ctx, struct ar_ureq *ready,
 	h = atomic_load_explicit(&sp->head, memory_order_acquire);
 	for (req = ready; req; req = next) {
 		next = req->next;
-		if (t - h < AR_SPREAD_Q && ar_spread_ok(req)) {
+		/* a cancel sees the requests before it issued, none after */
+		if (req->opcode == IORING_OP_ASYNC_CANCEL)
+			open = false;
+		if (open && t - h < AR_SPREAD_Q && ar_spread_ok(req)) {
 			atomic_store_explicit(&sp->q[t % AR_SPREAD_Q], req,
 					      memory_order_relaxed);
 			t++;
@@ -287,13 +343,46 @@ void ar_spread_help(struct ar_uctx *ctx)
 		ar_spread_run(sp);
 }
 
-/* Ring exit: the helper finishes the request in its hands and ends. */
+/*
+ * Before a cancel looks for its matches: every request handed to the
+ * helper until now is issued, so it completed or waits where the cancel
+ * finds it. What is still queued this thread issues itself; the requests
+ * claimers hold are waited for (each is one non-blocking attempt).
+ * Called without ctx->lock.
+ */
+void ar_spread_sync(struct ar_uctx *ctx)
+{
+	/* acquire pairs with the release publishing ctx->spread (ar_spread_get) */
+	struct ar_spread *sp = __atomic_load_n(&ctx->spread, __ATOMIC_ACQUIRE);
+
+	if (!sp)
+		return;
+	ar_spread_run(sp);
+	/*
+	 * acquire: head as the claims left it (each a release CAS after the
+	 * claimer's seq_cst increment of active), so the load of active in
+	 * ar_spread_wait_idle() sees every thread that claimed a request
+	 * before this thread found the queue empty.
+	 */
+	(void)atomic_load_explicit(&sp->head, memory_order_acquire);
+	ar_spread_wait_idle(sp);
+}
+
+/*
+ * Ring exit: the helper finishes the request in its hands and ends. The
+ * struct stays for a cancel still running in a worker (ar_spread_sync());
+ * ar_spread_free() frees it once io-wq is gone.
+ */
 void ar_spread_exit(struct ar_uctx *ctx)
 {
 	struct ar_spread *sp = ctx->spread;
 
-	if (!sp)
-		return;
+	if (sp)
+		ar_spread_stop(sp, false);
+}
+
+void ar_spread_free(struct ar_uctx *ctx)
+{
+	free(ctx->spread);
 	ctx->spread = NULL;
-	ar_spread_stop(sp);
 }

@@ -11,6 +11,8 @@
 struct ar_ureq *ar_spread_offer(struct ar_uctx *ctx, struct ar_ureq *ready,
 				bool *spread);
 void ar_spread_help(struct ar_uctx *ctx);
+void ar_spread_sync(struct ar_uctx *ctx);
 void ar_spread_exit(struct ar_uctx *ctx);
+void ar_spread_free(struct ar_uctx *ctx);
 
 #endif

@@ -518,6 +518,53 @@ static void ar_req_punt(struct ar_ureq *req)
 }
 
 /*
+ * The request goes to a device: block I/O in flight, which no cancel
+ * reaches (AR_REQ_PREP, where the link timeout's cancel answers
+ * -ENOENT). A link timeout that fired while it was being issued in this
+ * thread completes now (ar_link_timeout_park_device_locked()), as the
+ * kernel's, started once the device has the I/O, would. Returns the
+ * state it had, for ar_req_device_refused().
+ */
+enum ar_req_state ar_req_to_device(struct ar_ureq *req)
+{
+	enum ar_req_state prev = ar_req_state(req);
+	struct ar_uctx *ctx = req->ctx;
+
+	/*
+	 * ISSUING: this thread's own request, whose req->lt only this
+	 * thread changes (ar_link_timeout_fire() only marks the link
+	 * timeout expired); in a worker req->lt is read under ctx->lock.
+	 */
+	if (prev != AR_REQ_ISSUING || !req->lt) {
+		ar_req_set_state(req, AR_REQ_PREP);
+		return prev;
+	}
+	ar_spin_lock(&ctx->lock);
+	ar_req_set_state(req, AR_REQ_PREP);
+	ar_link_timeout_park_device_locked(req);
+	return prev;
+}
+
+/*
+ * The device refused the request and this thread goes on with it: back
+ * to the state it had. ISSUING is set under ctx->lock, so that a link
+ * timeout that fired meanwhile (req->lt cleared under the lock) is seen
+ * by this thread's unlocked reads of req->lt that follow.
+ */
+void ar_req_device_refused(struct ar_ureq *req, enum ar_req_state prev)
+{
+	struct ar_uctx *ctx = req->ctx;
+
+	if (prev != AR_REQ_ISSUING) {
+		ar_req_set_state(req, prev);
+		return;
+	}
+	ar_spin_lock(&ctx->lock);
+	ar_req_set_state(req, AR_REQ_ISSUING);
+	ar_spin_unlock(&ctx->lock);
+}
+
+/*
  * Issue a request. Inline (AR_ISSUE_NONBLOCK) "would block" means: wait
  * for readiness on a pollable file, else punt to io-wq. A worker tries a
  * pollable file without blocking too, and polls when it is not ready, as

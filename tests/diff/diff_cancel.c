@@ -4,7 +4,8 @@
  * pipes: by user_data (in the same submit and a later one), of a missing
  * or already completed request, by fd (plain and fixed), with
  * IORING_ASYNC_CANCEL_ALL and _ANY, of a pending timeout, with unknown
- * flags. A cancelled read completes with -ECANCELED; the cancel with 0,
+ * flags; of reads from a batch large enough for the user engine's
+ * issue=spread helper to share, in the next submit and in the same one. A cancelled read completes with -ECANCELED; the cancel with 0,
  * the number cancelled (with ALL or ANY) or -ENOENT. Cancellations complete
  * through deferred work, so most compare as multisets.
  */
@@ -137,6 +138,47 @@ static int fill_bad_flags(struct io_uring *ring, struct diff_ctx *c)
 	return 0;
 }
 
+/* a batch issue=spread shares: 16 reads on pipe A */
+static int fill_spread_batch(struct io_uring *ring, struct diff_ctx *c)
+{
+	for (__u64 ud = 1; ud <= 16; ud++)
+		diff_prep_read(ring, c, ud, c->val[0], 64, 0, 0);
+	return 0;
+}
+
+/* right after the submit returns, each read is found: last one first */
+static int cancel_spread_batch(struct io_uring *ring, struct diff_ctx *c)
+{
+	for (__u64 ud = 16; ud >= 1; ud--)
+		diff_prep_cancel(ring, c, 100 + ud, ud, 0);
+	return 0;
+}
+
+/*
+ * Cancels inside such a batch see the reads before them issued and none
+ * after: 21 and 22 find reads 12 and 1 (0), 23 does not find read 30,
+ * which follows it (-ENOENT); the next submit's cancels by fd count what
+ * is left on each pipe.
+ */
+static int fill_spread_same(struct io_uring *ring, struct diff_ctx *c)
+{
+	for (__u64 ud = 1; ud <= 12; ud++)
+		diff_prep_read(ring, c, ud, c->val[0], 64, 0, 0);
+	diff_prep_cancel(ring, c, 21, 12, 0);
+	diff_prep_cancel(ring, c, 22, 1, 0);
+	diff_prep_cancel(ring, c, 23, 30, 0);
+	for (__u64 ud = 30; ud < 40; ud++)
+		diff_prep_read(ring, c, ud, c->val[2], 64, 0, 0);
+	return 0;
+}
+
+static int cancel_spread_rest(struct io_uring *ring, struct diff_ctx *c)
+{
+	diff_prep_cancel_fd(ring, c, 41, c->val[0], IORING_ASYNC_CANCEL_ALL);
+	diff_prep_cancel_fd(ring, c, 42, c->val[2], IORING_ASYNC_CANCEL_ALL);
+	return 0;
+}
+
 const struct scenario diff_cancel[] = {
 	{
 		.name = "cancel_by_user_data",
@@ -209,6 +251,27 @@ const struct scenario diff_cancel[] = {
 		.nr_cqes = 2,
 		.order = ORDER_ANY,
 		.known = { { 1, -ECANCELED }, { 2, 0 } },
+	}, {
+		.name = "cancel_after_spread_batch",
+		.entries = 32,
+		.setup = diff_setup_pipes,
+		.fill = fill_spread_batch,
+		.after_submit = cancel_spread_batch,
+		.nr_cqes = 32,
+		.order = ORDER_ANY,
+		.known = { { 1, -ECANCELED }, { 16, -ECANCELED }, { 101, 0 },
+			   { 116, 0 } },
+	}, {
+		.name = "cancel_inside_spread_batch",
+		.entries = 32,
+		.setup = diff_setup_pipes,
+		.fill = fill_spread_same,
+		.after_submit = cancel_spread_rest,
+		.nr_cqes = 27,
+		.order = ORDER_ANY,
+		.known = { { 1, -ECANCELED }, { 12, -ECANCELED }, { 21, 0 },
+			   { 22, 0 }, { 23, -ENOENT }, { 30, -ECANCELED },
+			   { 41, 10 }, { 42, 10 } },
 	}, {
 		.name = "cancel_unknown_flags",
 		.fill = fill_bad_flags,

@@ -94,6 +94,16 @@ void ar_file_release(struct ar_file *f);
  * cannot see an fd closed and its number reused (file.c).
  */
 void ar_req_file_recheck(struct ar_ureq *req);
+/*
+ * submit.c: a request goes to a device (direct I/O, simdev) now, where
+ * no cancel reaches it, as block I/O in flight; call before handing it
+ * over (it may complete at once). A link timeout that fired while it was
+ * being issued completes here. If the device then refuses it and the
+ * backend goes on in this thread, ar_req_device_refused() with the state
+ * ar_req_to_device() returned.
+ */
+enum ar_req_state ar_req_to_device(struct ar_ureq *req);
+void ar_req_device_refused(struct ar_ureq *req, enum ar_req_state prev);
 /* a device backend (at load time, from a constructor); 0 or -ENOSPC */
 int ar_backend_register_device(const struct ar_backend *be);
 /* a device backend has live devices: its claim is asked for every fd */

@@ -332,6 +332,7 @@ static int ar_aio_rw(struct ar_ureq *req, const struct ar_rw_io *io)
 	struct ar_uctx *ctx = req->ctx;
 	struct ar_direct *a = ar_aio_get(ctx);
 	struct iocb *cb = &ar_req_backend(req)->aio.cb;
+	enum ar_req_state prev;
 	long ret;
 
 	if (!a && (__atomic_load_n(&ctx->direct_refused, __ATOMIC_RELAXED) ||
@@ -348,13 +349,14 @@ static int ar_aio_rw(struct ar_ureq *req, const struct ar_rw_io *io)
 	cb->aio_flags = IOCB_FLAG_RESFD;
 	cb->aio_resfd = (__u32)a->efd;
 	/* in the device: neither a worker's nor cancellable, as block I/O in flight */
-	ar_req_set_state(req, AR_REQ_PREP);
+	prev = ar_req_to_device(req);
 	/* release: the request is written before a reaper may see its event */
 	atomic_fetch_add_explicit(&a->inflight, 1, memory_order_release);
 	ret = ar_io_submit(a->id, 1, &cb);
 	if (ret == 1)
 		return AR_ISSUE_QUEUED;
 	atomic_fetch_sub_explicit(&a->inflight, 1, memory_order_relaxed);
+	ar_req_device_refused(req, prev);
 	/* the context is full, or the file refused AIO: the usual path */
 	return -EOPNOTSUPP;
 }

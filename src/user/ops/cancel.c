@@ -23,6 +23,7 @@
 #include "user/ops/timeout.h"
 #include "user/ops/cancel.h"
 #include "user/rsrc.h"
+#include "user/spread.h"
 
 #define AR_CANCEL_FLAGS (IORING_ASYNC_CANCEL_ALL | IORING_ASYNC_CANCEL_FD | \
 	IORING_ASYNC_CANCEL_ANY | IORING_ASYNC_CANCEL_FD_FIXED |	\
@@ -134,6 +135,8 @@ static int ar_cancel_run(struct ar_uctx *ctx, struct ar_cancel *c,
 		fd = node->fd;
 		ar_rsrc_put(ctx, node);
 	}
+	/* issue=spread: the requests the helper was given are issued first */
+	ar_spread_sync(ctx);
 	ar_spin_lock(&ctx->lock);
 	if (self)
 		c->seq = ++ctx->cancel_seq;

@@ -498,6 +498,31 @@ bool ar_link_timeout_park_locked(struct ar_ureq *req)
 	return true;
 }
 
+/*
+ * req goes to a device (direct I/O, simdev), where no cancel reaches it:
+ * block I/O in flight. If its link timeout fired while req was being
+ * issued, the timeout's cancel finds nothing there, as the kernel's would
+ * once its timer, started only now, fired: the link timeout completes
+ * with -ENOENT now, not when req does, and req goes on without it. Called
+ * under ctx->lock; drops it.
+ */
+void ar_link_timeout_park_device_locked(struct ar_ureq *req)
+{
+	struct ar_uctx *ctx = req->ctx;
+	struct ar_ureq *lt = req->lt;
+	struct ar_comp_batch b;
+
+	if (!lt || !ar_req_data(lt, struct ar_timeout)->expired) {
+		ar_spin_unlock(&ctx->lock);
+		return;
+	}
+	ar_batch_init(&b);
+	ar_link_timeout_expire_locked(ctx, lt, req, -ENOENT, &b);
+	ar_complete_timeouts_locked(ctx, &b);
+	ar_spin_unlock(&ctx->lock);
+	ar_batch_finish(ctx, &b, false);
+}
+
 /* The link timeout's timer fired: its target is cancelled, as the kernel's cancel would. */
 void ar_link_timeout_fire(struct ar_ureq *lt)
 {
@@ -516,8 +541,10 @@ void ar_link_timeout_fire(struct ar_ureq *lt)
 	} else if (ar_req_state(target) == AR_REQ_ISSUING) {
 		/*
 		 * Being issued, where no cancel reaches it: it is cancelled
-		 * where it next waits (ar_link_timeout_park_locked()), or it
-		 * completes first and takes the link timeout with it
+		 * where it next waits (ar_link_timeout_park_locked()), the
+		 * link timeout completes -ENOENT as it goes to a device
+		 * (ar_link_timeout_park_device_locked()), or it completes
+		 * first and takes the link timeout with it
 		 * (ar_link_timeout_disarm_locked()).
 		 */
 		ar_req_data(lt, struct ar_timeout)->expired = true;
