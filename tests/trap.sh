@@ -79,6 +79,22 @@ if command -v fio > /dev/null; then
 		--rw=randwrite --bs=4k --iodepth=16 --verify=crc32c \
 		--do_verify=1 --verify_fatal=1 --verify_state_save=0
 	grep -q "err= 0" "$tmp/out" || { echo "fio: an error:"; cat "$tmp/out"; exit 1; }
+	# fio's io_uring options, buffered and O_DIRECT, QD1 and QD32: randrw
+	# with every write verified (crc32c)
+	for o in "" --sqthread_poll=1 --fixedbufs=1 --registerfiles=1 \
+		 --nonvectored=1 "--fixedbufs=1 --registerfiles=1 --sqthread_poll=1"; do
+		for d in 0 1; do
+			for qd in 1 32; do
+				# shellcheck disable=SC2086
+				ok "fio randrw $o direct=$d iodepth=$qd" "err= 0" \
+					"$run" --deny-io-uring -- fio --name=m \
+					--ioengine=io_uring --filename="$f" --size=4M \
+					--rw=randrw --bs=4k --direct=$d --iodepth=$qd \
+					--verify=crc32c --do_verify=1 --verify_fatal=1 \
+					--verify_state_save=0 $o
+			done
+		done
+	done
 else
 	echo "fio: not installed (scripts/setup.sh installs it)"
 fi
