@@ -588,9 +588,12 @@ static void rule_parks(struct order *o)
  * Does SQE i end within the io_uring_enter that submits it, or the task
  * work the harness runs right after (fuzz_run.c settle())? An op the
  * kernel issues inline, not a TIMEOUT, not a read that may wait on the
- * pipe, not async nor drained behind anything that does not, in a chain
- * closed at the end of its submit whose earlier members all do (a
- * LINK_TIMEOUT is disarmed when the request it guards ends).
+ * pipe, not async, not drained (a drain request, a chain a later member
+ * drains, and everything after a drain go to io-wq: io_init_req() sets
+ * REQ_F_FORCE_ASYNC while a drain is active, and io-wq ends them at a
+ * time of its own), in a chain closed at the end of its submit whose
+ * earlier members all do (a LINK_TIMEOUT is disarmed when the request it
+ * guards ends).
  */
 static int settles(const struct order *o, const int *settled, unsigned i)
 {
@@ -603,17 +606,13 @@ static int settles(const struct order *o, const int *settled, unsigned i)
 		return 0;
 	if (!s->nopped && s->op == FZ_TIMEOUT)
 		return 0;
-	if (pipe_read(o, s))
+	if (pipe_read(o, s) || o->p[i].iowq)
 		return 0;
 	if (!head)
 		return settled[i - 1] && !(s->flags & IOSQE_IO_DRAIN);
 	for (j = 0; j < i; j++)
 		if (b->sqe[j].flags & IOSQE_IO_DRAIN)
 			return 0;
-	if (s->flags & IOSQE_IO_DRAIN)
-		for (j = 0; j < i; j++)
-			if (!settled[j])
-				return 0;
 	return 1;
 }
 
