@@ -151,6 +151,15 @@ static unsigned buf_res(const struct fz_sqe *s)
 	unsigned m = 0, first, last, k;
 	int e;
 
+	/*
+	 * A bad buffer is not in the arena. A bad iovec array reaches no
+	 * buffer (its copy-in fails before any I/O), except a read-only
+	 * one: it holds the good entries.
+	 */
+	if (s->bad && s->op != FZ_READV && s->op != FZ_WRITEV)
+		return 0;
+	if (s->bad && s->bad_field == FZ_BF_BUF && s->bad != FZ_BAD_RDONLY)
+		return 0;
 	switch (s->op) {
 	case FZ_READ:
 	case FZ_WRITE:
@@ -399,7 +408,8 @@ static void rule_conflicts(struct order *o)
 /* a timer that cannot fire within the submit: relative 1 ms .. 1.5 s */
 static int timer_slow(const struct fz_sqe *s)
 {
-	return s->ts >= 1 && s->ts <= 3 && !(s->op_flags & IORING_TIMEOUT_ABS);
+	return s->ts >= 1 && s->ts <= 3 &&
+		!(s->op_flags & IORING_TIMEOUT_ABS) && !fz_ts_bad(s);
 }
 
 /*
@@ -409,13 +419,14 @@ static int timer_slow(const struct fz_sqe *s)
  */
 static int timer_due(const struct fz_sqe *s)
 {
-	return s->ts < 4 && (s->ts == 0 || (s->op_flags & IORING_TIMEOUT_ABS));
+	return s->ts < 4 && (s->ts == 0 || (s->op_flags & IORING_TIMEOUT_ABS)) &&
+		!fz_ts_bad(s);
 }
 
-/* a timer its prep refuses: negative or NULL timespec */
+/* a timer its prep refuses: negative or NULL timespec, or a bad pointer */
 static int timer_refused(const struct fz_sqe *s)
 {
-	return s->ts >= 4;
+	return s->ts >= 4 || fz_ts_bad(s);
 }
 
 /* rule 2 */
