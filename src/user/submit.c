@@ -632,9 +632,38 @@ done:
 	ar_req_complete(req, ret, 0);
 }
 
+/*
+ * A request with a LINK_TIMEOUT to arm: is its file there? The kernel
+ * assigns the file before it arms the timer, so a closed fd or an empty
+ * slot fails the request -EBADF and the link timeout is cancelled
+ * (-ECANCELED), however soon it was due, inline or with IOSQE_ASYNC
+ * (measured on 6.18). A plain fd is otherwise found bad only when a call
+ * on it fails; for these requests it is looked at here, once.
+ */
+static int ar_req_file_before_lt(struct ar_ureq *req)
+{
+	int ret;
+
+	if (!(req->flags & AR_REQ_F_ARM_LT) ||
+	    !ar_opdefs[req->opcode].needs_file)
+		return 0;
+	ret = ar_req_assign_file(req);
+	if (ret)
+		return ret;
+	if (!req->file_node && fcntl(req->fd, F_GETFD) < 0)
+		return -EBADF;
+	return 0;
+}
+
 /* io_queue_sqe, past the drain check: forced async, or the inline attempt */
 void ar_req_queue_nodrain(struct ar_ureq *req)
 {
+	int ret = ar_req_file_before_lt(req);
+
+	if (ret) {
+		ar_req_complete(req, ret, 0);
+		return;
+	}
 	ar_link_timeout_arm(req);
 	if (req->flags & AR_REQ_F_FORCE_ASYNC) {
 		ar_req_punt(req);

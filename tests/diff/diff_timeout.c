@@ -185,6 +185,54 @@ static int fill_lt_alone(struct io_uring *ring, struct diff_ctx *c)
 	return 0;
 }
 
+/*
+ * A request whose file is not there (a closed fd, or an empty slot), a
+ * LINK_TIMEOUT already due behind it, a NOP after that: the kernel looks
+ * the file up before it arms the timer, so the request fails -EBADF and
+ * the link timeout and the NOP are cancelled, inline or from io-wq.
+ */
+static int fill_lt_due_bad_file(struct io_uring *ring, struct diff_ctx *c,
+				int op, unsigned flags)
+{
+	struct io_uring_sqe *sqe = diff_sqe(ring, c);
+
+	if (flags & IOSQE_FIXED_FILE) {
+		int ret = io_uring_register_files_sparse(ring, 2);
+
+		if (ret)
+			return diff_fail(c, "register files: %s",
+					 strerror(-ret));
+	}
+	if (op == IORING_OP_FSYNC)
+		io_uring_prep_fsync(sqe, -1, 0);
+	else
+		io_uring_prep_read(sqe, flags & IOSQE_FIXED_FILE ? 1 : 9999,
+				   c->buf[0], 64, 0);
+	diff_tag(sqe, 1, IOSQE_IO_LINK | flags);
+	diff_ts(c, 0, 0);
+	sqe = diff_sqe(ring, c);
+	io_uring_prep_link_timeout(sqe, &c->ts[0], 0);
+	diff_tag(sqe, 2, IOSQE_IO_LINK);
+	diff_prep_nop(ring, c, 3, 0);
+	return 0;
+}
+
+static int fill_lt_due_closed_fd(struct io_uring *ring, struct diff_ctx *c)
+{
+	return fill_lt_due_bad_file(ring, c, IORING_OP_READ, 0);
+}
+
+static int fill_lt_due_closed_fd_async(struct io_uring *ring,
+				       struct diff_ctx *c)
+{
+	return fill_lt_due_bad_file(ring, c, IORING_OP_FSYNC, IOSQE_ASYNC);
+}
+
+static int fill_lt_due_empty_slot(struct io_uring *ring, struct diff_ctx *c)
+{
+	return fill_lt_due_bad_file(ring, c, IORING_OP_READ, IOSQE_FIXED_FILE);
+}
+
 const struct scenario diff_timeout[] = {
 	{
 		.name = "timeout_fires",
@@ -263,6 +311,27 @@ const struct scenario diff_timeout[] = {
 		.order = ORDER_ANY,
 		.before = { { 1, 3 } },
 		.known = { { 1, -ECANCELED }, { 2, -ETIME },
+			   { 3, -ECANCELED } },
+	}, {
+		.name = "link_timeout_due_closed_fd",
+		.fill = fill_lt_due_closed_fd,
+		.nr_cqes = 3,
+		.order = ORDER_ANY,
+		.known = { { 1, -EBADF }, { 2, -ECANCELED },
+			   { 3, -ECANCELED } },
+	}, {
+		.name = "link_timeout_due_closed_fd_async",
+		.fill = fill_lt_due_closed_fd_async,
+		.nr_cqes = 3,
+		.order = ORDER_ANY,
+		.known = { { 1, -EBADF }, { 2, -ECANCELED },
+			   { 3, -ECANCELED } },
+	}, {
+		.name = "link_timeout_due_empty_slot",
+		.fill = fill_lt_due_empty_slot,
+		.nr_cqes = 3,
+		.order = ORDER_ANY,
+		.known = { { 1, -EBADF }, { 2, -ECANCELED },
 			   { 3, -ECANCELED } },
 	}, {
 		.name = "link_timeout_without_head",

@@ -8,7 +8,9 @@
  * Safety: every fd a request names is one the run opened (or -1, or a
  * number known to be closed), every path is a relative name from a fixed
  * set resolved against the run's own temp dir, every pointer is memory the
- * run owns (or NULL) with lengths bounded to it.
+ * run owns (or NULL) with lengths bounded to it, or one of the bad
+ * addresses of fuzz_bad.c: memory nothing else uses, which cannot be
+ * accessed (or only read) past a known point.
  */
 #ifndef FUZZ_H
 #define FUZZ_H
@@ -62,6 +64,29 @@ enum fz_poke {
 	FZ_POKE_FILE_INDEX, FZ_POKE_LEN, FZ_POKE_OFF, FZ_POKE_RW_FLAGS,
 };
 
+/*
+ * The bad addresses one pointer of a request may get instead of its good
+ * one (fuzz_bad.c): the kinds of tests/diff/diff_uaccess.c's battery.
+ * FZ_BAD_RDONLY holds the good object, read-only: a fault only where the
+ * request writes it. FZ_BAD_LONG is a path of more than PATH_MAX bytes;
+ * for any other object, the object with its last byte unmapped.
+ */
+enum fz_bad {
+	FZ_BAD_NONE, FZ_BAD_NULL, FZ_BAD_ONE, FZ_BAD_PROT_NONE,
+	FZ_BAD_UNMAPPED, FZ_BAD_STRADDLE, FZ_BAD_NONCANON, FZ_BAD_RDONLY,
+	FZ_BAD_LONG, FZ_NR_BAD
+};
+
+/* which pointer of the request is bad (fz_sqe.bad_field) */
+enum fz_bad_field {
+	FZ_BF_BUF,	/* READ/WRITE(_FIXED) buffer, FILES_UPDATE fds,
+			   timespec, STATX/OPENAT/MKDIRAT/UNLINKAT path,
+			   RENAMEAT/LINKAT old path, SYMLINKAT target */
+	FZ_BF_SECOND,	/* READV/WRITEV: one iov_base; STATX: statx
+			   buffer; OPENAT (as OPENAT2): open_how;
+			   RENAMEAT/LINKAT new path, SYMLINKAT link name */
+};
+
 /* one decoded request; which fields mean what depends on op */
 struct fz_sqe {
 	uint8_t op;		/* enum fz_op */
@@ -86,6 +111,10 @@ struct fz_sqe {
 	int fu[4];		/* FILES_UPDATE fds (enum fz_fd, -2 SKIP) */
 	int poke;		/* enum fz_poke */
 	uint32_t poke_val;
+	int bad;		/* enum fz_bad: a pointer replaced */
+	int bad_field;		/* enum fz_bad_field: which one */
+	unsigned bad_iov;	/* READV/WRITEV base: which entry */
+	int openat2;		/* OPENAT sent as OPENAT2 (open_how) */
 	/* set by fuzz_order.c */
 	int nopped;		/* replaced by a NOP (a race on the kernel) */
 	int excluded;		/* its CQE is not compared (a race) */
@@ -117,6 +146,19 @@ extern const unsigned fz_nr_names;
 extern const char *const fz_link_targets[];	/* symlink contents */
 extern const unsigned fz_nr_link_targets;
 extern const char *const fz_op_names[];
+
+/* does the request's prep fail to read its timespec (a bad pointer)? */
+static inline int fz_ts_bad(const struct fz_sqe *s)
+{
+	return s->bad && s->bad != FZ_BAD_RDONLY;
+}
+
+/* fuzz_bad.c: the pool of bad addresses, the same for every run */
+void fz_pool_reset(void);
+uint64_t fz_pool_hash(void);
+void *fz_bad_ptr(int bad, unsigned i, const void *good, size_t size);
+const char *fz_bad_path(int bad, unsigned i, const char *good);
+extern const char *const fz_bad_names[];
 
 /* fuzz_decode.c */
 void fz_decode(const uint8_t *data, size_t size, struct fz_batch *b);
@@ -165,6 +207,7 @@ struct fz_result {
 	off_t file_size[FZ_NR_FILES];
 	int pipe_bytes;
 	uint64_t arena_hash;
+	uint64_t pool_hash;		/* the bad pool's writable pages */
 	long long usec;			/* how long the run took */
 };
 

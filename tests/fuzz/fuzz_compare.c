@@ -5,7 +5,8 @@
  * multiset of (user_data, res, flags), the fds left open after the ring
  * exited, the temp dir's tree (names, types, modes, link counts, sizes,
  * contents, symlink targets), the harness files' contents through their
- * fds, the bytes left in the pipe, and the arena.
+ * fds, the bytes left in the pipe, the arena, and what the requests wrote
+ * into the bad-pointer pool (the mapped part of its straddle pages).
  *
  * The only normalization: an OPENAT's fd number (which depends on what
  * else the process has open) becomes FZ_RES_FD, and CQEs fuzz_order.c
@@ -129,7 +130,9 @@ static void print_run(const struct fz_batch *b, const struct fz_result *r)
 		printf("    fd f%u: size %lld hash %016llx\n", i,
 		       (long long)r->file_size[i],
 		       (unsigned long long)r->file_hash[i]);
-	printf("    arena hash %016llx\n", (unsigned long long)r->arena_hash);
+	printf("    arena hash %016llx, bad-pointer pool hash %016llx\n",
+	       (unsigned long long)r->arena_hash,
+	       (unsigned long long)r->pool_hash);
 }
 
 /* the first difference, in words, or NULL */
@@ -177,6 +180,8 @@ static const char *differ(const struct fz_batch *b, const struct fz_result *a,
 		return "bytes left in the pipe";
 	if (a->arena_hash != c->arena_hash)
 		return "buffer contents";
+	if (a->pool_hash != c->pool_hash)
+		return "bad-pointer pool contents";
 	return NULL;
 }
 

@@ -13,6 +13,13 @@
  * non-zero value in one field the op does not read as a pointer or an fd,
  * udsel sometimes repeats an earlier SQE's user_data. A short input is
  * padded with zeroes, so every byte string decodes to a valid batch.
+ *
+ * A poke byte with bit 7 set and no field (1 in 16) instead gives one
+ * pointer of the request a bad address (fuzz_bad.c): its bits 3-5 pick
+ * the kind, bit 6 which pointer (decode_bad()). Before the bad addresses
+ * such a byte meant "no poke", and ops without a pointer still read it
+ * so: inputs written then decode as they did unless one of their
+ * pointer-taking requests had such a byte.
  */
 #include <fcntl.h>
 #include <string.h>
@@ -287,14 +294,61 @@ static void decode_one(struct fz_sqe *s, const uint8_t *p)
 	}
 }
 
+/* how many pointers the request has that may be made bad */
+static int nr_pointers(const struct fz_sqe *s)
+{
+	switch (s->op) {
+	case FZ_READ: case FZ_WRITE: case FZ_READ_FIXED: case FZ_WRITE_FIXED:
+	case FZ_MKDIRAT: case FZ_UNLINKAT: case FZ_TIMEOUT:
+	case FZ_LINK_TIMEOUT: case FZ_FILES_UPDATE:
+		return 1;
+	case FZ_READV: case FZ_WRITEV:
+		/* the array, and a base when there is one to read */
+		return s->nr > 0 && s->nr <= 1024 ? 2 : 1;
+	case FZ_STATX: case FZ_OPENAT: case FZ_RENAMEAT: case FZ_LINKAT:
+	case FZ_SYMLINKAT:
+		return 2;
+	case FZ_TIMEOUT_REMOVE:
+		/* only an update reads a timespec */
+		return s->op_flags & IORING_TIMEOUT_UPDATE_MASK ? 1 : 0;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * A bad address for one pointer: kind from bits 0-2 of v, which pointer
+ * from bit 3. An OPENAT with a bad open_how is sent as OPENAT2, and so is
+ * one with a bad path when bit 2 of p3 (free for OPENAT) is set; a
+ * READV/WRITEV's bad base is entry p3 (free for them) modulo nr.
+ */
+static void decode_bad(struct fz_sqe *s, unsigned v, const uint8_t *p)
+{
+	int n = nr_pointers(s);
+
+	if (!n)
+		return;
+	s->bad = FZ_BAD_NULL + (v & 7);
+	s->bad_field = (v >> 3) % n;
+	if (s->op == FZ_OPENAT)
+		s->openat2 = s->bad_field == FZ_BF_SECOND || (p[3] & 4);
+	if ((s->op == FZ_READV || s->op == FZ_WRITEV) &&
+	    s->bad_field == FZ_BF_SECOND)
+		s->bad_iov = p[3] % s->nr;
+}
+
 /* the poke, only where the field is a value for this op */
-static void decode_poke(struct fz_sqe *s, uint8_t poke)
+static void decode_poke(struct fz_sqe *s, uint8_t poke, const uint8_t *p)
 {
 	int field = poke & 7;
 	int ok;
 
 	if (poke < 0x80)
 		return;
+	if (field == FZ_POKE_NONE) {
+		decode_bad(s, (poke >> 3) & 15, p);
+		return;
+	}
 	switch (field) {
 	case FZ_POKE_IOPRIO:
 	case FZ_POKE_PERSONALITY:
@@ -370,7 +424,7 @@ void fz_decode(const uint8_t *data, size_t size, struct fz_batch *b)
 		s->slot = -1;
 		s->ts = 1;
 		decode_one(s, rec + 2);
-		decode_poke(s, rec[7]);
+		decode_poke(s, rec[7], rec + 2);
 	}
 	fz_avoid_findings(b);
 }

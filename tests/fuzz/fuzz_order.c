@@ -151,6 +151,15 @@ static unsigned buf_res(const struct fz_sqe *s)
 	unsigned m = 0, first, last, k;
 	int e;
 
+	/*
+	 * A bad buffer is not in the arena. A bad iovec array reaches no
+	 * buffer (its copy-in fails before any I/O), except a read-only
+	 * one: it holds the good entries.
+	 */
+	if (s->bad && s->op != FZ_READV && s->op != FZ_WRITEV)
+		return 0;
+	if (s->bad && s->bad_field == FZ_BF_BUF && s->bad != FZ_BAD_RDONLY)
+		return 0;
 	switch (s->op) {
 	case FZ_READ:
 	case FZ_WRITE:
@@ -399,7 +408,8 @@ static void rule_conflicts(struct order *o)
 /* a timer that cannot fire within the submit: relative 1 ms .. 1.5 s */
 static int timer_slow(const struct fz_sqe *s)
 {
-	return s->ts >= 1 && s->ts <= 3 && !(s->op_flags & IORING_TIMEOUT_ABS);
+	return s->ts >= 1 && s->ts <= 3 &&
+		!(s->op_flags & IORING_TIMEOUT_ABS) && !fz_ts_bad(s);
 }
 
 /*
@@ -409,13 +419,14 @@ static int timer_slow(const struct fz_sqe *s)
  */
 static int timer_due(const struct fz_sqe *s)
 {
-	return s->ts < 4 && (s->ts == 0 || (s->op_flags & IORING_TIMEOUT_ABS));
+	return s->ts < 4 && (s->ts == 0 || (s->op_flags & IORING_TIMEOUT_ABS)) &&
+		!fz_ts_bad(s);
 }
 
-/* a timer its prep refuses: negative or NULL timespec */
+/* a timer its prep refuses: negative or NULL timespec, or a bad pointer */
 static int timer_refused(const struct fz_sqe *s)
 {
-	return s->ts >= 4;
+	return s->ts >= 4 || fz_ts_bad(s);
 }
 
 /* rule 2 */
@@ -588,9 +599,12 @@ static void rule_parks(struct order *o)
  * Does SQE i end within the io_uring_enter that submits it, or the task
  * work the harness runs right after (fuzz_run.c settle())? An op the
  * kernel issues inline, not a TIMEOUT, not a read that may wait on the
- * pipe, not async nor drained behind anything that does not, in a chain
- * closed at the end of its submit whose earlier members all do (a
- * LINK_TIMEOUT is disarmed when the request it guards ends).
+ * pipe, not async, not drained (a drain request, a chain a later member
+ * drains, and everything after a drain go to io-wq: io_init_req() sets
+ * REQ_F_FORCE_ASYNC while a drain is active, and io-wq ends them at a
+ * time of its own), in a chain closed at the end of its submit whose
+ * earlier members all do (a LINK_TIMEOUT is disarmed when the request it
+ * guards ends).
  */
 static int settles(const struct order *o, const int *settled, unsigned i)
 {
@@ -603,17 +617,13 @@ static int settles(const struct order *o, const int *settled, unsigned i)
 		return 0;
 	if (!s->nopped && s->op == FZ_TIMEOUT)
 		return 0;
-	if (pipe_read(o, s))
+	if (pipe_read(o, s) || o->p[i].iowq)
 		return 0;
 	if (!head)
 		return settled[i - 1] && !(s->flags & IOSQE_IO_DRAIN);
 	for (j = 0; j < i; j++)
 		if (b->sqe[j].flags & IOSQE_IO_DRAIN)
 			return 0;
-	if (s->flags & IOSQE_IO_DRAIN)
-		for (j = 0; j < i; j++)
-			if (!settled[j])
-				return 0;
 	return 1;
 }
 

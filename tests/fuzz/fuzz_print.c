@@ -158,6 +158,47 @@ static void print_args(const struct fz_sqe *s)
 	}
 }
 
+/* which pointer is bad, and how */
+static void print_bad(const struct fz_sqe *s)
+{
+	const char *what;
+
+	switch (s->op) {
+	case FZ_READV: case FZ_WRITEV:
+		what = s->bad_field ? "iov_base" : "iovec array";
+		break;
+	case FZ_STATX:
+		what = s->bad_field ? "statx buffer" : "path";
+		break;
+	case FZ_OPENAT:
+		what = s->bad_field ? "open_how" : "path";
+		break;
+	case FZ_RENAMEAT: case FZ_LINKAT:
+		what = s->bad_field ? "new path" : "old path";
+		break;
+	case FZ_SYMLINKAT:
+		what = s->bad_field ? "link name" : "target";
+		break;
+	case FZ_MKDIRAT: case FZ_UNLINKAT:
+		what = "path";
+		break;
+	case FZ_TIMEOUT: case FZ_TIMEOUT_REMOVE: case FZ_LINK_TIMEOUT:
+		what = "timespec";
+		break;
+	case FZ_FILES_UPDATE:
+		what = "fds";
+		break;
+	default:
+		what = "buffer";
+		break;
+	}
+	printf(" +BAD %s=%s", what, fz_bad_names[s->bad]);
+	if ((s->op == FZ_READV || s->op == FZ_WRITEV) && s->bad_field)
+		printf("(entry %u)", s->bad_iov);
+	if (s->op == FZ_OPENAT && s->openat2)
+		printf(" as OPENAT2");
+}
+
 void fz_print_batch(const struct fz_batch *b)
 {
 	static const char *const pokes[] = {
@@ -182,6 +223,8 @@ void fz_print_batch(const struct fz_batch *b)
 			print_args(s);
 			if (s->poke)
 				printf(" +%s=%u", pokes[s->poke], s->poke_val);
+			if (s->bad)
+				print_bad(s);
 		} else {
 			printf(" (was %s)", fz_op_names[s->op]);
 		}

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * fuzz_run.c - one run of a batch on one engine: a fresh temp dir with the
- * same files, a pipe holding FZ_PIPE_FILL bytes, a fresh arena and ring;
- * queue and submit (a chunk per SQ size), reap with a bounded wait, record
- * what the run left (CQEs, the temp dir's tree, the harness files, the
- * pipe, the arena), exit the ring, close the fds OPENAT returned and count
+ * same files, a pipe holding FZ_PIPE_FILL bytes, the arena and the
+ * bad-pointer pool refilled, a fresh ring; queue and submit (a chunk per
+ * SQ size), reap with a bounded wait, record what the run left (CQEs, the
+ * temp dir's tree, the harness files, the pipe, the arena, the pool's
+ * straddle pages), exit the ring, close the fds OPENAT returned and count
  * any other fd the run left open (not closing it: it is the engine's).
  *
  * The reap waits for events only. Every request posts its one CQE
@@ -29,6 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
+#include <linux/openat2.h>
 #include "anyring.h"
 #include "fuzz.h"
 
@@ -45,6 +47,8 @@ struct env {
 	struct __kernel_timespec ts[FZ_NTS];
 	struct statx stx[FZ_MAX_SQES];
 	int fu[FZ_MAX_SQES][4];
+	struct open_how how[FZ_MAX_SQES];
+	struct iovec *bad_iov[FZ_MAX_SQES];	/* a copy, one base bad */
 	unsigned char pre_fds[FZ_FD_BITS / 8];	/* open before the ring */
 };
 
@@ -163,10 +167,39 @@ static void size_pipe(struct env *e, const struct fz_batch *b)
 		die("F_SETPIPE_SZ (see /proc/sys/fs/pipe-max-size)");
 }
 
+/*
+ * The arena and the iovec table are made once and serve every run: the
+ * addresses in the memory a request points at (an iovec array, also
+ * when fuzz_bad.c copies it into the bad-pointer pool) are then the same
+ * on both engines. Each run starts with the same bytes in the arena.
+ */
+static void arena_init(struct env *e)
+{
+	static unsigned char *arena;
+	static struct iovec *iov;
+	int i;
+
+	if (!arena) {
+		if (posix_memalign((void **)&arena, 4096, FZ_ARENA))
+			die("arena");
+		iov = calloc(FZ_NIOV, sizeof(*iov));
+		if (!iov)
+			die("iov");
+		for (i = 0; i < FZ_NIOV; i++) {
+			iov[i].iov_base = arena + (i % FZ_NBUF) * FZ_BUFSZ +
+				((i / FZ_NBUF) % 32) * 128;
+			iov[i].iov_len = 16 + (i % 8) * 8;
+		}
+	}
+	pattern(arena, FZ_ARENA, 9);
+	e->arena = arena;
+	e->iov = iov;
+}
+
 static void env_init(struct env *e)
 {
 	const char *tmp = getenv("TMPDIR");
-	int p[2], i;
+	int p[2];
 	char fill[FZ_PIPE_FILL];
 
 	if (!tmp || !*tmp)
@@ -204,17 +237,7 @@ static void env_init(struct env *e)
 		abort();
 	}
 
-	if (posix_memalign((void **)&e->arena, 4096, FZ_ARENA))
-		die("arena");
-	pattern(e->arena, FZ_ARENA, 9);
-	e->iov = calloc(FZ_NIOV, sizeof(*e->iov));
-	if (!e->iov)
-		die("iov");
-	for (i = 0; i < FZ_NIOV; i++) {
-		e->iov[i].iov_base = e->arena + (i % FZ_NBUF) * FZ_BUFSZ +
-			((i / FZ_NBUF) % 32) * 128;
-		e->iov[i].iov_len = 16 + (i % 8) * 8;
-	}
+	arena_init(e);
 	e->reg_iov[0].iov_base = e->arena + 4 * FZ_BUFSZ;
 	e->reg_iov[0].iov_len = 2 * FZ_BUFSZ;
 	e->reg_iov[1].iov_base = e->arena + 6 * FZ_BUFSZ;
@@ -228,6 +251,7 @@ static void env_init(struct env *e)
 	e->ts[2].tv_nsec = 2000000;
 	e->ts[3].tv_nsec = 1500000000;
 	e->ts[4].tv_sec = -1;
+	fz_pool_reset();
 	scan_fds(e->pre_fds);
 }
 
@@ -246,8 +270,8 @@ static void env_fini(struct env *e)
 	for (i = FZ_FD_F0; i <= FZ_FD_PIPE_W; i++)
 		close(e->fd[i]);
 	close(e->dirfd);
-	free(e->arena);
-	free(e->iov);
+	for (i = 0; i < FZ_MAX_SQES; i++)
+		free(e->bad_iov[i]);
 	nftw(e->dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
@@ -269,7 +293,77 @@ static struct __kernel_timespec *ts_of(struct env *e, int i)
 	return i < FZ_NTS ? &e->ts[i] : NULL;
 }
 
-static void prep_rw(struct env *e, const struct fz_sqe *s,
+
+/* SQE i's object good (size bytes), or its bad form if the decoder chose */
+static void *obj(const struct fz_sqe *s, unsigned i, int field, void *good,
+		 size_t size)
+{
+	if (!s->bad || s->bad_field != field)
+		return good;
+	return fz_bad_ptr(s->bad, i, good, size);
+}
+
+static const char *path(const struct fz_sqe *s, unsigned i, int field,
+			const char *good)
+{
+	if (!s->bad || s->bad_field != field)
+		return good;
+	return fz_bad_path(s->bad, i, good);
+}
+
+/*
+ * What a bad data buffer holds where it can be read: the arena's first
+ * bytes (what the arena holds now depends on when earlier requests ended)
+ */
+static const void *first_bytes(void)
+{
+	static unsigned char first[FZ_ARENA];
+	static int ready;
+
+	if (!ready) {
+		pattern(first, sizeof(first), 9);
+		ready = 1;
+	}
+	return first;
+}
+
+/* a data buffer of s->len bytes (at most FZ_ARENA), or its bad form */
+static void *data(const struct fz_sqe *s, unsigned i, void *good)
+{
+	if (!s->bad)
+		return good;
+	return fz_bad_ptr(s->bad, i, first_bytes(), s->len);
+}
+
+/* SQE i's timespec, or its bad form */
+static struct __kernel_timespec *ts_sqe(struct env *e, const struct fz_sqe *s,
+					unsigned i)
+{
+	return obj(s, i, FZ_BF_BUF, ts_of(e, s->ts),
+		   sizeof(struct __kernel_timespec));
+}
+
+/* the iovec array of a READV/WRITEV: its bad form, or one base bad */
+static struct iovec *iovecs(struct env *e, const struct fz_sqe *s,
+			    unsigned i)
+{
+	struct iovec *iov = e->iov + s->iov, *copy;
+
+	if (!s->bad)
+		return iov;
+	if (s->bad_field != FZ_BF_SECOND)
+		return fz_bad_ptr(s->bad, i, iov, s->nr * sizeof(*iov));
+	copy = malloc(s->nr * sizeof(*copy));
+	if (!copy)
+		die("iovec copy");
+	memcpy(copy, iov, s->nr * sizeof(*copy));
+	copy[s->bad_iov].iov_base = fz_bad_ptr(s->bad, i, first_bytes(),
+					       copy[s->bad_iov].iov_len);
+	e->bad_iov[i] = copy;
+	return copy;
+}
+
+static void prep_rw(struct env *e, const struct fz_sqe *s, unsigned i,
 		    struct io_uring_sqe *sqe)
 {
 	int fd = fd_of(e, s, s->fd);
@@ -277,65 +371,92 @@ static void prep_rw(struct env *e, const struct fz_sqe *s,
 
 	switch (s->op) {
 	case FZ_READ:
-		io_uring_prep_read(sqe, fd, buf, s->len, s->off);
+		io_uring_prep_read(sqe, fd, data(s, i, buf), s->len, s->off);
 		break;
 	case FZ_WRITE:
-		io_uring_prep_write(sqe, fd, buf, s->len, s->off);
+		io_uring_prep_write(sqe, fd, data(s, i, buf), s->len, s->off);
 		break;
 	case FZ_READV:
-		io_uring_prep_readv(sqe, fd, e->iov + s->iov, s->nr, s->off);
+		io_uring_prep_readv(sqe, fd, iovecs(e, s, i), s->nr, s->off);
 		break;
 	case FZ_WRITEV:
-		io_uring_prep_writev(sqe, fd, e->iov + s->iov, s->nr, s->off);
+		io_uring_prep_writev(sqe, fd, iovecs(e, s, i), s->nr, s->off);
 		break;
 	case FZ_READ_FIXED:
-		io_uring_prep_read_fixed(sqe, fd, e->arena + s->boff, s->len,
-					 s->off, s->nr);
+		io_uring_prep_read_fixed(sqe, fd,
+					 data(s, i, e->arena + s->boff),
+					 s->len, s->off, s->nr);
 		break;
 	default:
-		io_uring_prep_write_fixed(sqe, fd, e->arena + s->boff, s->len,
-					  s->off, s->nr);
+		io_uring_prep_write_fixed(sqe, fd,
+					  data(s, i, e->arena + s->boff),
+					  s->len, s->off, s->nr);
 		break;
 	}
 	sqe->rw_flags = s->op_flags;
+}
+
+/* OPENAT as OPENAT2: the same flags and mode in an open_how */
+static void prep_openat2(struct env *e, const struct fz_sqe *s, unsigned i,
+			 const char *p1, struct io_uring_sqe *sqe)
+{
+	struct open_how *how = &e->how[i];
+
+	memset(how, 0, sizeof(*how));
+	how->flags = s->op_flags;
+	how->mode = s->mode;
+	how = obj(s, i, FZ_BF_SECOND, how, sizeof(*how));
+	if (s->slot == -1)
+		io_uring_prep_openat2(sqe, e->fd[s->fd], p1, how);
+	else
+		io_uring_prep_openat2_direct(sqe, e->fd[s->fd], p1, how,
+			s->slot == -2 ? IORING_FILE_INDEX_ALLOC :
+			(unsigned)s->slot);
+	/* a bad how's size is still that of the struct */
+	sqe->len = sizeof(struct open_how);
 }
 
 static void prep_fs(struct env *e, const struct fz_sqe *s, unsigned i,
 		    struct io_uring_sqe *sqe)
 {
 	int dfd = e->fd[s->fd], dfd2 = e->fd[s->fd2];
+	const char *p1 = path(s, i, FZ_BF_BUF, name(s->name));
+	const char *p2 = path(s, i, FZ_BF_SECOND, name(s->name2));
 
 	switch (s->op) {
 	case FZ_STATX:
-		io_uring_prep_statx(sqe, dfd, name(s->name), s->op_flags,
-				    s->mode, &e->stx[i]);
+		io_uring_prep_statx(sqe, dfd, p1, s->op_flags, s->mode,
+				    obj(s, i, FZ_BF_SECOND, &e->stx[i],
+					sizeof(e->stx[i])));
 		break;
 	case FZ_OPENAT:
+		if (s->openat2) {
+			prep_openat2(e, s, i, p1, sqe);
+			break;
+		}
 		if (s->slot == -1)
-			io_uring_prep_openat(sqe, dfd, name(s->name),
-					     s->op_flags, s->mode);
+			io_uring_prep_openat(sqe, dfd, p1, s->op_flags, s->mode);
 		else
-			io_uring_prep_openat_direct(sqe, dfd, name(s->name),
+			io_uring_prep_openat_direct(sqe, dfd, p1,
 				s->op_flags, s->mode, s->slot == -2 ?
 				IORING_FILE_INDEX_ALLOC : (unsigned)s->slot);
 		break;
 	case FZ_MKDIRAT:
-		io_uring_prep_mkdirat(sqe, dfd, name(s->name), s->mode);
+		io_uring_prep_mkdirat(sqe, dfd, p1, s->mode);
 		break;
 	case FZ_UNLINKAT:
-		io_uring_prep_unlinkat(sqe, dfd, name(s->name), s->op_flags);
+		io_uring_prep_unlinkat(sqe, dfd, p1, s->op_flags);
 		break;
 	case FZ_RENAMEAT:
-		io_uring_prep_renameat(sqe, dfd, name(s->name), dfd2,
-				       name(s->name2), s->op_flags);
+		io_uring_prep_renameat(sqe, dfd, p1, dfd2, p2, s->op_flags);
 		break;
 	case FZ_LINKAT:
-		io_uring_prep_linkat(sqe, dfd, name(s->name), dfd2,
-				     name(s->name2), s->op_flags);
+		io_uring_prep_linkat(sqe, dfd, p1, dfd2, p2, s->op_flags);
 		break;
 	default:
-		io_uring_prep_symlinkat(sqe, fz_link_targets[s->name2], dfd,
-					name(s->name));
+		io_uring_prep_symlinkat(sqe,
+			path(s, i, FZ_BF_BUF, fz_link_targets[s->name2]), dfd,
+			path(s, i, FZ_BF_SECOND, name(s->name)));
 		break;
 	}
 }
@@ -363,19 +484,19 @@ static void prep_other(struct env *e, const struct fz_sqe *s, unsigned i,
 		io_uring_prep_close_direct(sqe, s->slot);
 		break;
 	case FZ_TIMEOUT:
-		io_uring_prep_timeout(sqe, ts_of(e, s->ts), s->count,
+		io_uring_prep_timeout(sqe, ts_sqe(e, s, i), s->count,
 				      s->op_flags);
 		break;
 	case FZ_TIMEOUT_REMOVE:
 		if (s->op_flags & IORING_TIMEOUT_UPDATE_MASK)
-			io_uring_prep_timeout_update(sqe, ts_of(e, s->ts),
+			io_uring_prep_timeout_update(sqe, ts_sqe(e, s, i),
 						     s->target, s->op_flags);
 		else
 			io_uring_prep_timeout_remove(sqe, s->target,
 						     s->op_flags);
 		break;
 	case FZ_LINK_TIMEOUT:
-		io_uring_prep_link_timeout(sqe, ts_of(e, s->ts), s->op_flags);
+		io_uring_prep_link_timeout(sqe, ts_sqe(e, s, i), s->op_flags);
 		break;
 	case FZ_ASYNC_CANCEL:
 		io_uring_prep_cancel64(sqe, s->target, s->op_flags);
@@ -387,7 +508,8 @@ static void prep_other(struct env *e, const struct fz_sqe *s, unsigned i,
 		for (k = 0; k < 4; k++)
 			e->fu[i][k] = s->fu[k] == 8 ? IORING_REGISTER_FILES_SKIP :
 				e->fd[s->fu[k]];
-		io_uring_prep_files_update(sqe, e->fu[i], s->nr, s->slot == -2 ?
+		io_uring_prep_files_update(sqe, obj(s, i, FZ_BF_BUF, e->fu[i],
+					   s->nr * sizeof(int)), s->nr, s->slot == -2 ?
 					   (int)IORING_FILE_INDEX_ALLOC : s->slot);
 		break;
 	case FZ_INVALID:
@@ -438,7 +560,7 @@ static void prep(struct env *e, const struct fz_sqe *s, unsigned i,
 	if (s->nopped)
 		io_uring_prep_nop(sqe);
 	else if (s->op >= FZ_READ && s->op <= FZ_WRITE_FIXED)
-		prep_rw(e, s, sqe);
+		prep_rw(e, s, i, sqe);
 	else if (s->op == FZ_STATX || s->op == FZ_OPENAT ||
 		 (s->op >= FZ_MKDIRAT && s->op <= FZ_LINKAT))
 		prep_fs(e, s, i, sqe);
@@ -697,6 +819,7 @@ static void snapshot(struct env *e, struct fz_result *r)
 	if (ioctl(e->fd[FZ_FD_PIPE_R], FIONREAD, &r->pipe_bytes))
 		r->pipe_bytes = -errno;
 	r->arena_hash = fz_hash(e->arena, FZ_ARENA, 0xcbf29ce484222325ULL);
+	r->pool_hash = fz_pool_hash();
 }
 
 /*

@@ -7,8 +7,11 @@
  * FALLOCATE, FADVISE, STATX, OPENAT, CLOSE (of a direct slot), MKDIRAT,
  * UNLINKAT, RENAMEAT, SYMLINKAT, LINKAT, TIMEOUT, TIMEOUT_REMOVE,
  * LINK_TIMEOUT, ASYNC_CANCEL, FILES_UPDATE and opcode 255, with any
- * sqe->flags, sometimes a small value in a field the op does not use.
- * Requests only touch the run's own temp dir, fds and memory.
+ * sqe->flags, sometimes a small value in a field the op does not use,
+ * sometimes a bad address in one of its pointers (NULL, 1, PROT_NONE,
+ * unmapped, running into an unmapped page, non-canonical, read-only, a
+ * path longer than PATH_MAX: fuzz_bad.c). Requests only touch the run's
+ * own temp dir, fds and memory, and the bad-pointer pool.
  * fuzz_order.c turns the races the kernel itself has into NOPs (or leaves
  * their CQEs out), then the batch runs on each engine (fuzz_run.c) and the
  * runs are compared (fuzz_compare.c): CQEs, submit results, fds left
