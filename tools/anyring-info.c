@@ -374,27 +374,28 @@ static void probe_kernel(struct report *r, int fd)
 }
 
 /*
- * io_uring_setup(2) straight to the kernel: the kernel engine's, whose
- * call leaves from the library's site, which the system-call trap lets
- * through (a raw call here would be trapped and served by the user
+ * io_uring_setup(2) straight to the kernel: a ring of the kernel engine,
+ * whose calls leave from the library's site, which the system-call trap
+ * lets through (a raw call here would be trapped and served by the user
  * engine where io_uring is refused).
  */
 static void check_kernel(struct report *r)
 {
 	struct io_uring_params p;
-	int fd;
+	struct io_uring ring;
+	int ret;
 
 	memset(&p, 0, sizeof(p));
-	fd = anyring_setup_engine(ANYRING_ENGINE_KERNEL, 2, &p);
-	if (fd < 0) {
-		r->kerr = -fd;
+	ret = anyring_queue_init_engine(ANYRING_ENGINE_KERNEL, 2, &ring, &p);
+	if (ret < 0) {
+		r->kerr = -ret;
 		return;
 	}
 	r->sq_entries = p.sq_entries;
 	r->cq_entries = p.cq_entries;
 	r->features = p.features;
-	probe_kernel(r, fd);
-	close(fd);
+	probe_kernel(r, ring.ring_fd);
+	io_uring_queue_exit(&ring);
 }
 
 /* the policy a new ring of the engine runs with; 1 if there is one */
