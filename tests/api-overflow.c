@@ -21,6 +21,10 @@
  *              a TIMEOUT fired meanwhile (which ends any wait), and with
  *              at least one in any case ("no early CQE"); nothing is
  *              dropped (the CQ ring's overflow counter stays 0).
+ *   eventfd    as the kernel's io_eventfd_signal(): a registered
+ *              eventfd is signalled for posted CQEs only when the CQ tail
+ *              moved since its last signal; CQEs going onto the overflow
+ *              list do not signal, the flush that brings them in does.
  *   exit       rings closed with a backlog on the overflow list, reads
  *              waiting on pipes and a TIMEOUT armed: io_uring_queue_exit
  *              returns, the ring fd is closed, nothing leaks (ASan).
@@ -638,6 +642,80 @@ static void t_storm_run(const struct t_storm_cfg *cfg, unsigned long long total)
 	t_storm_teardown(&s);
 }
 
+/* ---- the eventfd and the overflow list ---- */
+
+/* what the eventfd counted since the last look (0: not signalled) */
+static uint64_t t_efd_take(int efd)
+{
+	uint64_t v = 0;
+
+	if (read(efd, &v, sizeof(v)) != sizeof(v))
+		CHECK_EQ(errno, EAGAIN);
+	return v;
+}
+
+static void t_nops(struct io_uring *ring, unsigned n, __u64 ud)
+{
+	for (unsigned i = 0; i < n; i++) {
+		struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+
+		io_uring_prep_nop(sqe);
+		sqe->user_data = ud + i;
+	}
+	CHECK_EQ(io_uring_submit(ring), n);
+}
+
+/*
+ * As the kernel's io_eventfd_signal(): a post signals the eventfd only
+ * when the CQ tail moved since the last signal. CQEs that go onto the
+ * overflow list do not; the flush that brings them in does.
+ */
+static void t_eventfd_overflow(unsigned flags)
+{
+	struct io_uring_params p;
+	struct io_uring_cqe *cqe;
+	struct io_uring ring;
+	unsigned seen = 0;
+	int efd;
+
+	memset(&p, 0, sizeof(p));
+	p.flags = flags;
+	t_ring(&ring, 4, &p);
+	efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	CHECK(efd >= 0);
+	CHECK_EQ(io_uring_register_eventfd(&ring, efd), 0);
+	t_nops(&ring, 4, 0);
+	t_nops(&ring, 4, 4);
+	CHECK_EQ(io_uring_cq_ready(&ring), 8);
+	CHECK(t_efd_take(efd) > 0);
+	/* into a full CQ: the overflow list, no signal */
+	t_nops(&ring, 4, 8);
+	CHECK(io_uring_cq_has_overflow(&ring));
+	CHECK_EQ(t_efd_take(efd), 0);
+	/* room for two: the flush moves the tail and signals */
+	io_uring_cq_advance(&ring, 2);
+	CHECK_EQ(io_uring_get_events(&ring), 0);
+	CHECK_EQ(io_uring_cq_ready(&ring), 8);
+	CHECK(t_efd_take(efd) > 0);
+	/* behind the backlog, though the CQ had room a moment ago: no signal */
+	t_nops(&ring, 2, 12);
+	CHECK_EQ(t_efd_take(efd), 0);
+	/* the rest, in order */
+	while (seen < 12) {
+		CHECK_EQ(io_uring_wait_cqe(&ring, &cqe), 0);
+		CHECK_EQ(cqe->user_data, seen + 2);
+		io_uring_cqe_seen(&ring, cqe);
+		seen++;
+		if (seen == 10)
+			CHECK(!io_uring_cq_has_overflow(&ring));
+	}
+	CHECK(t_efd_take(efd) > 0);
+	printf("eventfd (setup flags 0x%x): signalled when the CQ tail moves, "
+	       "not for the overflow list\n", flags);
+	io_uring_queue_exit(&ring);
+	close(efd);
+}
+
 /* ---- rings closed with work everywhere ---- */
 
 /* completes the reads while the ring goes away */
@@ -750,6 +828,12 @@ int main(int argc, char **argv)
 	for (i = 0; i < sizeof(t_cfgs) / sizeof(t_cfgs[0]); i++)
 		if (!*only || !strcmp(only, "storm"))
 			t_storm_run(&t_cfgs[i], n);
+	if (!*only || !strcmp(only, "eventfd")) {
+		t_eventfd_overflow(0);
+		t_eventfd_overflow(IORING_SETUP_SINGLE_ISSUER |
+				   IORING_SETUP_DEFER_TASKRUN);
+		t_eventfd_overflow(IORING_SETUP_CQE32);
+	}
 	if (!*only || !strcmp(only, "exit"))
 		t_exit_backlog(t_soak() ? 20000 : 500);
 	return 0;
