@@ -6,7 +6,8 @@
  *
  *   storm      a ring with a small CQ (4 to 16 entries; with and without
  *              IORING_SETUP_CQSIZE; plain, SINGLE_ISSUER+DEFER_TASKRUN,
- *              SQPOLL, CQE32) takes completions from several sources at
+ *              SQPOLL, CQE32, COOP_TASKRUN+TASKRUN_FLAG, entered through
+ *              a registered ring fd) takes completions from several sources at
  *              once: NOPs, TIMEOUTs firing, 1-byte pipe reads that a
  *              writer thread completes, buffered file reads and O_DIRECT
  *              reads where the file system has it. The reaper drains
@@ -17,16 +18,18 @@
  *              through an eventfd is registered; it must be signalled.
  *              A submit with a backlog is accepted whole (Linux 6.18:
  *              no -EBUSY; a GETEVENTS enter that cannot flush it all
- *              returns 0). A wait for k CQEs returns with k there unless
- *              a TIMEOUT fired meanwhile (which ends any wait), and with
- *              at least one in any case ("no early CQE"); nothing is
- *              dropped (the CQ ring's overflow counter stays 0).
+ *              returns 0). A wait for k CQEs (k clamped to the CQ size)
+ *              returns with k there unless a TIMEOUT fired meanwhile
+ *              (which ends any wait), and with at least one in any case
+ *              ("no early CQE"); nothing is dropped (the CQ ring's
+ *              overflow counter stays 0).
  *   eventfd    as the kernel's io_eventfd_signal(): a registered
  *              eventfd is signalled for posted CQEs only when the CQ tail
  *              moved since its last signal; CQEs going onto the overflow
  *              list do not signal, the flush that brings them in does.
  *   exit       rings closed with a backlog on the overflow list, reads
- *              waiting on pipes and a TIMEOUT armed: io_uring_queue_exit
+ *              waiting on a pipe (by turns written by a thread while the
+ *              ring exits) and a TIMEOUT armed: io_uring_queue_exit
  *              returns, the ring fd is closed, nothing leaks (ASan).
  *
  * ANYRING_SOAK=1 runs each storm for at least 10^6 operations.
@@ -36,7 +39,6 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <sys/eventfd.h>
-#include <sys/uio.h>
 #include "test.h"
 
 #define BS		4096
@@ -365,19 +367,20 @@ static void t_enter_getevents(struct t_storm *s)
 }
 
 /*
- * A raw wait for k CQEs (k no more than there will be, nor than the CQ
- * holds): 0, with k in the CQ, or at least one when a TIMEOUT may have
- * ended the wait.
+ * A raw wait for k CQEs, which the engine clamps to the CQ's size (no
+ * more than there will be): 0, with that many in the CQ, or at least
+ * one when a TIMEOUT may have ended the wait.
  */
 static void t_wait_nr(struct t_storm *s, unsigned k)
 {
 	unsigned timeouts = s->timeouts;
+	unsigned want = k < s->cq_entries ? k : s->cq_entries;
 	int ret;
 
 	ret = t_enter(s, k);
 	CHECK_EQ(ret, 0);
 	s->waits++;
-	if (io_uring_cq_ready(&s->ring) >= k)
+	if (io_uring_cq_ready(&s->ring) >= want)
 		return;
 	if (!timeouts || !io_uring_cq_ready(&s->ring)) {
 		fprintf(stderr, "%s: wait for %u CQEs returned with %u "
@@ -453,8 +456,8 @@ static void t_reap_step(struct t_storm *s)
 		t_burst(s, max);
 		break;
 	case 6:
-		k = 1 + t_rand(s, s->cq_entries);
-		if (k <= s->outstanding) {
+		k = 1 + t_rand(s, 2 * s->cq_entries);
+		if (k <= s->outstanding || s->cq_entries <= s->outstanding) {
 			t_wait_nr(s, k);
 			t_burst(s, max);
 		}
