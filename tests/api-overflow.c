@@ -23,6 +23,11 @@
  *              (which ends any wait), and with at least one in any case
  *              ("no early CQE"); nothing is dropped (the CQ ring's
  *              overflow counter stays 0).
+ *              Requests are also TIMEOUTs with a count (0 or -ETIME),
+ *              a failing read with a NOP linked (-EBADF, then -ECANCELED)
+ *              and NOPs with CQE_SKIP_SUCCESS (no CQE at all).
+ *   count      TIMEOUTs whose counts are reached by NOPs' CQEs as their
+ *              timers fire: each ends once, by one or the other.
  *   eventfd    as the kernel's io_eventfd_signal(): a registered
  *              eventfd is signalled for posted CQEs only when the CQ tail
  *              moved since its last signal; CQEs going onto the overflow
@@ -32,7 +37,8 @@
  *              ring exits) and a TIMEOUT armed: io_uring_queue_exit
  *              returns, the ring fd is closed, nothing leaks (ASan).
  *
- * ANYRING_SOAK=1 runs each storm for at least 10^6 operations.
+ * ANYRING_SOAK=1 runs each storm and the count part for at least 10^6
+ * operations.
  */
 #include <fcntl.h>
 #include <poll.h>
@@ -112,7 +118,28 @@ static void t_writer_owe(struct t_writer *w, unsigned p)
 
 /* ---- a storm ---- */
 
-enum t_kind { K_NOP, K_TIMEOUT, K_PIPE, K_FILE, K_DIRECT };
+/*
+ * What a request is: a NOP; a TIMEOUT (-ETIME); a TIMEOUT with a count,
+ * which ends with 0 when enough CQEs reached the CQ ring or -ETIME; a
+ * pipe read, a buffered read, an O_DIRECT read (each with a slot's
+ * buffer); the head of a chain failing (a read of fd -1, -EBADF) and the
+ * NOP linked to it (-ECANCELED, after the head's CQE); a NOP with
+ * CQE_SKIP_SUCCESS (no CQE at all).
+ */
+enum t_kind {
+	K_NOP, K_TIMEOUT, K_CTIMEOUT, K_PIPE, K_FILE, K_DIRECT,
+	K_LINK_HEAD, K_LINK_TAIL, K_SKIP,
+};
+
+static bool t_kind_has_slot(unsigned kind)
+{
+	return kind == K_PIPE || kind == K_FILE || kind == K_DIRECT;
+}
+
+static bool t_kind_is_timeout(unsigned kind)
+{
+	return kind == K_TIMEOUT || kind == K_CTIMEOUT;
+}
 
 struct t_storm_cfg {
 	const char *name;
@@ -130,7 +157,8 @@ struct t_storm {
 	unsigned char *count;		/* CQEs seen per index */
 	unsigned char *kind;		/* per index */
 	unsigned outstanding;		/* submitted, CQE not yet seen */
-	unsigned timeouts;		/* of those, TIMEOUTs */
+	unsigned timeouts;		/* of those, TIMEOUTs (with a count too) */
+	unsigned long long skipped;	/* CQE_SKIP_SUCCESS NOPs */
 	/* read buffers: slot i at buf + i * BS, its pipe or block in slot_arg */
 	unsigned char *buf;
 	unsigned slot_arg[NSLOTS];
@@ -182,11 +210,20 @@ static int t_buffered_file(void)
 static int t_expected_res(unsigned kind)
 {
 	switch (kind) {
-	case K_NOP:	return 0;
-	case K_TIMEOUT:	return -ETIME;
-	case K_PIPE:	return 1;
-	default:	return BS;
+	case K_NOP:		return 0;
+	case K_TIMEOUT:		return -ETIME;
+	case K_PIPE:		return 1;
+	case K_LINK_HEAD:	return -EBADF;
+	case K_LINK_TAIL:	return -ECANCELED;
+	default:		return BS;
 	}
+}
+
+static bool t_res_ok(unsigned kind, int res)
+{
+	if (kind == K_CTIMEOUT)
+		return res == 0 || res == -ETIME;
+	return res == t_expected_res(kind);
 }
 
 static void t_check_data(struct t_storm *s, unsigned kind, unsigned slot)
@@ -218,13 +255,24 @@ static void t_cqe(struct t_storm *s, const struct io_uring_cqe *cqe)
 		exit(1);
 	}
 	if (s->count[idx]) {
-		fprintf(stderr, "%s: request %llu: a second CQE (res %d)\n",
-			s->cfg->name, idx, cqe->res);
+		fprintf(stderr, "%s: request %llu (kind %u): a second CQE "
+			"(res %d)\n", s->cfg->name, idx, s->kind[idx], cqe->res);
 		exit(1);
 	}
 	s->count[idx] = 1;
 	kind = s->kind[idx];
-	if (cqe->res != t_expected_res(kind) || cqe->flags) {
+	if (kind == K_SKIP) {
+		fprintf(stderr, "%s: request %llu: a CQE (res %d) despite "
+			"CQE_SKIP_SUCCESS\n", s->cfg->name, idx, cqe->res);
+		exit(1);
+	}
+	/* a chain's CQEs in its order */
+	if (kind == K_LINK_TAIL && !s->count[idx - 1]) {
+		fprintf(stderr, "%s: request %llu: the linked NOP's CQE before "
+			"its head's\n", s->cfg->name, idx);
+		exit(1);
+	}
+	if (!t_res_ok(kind, cqe->res) || cqe->flags) {
 		fprintf(stderr, "%s: request %llu (kind %u): res %d flags 0x%x, "
 			"want res %d flags 0\n", s->cfg->name, idx, kind,
 			cqe->res, cqe->flags, t_expected_res(kind));
@@ -240,7 +288,7 @@ static void t_cqe(struct t_storm *s, const struct io_uring_cqe *cqe)
 		t_check_data(s, kind, slot);
 		s->free_slots[s->nr_free++] = (unsigned char)slot;
 	}
-	if (kind == K_TIMEOUT)
+	if (t_kind_is_timeout(kind))
 		s->timeouts--;
 	s->outstanding--;
 }
@@ -269,20 +317,30 @@ static void t_read_efd(struct t_storm *s)
 		s->efd_count += v;
 }
 
-/* the next request's kind: TIMEOUTs only in every other phase of 512 */
-static unsigned t_pick_kind(struct t_storm *s)
+/*
+ * The next request's kind: TIMEOUTs only in every other phase of 512,
+ * chains only with room for both SQEs (left: SQEs left in this submit).
+ */
+static unsigned t_pick_kind(struct t_storm *s, unsigned left)
 {
 	unsigned r = t_rand(s, 100);
+	bool no_timeouts = (s->next >> 9) & 1;
 
-	if (r < 40)
+	if (r < 35)
 		return K_NOP;
-	if (r < 55)
-		return (s->next >> 9) & 1 ? K_NOP : K_TIMEOUT;
-	if (r < 75)
+	if (r < 48)
+		return no_timeouts ? K_NOP : K_TIMEOUT;
+	if (r < 52)
+		return no_timeouts ? K_NOP : K_CTIMEOUT;
+	if (r < 70)
 		return K_PIPE;
-	if (r < 90 || s->direct_fd < 0)
+	if (r < 82 || (r < 90 && s->direct_fd < 0))
 		return K_FILE;
-	return K_DIRECT;
+	if (r < 90)
+		return K_DIRECT;
+	if (r < 95)
+		return left >= 2 ? K_LINK_HEAD : K_NOP;
+	return K_SKIP;
 }
 
 static struct io_uring_sqe *t_get_sqe(struct t_storm *s)
@@ -297,28 +355,54 @@ static struct io_uring_sqe *t_get_sqe(struct t_storm *s)
 	return sqe;
 }
 
-/* one request prepared; *pipes counts the bytes owed per pipe */
-static void t_prep_one(struct t_storm *s, unsigned *pipes)
+static void t_prep_link_tail(struct t_storm *s)
 {
 	struct io_uring_sqe *sqe = t_get_sqe(s);
 	unsigned long long idx = s->next++;
-	unsigned kind = t_pick_kind(s), slot = NO_SLOT, arg;
-	unsigned char *b;
 
-	if (kind >= K_PIPE && !s->nr_free)
+	io_uring_prep_nop(sqe);
+	s->kind[idx] = K_LINK_TAIL;
+	sqe->user_data = idx << 8 | NO_SLOT;
+	s->outstanding++;
+}
+
+/*
+ * One request prepared (two for a chain: the count returned); left is
+ * how many this submit still takes, pipes counts the bytes owed per pipe.
+ */
+static unsigned t_prep_one(struct t_storm *s, unsigned left, unsigned *pipes)
+{
+	struct io_uring_sqe *sqe = t_get_sqe(s);
+	unsigned long long idx = s->next++;
+	unsigned kind = t_pick_kind(s, left), slot = NO_SLOT, arg;
+	unsigned char *b = NULL;
+
+	if (t_kind_has_slot(kind) && !s->nr_free)
 		kind = K_NOP;
-	if (kind >= K_PIPE) {
+	if (t_kind_has_slot(kind)) {
 		slot = s->free_slots[--s->nr_free];
 		b = s->buf + (size_t)slot * BS;
 		b[0] = b[BS - 1] = 0;
 	}
+	s->kind[idx] = (unsigned char)kind;
+	sqe->user_data = idx << 8 | slot;
+	if (kind != K_SKIP)
+		s->outstanding++;
 	switch (kind) {
 	case K_NOP:
 		io_uring_prep_nop(sqe);
 		break;
+	case K_SKIP:
+		io_uring_prep_nop(sqe);
+		sqe->flags |= IOSQE_CQE_SKIP_SUCCESS;
+		s->skipped++;
+		break;
 	case K_TIMEOUT:
+	case K_CTIMEOUT:
 		io_uring_prep_timeout(sqe, (struct __kernel_timespec *)
-				      &t_timeouts[t_rand(s, 4)], 0, 0);
+				      &t_timeouts[t_rand(s, 4)],
+				      kind == K_CTIMEOUT ? 1 + t_rand(s, 8) : 0,
+				      0);
 		s->timeouts++;
 		break;
 	case K_PIPE:
@@ -328,19 +412,19 @@ static void t_prep_one(struct t_storm *s, unsigned *pipes)
 		pipes[arg]++;
 		break;
 	case K_FILE:
+	case K_DIRECT:
 		arg = t_rand(s, NBLK);
-		io_uring_prep_read(sqe, s->file_fd, b, BS, (__u64)arg * BS);
+		io_uring_prep_read(sqe, kind == K_FILE ? s->file_fd :
+				   s->direct_fd, b, BS, (__u64)arg * BS);
 		s->slot_arg[slot] = arg;
 		break;
-	default:
-		arg = t_rand(s, NBLK);
-		io_uring_prep_read(sqe, s->direct_fd, b, BS, (__u64)arg * BS);
-		s->slot_arg[slot] = arg;
-		break;
+	default:	/* K_LINK_HEAD */
+		io_uring_prep_read(sqe, -1, s->buf, 1, 0);
+		sqe->flags |= IOSQE_IO_LINK;
+		t_prep_link_tail(s);
+		return 2;
 	}
-	s->kind[idx] = (unsigned char)kind;
-	sqe->user_data = idx << 8 | slot;
-	s->outstanding++;
+	return 1;
 }
 
 /*
@@ -400,8 +484,8 @@ static void t_submit_step(struct t_storm *s)
 	n = 1 + t_rand(s, s->cfg->sq);
 	if (n > s->total - s->next)
 		n = (unsigned)(s->total - s->next);
-	for (i = 0; i < n; i++)
-		t_prep_one(s, pipes);
+	for (i = 0; i < n; )
+		i += t_prep_one(s, n - i, pipes);
 	if (io_uring_cq_has_overflow(&s->ring))
 		s->overflowed++;
 	if (how == 0)
@@ -627,8 +711,8 @@ static void t_storm_run(const struct t_storm_cfg *cfg, unsigned long long total)
 		}
 	}
 	t_reap_all(&s);
-	for (i = 0; i < s.total; i++) {
-		if (s.count[i] != 1) {
+	for (i = 0; i < s.next; i++) {
+		if (s.count[i] != (s.kind[i] != K_SKIP)) {
 			fprintf(stderr, "%s: request %llu (kind %u): %u CQEs\n",
 				cfg->name, i, s.kind[i], s.count[i]);
 			exit(1);
@@ -637,12 +721,91 @@ static void t_storm_run(const struct t_storm_cfg *cfg, unsigned long long total)
 	/* no CQE was dropped for want of memory */
 	CHECK_EQ(*s.ring.cq.koverflow, 0);
 	t_check_eventfd(&s);
-	printf("%s: cq %u, %llu requests, each one CQE; %llu submits over a "
-	       "backlog, %llu waits (%llu ended by a TIMEOUT), %llu "
-	       "GETEVENTS enters, eventfd %llu%s\n", cfg->name, s.cq_entries,
-	       s.total, s.overflowed, s.waits, s.early_waits, s.get_events,
+	printf("%s: cq %u, %llu requests, each one CQE (none for the %llu "
+	       "with CQE_SKIP_SUCCESS); "
+	       "%llu submits over a backlog, %llu waits (%llu ended by a "
+	       "TIMEOUT), %llu GETEVENTS enters, eventfd %llu%s\n", cfg->name,
+	       s.cq_entries, s.next, s.skipped, s.overflowed, s.waits,
+	       s.early_waits, s.get_events,
 	       s.efd_count, s.direct_fd < 0 ? ", no O_DIRECT here" : "");
 	t_storm_teardown(&s);
+}
+
+/* ---- a TIMEOUT's count reached as its timer fires ---- */
+
+static void t_nops(struct io_uring *ring, unsigned n, __u64 ud);
+
+#define T_NR_CT	8
+
+/*
+ * Rounds of 8 TIMEOUTs with counts 1 to 8 and timers of 0 to 3 us, then
+ * 8 NOPs submitted one by one, whose CQEs reach the counts while the
+ * timers fire: each TIMEOUT ends once, with 0 (its count) or -ETIME (its
+ * timer), whichever took it first; each NOP with 0. The user_data are
+ * new every round, so a second CQE for an earlier TIMEOUT shows up as
+ * one nothing is waiting for. The CQ of 8 overflows, and the flushes
+ * count for the TIMEOUTs too.
+ */
+static void t_timeout_count_race(unsigned rounds)
+{
+	struct io_uring_params p;
+	struct io_uring_cqe *cqe;
+	struct io_uring ring;
+	struct __kernel_timespec ts;
+	unsigned i, j, by_count = 0, by_timer = 0;
+
+	memset(&p, 0, sizeof(p));
+	p.flags = IORING_SETUP_CQSIZE;
+	p.cq_entries = 8;
+	t_ring(&ring, T_NR_CT, &p);
+	for (i = 0; i < rounds; i++) {
+		__u64 base = (__u64)i << 8;
+		int res[2 * T_NR_CT];
+
+		ts.tv_sec = 0;
+		ts.tv_nsec = (long long)(i % 4) * 1000;
+		for (j = 0; j < T_NR_CT; j++) {
+			struct io_uring_sqe *sqe = io_uring_get_sqe(&ring);
+
+			/* the timespec is read at prep: one for all 8 */
+			io_uring_prep_timeout(sqe, &ts, j + 1, 0);
+			sqe->user_data = base | j;
+			res[j] = res[T_NR_CT + j] = 1;
+		}
+		CHECK_EQ(io_uring_submit(&ring), T_NR_CT);
+		for (j = 0; j < T_NR_CT; j++)
+			t_nops(&ring, 1, base | (T_NR_CT + j));
+		for (j = 0; j < 2 * T_NR_CT; j++) {
+			unsigned k;
+
+			CHECK_EQ(io_uring_wait_cqe(&ring, &cqe), 0);
+			k = cqe->user_data & 0xff;
+			if ((cqe->user_data & ~0xffULL) != base ||
+			    k >= 2 * T_NR_CT || res[k] != 1) {
+				fprintf(stderr, "round %u: CQE for user_data "
+					"0x%llx (res %d), not in flight\n", i,
+					(unsigned long long)cqe->user_data,
+					cqe->res);
+				exit(1);
+			}
+			res[k] = cqe->res;
+			io_uring_cqe_seen(&ring, cqe);
+		}
+		for (j = 0; j < T_NR_CT; j++) {
+			CHECK(res[j] == 0 || res[j] == -ETIME);
+			by_count += !res[j];
+			by_timer += !!res[j];
+			CHECK_EQ(res[T_NR_CT + j], 0);
+		}
+	}
+	/* a late second CQE of the last round would be here */
+	t_nops(&ring, 1, ~0ULL);
+	CHECK_EQ(io_uring_wait_cqe(&ring, &cqe), 0);
+	CHECK_EQ(cqe->user_data, ~0ULL);
+	io_uring_cqe_seen(&ring, cqe);
+	printf("TIMEOUT count vs timer: %u TIMEOUTs, %u ended by the count, "
+	       "%u by the timer\n", rounds * T_NR_CT, by_count, by_timer);
+	io_uring_queue_exit(&ring);
 }
 
 /* ---- the eventfd and the overflow list ---- */
@@ -831,6 +994,8 @@ int main(int argc, char **argv)
 	for (i = 0; i < sizeof(t_cfgs) / sizeof(t_cfgs[0]); i++)
 		if (!*only || !strcmp(only, "storm"))
 			t_storm_run(&t_cfgs[i], n);
+	if (!*only || !strcmp(only, "count"))
+		t_timeout_count_race(t_soak() ? 125000 : 10000);
 	if (!*only || !strcmp(only, "eventfd")) {
 		t_eventfd_overflow(0);
 		t_eventfd_overflow(IORING_SETUP_SINGLE_ISSUER |
