@@ -26,6 +26,10 @@
  *              Requests are also TIMEOUTs with a count (0 or -ETIME),
  *              a failing read with a NOP linked (-EBADF, then -ECANCELED)
  *              and NOPs with CQE_SKIP_SUCCESS (no CQE at all).
+ *   direct     O_DIRECT reads, up to 16 at a time, each batch waited for
+ *              at once on rings with the engine's AIO reaper thread: a
+ *              wait that sees no CQE for T_HANG_SEC fails (a completion
+ *              left in the AIO ring).
  *   count      TIMEOUTs whose counts are reached by NOPs' CQEs as their
  *              timers fire: each ends once, by one or the other.
  *   eventfd    as the kernel's io_eventfd_signal(): a registered
@@ -37,8 +41,8 @@
  *              ring exits) and a TIMEOUT armed: io_uring_queue_exit
  *              returns, the ring fd is closed, nothing leaks (ASan).
  *
- * ANYRING_SOAK=1 runs each storm and the count part for at least 10^6
- * operations.
+ * ANYRING_SOAK=1 runs each storm, the direct and the count part for at
+ * least 10^6 operations.
  */
 #include <fcntl.h>
 #include <poll.h>
@@ -190,6 +194,25 @@ static unsigned t_rand(struct t_storm *s, unsigned n)
 static unsigned char t_file_fill(unsigned blk)
 {
 	return (unsigned char)(blk * 37 + 11);
+}
+
+/*
+ * An O_DIRECT file (t_direct_file) at an fd number of 512 or more, which
+ * no pipe of this program takes after it is closed: the user engine's
+ * fd cache may keep a closed O_DIRECT fd's kind for a while, and a pipe
+ * read under that number would go to AIO and block its submitter
+ * (docs/semantics.md, backend/file.c).
+ */
+static int t_direct_fd(void *buf)
+{
+	int fd = t_direct_file(buf, BS, NBLK, 0x5a), high;
+
+	if (fd < 0)
+		return fd;
+	high = fcntl(fd, F_DUPFD_CLOEXEC, 512);
+	CHECK(high >= 512);
+	close(fd);
+	return high;
 }
 
 static int t_buffered_file(void)
@@ -656,7 +679,7 @@ static bool t_storm_setup(struct t_storm *s, const struct t_storm_cfg *cfg,
 		s->free_slots[i] = (unsigned char)i;
 	s->nr_free = NSLOTS;
 	s->file_fd = t_buffered_file();
-	s->direct_fd = t_direct_file(s->buf, BS, NBLK, 0x5a);
+	s->direct_fd = t_direct_fd(s->buf);
 	s->efd = -1;
 	pthread_mutex_init(&s->w.lock, NULL);
 	pthread_cond_init(&s->w.cond, NULL);
@@ -733,6 +756,72 @@ static void t_storm_run(const struct t_storm_cfg *cfg, unsigned long long total)
 	       s.early_waits, s.get_events,
 	       s.efd_count, s.direct_fd < 0 ? ", no O_DIRECT here" : "");
 	t_storm_teardown(&s);
+}
+
+/* ---- O_DIRECT completions: the waiter and the reaper ---- */
+
+/*
+ * O_DIRECT reads, 1 to 16 at a time, each round waited for in one wait
+ * for all of them, which sleeps while they complete: on a ring whose
+ * CQEs appear without entering, the engine's completion reaper and the
+ * waiter both take completions. Every read's CQE comes (a wait that
+ * sees none for T_HANG_SEC is a lost completion), once, with BS bytes.
+ */
+static void t_direct_waits(unsigned reads, unsigned setup_flags)
+{
+	struct __kernel_timespec ts = { T_HANG_SEC, 0 };
+	struct io_uring_params p;
+	struct io_uring_cqe *cqe;
+	struct io_uring ring;
+	unsigned char *buf, seen[16];
+	unsigned done = 0, n, i, round = 0;
+	int fd, ret;
+
+	CHECK(!posix_memalign((void **)&buf, BS, 16 * BS));
+	fd = t_direct_fd(buf);
+	if (fd < 0) {
+		printf("O_DIRECT waits: no O_DIRECT here\n");
+		free(buf);
+		return;
+	}
+	memset(&p, 0, sizeof(p));
+	p.flags = setup_flags;
+	t_ring(&ring, 16, &p);
+	while (done < reads) {
+		n = 1 + (round++ * 7) % 16;
+		for (i = 0; i < n; i++) {
+			struct io_uring_sqe *sqe = io_uring_get_sqe(&ring);
+
+			io_uring_prep_read(sqe, fd, buf + i * BS, BS,
+					   (__u64)((done + i) % NBLK) * BS);
+			sqe->user_data = i;
+			seen[i] = 0;
+		}
+		CHECK_EQ(io_uring_submit(&ring), n);
+		for (i = 0; i < n; i++) {
+			do
+				ret = io_uring_wait_cqes(&ring, &cqe, n - i, &ts,
+							 NULL);
+			while (ret == -EINTR);
+			if (ret) {
+				fprintf(stderr, "O_DIRECT waits (setup flags "
+					"0x%x): %u of %u reads without a CQE "
+					"after %d s: %d\n", setup_flags, n - i,
+					n, T_HANG_SEC, ret);
+				exit(1);
+			}
+			CHECK(cqe->user_data < n && !seen[cqe->user_data]);
+			seen[cqe->user_data] = 1;
+			CHECK_EQ(cqe->res, BS);
+			io_uring_cqe_seen(&ring, cqe);
+		}
+		done += n;
+	}
+	printf("O_DIRECT waits (setup flags 0x%x): %u reads, each one CQE\n",
+	       setup_flags, done);
+	io_uring_queue_exit(&ring);
+	close(fd);
+	free(buf);
 }
 
 /* ---- a TIMEOUT's count reached as its timer fires ---- */
@@ -998,6 +1087,13 @@ int main(int argc, char **argv)
 	for (i = 0; i < sizeof(t_cfgs) / sizeof(t_cfgs[0]); i++)
 		if (!*only || !strcmp(only, "storm"))
 			t_storm_run(&t_cfgs[i], n);
+	if (!*only || !strcmp(only, "direct")) {
+		unsigned reads = t_soak() ? 1000000 : 20000;
+
+		t_direct_waits(reads, 0);
+		t_direct_waits(reads, IORING_SETUP_COOP_TASKRUN |
+				      IORING_SETUP_TASKRUN_FLAG);
+	}
 	if (!*only || !strcmp(only, "count"))
 		t_timeout_count_race(t_soak() ? 125000 : 10000);
 	if (!*only || !strcmp(only, "eventfd")) {
