@@ -192,6 +192,52 @@ void ar_cq_free_overflow(struct ar_uctx *ctx)
 	ctx->of_tail = NULL;
 }
 
+static void ar_ring_fd_signal(struct ar_uctx *ctx)
+{
+	uint64_t one = 1;
+	int fd;
+
+	/* the ring fd: made readable once per empty-to-ready transition */
+	if (!atomic_load_explicit(&ctx->ring_fd_signalled, memory_order_relaxed) &&
+	    !atomic_exchange_explicit(&ctx->ring_fd_signalled, true,
+				      memory_order_relaxed) &&
+	    (fd = __atomic_load_n(&ctx->ring_fd, __ATOMIC_ACQUIRE)) >= 0)
+		(void)!write(fd, &one, sizeof(one));
+}
+
+/*
+ * io_eventfd_signal(): a registered eventfd is signalled unless it was
+ * disabled, or registered async and this is not a worker. For posted
+ * CQEs (cqe_event) only when the CQ tail moved since its last signal: a
+ * signal means a new CQE in the CQ ring, so CQEs parked on the overflow
+ * list signal when a flush brings them in, not before. Two posters may
+ * share one signal; it comes after both tails were stored: each loads
+ * the tail after its own store, and the one whose exchange finds the
+ * value unchanged was preceded by a poster that loaded that same value
+ * and signals.
+ */
+static void ar_eventfd_signal(struct ar_uctx *ctx, bool from_worker,
+			      bool cqe_event)
+{
+	uint64_t one = 1;
+	unsigned tail;
+	int efd;
+
+	/* acquire pairs with the release in ar_reg_eventfd(): eventfd_tail is set */
+	efd = __atomic_load_n(&ctx->eventfd, __ATOMIC_ACQUIRE);
+	if (efd < 0 || (ctx->eventfd_async && !from_worker) ||
+	    (IO_URING_READ_ONCE(ctx->rings->cq_flags) & IORING_CQ_EVENTFD_DISABLED))
+		return;
+	if (cqe_event) {
+		/* acquire pairs with the posters' release of the CQ tail */
+		tail = io_uring_smp_load_acquire(&ctx->rings->cq.tail);
+		if (__atomic_exchange_n(&ctx->eventfd_tail, tail,
+					__ATOMIC_RELAXED) == tail)
+			return;
+	}
+	(void)!write(efd, &one, sizeof(one));
+}
+
 /*
  * After CQEs were posted: wake io_cqring_wait sleepers, make the ring fd
  * readable, signal a registered eventfd.
@@ -208,38 +254,28 @@ void ar_cq_wake(struct ar_uctx *ctx, bool from_worker)
 	 * waiter sees the CQE or we see the waiter.
 	 */
 	if (ar_issuer_sole_waiter(ctx))
-		goto ring_fd;
+		goto signal;
 	ar_wake_mb();
 	if (ar_wake_has_sleepers(&ctx->cq_waiters)) {
 		/* a waiter learns its wait time from when this post was */
 		__atomic_store_n(&ctx->last_post_ns, ar_now_ns(), __ATOMIC_RELAXED);
 		ar_waitq_wake(ctx, false);
 	}
-ring_fd:
-	ar_ring_signal(ctx, from_worker);
+signal:
+	ar_ring_fd_signal(ctx);
+	ar_eventfd_signal(ctx, from_worker, true);
 }
 
 /*
- * Completion work is ready (CQEs posted, or queued for the ring's task):
- * make the ring fd readable and signal a registered eventfd, for event
- * loops that poll them instead of entering the ring.
+ * Completion work was queued for the ring's task: make the ring fd
+ * readable and signal a registered eventfd, for event loops that poll
+ * them instead of entering the ring (the kernel's io_req_local_work_add()
+ * signals the eventfd whatever the CQ tail).
  */
 void ar_ring_signal(struct ar_uctx *ctx, bool from_worker)
 {
-	uint64_t one = 1;
-	int efd;
-
-	/* the ring fd: made readable once per empty-to-ready transition */
-	if (!atomic_load_explicit(&ctx->ring_fd_signalled, memory_order_relaxed) &&
-	    !atomic_exchange_explicit(&ctx->ring_fd_signalled, true,
-				      memory_order_relaxed) &&
-	    (efd = __atomic_load_n(&ctx->ring_fd, __ATOMIC_ACQUIRE)) >= 0)
-		(void)!write(efd, &one, sizeof(one));
-	/* acquire pairs with the release in ar_reg_eventfd() */
-	efd = __atomic_load_n(&ctx->eventfd, __ATOMIC_ACQUIRE);
-	if (efd >= 0 && (!ctx->eventfd_async || from_worker) &&
-	    !(IO_URING_READ_ONCE(ctx->rings->cq_flags) & IORING_CQ_EVENTFD_DISABLED))
-		(void)!write(efd, &one, sizeof(one));
+	ar_ring_fd_signal(ctx);
+	ar_eventfd_signal(ctx, from_worker, false);
 }
 
 /* io_fail_links: the rest of a failed chain, each -ECANCELED unless failed itself */

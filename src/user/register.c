@@ -131,7 +131,9 @@ static int ar_reg_eventfd(struct ar_uctx *ctx, const void *arg, unsigned nr,
 		return -EBUSY;
 	}
 	ctx->eventfd_async = async;
-	/* release: eventfd_async is set before the fd is seen */
+	/* as the kernel: CQEs posted before the registration signal nothing */
+	__atomic_store_n(&ctx->eventfd_tail, ctx->cached_cq_tail, __ATOMIC_RELAXED);
+	/* release: eventfd_async and eventfd_tail are set before the fd is seen */
 	__atomic_store_n(&ctx->eventfd, dup_fd, __ATOMIC_RELEASE);
 	ar_spin_unlock(&ctx->lock);
 	return 0;

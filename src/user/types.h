@@ -329,6 +329,7 @@ struct ar_uctx {
 	unsigned cancel_seq;
 	int eventfd;			/* registered eventfd (our dup), -1 if none */
 	bool eventfd_async;
+	unsigned eventfd_tail;		/* the CQ tail it was last signalled for */
 	int *dead_evfds;		/* unregistered dups, closed at exit */
 	unsigned nr_dead_evfds;
 

@@ -194,8 +194,7 @@ static int ar_wait_sleep(struct ar_uctx *ctx, struct ar_waiter *w,
 	int ret, afd;
 
 	/* backend completions wake this thread too: drained, then reaped once more */
-	afd = ar_backend_sleep_fd(ctx);
-	if (afd >= 0 && ar_backend_reap(ctx))
+	if (ar_backend_sleep_prepare(ctx, &afd))
 		return 1;	/* not a sleep: look again */
 	t0 = ar_now_ns();
 	ar_stat_add(ctx, sleeps, 1);

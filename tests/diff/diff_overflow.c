@@ -9,6 +9,7 @@
  * and the order must hold: most compare exactly.
  */
 #include <fcntl.h>
+#include <poll.h>
 #include "harness.h"
 
 #define NOTE	1000
@@ -46,6 +47,27 @@ static int rounds(struct io_uring *ring, struct diff_ctx *c)
 	note_cq(ring, c);
 	if (diff_reap(ring, c, 4))
 		return -1;
+	note_cq(ring, c);
+	return 0;
+}
+
+/*
+ * The CQ emptied by the application alone, the backlog behind it: the
+ * ring fd polls readable, an enter without GETEVENTS leaves the backlog
+ * where it is, one with GETEVENTS (min_complete 0) flushes and returns 0.
+ */
+static int enter_without_getevents(struct io_uring *ring, struct diff_ctx *c)
+{
+	struct pollfd pfd = { .fd = ring->ring_fd, .events = POLLIN };
+
+	if (diff_reap(ring, c, 4))
+		return -1;
+	note_cq(ring, c);
+	diff_note(c, NOTE + 100, poll(&pfd, 1, 0) == 1 ? pfd.revents : 0);
+	diff_note(c, NOTE + 101, io_uring_enter(ring->ring_fd, 0, 0, 0, NULL));
+	note_cq(ring, c);
+	diff_note(c, NOTE + 102, io_uring_enter(ring->ring_fd, 0, 0,
+					       IORING_ENTER_GETEVENTS, NULL));
 	note_cq(ring, c);
 	return 0;
 }
@@ -131,6 +153,17 @@ const struct scenario diff_overflow[] = {
 		.nr_cqes = 12,
 		.known = { { NOTE, 1 }, { NOTE + 1, 4 }, { NOTE + 2, 0 },
 			   { 12, 0 } },
+	}, {
+		.name = "ovf_enter_without_getevents",
+		.entries = 2,
+		.cq_entries = 4,
+		.fill = fill_12,
+		.after_submit = enter_without_getevents,
+		.nr_cqes = 12,
+		/* 8 behind the CQ; still 8 after the plain enter; 4 flushed */
+		.known = { { NOTE, 1 }, { NOTE + 100, POLLIN },
+			   { NOTE + 101, 0 }, { NOTE + 5, 1 }, { NOTE + 6, 0 },
+			   { NOTE + 102, 0 }, { NOTE + 9, 1 }, { NOTE + 10, 4 } },
 	}, {
 		.name = "ovf_submit_while_overflowing",
 		.entries = 2,

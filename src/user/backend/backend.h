@@ -157,10 +157,13 @@ static inline unsigned ar_backend_reap(struct ar_uctx *ctx)
 	       ar_direct_reap_ring(ctx) : 0;
 }
 
-/* a thread about to sleep: an fd that wakes it for backend completions, or -1 */
-static inline int ar_backend_sleep_fd(struct ar_uctx *ctx)
+/*
+ * A thread about to sleep: *fd gets an fd that wakes it for backend
+ * completions (or -1), and what was already there is completed; how many.
+ */
+static inline unsigned ar_backend_sleep_prepare(struct ar_uctx *ctx, int *fd)
 {
-	return ar_direct_sleep_fd(ctx);
+	return ar_direct_sleep_prepare(ctx, fd);
 }
 
 /* ring exit: every backend I/O queued for the ring has completed */

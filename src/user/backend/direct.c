@@ -20,8 +20,9 @@
  *     a reaper woken by every completion would cost the waiter a second
  *     wakeup on the same eventfd). With IORING_SETUP_TASKRUN_FLAG the
  *     reaper stays, as it is what raises IORING_SQ_TASKRUN.
- * Whoever drains the eventfd reaps the ring after draining, so a
- * completion is never left without a signal.
+ * Whoever drains the eventfd reaps the ring after draining, waiting for
+ * the reap lock (ar_direct_sleep_prepare()), so a completion is never
+ * left without a signal.
  */
 #include <errno.h>
 #include <poll.h>
@@ -145,15 +146,29 @@ unsigned ar_direct_reap_ring(struct ar_uctx *ctx)
 	return n;
 }
 
-/* A thread about to sleep: the fd that wakes it for AIO, drained; -1: none. */
-int ar_direct_sleep_fd(struct ar_uctx *ctx)
+/*
+ * A thread about to sleep: *fd gets the eventfd that wakes it for AIO
+ * (-1: none in flight), drained, and what the AIO ring holds is
+ * completed; how many. The drain and the reap go together, the reap
+ * under the reap lock waited for: a completion whose signal the drain
+ * took may be one the lock's holder no longer looks for (past its last
+ * look at the ring tail), so a trylock that fails would leave it in the
+ * ring with no signal left to wake anyone for it.
+ */
+unsigned ar_direct_sleep_prepare(struct ar_uctx *ctx, int *fd)
 {
 	struct ar_direct *a = ar_aio_get(ctx);
+	unsigned n;
 
+	*fd = -1;
 	if (!a || !atomic_load_explicit(&a->inflight, memory_order_relaxed))
-		return -1;
+		return 0;
 	ar_efd_drain(a->efd);
-	return a->efd;
+	*fd = a->efd;
+	pthread_mutex_lock(&a->reap_lock);
+	n = ar_aio_reap_locked(a);
+	pthread_mutex_unlock(&a->reap_lock);
+	return n;
 }
 
 /* nobody waits on the ring: the reaper posts (after a waiter's head start) */

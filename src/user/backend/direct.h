@@ -17,7 +17,7 @@ struct ar_aio_io {
 
 /* the ring's side (backend.h's ar_backend_* call these) */
 unsigned ar_direct_reap_ring(struct ar_uctx *ctx);
-int ar_direct_sleep_fd(struct ar_uctx *ctx);
+unsigned ar_direct_sleep_prepare(struct ar_uctx *ctx, int *fd);
 void ar_direct_exit(struct ar_uctx *ctx);
 
 #endif

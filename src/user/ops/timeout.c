@@ -197,25 +197,32 @@ int ar_timeout_issue(struct ar_ureq *req, unsigned issue_flags)
 
 /*
  * The next count-based timeout whose count is reached, taken off every
- * list; NULL if none. Under ctx->lock, after CQEs were posted.
+ * list; NULL if none. Under ctx->lock, after CQEs were posted. One whose
+ * timer the service thread already took (its disarm fails) is left to
+ * ar_timeout_fire(), which completes it with -ETIME, as the kernel's
+ * io_kill_timeout() leaves a timeout whose hrtimer it cannot cancel to
+ * the timer: it completes once.
  */
 struct ar_ureq *ar_timeout_next_satisfied_locked(struct ar_uctx *ctx)
 {
 	__u32 seq = ctx->cached_cq_tail - ctx->cq_timeouts;
-	struct ar_ureq *req = ctx->timeouts;
+	struct ar_ureq *req;
 	struct ar_timeout *t;
 
-	if (!req)
-		return NULL;
-	t = ar_req_data(req, struct ar_timeout);
-	if (seq - ctx->cq_last_tm_flush < t->target_seq - ctx->cq_last_tm_flush) {
-		ctx->cq_last_tm_flush = seq;
-		return NULL;
+	while ((req = ctx->timeouts)) {
+		t = ar_req_data(req, struct ar_timeout);
+		if (seq - ctx->cq_last_tm_flush <
+		    t->target_seq - ctx->cq_last_tm_flush) {
+			ctx->cq_last_tm_flush = seq;
+			return NULL;
+		}
+		ar_timeout_del_counted(ctx, req);
+		if (!ar_svc_disarm_locked(req))
+			continue;	/* its timer fired: not ours to complete */
+		t->expired = true;
+		return req;
 	}
-	ar_timeout_del_counted(ctx, req);
-	ar_svc_disarm_locked(req);
-	t->expired = true;
-	return req;
+	return NULL;
 }
 
 /* Does req, when posted, count in cq_timeouts? */
