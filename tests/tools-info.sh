@@ -7,7 +7,7 @@
 set -u
 BIN="${ANYRING_BUILD:?ANYRING_BUILD is not set}/bin/anyring-info"
 OUT=$(mktemp) || exit 1
-trap 'rm -f "$OUT" "$OUT.json" "$OUT.err"' EXIT
+trap 'rm -f "$OUT" "$OUT.json" "$OUT.err" "$OUT.sgid" "$OUT.static"' EXIT
 
 # the value of a key, with its wrapped continuation lines
 value() {
@@ -101,6 +101,31 @@ if [ -z "${SAN:-}" ]; then
 		fail "--json under --deny-io-uring: setup works or auto is not user"
 	echo "--json under --deny-io-uring: the same facts, auto is user"
 fi
+
+# --program: a preload honoured, ignored (set-group-ID of another group)
+# or impossible (static)
+"$BIN" --program=true >"$OUT" 2>&1 || fail "--program exited $?"
+grep -q '^preload: *honoured$' "$OUT" || fail "--program=true: not honoured"
+# a set-group-ID copy of another group (chgrp before chmod: a change of
+# group clears the bit); only root can give it another group
+if cp /bin/true "$OUT.sgid" &&
+   chgrp "$(id -g nobody 2>/dev/null || echo 65534)" "$OUT.sgid" 2>/dev/null &&
+   chmod 2755 "$OUT.sgid"; then
+	"$BIN" --program="$OUT.sgid" >"$OUT" 2>&1 || fail "--program exited $?"
+	grep -q '^preload: *ignored: set-group-ID' "$OUT" || fail "a set-group-ID copy: not ignored"
+	"$BIN" --json --program="$OUT.sgid" >"$OUT.json" 2>&1 || fail "--json --program exited $?"
+	python3 -c 'import json,sys; p=json.load(open(sys.argv[1]))["program"]; sys.exit(p["preload"] != "ignored" or not p["secure_execution"])' "$OUT.json" ||
+		fail "--json --program: not ignored"
+else
+	echo "--program: no set-group-ID check (needs root to give a copy another group)"
+fi
+if printf 'int main(void) { return 0; }\n' | ${CC:-cc} -static -x c -o "$OUT.static" - 2>/dev/null; then
+	"$BIN" --program="$OUT.static" >"$OUT" 2>&1 || fail "--program exited $?"
+	grep -q '^preload: *impossible: statically linked' "$OUT" || fail "a static program: not impossible"
+fi
+"$BIN" --program=/no/such/program >"$OUT" 2>&1 || fail "--program exited $?"
+grep -q '^preload: *cannot tell' "$OUT" || fail "a missing program: no 'cannot tell'"
+echo "--program: honoured, ignored, impossible"
 
 "$BIN" --help >"$OUT" 2>&1 || fail "--help exited $?"
 grep -q -- '--help' "$OUT" || fail "--help does not document --help"

@@ -14,13 +14,19 @@
  *
  * It is a report: it exits 0 whether io_uring works or not, 2 on bad usage.
  */
+#include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
+#include <sys/xattr.h>
 #include <liburing.h>
 #include <anyring.h>
 #include "compat.h"
@@ -637,6 +643,119 @@ static void print_engines(const struct report *r)
 		kv_policy("user ring policy:", &r->upol);
 }
 
+/* ---- --program=PATH: would this program take a preload? ---- */
+
+struct program {
+	char path[PATH_MAX];
+	int err;		/* positive errno: not found, not readable */
+	int is_static;		/* an ELF executable without PT_INTERP */
+	int secure;		/* set-user/group-ID or file capabilities */
+	const char *why;	/* what makes it secure */
+	const char *verdict;	/* honoured, ignored, impossible */
+};
+
+/* cmd's path as execvp(3) would find it; 0 or a positive errno */
+static int find_program(const char *cmd, char *buf, size_t sz)
+{
+	const char *path = getenv("PATH"), *p, *end;
+
+	if (strchr(cmd, '/')) {
+		snprintf(buf, sz, "%s", cmd);
+		return access(buf, F_OK) ? errno : 0;
+	}
+	for (p = path ? path : "/usr/bin:/bin"; *p; p = *end ? end + 1 : end) {
+		end = strchrnul(p, ':');
+		if (snprintf(buf, sz, "%.*s/%s", (int)(end - p), p, cmd) < (int)sz &&
+		    access(buf, X_OK) == 0)
+			return 0;
+	}
+	return ENOENT;
+}
+
+/* an ELF executable without a program interpreter: no dynamic linker runs */
+static int elf_static(const char *file)
+{
+	Elf64_Ehdr eh;
+	Elf64_Phdr ph;
+	int interp = 0, fd = open(file, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return 0;
+	if (pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) ||
+	    memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
+	    eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_phentsize != sizeof(ph)) {
+		close(fd);
+		return 0;
+	}
+	for (unsigned i = 0; i < eh.e_phnum && !interp; i++) {
+		if (pread(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff + i * sizeof(ph)))
+		    != (ssize_t)sizeof(ph))
+			break;
+		interp = ph.p_type == PT_INTERP;
+	}
+	close(fd);
+	return !interp;
+}
+
+/*
+ * The dynamic linker ignores LD_PRELOAD's paths in secure-execution mode:
+ * a set-user-ID program owned by another user, a set-group-ID one of
+ * another group, a program with file capabilities (unless no_new_privs,
+ * which turns all of those off). /etc/ld.so.preload still applies.
+ */
+static void check_program(const char *cmd, struct program *pg)
+{
+	struct stat st;
+
+	memset(pg, 0, sizeof(*pg));
+	pg->err = find_program(cmd, pg->path, sizeof(pg->path));
+	if (!pg->err && stat(pg->path, &st))
+		pg->err = errno;
+	if (pg->err)
+		return;
+	pg->is_static = elf_static(pg->path);
+	if ((st.st_mode & S_ISUID) && st.st_uid != getuid())
+		pg->why = "set-user-ID";
+	else if ((st.st_mode & S_ISGID) && st.st_gid != getgid())
+		pg->why = "set-group-ID";
+	else if (getxattr(pg->path, "security.capability", NULL, 0) > 0)
+		pg->why = "file capabilities";
+	pg->secure = pg->why && prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) != 1;
+	if (pg->is_static)
+		pg->verdict = "impossible";
+	else if (pg->secure)
+		pg->verdict = "ignored";
+	else
+		pg->verdict = "honoured";
+}
+
+static void program_detail(const struct program *pg, char *buf, size_t sz)
+{
+	if (pg->is_static)
+		snprintf(buf, sz, "impossible: statically linked, no dynamic "
+			 "linker runs (its io_uring calls reach the kernel)");
+	else if (pg->secure)
+		snprintf(buf, sz, "ignored: %s, secure execution; use "
+			 "/etc/ld.so.preload or the anyring-liburing package",
+			 pg->why);
+	else
+		snprintf(buf, sz, "honoured%s", pg->why ?
+			 " (no_new_privs turns its privileges off)" : "");
+}
+
+static void print_program(const struct program *pg)
+{
+	char buf[200];
+
+	kv("program:", "%s", pg->path);
+	if (pg->err) {
+		kv("preload:", "cannot tell: %s", strerror(pg->err));
+		return;
+	}
+	program_detail(pg, buf, sizeof(buf));
+	kv("preload:", "%s", buf);
+}
+
 static void print_text(const struct report *r)
 {
 	print_facts(&r->u, &r->f);
@@ -827,7 +946,26 @@ static void json_engines(int *first, const struct report *r)
 	json_kpolicy(first, "user_ring_policy", r->have_upol, &r->upol);
 }
 
-static void print_json(const struct report *r)
+static void json_program(int *first, const struct program *pg)
+{
+	char buf[200];
+
+	json_key(first, "program");
+	fputs("{\"path\": ", stdout);
+	json_str(pg->path);
+	if (pg->err) {
+		printf(", \"errno\": \"%s\"}", errno_name(pg->err));
+		return;
+	}
+	program_detail(pg, buf, sizeof(buf));
+	printf(", \"static\": %s, \"secure_execution\": %s, \"preload\": \"%s\", "
+	       "\"detail\": ", pg->is_static ? "true" : "false",
+	       pg->secure ? "true" : "false", pg->verdict);
+	json_str(buf);
+	putchar('}');
+}
+
+static void print_json(const struct report *r, const struct program *pg)
 {
 	int first = 1;
 
@@ -835,13 +973,15 @@ static void print_json(const struct report *r)
 	json_facts(&first, r);
 	json_kernel(&first, r);
 	json_engines(&first, r);
+	if (pg)
+		json_program(&first, pg);
 	puts("\n}");
 }
 
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"Usage: anyring-info [--json]\n"
+		"Usage: anyring-info [--json] [--program=PROG]\n"
 		"Report what io_uring this process gets: the kernel release, the\n"
 		"io_uring sysctls, the seccomp mode, whether io_uring_setup(2)\n"
 		"works (asked of the kernel directly) and if not its likely cause,\n"
@@ -851,6 +991,10 @@ static void usage(FILE *out)
 		"(ANYRING_POLICY, defaults resolved).\n"
 		"\n"
 		"  --json       the same facts as one JSON object\n"
+		"  --program=PROG  also say whether PROG (a path, or a name\n"
+		"               looked up in PATH) would take libanyring as a\n"
+		"               preload: honoured, ignored (set-user/group-ID,\n"
+		"               file capabilities) or impossible (static)\n"
 		"  -h, --help   print this help and exit\n"
 		"\n"
 		"Exit status: 0 whether io_uring works or not, 2 on bad usage.\n");
@@ -858,25 +1002,35 @@ static void usage(FILE *out)
 
 int main(int argc, char **argv)
 {
+	struct program pg;
+	const char *prog = NULL;
 	struct report r;
 	int json = 0;
 
-	if (argc > 2 || (argc == 2 && strcmp(argv[1], "--json") &&
-			 strcmp(argv[1], "--help") && strcmp(argv[1], "-h"))) {
-		fprintf(stderr, "anyring-info: unknown argument '%s' "
-			"(try --help)\n", argv[argc > 2 ? 2 : 1]);
-		return 2;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--json")) {
+			json = 1;
+		} else if (!strncmp(argv[i], "--program=", 10) && argv[i][10]) {
+			prog = argv[i] + 10;
+		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			usage(stdout);
+			return 0;
+		} else {
+			fprintf(stderr, "anyring-info: unknown argument '%s' "
+				"(try --help)\n", argv[i]);
+			return 2;
+		}
 	}
-	if (argc == 2 && strcmp(argv[1], "--json")) {
-		usage(stdout);
-		return 0;
-	}
-	json = argc == 2;
 	gather(&r);
-	if (json)
-		print_json(&r);
-	else
+	if (prog)
+		check_program(prog, &pg);
+	if (json) {
+		print_json(&r, prog ? &pg : NULL);
+	} else {
 		print_text(&r);
+		if (prog)
+			print_program(&pg);
+	}
 	free(r.probe);
 	return 0;
 }
