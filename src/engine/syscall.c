@@ -62,7 +62,10 @@ long ar_site_syscall6(long n, long a1, long a2, long a3, long a4, long a5,
 		      long a6);
 extern const char ar_site_ret[];
 
-/* the site in use; written once, in the constructor below */
+/*
+ * The site in use. Written by ar_site_fix(), which only the library's
+ * constructors call: before any thread can call into the library.
+ */
 static long (*ar_site)(long, long, long, long, long, long, long) =
 	ar_site_syscall6;
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * trap.c - io_uring's system calls made by code that never calls
- * liburing: fio, libuv, Rust and Go runtimes, liburing linked in
+ * liburing: fio, libuv, Rust's io-uring crate, liburing linked in
  * statically. Interposing liburing's symbols cannot reach them, so where
  * io_uring is refused (or the user engine is forced) a seccomp filter
  * traps their io_uring_setup, io_uring_enter and io_uring_register, and
