@@ -117,7 +117,7 @@ $(O)/lib/pkgconfig/anyring.pc: anyring.pc.in Makefile | $(O)/lib/pkgconfig
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
 	    -e 's|@INCDIR@|$(INCDIR)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
 
-$(O)/bin/%: tools/%.c $(LIB_SO) include/anyring.h | $(O)/bin
+$(O)/bin/%: tools/%.c tools/progfile.h $(LIB_SO) include/anyring.h | $(O)/bin
 	$(CC) $(BASE_CFLAGS) $(CFLAGS_EXTRA) $(LDFLAGS) -Isrc/engine -o $@ $< -L$(O)/lib \
 		-lanyring $(TOOL_RPATH) $(LDLIBS)
 

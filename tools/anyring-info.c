@@ -14,7 +14,6 @@
  *
  * It is a report: it exits 0 whether io_uring works or not, 2 on bad usage.
  */
-#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -30,6 +29,7 @@
 #include <liburing.h>
 #include <anyring.h>
 #include "compat.h"
+#include "progfile.h"
 
 #define KEY_WIDTH	27	/* values start in this column */
 #define WRAP_COLUMN	78
@@ -654,49 +654,6 @@ struct program {
 	const char *verdict;	/* honoured, ignored, impossible */
 };
 
-/* cmd's path as execvp(3) would find it; 0 or a positive errno */
-static int find_program(const char *cmd, char *buf, size_t sz)
-{
-	const char *path = getenv("PATH"), *p, *end;
-
-	if (strchr(cmd, '/')) {
-		snprintf(buf, sz, "%s", cmd);
-		return access(buf, F_OK) ? errno : 0;
-	}
-	for (p = path ? path : "/usr/bin:/bin"; *p; p = *end ? end + 1 : end) {
-		end = strchrnul(p, ':');
-		if (snprintf(buf, sz, "%.*s/%s", (int)(end - p), p, cmd) < (int)sz &&
-		    access(buf, X_OK) == 0)
-			return 0;
-	}
-	return ENOENT;
-}
-
-/* an ELF executable without a program interpreter: no dynamic linker runs */
-static int elf_static(const char *file)
-{
-	Elf64_Ehdr eh;
-	Elf64_Phdr ph;
-	int interp = 0, fd = open(file, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return 0;
-	if (pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) ||
-	    memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
-	    eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_phentsize != sizeof(ph)) {
-		close(fd);
-		return 0;
-	}
-	for (unsigned i = 0; i < eh.e_phnum && !interp; i++) {
-		if (pread(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff + i * sizeof(ph)))
-		    != (ssize_t)sizeof(ph))
-			break;
-		interp = ph.p_type == PT_INTERP;
-	}
-	close(fd);
-	return !interp;
-}
-
 /*
  * The dynamic linker ignores LD_PRELOAD's paths in secure-execution mode:
  * a set-user-ID program owned by another user, a set-group-ID one of
@@ -708,12 +665,12 @@ static void check_program(const char *cmd, struct program *pg)
 	struct stat st;
 
 	memset(pg, 0, sizeof(*pg));
-	pg->err = find_program(cmd, pg->path, sizeof(pg->path));
+	pg->err = prog_find(cmd, pg->path, sizeof(pg->path));
 	if (!pg->err && stat(pg->path, &st))
 		pg->err = errno;
 	if (pg->err)
 		return;
-	pg->is_static = elf_static(pg->path);
+	pg->is_static = prog_is_static(pg->path);
 	if ((st.st_mode & S_ISUID) && st.st_uid != getuid())
 		pg->why = "set-user-ID";
 	else if ((st.st_mode & S_ISGID) && st.st_gid != getgid())

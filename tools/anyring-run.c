@@ -23,9 +23,6 @@
  * cannot be run, 127 if CMD is not found (as env(1)); 2 on bad usage.
  */
 #include <dlfcn.h>
-#include <elf.h>
-#include <fcntl.h>
-#include <stdbool.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -39,6 +36,7 @@
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include "anyring.h"
+#include "progfile.h"
 
 #define EXIT_USAGE	2
 #define EXIT_FAILED	125
@@ -319,57 +317,9 @@ static int setup_env(const struct options *o)
 	return 0;
 }
 
-/* cmd's path as execvp(3) would find it, or NULL */
-static const char *find_cmd(const char *cmd, char *buf, size_t sz)
-{
-	const char *path = getenv("PATH"), *p, *end;
-
-	if (strchr(cmd, '/'))
-		return cmd;
-	for (p = path ? path : "/usr/bin:/bin"; *p; p = *end ? end + 1 : end) {
-		end = strchrnul(p, ':');
-		if (snprintf(buf, sz, "%.*s/%s", (int)(end - p), p, cmd) < (int)sz &&
-		    access(buf, X_OK) == 0)
-			return buf;
-	}
-	return NULL;
-}
-
-/*
- * Is file an ELF executable without a program interpreter (fully
- * static)? No dynamic linker runs for it, so LD_PRELOAD is ignored.
- * Scripts and unreadable files are not.
- */
-static bool is_static_elf(const char *file)
-{
-	Elf64_Ehdr eh;
-	Elf64_Phdr ph;
-	bool interp = false;
-	int fd = open(file, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return false;
-	if (pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) ||
-	    memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
-	    eh.e_ident[EI_CLASS] != ELFCLASS64 ||
-	    eh.e_phentsize != sizeof(ph)) {
-		close(fd);
-		return false;
-	}
-	for (unsigned i = 0; i < eh.e_phnum && !interp; i++) {
-		if (pread(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff + i * sizeof(ph)))
-		    != (ssize_t)sizeof(ph))
-			break;
-		interp = ph.p_type == PT_INTERP;
-	}
-	close(fd);
-	return !interp;
-}
-
 int main(int argc, char **argv)
 {
 	char path[PATH_MAX];
-	const char *file;
 	struct options o;
 	int cmd = parse(argc, argv, &o), err;
 
@@ -379,12 +329,11 @@ int main(int argc, char **argv)
 		return EXIT_FAILED;
 	if (o.deny && deny_io_uring())
 		return EXIT_FAILED;
-	file = find_cmd(argv[cmd], path, sizeof(path));
-	if (file && is_static_elf(file))
+	if (!prog_find(argv[cmd], path, sizeof(path)) && prog_is_static(path))
 		fprintf(stderr, "anyring-run: warning: %s is statically linked: "
 			"no library can be preloaded into it, so anyring cannot "
 			"serve its io_uring calls (they reach the kernel as "
-			"they are)\n", file);
+			"they are)\n", path);
 	execvp(argv[cmd], &argv[cmd]);
 	err = errno;
 	fprintf(stderr, "anyring-run: cannot run '%s': %s\n", argv[cmd],
