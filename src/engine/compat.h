@@ -99,6 +99,22 @@ struct ar_sync_cancel_reg {
 	__u64 pad2[3];
 };
 
+/* opcodes past liburing 2.3's list (6.18's numbers) */
+#define AR_OP_READ_MULTISHOT		49
+#define AR_OP_WAITID			50
+#define AR_OP_FUTEX_WAIT		51
+#define AR_OP_FUTEX_WAKE		52
+#define AR_OP_FUTEX_WAITV		53
+#define AR_OP_FIXED_FD_INSTALL		54
+#define AR_OP_FTRUNCATE			55
+#define AR_OP_BIND			56
+#define AR_OP_LISTEN			57
+#define AR_OP_RECV_ZC			58
+#define AR_OP_EPOLL_WAIT		59
+#define AR_OP_READV_FIXED		60
+#define AR_OP_WRITEV_FIXED		61
+#define AR_OP_PIPE			62
+
 /* The highest opcode number anyring knows a name for (IORING_OP_PIPE). */
 #define AR_OP_LAST_KNOWN		62
 /* ... which is also 6.18's last (IORING_OP_LAST - 1) */

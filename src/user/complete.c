@@ -416,6 +416,34 @@ void ar_req_complete(struct ar_ureq *req, int res, unsigned cflags)
 	ar_batch_finish(ctx, &b, from_worker);
 }
 
+/*
+ * A multishot request's CQE with the request still alive (the kernel's
+ * io_req_post_cqe()): posted only where the CQ has room and nothing has
+ * overflowed before it. False: nothing was posted; the caller ends the
+ * request, and its final CQE (which may overflow) carries res instead.
+ * Called where the request is issued; takes ctx->lock.
+ */
+bool ar_req_post_more(struct ar_ureq *req, int res, unsigned cflags)
+{
+	struct ar_uctx *ctx = req->ctx;
+	struct io_uring_cqe *cqe = NULL;
+	struct ar_comp_batch b;
+
+	ar_batch_init(&b);
+	ar_spin_lock(&ctx->lock);
+	if (!ctx->of_head)
+		cqe = ar_cq_slot(ctx);
+	if (cqe) {
+		ar_cq_fill(ctx, cqe, req->user_data, res, cflags);
+		b.posted = true;
+		ar_complete_timeouts_locked(ctx, &b);
+	}
+	ar_spin_unlock(&ctx->lock);
+	if (cqe)
+		ar_batch_finish(ctx, &b, ar_req_state(req) == AR_REQ_RUNNING);
+	return cqe != NULL;
+}
+
 /* count-based timeouts satisfied by what was just posted complete with 0 */
 void ar_complete_timeouts_due_locked(struct ar_uctx *ctx,
 				     struct ar_comp_batch *b)

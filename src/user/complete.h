@@ -11,6 +11,7 @@
 void ar_inflight_add_list(struct ar_uctx *ctx, struct ar_ureq *head,
 			  struct ar_ureq *tail, unsigned nr);
 void ar_req_complete(struct ar_ureq *req, int res, unsigned cflags);
+bool ar_req_post_more(struct ar_ureq *req, int res, unsigned cflags);
 void ar_complete_locked(struct ar_uctx *ctx, struct ar_ureq *req,
 			struct ar_comp_batch *b);
 void ar_complete_timeouts_due_locked(struct ar_uctx *ctx,

@@ -9,11 +9,14 @@
  * without failing the request (the link goes on; CQE_SKIP_SUCCESS still
  * skips): measured on 6.18.
  */
+#include "engine/compat.h"
 #include "user/ops/fs.h"
 #include "user/ops/ops.h"
 #include "user/types.h"
 
 #define OP(code, nm) [IORING_OP_##code] = { .name = nm
+/* the opcodes past liburing 2.3's header (engine/compat.h) */
+#define OP_AR(code, nm) [AR_OP_##code] = { .name = nm
 
 const struct ar_opdef ar_opdefs[] = {
 	OP(NOP, "NOP"),
@@ -113,6 +116,29 @@ const struct ar_opdef ar_opdefs[] = {
 	OP(LINKAT, "LINKAT"),
 		.prep = ar_linkat_prep, .issue = ar_linkat_issue,
 		.nofail_res = 1 },
+	OP(MSG_RING, "MSG_RING") },
+	OP(FSETXATTR, "FSETXATTR") },
+	OP(SETXATTR, "SETXATTR") },
+	OP(FGETXATTR, "FGETXATTR") },
+	OP(GETXATTR, "GETXATTR") },
+	OP(SOCKET, "SOCKET") },
+	OP(URING_CMD, "URING_CMD") },
+	OP(SEND_ZC, "SEND_ZC") },
+	OP(SENDMSG_ZC, "SENDMSG_ZC") },
+	OP_AR(READ_MULTISHOT, "READ_MULTISHOT") },
+	OP_AR(WAITID, "WAITID") },
+	OP_AR(FUTEX_WAIT, "FUTEX_WAIT") },
+	OP_AR(FUTEX_WAKE, "FUTEX_WAKE") },
+	OP_AR(FUTEX_WAITV, "FUTEX_WAITV") },
+	OP_AR(FIXED_FD_INSTALL, "FIXED_FD_INSTALL") },
+	OP_AR(FTRUNCATE, "FTRUNCATE") },
+	OP_AR(BIND, "BIND") },
+	OP_AR(LISTEN, "LISTEN") },
+	OP_AR(RECV_ZC, "RECV_ZC") },
+	OP_AR(EPOLL_WAIT, "EPOLL_WAIT") },
+	OP_AR(READV_FIXED, "READV_FIXED") },
+	OP_AR(WRITEV_FIXED, "WRITEV_FIXED") },
+	OP_AR(PIPE, "PIPE") },
 };
 
 const unsigned ar_nr_opdefs = sizeof(ar_opdefs) / sizeof(ar_opdefs[0]);
