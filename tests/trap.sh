@@ -3,8 +3,10 @@
 # the system-call trap where io_uring is refused (`anyring-run
 # --deny-io-uring`, as Docker's default profile refuses it) or the user
 # engine is forced. tests/raw/uring-raw.c maps the ring with mmap(2) and
-# drives it by hand, in main, with every signal blocked but SIGSYS, and
-# inside a signal handler on an alternate stack; uring-static.c links
+# drives it by hand: in main, with every signal blocked but SIGSYS,
+# inside a signal handler on an alternate stack, on a coroutine's 8 KiB
+# stack, and closing rings with close(2) and reusing their numbers;
+# uring-static.c links
 # liburing.a; fio's io_uring engine writes and verifies a file. Each runs
 # on the kernel first, then on the user engine, which ANYRING_DEBUG must
 # confirm; with ANYRING_TRAP=0 the refusal must reach the program.
@@ -35,7 +37,7 @@ ok() {
 	echo "$label: ok"
 }
 
-for m in "" blocked-but-sigsys altstack; do
+for m in "" blocked-but-sigsys altstack small-stack close-reuse; do
 	ok "kernel $m" "uring-raw: ok" "$tmp/uring-raw" $m
 	ok "refused $m" "engine user" "$run" --deny-io-uring --debug -- "$tmp/uring-raw" $m
 	grep -q "uring-raw: ok" "$tmp/out" || { cat "$tmp/out"; exit 1; }

@@ -14,7 +14,13 @@
  *   uring-raw blocked-but-sigsys    with every other signal blocked
  *   uring-raw altstack              inside a SIGUSR1 handler on a 32 KiB
  *                                   sigaltstack
+ *   uring-raw small-stack           on an 8 KiB coroutine stack
+ *   uring-raw nops N                N NOPs, one enter each; prints ns/NOP
+ *                                   (what a trapped enter costs)
+ *   uring-raw close-reuse           rings closed with close(2), their fd
+ *                                   numbers reused: no ring is left behind
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <stdatomic.h>
@@ -23,6 +29,8 @@
 #include <string.h>
 #include <unistd.h>
 #include <signal.h>
+#include <time.h>
+#include <ucontext.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -41,6 +49,8 @@ struct ring {
 	struct io_uring_sqe *sqes;
 	struct io_uring_cqe *cqes;
 	unsigned tail;
+	void *sq, *cq;
+	size_t sq_len, cq_len, sqes_len;
 };
 
 static void *map(int fd, size_t len, off_t off)
@@ -63,12 +73,12 @@ static void ring_init(struct ring *r, unsigned entries)
 	if (r->fd < 0)
 		FAIL("io_uring_setup: %s", strerror(errno));
 	/* the CQ ring mapped on its own, as programs that ignore SINGLE_MMAP do */
-	sq = map(r->fd, p.sq_off.array + p.sq_entries * sizeof(unsigned),
-		 IORING_OFF_SQ_RING);
-	cq = map(r->fd, p.cq_off.cqes + p.cq_entries * sizeof(struct io_uring_cqe),
-		 IORING_OFF_CQ_RING);
-	r->sqes = map(r->fd, p.sq_entries * sizeof(struct io_uring_sqe),
-		      IORING_OFF_SQES);
+	r->sq_len = p.sq_off.array + p.sq_entries * sizeof(unsigned);
+	r->cq_len = p.cq_off.cqes + p.cq_entries * sizeof(struct io_uring_cqe);
+	r->sqes_len = p.sq_entries * sizeof(struct io_uring_sqe);
+	r->sq = sq = map(r->fd, r->sq_len, IORING_OFF_SQ_RING);
+	r->cq = cq = map(r->fd, r->cq_len, IORING_OFF_CQ_RING);
+	r->sqes = map(r->fd, r->sqes_len, IORING_OFF_SQES);
 	r->sq_tail = (unsigned *)(sq + p.sq_off.tail);
 	r->sq_mask = (unsigned *)(sq + p.sq_off.ring_mask);
 	r->sq_array = (unsigned *)(sq + p.sq_off.array);
@@ -184,10 +194,111 @@ static void run(void)
 	close(file);
 }
 
+/* unmapped, then closed: the ring is gone, as on the kernel */
+static void ring_exit(struct ring *r)
+{
+	munmap(r->sq, r->sq_len);
+	munmap(r->cq, r->cq_len);
+	munmap(r->sqes, r->sqes_len);
+	close(r->fd);
+}
+
 static void on_usr1(int sig)
 {
 	(void)sig;
 	run();
+}
+
+static ucontext_t main_uc, co_uc;
+
+static void co_run(void)
+{
+	run();
+	swapcontext(&co_uc, &main_uc);
+}
+
+/* a coroutine's small stack: the library serves the trap on its own */
+static void small_stack(void)
+{
+	static char stack[8 << 10] __attribute__((aligned(16)));
+
+	getcontext(&co_uc);
+	co_uc.uc_stack.ss_sp = stack;
+	co_uc.uc_stack.ss_size = sizeof(stack);
+	co_uc.uc_link = &main_uc;
+	makecontext(&co_uc, co_run, 0);
+	if (swapcontext(&main_uc, &co_uc))
+		FAIL("swapcontext: %s", strerror(errno));
+}
+
+static int count_maps(void)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	int c, n = 0;
+
+	if (!f)
+		FAIL("/proc/self/maps: %s", strerror(errno));
+	while ((c = fgetc(f)) != EOF)
+		n += c == '\n';
+	fclose(f);
+	return n;
+}
+
+/*
+ * Rings unmapped and closed with close(2), the library not told: a
+ * number reused for a file is a file (registering it works), and making
+ * rings over and over leaves nothing behind (mappings are counted).
+ */
+static void close_reuse(void)
+{
+	char path[] = "/tmp/uring-raw-XXXXXX";
+	struct ring a, b;
+	int file, maps = 0, i;
+
+	ring_init(&a, 8);
+	ring_exit(&a);
+	file = mkstemp(path);
+	if (file < 0)
+		FAIL("mkstemp: %s", strerror(errno));
+	unlink(path);
+	if (file != a.fd)
+		FAIL("fd %d, not the closed ring's %d", file, a.fd);
+	ring_init(&b, 8);
+	if (syscall(NR_REGISTER, b.fd, IORING_REGISTER_FILES, &file, 1) != 0)
+		FAIL("registering fd %d, once a ring's: %s", file, strerror(errno));
+	ring_exit(&b);
+	close(file);
+	for (i = 0; i < 200; i++) {
+		ring_init(&a, 8);
+		sqe_get(&a, IORING_OP_NOP, 1);
+		submit_wait(&a, 1);
+		ring_exit(&a);
+		if (i == 10)
+			maps = count_maps();
+	}
+	if (count_maps() > maps + 4)
+		FAIL("%d mappings after 200 rings, %d after 10", count_maps(), maps);
+}
+
+/* a trapped enter's cost: N NOPs, one submit-and-wait enter each */
+static void nops(long n)
+{
+	struct timespec t0, t1;
+	struct ring r;
+	long i;
+
+	ring_init(&r, 8);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (i = 0; i < n; i++) {
+		sqe_get(&r, IORING_OP_NOP, 1);
+		submit_wait(&r, 1);
+		if (reap(&r, 1) != 0)
+			FAIL("NOP failed");
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	printf("uring-raw: %ld NOPs, %.0f ns each\n", n,
+	       ((t1.tv_sec - t0.tv_sec) * 1e9 + (t1.tv_nsec - t0.tv_nsec)) / n);
+	ring_exit(&r);
 }
 
 int main(int argc, char **argv)
@@ -209,6 +320,14 @@ int main(int argc, char **argv)
 		if (sigaltstack(&ss, NULL) || sigaction(SIGUSR1, &sa, NULL))
 			FAIL("sigaltstack: %s", strerror(errno));
 		raise(SIGUSR1);
+	} else if (!strcmp(mode, "small-stack")) {
+		small_stack();
+	} else if (!strcmp(mode, "nops")) {
+		nops(argc > 2 ? atol(argv[2]) : 100000);
+	} else if (!strcmp(mode, "close-reuse")) {
+		close_reuse();
+	} else if (*mode) {
+		FAIL("unknown mode %s", mode);
 	} else {
 		run();
 	}
