@@ -7,7 +7,8 @@
  * refused, on the user engine through the system-call trap.
  *
  * It submits a NOP, a READ of a file it wrote, a registered-file READ
- * and a READV with a bad iovec array, and checks every CQE. Exit 0 and
+ * and a READV with a bad iovec array, and checks every CQE; bad setup,
+ * enter and register arguments must get the kernel's errnos. Exit 0 and
  * "uring-raw: ok" on success.
  *
  *   uring-raw            in main
@@ -136,6 +137,48 @@ static int reap(struct ring *r, __u64 ud)
 	FAIL("no CQE for user_data %llu", (unsigned long long)ud);
 }
 
+/* expect: the call failed with errno err, as the kernel answers */
+static void expect_err(const char *what, long ret, int err)
+{
+	if (ret != -1 || errno != err)
+		FAIL("%s: %ld (%s), not %s", what, ret, strerror(errno),
+		     strerror(err));
+}
+
+/* bad arguments get the kernel's errnos, and nothing crashes */
+static void bad_args(struct ring *r)
+{
+	struct io_uring_params p;
+	int closed;
+
+	memset(&p, 0, sizeof(p));
+	expect_err("setup of 0 entries", syscall(NR_SETUP, 0, &p), EINVAL);
+	expect_err("setup with a NULL params", syscall(NR_SETUP, 8, NULL), EFAULT);
+	expect_err("setup with params at 1", syscall(NR_SETUP, 8, (void *)1),
+		   EFAULT);
+	p.flags = 1U << 31;
+	expect_err("setup with an unknown flag", syscall(NR_SETUP, 8, &p), EINVAL);
+	memset(&p, 0, sizeof(p));
+	p.resv[0] = 1;
+	expect_err("setup with resv set", syscall(NR_SETUP, 8, &p), EINVAL);
+	expect_err("enter with an unknown flag",
+		   syscall(NR_ENTER, r->fd, 0, 0, 1U << 31, NULL, 0), EINVAL);
+	expect_err("enter with EXT_ARG at 1",
+		   syscall(NR_ENTER, r->fd, 0, 1,
+			   IORING_ENTER_GETEVENTS | IORING_ENTER_EXT_ARG,
+			   (void *)1, sizeof(struct io_uring_getevents_arg)),
+		   EFAULT);
+	expect_err("register of an unknown opcode",
+		   syscall(NR_REGISTER, r->fd, 9999, NULL, 0), EINVAL);
+	expect_err("register of buffers at 1",
+		   syscall(NR_REGISTER, r->fd, IORING_REGISTER_BUFFERS, (void *)1, 1),
+		   EFAULT);
+	closed = dup(r->fd);
+	close(closed);
+	expect_err("enter on a closed fd",
+		   syscall(NR_ENTER, closed, 0, 0, 0, NULL, 0), EBADF);
+}
+
 static void run(void)
 {
 	static char buf[4096], data[4096];
@@ -187,6 +230,7 @@ static void run(void)
 	if ((res = reap(&r, 4)) != -EFAULT)
 		FAIL("READV of a bad iovec array: %d, not -EFAULT", res);
 
+	bad_args(&r);
 	/* not a ring: the kernel's answers */
 	if (syscall(NR_ENTER, file, 0, 0, 0, NULL, 0) != -1 || errno != EOPNOTSUPP)
 		FAIL("enter on a file: %s, not EOPNOTSUPP", strerror(errno));
