@@ -151,21 +151,53 @@ struct ar_ksigaction {
 #define AR_SIGBIT(sig)	(1ULL << ((sig) - 1))
 #define AR_KSIGSET	8	/* rt_sigaction's sigsetsize */
 
-/* SIGSYS as the program had it when the trap was installed */
-static struct ar_ksigaction ar_trap_prev;
+/*
+ * SIGSYS as the program set it: what it had when the trap was
+ * installed, then what it asked for through the preload shim
+ * (anyring_trap_sigaction()); the kernel's stays the trap's handler.
+ * Traps that are not ours go there. A writer fills a slot of its own and
+ * publishes its index; a reader copies the published slot. A slot is
+ * reused only after AR_DISP_SLOTS more writes, so a copy is not torn
+ * unless SIGSYS is set that often while a trap that is not ours is
+ * being delivered: programs set it a handful of times.
+ */
+#define AR_DISP_SLOTS	64
+static struct ar_ksigaction ar_disp[AR_DISP_SLOTS];
+static unsigned ar_disp_next = 1;	/* slot 0: the one at install */
+static unsigned ar_disp_cur;
+
+static void ar_disp_get(struct ar_ksigaction *ka)
+{
+	/* acquire pairs with the release in ar_disp_set(): the slot is filled */
+	*ka = ar_disp[__atomic_load_n(&ar_disp_cur, __ATOMIC_ACQUIRE)];
+}
+
+/* set *ka; *old (if not NULL) gets the one it replaced */
+static void ar_disp_set(const struct ar_ksigaction *ka,
+			struct ar_ksigaction *old)
+{
+	unsigned i = __atomic_fetch_add(&ar_disp_next, 1, __ATOMIC_RELAXED) %
+		     AR_DISP_SLOTS;
+
+	ar_disp[i] = *ka;
+	/* release pairs with ar_disp_get(); acquire: the replaced slot's contents */
+	i = __atomic_exchange_n(&ar_disp_cur, i, __ATOMIC_ACQ_REL);
+	if (old)
+		*old = ar_disp[i];
+}
 
 /*
  * A SIGSYS that is not our trap (another filter's, or one sent with
- * kill(2)): the handler the program had when the trap was installed,
- * with its mask (but SIGSYS, which must stay deliverable), or its
- * default. A trap cannot be ignored: the kernel kills a process that
+ * kill(2)): the program's handler (ar_disp), with its mask (but SIGSYS,
+ * which must stay deliverable) and SA_RESETHAND, or its default. A trap cannot be ignored: the kernel kills a process that
  * ignores or blocks one.
  */
 static void ar_trap_chain(int sig, siginfo_t *si, ucontext_t *uc)
 {
-	struct ar_ksigaction ka = ar_trap_prev, dfl = { .handler = SIG_DFL };
+	struct ar_ksigaction ka, dfl = { .handler = SIG_DFL };
 	__u64 mask;
 
+	ar_disp_get(&ka);
 	if (ka.handler == SIG_IGN && si->si_code != SYS_SECCOMP)
 		return;
 	if (ka.handler == SIG_DFL || ka.handler == SIG_IGN) {
@@ -176,6 +208,8 @@ static void ar_trap_chain(int sig, siginfo_t *si, ucontext_t *uc)
 			    0, 0, 0, 0), SIGSYS, 0, 0, 0);
 		return;
 	}
+	if (ka.flags & SA_RESETHAND)
+		ar_disp_set(&dfl, NULL);
 	memcpy(&mask, &uc->uc_sigmask, sizeof(mask));
 	mask |= ka.mask & ~AR_SIGBIT(SIGSYS);
 	ar_sys_site(SYS_rt_sigprocmask, SIG_SETMASK, (long)&mask, 0,
@@ -323,7 +357,7 @@ static int ar_trap_install(void)
 	if (pthread_key_create(&ar_trap_stack_key, ar_trap_stack_free))
 		return -EAGAIN;
 	/* what the program had: traps not ours go there (ar_trap_chain()) */
-	if (ar_sys_site(SYS_rt_sigaction, SIGSYS, 0, (long)&ar_trap_prev,
+	if (ar_sys_site(SYS_rt_sigaction, SIGSYS, 0, (long)&ar_disp[0],
 			AR_KSIGSET, 0, 0))
 		return -EINVAL;
 	memset(&sa, 0, sizeof(sa));
@@ -349,10 +383,93 @@ static int ar_trap_install(void)
 		int err = errno ? -errno : -EBUSY;
 
 		__atomic_store_n(&ar_trap_on, false, __ATOMIC_RELAXED);
-		ar_sys_site(SYS_rt_sigaction, SIGSYS, (long)&ar_trap_prev, 0,
+		ar_sys_site(SYS_rt_sigaction, SIGSYS, (long)&ar_disp[0], 0,
 			    AR_KSIGSET, 0, 0);
 		return err;
 	}
+	return 0;
+}
+
+/* the thread asked for SIGSYS blocked: how its mask reads back */
+static __thread bool ar_trap_sys_blocked;
+
+/*
+ * The preload shim's hooks (libanyring-sig.so, src/trap/sigshim.c):
+ * libc's sigaction() for SIGSYS and its mask calls, made by a program
+ * while the trap is installed. The trap stays SIGSYS's handler and
+ * SIGSYS stays unblocked (a trap with SIGSYS blocked kills the process);
+ * the program reads back what it set. 1: not the trap's (the shim calls
+ * libc).
+ */
+__attribute__((visibility("default")))
+int anyring_trap_sigaction(int sig, const struct sigaction *act,
+			   struct sigaction *oact)
+{
+	struct ar_ksigaction ka, old;
+	struct sigaction sa;
+
+	if (sig != SIGSYS || !ar_trap_active())
+		return 1;
+	if (!act) {
+		ar_disp_get(&old);
+	} else {
+		if (ar_copy_from_user(&sa, act, sizeof(sa))) {
+			errno = EFAULT;
+			return -1;
+		}
+		memset(&ka, 0, sizeof(ka));
+		ka.handler = (void *)sa.sa_handler;
+		ka.flags = (unsigned long)(unsigned)sa.sa_flags;
+		memcpy(&ka.mask, &sa.sa_mask, sizeof(ka.mask));
+		ka.mask &= ~(AR_SIGBIT(SIGKILL) | AR_SIGBIT(SIGSTOP));
+		ar_disp_set(&ka, &old);
+	}
+	if (oact) {
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = (void (*)(int))old.handler;
+		sa.sa_flags = (int)old.flags;
+		memcpy(&sa.sa_mask, &old.mask, sizeof(old.mask));
+		if (ar_copy_to_user(oact, &sa, sizeof(sa))) {
+			errno = EFAULT;
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * sigprocmask()/pthread_sigmask(how, set, ...): *copy gets set without
+ * SIGSYS, for the shim to pass on; *was_blocked whether the thread had
+ * asked for SIGSYS blocked (its old mask reads back with it). 0, 1 (not
+ * the trap's) or -errno.
+ */
+__attribute__((visibility("default")))
+int anyring_trap_sigmask(int how, const sigset_t *set, sigset_t *copy,
+			 int *was_blocked)
+{
+	if (!ar_trap_active())
+		return 1;
+	*was_blocked = ar_trap_sys_blocked;
+	if (!set)
+		return 0;
+	if (ar_copy_from_user(copy, set, sizeof(*copy)))
+		return -EFAULT;
+	switch (how) {
+	case SIG_BLOCK:
+		if (sigismember(copy, SIGSYS))
+			ar_trap_sys_blocked = true;
+		break;
+	case SIG_UNBLOCK:
+		if (sigismember(copy, SIGSYS))
+			ar_trap_sys_blocked = false;
+		break;
+	case SIG_SETMASK:
+		ar_trap_sys_blocked = sigismember(copy, SIGSYS);
+		break;
+	default:
+		return -EINVAL;
+	}
+	sigdelset(copy, SIGSYS);
 	return 0;
 }
 
@@ -361,6 +478,22 @@ static int ar_trap_install(void)
 static int ar_trap_install(void)
 {
 	return -EOPNOTSUPP;
+}
+
+__attribute__((visibility("default")))
+int anyring_trap_sigaction(int sig, const struct sigaction *act,
+			   struct sigaction *oact)
+{
+	(void)sig; (void)act; (void)oact;
+	return 1;
+}
+
+__attribute__((visibility("default")))
+int anyring_trap_sigmask(int how, const sigset_t *set, sigset_t *copy,
+			 int *was_blocked)
+{
+	(void)how; (void)set; (void)copy; (void)was_blocked;
+	return 1;
 }
 
 #define AR_TRAP_ARCH_OK	0

@@ -15,6 +15,12 @@
  *   uring-raw blocked-but-sigsys    with every other signal blocked
  *   uring-raw altstack              inside a SIGUSR1 handler on a 32 KiB
  *                                   sigaltstack
+ *   uring-raw blocked-all           with every signal blocked, SIGSYS too,
+ *                                   in main and in a thread started so
+ *                                   (the mask must read back that way)
+ *   uring-raw own-sigsys            with the program's own SIGSYS handler
+ *                                   and seccomp filter (for getppid),
+ *                                   set after the library's
  *   uring-raw small-stack           on an 8 KiB coroutine stack
  *   uring-raw nops N                N NOPs, one enter each; prints ns/NOP
  *                                   (what a trapped enter costs)
@@ -29,13 +35,18 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stddef.h>
 #include <time.h>
 #include <ucontext.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
+#include <linux/filter.h>
 #include <linux/io_uring.h>
+#include <linux/seccomp.h>
 
 #define NR_SETUP	425
 #define NR_ENTER	426
@@ -253,6 +264,82 @@ static void on_usr1(int sig)
 	run();
 }
 
+static void *run_thread(void *arg)
+{
+	(void)arg;
+	run();
+	return NULL;
+}
+
+/*
+ * Every signal blocked, SIGSYS too (the trap's shim keeps it deliverable
+ * and the mask reads back as set), in main and in a thread that inherits
+ * the mask, as libuv starts its threads.
+ */
+static void blocked_all(void)
+{
+	sigset_t all, none, old;
+	pthread_t t;
+
+	sigfillset(&all);
+	if (sigprocmask(SIG_SETMASK, &all, NULL))
+		FAIL("sigprocmask: %s", strerror(errno));
+	sigemptyset(&none);
+	if (pthread_sigmask(SIG_BLOCK, &none, &old) ||
+	    !sigismember(&old, SIGSYS) || !sigismember(&old, SIGUSR1))
+		FAIL("the mask does not read back with SIGSYS blocked");
+	run();
+	if (pthread_create(&t, NULL, run_thread, NULL) || pthread_join(t, NULL))
+		FAIL("pthread: %s", strerror(errno));
+}
+
+static volatile sig_atomic_t own_traps;
+
+static void on_own_sigsys(int sig, siginfo_t *si, void *ucv)
+{
+	ucontext_t *uc = ucv;
+
+	(void)sig;
+	if (si->si_code != 1 /* SYS_SECCOMP */ || si->si_syscall != SYS_getppid ||
+	    si->si_errno != 0x1234)
+		return;
+	own_traps++;
+	uc->uc_mcontext.gregs[REG_RAX] = 4242;
+}
+
+/*
+ * The program's own SIGSYS handler and seccomp filter, set after the
+ * library's: its traps reach its handler, io_uring is still served, and
+ * SIGSYS reads back as the program set it.
+ */
+static void own_sigsys(void)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_getppid, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRAP | 0x1234),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { .len = sizeof(f) / sizeof(f[0]), .filter = f };
+	struct sigaction sa, old;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_own_sigsys;
+	sa.sa_flags = SA_SIGINFO;
+	if (sigaction(SIGSYS, &sa, NULL) || sigaction(SIGSYS, NULL, &old))
+		FAIL("sigaction: %s", strerror(errno));
+	if (!(old.sa_flags & SA_SIGINFO) || old.sa_sigaction != on_own_sigsys)
+		FAIL("SIGSYS does not read back as the program set it");
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
+	    syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog))
+		FAIL("seccomp: %s", strerror(errno));
+	if (syscall(SYS_getppid) != 4242 || own_traps != 1)
+		FAIL("the program's own trap did not reach its handler");
+	run();
+	if (syscall(SYS_getppid) != 4242 || own_traps != 2)
+		FAIL("the program's own trap did not reach its handler");
+}
+
 static ucontext_t main_uc, co_uc;
 
 static void co_run(void)
@@ -364,6 +451,10 @@ int main(int argc, char **argv)
 		if (sigaltstack(&ss, NULL) || sigaction(SIGUSR1, &sa, NULL))
 			FAIL("sigaltstack: %s", strerror(errno));
 		raise(SIGUSR1);
+	} else if (!strcmp(mode, "blocked-all")) {
+		blocked_all();
+	} else if (!strcmp(mode, "own-sigsys")) {
+		own_sigsys();
 	} else if (!strcmp(mode, "small-stack")) {
 		small_stack();
 	} else if (!strcmp(mode, "nops")) {
