@@ -20,7 +20,7 @@
  *    the fixed table (a slot and the next, or two allocated) and the two
  *    slots written, O_CLOEXEC refused.
  *  - URING_CMD: no file this engine serves has ->uring_cmd but sockets
- *    (ops/net.c, ar_uring_cmd_sock()): -EOPNOTSUPP.
+ *    (ops/net.c, ar_uring_cmd_sock()) and /dev/null (0): -EOPNOTSUPP.
  *  - RECV_ZC: no zero-copy receive queue can be registered on a user
  *    ring, so every SQE fails prep with -EINVAL, as the kernel's when the
  *    ifq index names none.
@@ -31,6 +31,7 @@
 #include <unistd.h>
 #include <sys/epoll.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include "lib/uaccess.h"
 #include "user/ops/misc.h"
 #include "user/rsrc.h"
@@ -298,7 +299,11 @@ __attribute__((weak)) int ar_uring_cmd_sock(struct ar_ureq *req, __u32 cmd_op,
 	return -EOPNOTSUPP;
 }
 
-/* the file's ->uring_cmd: sockets have one (io_uring_cmd_sock()), the rest not */
+/*
+ * The file's ->uring_cmd: sockets have one (io_uring_cmd_sock()), and
+ * /dev/null (uring_cmd_null(), which does nothing and answers 0); no
+ * other file this engine serves has one.
+ */
 int ar_uring_cmd_issue(struct ar_ureq *req, unsigned issue_flags)
 {
 	struct ar_uring_cmd *uc = ar_req_data(req, struct ar_uring_cmd);
@@ -308,6 +313,8 @@ int ar_uring_cmd_issue(struct ar_ureq *req, unsigned issue_flags)
 		return -EBADF;
 	if (S_ISSOCK(st.st_mode))
 		return ar_uring_cmd_sock(req, uc->cmd_op, issue_flags);
+	if (S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 3))
+		return 0;
 	return -EOPNOTSUPP;
 }
 

@@ -10,9 +10,10 @@
  * over XATTR_SIZE_MAX -E2BIG, an unreadable value -EFAULT), and for the
  * path ops the path (getname(): as OPENAT's). The get ops' value buffer
  * is written at issue by the system call, which answers -EFAULT for it.
- * All four run in a worker (REQ_F_FORCE_ASYNC); IOSQE_FIXED_FILE is
- * -EBADF at prep, also for the fd ops, as the kernel. Their errors do
- * not fail a link (io_xattr_finish() sets no failure).
+ * All four run in a worker (REQ_F_FORCE_ASYNC). The fd ops take a
+ * registered file; the path ops answer IOSQE_FIXED_FILE with -EBADF at
+ * prep (measured on 6.18). Their errors do not fail a link
+ * (io_xattr_finish() sets no failure).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -58,8 +59,6 @@ static int ar_getxattr_common(struct ar_ureq *req,
 {
 	struct ar_xattr *x = ar_req_data(req, struct ar_xattr);
 
-	if (ar_fs_fixed(sqe))
-		return -EBADF;
 	x->value = (void *)(uintptr_t)sqe->addr2;
 	x->size = sqe->len;
 	x->flags = (int)sqe->xattr_flags;
@@ -75,8 +74,6 @@ static int ar_setxattr_common(struct ar_ureq *req,
 	struct ar_xattr *x = ar_req_data(req, struct ar_xattr);
 	int ret;
 
-	if (ar_fs_fixed(sqe))
-		return -EBADF;
 	x->set = true;
 	x->size = sqe->len;
 	x->flags = (int)sqe->xattr_flags;
@@ -113,7 +110,11 @@ int ar_fgetxattr_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe)
 
 int ar_getxattr_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe)
 {
-	int ret = ar_getxattr_common(req, sqe);
+	int ret;
+
+	if (ar_fs_fixed(sqe))
+		return -EBADF;
+	ret = ar_getxattr_common(req, sqe);
 
 	return ret ? ret : ar_xattr_path(req, sqe);
 }
@@ -125,7 +126,11 @@ int ar_fsetxattr_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe)
 
 int ar_setxattr_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe)
 {
-	int ret = ar_setxattr_common(req, sqe);
+	int ret;
+
+	if (ar_fs_fixed(sqe))
+		return -EBADF;
+	ret = ar_setxattr_common(req, sqe);
 
 	return ret ? ret : ar_xattr_path(req, sqe);
 }
