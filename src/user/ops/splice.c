@@ -15,7 +15,7 @@
  * SPLICE_F_NONBLOCK added and, while that answers -EAGAIN, waits in
  * ppoll() for the side that is not ready (the input readable, the output
  * writable), a bounded wait at a time, so that a ring being closed never
- * waits on a pipe nobody writes (D63). SPLICE_F_NONBLOCK asked by the
+ * waits on a pipe nobody writes (D80). SPLICE_F_NONBLOCK asked by the
  * application makes -EAGAIN the answer, as in the kernel.
  */
 #include <errno.h>
