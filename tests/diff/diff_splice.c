@@ -5,7 +5,8 @@
  * (written after the submit), TEE leaving its input in place, registered
  * input and output files, and the errors of prep (flags, TEE offsets)
  * and of the calls (two regular files, bad fds, offsets on a pipe, an
- * empty pipe with SPLICE_F_NONBLOCK). A short result breaks a link.
+ * empty pipe with SPLICE_F_NONBLOCK), and the cancel of a splice waiting
+ * in a worker. A short result breaks a link.
  */
 #include <fcntl.h>
 #include <unistd.h>
@@ -234,6 +235,47 @@ static int check_fixed(struct diff_ctx *c, const struct diff_cqe *cqe,
 	return 0;
 }
 
+/* a splice from pipe A, empty, to pipe B */
+static int fill_wait_alone(struct io_uring *ring, struct diff_ctx *c)
+{
+	struct io_uring_sqe *sqe = diff_sqe(ring, c);
+
+	prep_splice(sqe, IORING_OP_SPLICE, c->val[0], -1, c->val[3], -1, 100, 0);
+	diff_tag(sqe, 1, 0);
+	return 0;
+}
+
+/* the cancel of a splice waiting on an empty pipe, after the submit */
+static int cancel_wait(struct io_uring *ring, struct diff_ctx *c)
+{
+	diff_prep_cancel(ring, c, 2, 1, 0);
+	return 0;
+}
+
+/*
+ * Queued: cancelled (0, -ECANCELED); running in a worker: -EALREADY,
+ * and the worker's wait is interrupted (-ERESTARTSYS, 512, which the
+ * kernel posts as it is). Either pair, never a splice left waiting.
+ */
+static int check_cancel_wait(struct diff_ctx *c, const struct diff_cqe *cqe,
+			     unsigned nr)
+{
+	const struct diff_cqe *sp = diff_find(cqe, nr, 1);
+	const struct diff_cqe *cn = diff_find(cqe, nr, 2);
+
+	if (!sp || !cn)
+		return diff_fail(c, "a CQE is missing");
+	if ((cn->res == 0 && sp->res == -ECANCELED) ||
+	    (cn->res == -EALREADY && sp->res == -512))
+		return 0;
+	return diff_fail(c, "cancel %d, splice %d", cn->res, sp->res);
+}
+
+static void normalize_raced(struct diff_cqe *cqe)
+{
+	cqe->res = DIFF_RES_RACED;
+}
+
 const struct scenario diff_splice[] = {
 	{
 		.name = "splice_file_pipe_file",
@@ -277,6 +319,15 @@ const struct scenario diff_splice[] = {
 		.nr_cqes = 4,
 		.order = ORDER_ANY,
 		.known = { { 1, 2 }, { 2, 5 }, { 3, -EBADF }, { 4, -EBADF } },
+	}, {
+		.name = "splice_cancel_waiting",
+		.setup = diff_setup_pipes,
+		.fill = fill_wait_alone,
+		.after_submit = cancel_wait,
+		.check = check_cancel_wait,
+		.normalize = normalize_raced,
+		.nr_cqes = 2,
+		.order = ORDER_ANY,
 	},
 	{ .name = NULL },
 };

@@ -15,8 +15,10 @@
  * SPLICE_F_NONBLOCK added and, while that answers -EAGAIN, waits in
  * ppoll() for the side that is not ready (the input readable, the output
  * writable), a bounded wait at a time, so that a ring being closed never
- * waits on a pipe nobody writes (D80). SPLICE_F_NONBLOCK asked by the
- * application makes -EAGAIN the answer, as in the kernel.
+ * waits on a pipe nobody writes, and a cancel that finds it running ends
+ * it with -ERESTARTSYS (-512), the kernel's CQE when its cancel signals
+ * the worker (D80). SPLICE_F_NONBLOCK asked by the application makes
+ * -EAGAIN the answer, as in the kernel.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -30,6 +32,7 @@
 #define AR_SPLICE_F_FD_IN_FIXED	(1U << 31)
 #define AR_SPLICE_F_ALL		0xfU	/* MOVE | NONBLOCK | MORE | GIFT */
 #define AR_SPLICE_WAIT_MS	50	/* how often a waiting worker looks at the ring */
+#define AR_ERESTARTSYS		512	/* the kernel's, posted by an interrupted splice */
 
 struct ar_splice {
 	__s64 off_in;		/* -1: the file position (or a pipe) */
@@ -123,6 +126,13 @@ static int ar_splice_run(struct ar_ureq *req, const struct ar_splice *sp,
 			return (int)ret;
 		if (errno != EAGAIN || (flags & SPLICE_F_NONBLOCK))
 			return -errno;
+		/*
+		 * A cancel that found it running (the kernel's signal to its
+		 * worker, ar_cancel_extract_locked()): -ERESTARTSYS, which
+		 * the kernel posts as it is. A flag, relaxed.
+		 */
+		if (__atomic_load_n(&req->interrupted, __ATOMIC_RELAXED))
+			return -AR_ERESTARTSYS;
 		/* acquire pairs with ar_user_close()'s release store */
 		if (atomic_load_explicit(&req->ctx->dead, memory_order_acquire))
 			return -EINTR;
