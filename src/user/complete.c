@@ -16,6 +16,7 @@
 #include "user/req.h"
 #include "user/submit.h"
 #include "user/complete.h"
+#include "user/kbuf.h"
 #include "user/wait.h"
 #include "user/ops/timeout.h"
 
@@ -393,7 +394,8 @@ void ar_req_complete(struct ar_ureq *req, int res, unsigned cflags)
 	bool from_worker;
 
 	req->res = res;
-	req->cflags = cflags;
+	/* a provided buffer's flags (kbuf.h): put now if still held */
+	req->cflags = cflags | ar_kbuf_complete_cflags(req, res);
 	/* the submitting thread posts its completions in a batch (submit.c) */
 	if (ar_submit_complete(req))
 		return;

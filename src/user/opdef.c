@@ -12,6 +12,7 @@
 #include "engine/compat.h"
 #include "user/ops/fs.h"
 #include "user/ops/ops.h"
+#include "user/kbuf.h"
 #include "user/types.h"
 
 #define OP(code, nm) [IORING_OP_##code] = { .name = nm
@@ -97,8 +98,12 @@ const struct ar_opdef ar_opdefs[] = {
 		.prep = ar_openat2_prep, .issue = ar_openat2_issue },
 	OP(EPOLL_CTL, "EPOLL_CTL") },
 	OP(SPLICE, "SPLICE") },
-	OP(PROVIDE_BUFFERS, "PROVIDE_BUFFERS") },
-	OP(REMOVE_BUFFERS, "REMOVE_BUFFERS") },
+	OP(PROVIDE_BUFFERS, "PROVIDE_BUFFERS"),
+		.prep = ar_provide_buffers_prep,
+		.issue = ar_manage_buffers_issue, .iopoll = 1 },
+	OP(REMOVE_BUFFERS, "REMOVE_BUFFERS"),
+		.prep = ar_remove_buffers_prep,
+		.issue = ar_manage_buffers_issue, .iopoll = 1 },
 	OP(TEE, "TEE") },
 	OP(SHUTDOWN, "SHUTDOWN") },
 	OP(RENAMEAT, "RENAMEAT"),
