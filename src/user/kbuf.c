@@ -553,7 +553,8 @@ int ar_buffer_select(struct ar_ureq *req, unsigned bgid, void **addr,
 		*len = req->kbuf.len;	/* kept across a retry */
 	}
 	*addr = (void *)(unsigned long)req->kbuf.addr;
-	return 0;
+	/* the kernel takes a NULL buffer for none: selected, yet -ENOBUFS */
+	return *addr ? 0 : -ENOBUFS;
 }
 
 /* under kbuf_lock: a list buffer goes back to its group's head */

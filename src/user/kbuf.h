@@ -69,7 +69,9 @@ int ar_kbuf_ring_status(struct ar_uctx *ctx, void *arg);
  * in: the length asked, 0 for the whole buffer; out: at most the
  * buffer's), or -ENOBUFS. A buffer the request still holds is returned
  * again. issue_flags: the issue's (AR_ISSUE_WORKER consumes a ring
- * buffer at once).
+ * buffer at once). A buffer whose address is NULL is selected (the
+ * request holds it, and puts it with its error) yet answers -ENOBUFS, as
+ * the kernel's callers take a NULL address for "no buffer".
  */
 int ar_buffer_select(struct ar_ureq *req, unsigned bgid, void **addr,
 		     size_t *len, unsigned issue_flags);

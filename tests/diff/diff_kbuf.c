@@ -439,6 +439,10 @@ static int fill_errors_legacy(struct io_uring *ring, struct diff_ctx *c)
 	prep_provide(ring, c, 6, bad, BSZ, 1, 2, 7);
 	prep_read_sel(ring, c, 7, c->val[0], 0, 0, 2, 0);
 	prep_read_sel(ring, c, 8, c->val[0], 0, 0, 2, 0);
+	/* a NULL buffer is taken, and answers -ENOBUFS */
+	prep_provide(ring, c, 9, NULL, BSZ, 1, 3, 5);
+	prep_read_sel(ring, c, 10, c->val[0], 0, 0, 3, 0);
+	prep_read_sel(ring, c, 11, c->val[0], 0, 0, 3, 0);
 	return 0;
 }
 
@@ -454,17 +458,19 @@ static int fill_errors_ring(struct io_uring *ring, struct diff_ctx *c,
 		return diff_fail(c, "mmap");
 	if (write(c->val[3], "0123456789abcdef", 16) != 16)
 		return diff_fail(c, "write pipe: %s", strerror(errno));
-	/* bid 0 faults, bid 1 is beyond user space, 2.. are good */
+	/* bid 0 faults, bid 1 is beyond user space, 2 is NULL, 3.. good */
 	io_uring_buf_ring_add(br, bad, BSZ, 0, 7, 0);
 	io_uring_buf_ring_add(br, (void *)(1UL << 60), BSZ, 1, 7, 1);
-	io_uring_buf_ring_advance(br, 2);
-	ring_add(c, br, 8, 2, 3);
+	io_uring_buf_ring_add(br, NULL, BSZ, 2, 7, 2);
+	io_uring_buf_ring_advance(br, 3);
+	ring_add(c, br, 8, 3, 3);
 	prep_read_sel(ring, c, 2, 999, 0, 0, 1, 0);
 	sqe = prep_read_sel(ring, c, 3, fd, 4, 0, 1, 0);
 	sqe->rw_flags = 0x10000;
 	prep_read_sel(ring, c, 4, fd, 4, 0, 1, 0);
 	prep_read_sel(ring, c, 5, fd, 4, 0, 1, 0);
 	prep_read_sel(ring, c, 6, fd, 4, 0, 1, 0);
+	prep_read_sel(ring, c, 7, fd, 4, 0, 1, 0);
 	return 0;
 }
 
@@ -476,6 +482,31 @@ static int fill_errors_ring_file(struct io_uring *ring, struct diff_ctx *c)
 static int fill_errors_ring_pipe(struct io_uring *ring, struct diff_ctx *c)
 {
 	return fill_errors_ring(ring, c, c->val[2]);
+}
+
+/* a pipe read whose ring buffer is bad: given back each time */
+static int fill_ring_pipe_bad(struct io_uring *ring, struct diff_ctx *c,
+			      void *addr)
+{
+	struct io_uring_buf_ring *br = ring_register(ring, c, 8, 1, 1000);
+
+	if (write(c->val[3], "0123456789abcdef", 16) != 16)
+		return diff_fail(c, "write pipe: %s", strerror(errno));
+	io_uring_buf_ring_add(br, addr, BSZ, 0, 7, 0);
+	io_uring_buf_ring_advance(br, 1);
+	prep_read_sel(ring, c, 1, c->val[2], 4, 0, 1, 0);
+	prep_read_sel(ring, c, 2, c->val[2], 4, 0, 1, 0);
+	return 0;
+}
+
+static int fill_ring_pipe_null(struct io_uring *ring, struct diff_ctx *c)
+{
+	return fill_ring_pipe_bad(ring, c, NULL);
+}
+
+static int fill_ring_pipe_kaddr(struct io_uring *ring, struct diff_ctx *c)
+{
+	return fill_ring_pipe_bad(ring, c, (void *)(1UL << 60));
 }
 
 /* ---- a group is a list or a ring ---- */
@@ -682,18 +713,29 @@ const struct scenario diff_kbuf[] = {
 		.name = "kbuf_errors_list",
 		.setup = setup_data,
 		.fill = fill_errors_legacy,
-		.nr_cqes = 8,
+		.entries = 16,
+		.nr_cqes = 11,
 		.known = { { 2, -EBADF }, { 3, -EBADF }, { 7, -EFAULT } },
 	}, {
 		.name = "kbuf_errors_ring_file",
 		.setup = setup_pipes_data,
 		.fill = fill_errors_ring_file,
-		.nr_cqes = 5,
+		.nr_cqes = 6,
 	}, {
 		.name = "kbuf_errors_ring_pipe",
 		.setup = setup_pipes_data,
 		.fill = fill_errors_ring_pipe,
-		.nr_cqes = 5,
+		.nr_cqes = 6,
+	}, {
+		.name = "kbuf_errors_ring_pipe_null",
+		.setup = diff_setup_pipes,
+		.fill = fill_ring_pipe_null,
+		.nr_cqes = 2,
+	}, {
+		.name = "kbuf_errors_ring_pipe_kaddr",
+		.setup = diff_setup_pipes,
+		.fill = fill_ring_pipe_kaddr,
+		.nr_cqes = 2,
 	}, {
 		.name = "kbuf_group_kinds",
 		.setup = setup_data,
