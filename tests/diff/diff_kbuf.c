@@ -443,6 +443,9 @@ static int fill_errors_legacy(struct io_uring *ring, struct diff_ctx *c)
 	prep_provide(ring, c, 9, NULL, BSZ, 1, 3, 5);
 	prep_read_sel(ring, c, 10, c->val[0], 0, 0, 3, 0);
 	prep_read_sel(ring, c, 11, c->val[0], 0, 0, 3, 0);
+	/* no buffer and an unknown RWF flag: which comes first */
+	sqe = prep_read_sel(ring, c, 12, c->val[0], 0, 0, 9, 0);
+	sqe->rw_flags = 0x10000;
 	return 0;
 }
 
@@ -714,7 +717,7 @@ const struct scenario diff_kbuf[] = {
 		.setup = setup_data,
 		.fill = fill_errors_legacy,
 		.entries = 16,
-		.nr_cqes = 11,
+		.nr_cqes = 12,
 		.known = { { 2, -EBADF }, { 3, -EBADF }, { 7, -EFAULT } },
 	}, {
 		.name = "kbuf_errors_ring_file",
