@@ -358,6 +358,20 @@ static int fill_pipe_cancel(struct io_uring *ring, struct diff_ctx *c)
 	return 0;
 }
 
+/* a read waiting on a pipe with its list buffer, ended by a LINK_TIMEOUT */
+static int fill_pipe_link_timeout(struct io_uring *ring, struct diff_ctx *c)
+{
+	struct io_uring_sqe *sqe;
+
+	prep_provide(ring, c, 1, c->buf[0], BSZ, 2, 1, 0);
+	prep_read_sel(ring, c, 2, c->val[0], 0, 0, 1, IOSQE_IO_LINK);
+	diff_ts(c, 0, 20);
+	sqe = diff_sqe(ring, c);
+	io_uring_prep_link_timeout(sqe, &c->ts[0], 0);
+	diff_tag(sqe, 3, 0);
+	return 0;
+}
+
 /* a short read breaks its link; a full one does not */
 static int fill_link_short(struct io_uring *ring, struct diff_ctx *c)
 {
@@ -698,6 +712,13 @@ const struct scenario diff_kbuf[] = {
 		.nr_cqes = 4,
 		.order = ORDER_ANY,
 		.known = { { 2, -ECANCELED }, { 4, 2 } },
+	}, {
+		.name = "kbuf_pipe_link_timeout",
+		.setup = diff_setup_pipes,
+		.fill = fill_pipe_link_timeout,
+		.nr_cqes = 3,
+		.order = ORDER_ANY,
+		.known = { { 2, -ECANCELED }, { 3, -ETIME } },
 	}, {
 		.name = "kbuf_link_short",
 		.setup = setup_pipes_data,
