@@ -10,7 +10,7 @@
  * slabs allocated outside the lock, so selecting and consuming a buffer
  * allocates nothing. A ring group reads the application's ring: its tail
  * with an acquire load, its entries directly (the memory was checked at
- * registration as the kernel pins it; docs/semantics.md D78).
+ * registration as the kernel pins it; docs/semantics.md D19).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -387,7 +387,7 @@ int ar_kbuf_register_ring(struct ar_uctx *ctx, const void *arg)
 	if (reg.ring_entries >= 65536)
 		return -EINVAL;
 	if (reg.pad) {
-		/* kernel-allocated (MMAP) and incremental (INC) rings: D79 */
+		/* kernel-allocated (MMAP) and incremental (INC) rings: D19 */
 		ar_debug("user engine: buffer ring flags %#x not supported",
 			 reg.pad);
 		return -EINVAL;
@@ -501,6 +501,7 @@ static bool ar_kbuf_legacy_select(struct ar_ureq *req, struct ar_kbuf_list *bl)
 	req->kbuf.len = n->len;
 	req->kbuf.bid = n->bid;
 	req->kbuf.state = AR_KBUF_LEGACY;
+	req->kbuf.empty = !bl->head;
 	return true;
 }
 
@@ -521,6 +522,7 @@ static bool ar_kbuf_ring_select(struct ar_ureq *req, struct ar_kbuf_list *bl,
 	req->kbuf.addr = IO_URING_READ_ONCE(buf->addr);
 	req->kbuf.len = IO_URING_READ_ONCE(buf->len);
 	req->kbuf.bid = IO_URING_READ_ONCE(buf->bid);
+	req->kbuf.empty = (__u16)(bl->rhead + 1) == tail;
 	req->kbuf.pos = bl->rhead++;
 	req->kbuf.list_id = bl->id;
 	req->kbuf.state = AR_KBUF_RING;

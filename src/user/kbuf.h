@@ -12,7 +12,9 @@
  *            head, or the ring's entry at head & mask) and the request
  *            holds it (req->kbuf); -ENOBUFS when the group is empty or
  *            does not exist. A request that already holds one (kept
- *            across a retry) gets the same buffer again.
+ *            across a retry) gets the same buffer again;
+ *            req->kbuf.empty says it took the group's last buffer (the
+ *            kernel's REQ_F_BL_EMPTY, for multishot receives).
  *   retry:   the request waits for readiness or goes to a worker:
  *            ar_kbuf_recycle() gives a ring buffer back (the ring's head
  *            moves back), unless the kernel would have consumed it

@@ -182,6 +182,7 @@ struct ar_kbuf_sel {
 	__u16 pos;		/* ring: the head it was taken at */
 	__u8 state;		/* AR_KBUF_* (kbuf.h) */
 	__u8 committed;		/* ring: consumed already (a worker's, or kept) */
+	__u8 empty;		/* it was the group's last (the kernel's REQ_F_BL_EMPTY) */
 };
 
 /* a request's private areas: its opcode's (ar_req_data) and its backend's */
