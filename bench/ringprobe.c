@@ -50,7 +50,11 @@
  *     (TARGET is a simdev spec), simpoll (the same on an IOPOLL ring: the
  *     spec needs completion=poll), async (read with IOSQE_ASYNC: the io-wq
  *     path), readv (read as a READV of one iovec: the iovec array is
- *     copied at submit). Prints ns per operation. ENGINE "sync" does read and direct
+ *     copied at submit), bufring (read with IOSQE_BUFFER_SELECT from a
+ *     ring of 8 registered 4 KiB buffers, each given back to the ring
+ *     once its CQE is seen), pipe and pipebuf (4 KiB written into a pipe,
+ *     then read by a READ, into a buffer or from the buffer ring; TARGET
+ *     unused). Prints ns per operation. ENGINE "sync" does read and direct
  *     with preadv2() instead of a ring, for comparison. A second thread
  *     is parked first, so the process is multi-threaded as applications
  *     are (see atomics).
@@ -485,6 +489,12 @@ static int cmd_loop(const char *engine, const char *mode, unsigned long count,
 	bool async = !strcmp(mode, "async");
 	bool simpoll = !strcmp(mode, "simpoll");
 	bool readv = !strcmp(mode, "readv");
+	bool pipebuf = !strcmp(mode, "pipebuf");
+	bool pipe_mode = pipebuf || !strcmp(mode, "pipe");
+	bool bufring = pipebuf || !strcmp(mode, "bufring");
+	struct io_uring_buf_ring *br = NULL;
+	void *bufs = NULL;
+	int pfd[2] = { -1, -1 };
 	unsigned batch = nop32 ? 32 : 1;
 	unsigned long long blocks = 0;
 	struct io_uring ring;
@@ -496,7 +506,12 @@ static int cmd_loop(const char *engine, const char *mode, unsigned long count,
 	park_a_thread();	/* multi-threaded, as applications are */
 	int fd = -1, ret;
 
-	if (!nop && !nop32) {
+	if (pipe_mode) {
+		if (pipe(pfd))
+			die("pipe", errno);
+		fd = pfd[0];
+		blocks = 1;
+	} else if (!nop && !nop32) {
 		struct stat st;
 
 		if (!target)
@@ -544,6 +559,25 @@ static int cmd_loop(const char *engine, const char *mode, unsigned long count,
 	if (ret)
 		die("ring setup", ret);
 	io_uring_register_ring_fd(&ring);
+	if (bufring) {
+		struct io_uring_buf_reg reg;
+
+		if (posix_memalign((void **)&br, 4096, 4096) ||
+		    posix_memalign(&bufs, 4096, 8 * 4096))
+			die("buffer ring", ENOMEM);
+		io_uring_buf_ring_init(br);
+		memset(&reg, 0, sizeof(reg));
+		reg.ring_addr = (unsigned long)br;
+		reg.ring_entries = 8;
+		reg.bgid = 1;
+		ret = io_uring_register_buf_ring(&ring, &reg, 0);
+		if (ret)
+			die("register buffer ring", ret);
+		for (unsigned i = 0; i < 8; i++)
+			io_uring_buf_ring_add(br, (char *)bufs + i * 4096, 4096,
+					      (unsigned short)i, 7, (int)i);
+		io_uring_buf_ring_advance(br, 8);
+	}
 	t0 = now_s();
 	while (done < count) {
 		for (unsigned i = 0; i < batch; i++) {
@@ -551,6 +585,10 @@ static int cmd_loop(const char *engine, const char *mode, unsigned long count,
 
 			if (fd < 0) {
 				io_uring_prep_nop(sqe);
+			} else if (pipe_mode) {
+				if (write(pfd[1], buf, 4096) != 4096)
+					die("write pipe", errno);
+				io_uring_prep_read(sqe, fd, buf, 4096, 0);
 			} else if (readv) {
 				io_uring_prep_readv(sqe, fd, &riov, 1,
 						    (rnd() % blocks) * 4096);
@@ -559,6 +597,10 @@ static int cmd_loop(const char *engine, const char *mode, unsigned long count,
 						   (rnd() % blocks) * 4096);
 				if (async)
 					sqe->flags |= IOSQE_ASYNC;
+			}
+			if (bufring) {
+				sqe->flags |= IOSQE_BUFFER_SELECT;
+				sqe->buf_group = 1;
 			}
 		}
 		ret = io_uring_submit_and_wait(&ring, batch);
@@ -570,6 +612,13 @@ static int cmd_loop(const char *engine, const char *mode, unsigned long count,
 				die("wait", ret);
 			if (cqe->res < 0)
 				die("cqe", cqe->res);
+			if (bufring) {	/* the buffer goes back to the ring */
+				unsigned bid = cqe->flags >> IORING_CQE_BUFFER_SHIFT;
+
+				io_uring_buf_ring_add(br, (char *)bufs + bid * 4096,
+						      4096, (unsigned short)bid, 7, 0);
+				io_uring_buf_ring_advance(br, 1);
+			}
 			io_uring_cqe_seen(&ring, cqe);
 		}
 		done += batch;
@@ -580,6 +629,10 @@ static int cmd_loop(const char *engine, const char *mode, unsigned long count,
 	io_uring_queue_exit(&ring);
 	if (fd >= 0)
 		close(fd);
+	if (pfd[1] >= 0)
+		close(pfd[1]);
+	free(br);
+	free(bufs);
 	free(buf);
 	return 0;
 }

@@ -152,12 +152,6 @@ static void t_buf_ring(struct io_uring *ring)
 	reg.ring_addr = (unsigned long)mem;
 	reg.ring_entries = 8;
 	reg.bgid = 3;
-	/* the user engine has no provided buffers (docs/semantics.md) */
-	if (!strcmp(anyring_ring_engine(ring), "user")) {
-		CHECK_EQ(io_uring_register_buf_ring(ring, &reg, 0), -EINVAL);
-		free(mem);
-		return;
-	}
 	CHECK_EQ(io_uring_register_buf_ring(ring, &reg, 0), 0);
 	CHECK_EQ(io_uring_register_buf_ring(ring, &reg, 0), -EEXIST);
 	CHECK_EQ(io_uring_unregister_buf_ring(ring, 3), 0);

@@ -16,6 +16,7 @@
 #include "user/req.h"
 #include "user/submit.h"
 #include "user/complete.h"
+#include "user/kbuf.h"
 #include "user/wait.h"
 #include "user/ops/timeout.h"
 
@@ -317,6 +318,12 @@ void ar_complete_locked(struct ar_uctx *ctx, struct ar_ureq *req,
 
 	if (req->opcode == IORING_OP_TIMEOUT)
 		ar_timeout_count_locked(ctx, req);
+	/*
+	 * a provided buffer's flags (kbuf.h), put now if still held (a
+	 * backend's later completion, a cancel): kbuf_lock nests inside
+	 * ctx->lock, and nothing under it takes another lock
+	 */
+	req->cflags |= ar_kbuf_complete_cflags(req, req->res);
 	if (!(req->flags & AR_REQ_F_SKIP_CQE)) {
 		ar_cq_post_locked(ctx, req->user_data, req->res, req->cflags);
 		b->posted = true;

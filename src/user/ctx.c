@@ -25,6 +25,7 @@
 #include "user/spread.h"
 #include "user/wait.h"
 #include "user/iowq.h"
+#include "user/kbuf.h"
 #include "user/svc.h"
 #include "user/ops/cancel.h"
 #include "user/rsrc.h"
@@ -223,6 +224,7 @@ static void ar_uctx_free(struct ar_uctx *ctx)
 	if (ctx->sqes)
 		munmap(ctx->sqes, ctx->sqes_sz);
 	ar_req_cache_free(ctx);
+	ar_kbuf_free(ctx);
 	ar_iowq_free(&ctx->iowq);
 	pthread_mutex_destroy(&ctx->svc.start_lock);
 	pthread_mutex_destroy(&ctx->uring_lock);
@@ -392,6 +394,7 @@ static int ar_user_create(unsigned entries, struct io_uring_params *p)
 	atomic_init(&ctx->refs, 1);
 	pthread_mutex_init(&ctx->uring_lock, NULL);
 	ar_spin_lock_init(&ctx->lock);
+	ar_spin_lock_init(&ctx->kbuf_lock);
 	pthread_mutex_init(&ctx->wait_lock, NULL);
 	ar_iowq_init(&ctx->iowq, ctx->sq_entries);
 	pthread_mutex_init(&ctx->svc.start_lock, NULL);

@@ -13,6 +13,7 @@
 #include "user/ops/fs.h"
 #include "user/ops/misc.h"
 #include "user/ops/ops.h"
+#include "user/kbuf.h"
 #include "user/types.h"
 
 #define OP(code, nm) [IORING_OP_##code] = { .name = nm
@@ -101,8 +102,12 @@ const struct ar_opdef ar_opdefs[] = {
 	OP(SPLICE, "SPLICE"),
 		.prep = ar_splice_prep, .issue = ar_splice_issue,
 		.needs_file = 1 },
-	OP(PROVIDE_BUFFERS, "PROVIDE_BUFFERS") },
-	OP(REMOVE_BUFFERS, "REMOVE_BUFFERS") },
+	OP(PROVIDE_BUFFERS, "PROVIDE_BUFFERS"),
+		.prep = ar_provide_buffers_prep,
+		.issue = ar_manage_buffers_issue, .iopoll = 1 },
+	OP(REMOVE_BUFFERS, "REMOVE_BUFFERS"),
+		.prep = ar_remove_buffers_prep,
+		.issue = ar_manage_buffers_issue, .iopoll = 1 },
 	OP(TEE, "TEE"),
 		.prep = ar_tee_prep, .issue = ar_splice_issue, .needs_file = 1 },
 	OP(SHUTDOWN, "SHUTDOWN") },

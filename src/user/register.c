@@ -19,6 +19,7 @@
 #include "user/ctx.h"
 #include "user/complete.h"
 #include "user/iowq.h"
+#include "user/kbuf.h"
 #include "user/ops/cancel.h"
 #include "user/rsrc.h"
 #include "user/sqpoll.h"
@@ -661,10 +662,16 @@ static int ar_register_ring(struct ar_uctx *ctx, unsigned opcode,
 		return !arg || nr != 1 ? -EINVAL : ar_sync_cancel(ctx, arg);
 	case IORING_REGISTER_FILE_ALLOC_RANGE:
 		return !arg || nr ? -EINVAL : ar_reg_alloc_range(ctx, arg);
+	case IORING_REGISTER_PBUF_RING:
+		return !arg || nr != 1 ? -EINVAL : ar_kbuf_register_ring(ctx, arg);
+	case IORING_UNREGISTER_PBUF_RING:
+		return !arg || nr != 1 ? -EINVAL : ar_kbuf_unregister_ring(ctx, arg);
+	case AR_REGISTER_PBUF_STATUS:
+		return !arg || nr != 1 ? -EINVAL : ar_kbuf_ring_status(ctx, marg);
 	case AR_REGISTER_CLOCK:
 		return !arg || nr ? -EINVAL : ar_reg_clock(ctx, arg);
 	default:
-		/* PBUF_RING, PBUF_STATUS, NAPI, CLONE_BUFFERS, ZCRX, RESIZE, MEM_REGION */
+		/* NAPI, CLONE_BUFFERS, ZCRX, RESIZE, MEM_REGION */
 		ar_debug("user engine: io_uring_register opcode %u not supported",
 			 opcode);
 		return -EINVAL;

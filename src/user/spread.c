@@ -20,8 +20,8 @@
  *     woken for a batch of AR_SPREAD_WAKE_MIN or more; smaller batches
  *     are shared only while it is awake.
  *
- * Only requests that stand alone are shared: no link, drain or
- * IOSQE_ASYNC, and not while ANYRING_FAULTS rules apply (their nth and
+ * Only requests that stand alone are shared: no link, drain,
+ * IOSQE_ASYNC or IOSQE_BUFFER_SELECT, and not while ANYRING_FAULTS rules apply (their nth and
  * every counts follow issue order). CQE order among them may differ from
  * submission order, as it may on the kernel for independent requests.
  *
@@ -252,9 +252,14 @@ static struct ar_spread *ar_spread_get(struct ar_uctx *ctx)
  */
 static bool ar_spread_ok(struct ar_ureq *req)
 {
+	/*
+	 * a provided buffer is chosen in issue order, after the
+	 * PROVIDE_BUFFERS before it (kbuf.h): not shared
+	 */
 	if (!ar_opdefs[req->opcode].spread ||
 	    (req->flags & (AR_REQ_F_FAIL | AR_REQ_F_LINK |
-			   AR_REQ_F_FORCE_ASYNC | AR_REQ_F_DRAIN_PATH)))
+			   AR_REQ_F_FORCE_ASYNC | AR_REQ_F_DRAIN_PATH)) ||
+	    (req->sqe_flags & IOSQE_BUFFER_SELECT))
 		return false;
 	/* a registered file's fd: taken now rather than at issue (idempotent) */
 	if (ar_req_assign_file(req))

@@ -167,6 +167,24 @@ enum ar_req_state {
 	AR_REQ_DONE,
 };
 
+/*
+ * A provided buffer a request holds (user/kbuf.h), from its selection to
+ * its CQE or its recycling; zeroed with the request (AR_KBUF_NONE).
+ */
+struct ar_kbuf_sel {
+	void *node;		/* legacy: its entry, off its group's list */
+	__u64 addr;
+	__u32 len;		/* as selected: the request's length */
+	__u32 cflags;		/* AR_KBUF_PUT: what its CQE carries */
+	__u32 list_id;		/* ring: the registration it came from */
+	__u16 bid;
+	__u16 bgid;
+	__u16 pos;		/* ring: the head it was taken at */
+	__u8 state;		/* AR_KBUF_* (kbuf.h) */
+	__u8 committed;		/* ring: consumed already (a worker's, or kept) */
+	__u8 empty;		/* it was the group's last (the kernel's REQ_F_BL_EMPTY) */
+};
+
 /* a request's private areas: its opcode's (ar_req_data) and its backend's */
 #define AR_REQ_OPDATA		104
 #define AR_REQ_BEDATA		104
@@ -201,6 +219,7 @@ struct ar_ureq {
 	__u8 fault_seen;		/* fault.c: the rules have looked at it */
 	__u8 fault_delay;		/* fault.c: 1 + the rule whose delay is still to sleep */
 	bool interrupted;		/* a cancel found it RUNNING: io-wq's signal (relaxed atomics) */
+	struct ar_kbuf_sel kbuf;	/* a provided buffer it holds (kbuf.h) */
 	struct io_uring_sqe sqe;	/* the SQE as submitted (SUBMIT_STABLE) */
 	void *alloc;			/* freed with the request */
 	_Alignas(16) unsigned char opdata[AR_REQ_OPDATA];
@@ -264,6 +283,7 @@ struct ar_punt;
 struct ar_direct;
 struct ar_backend;
 struct ar_spread;
+struct ar_kbuf_ctx;
 
 struct ar_cq_overflow {
 	struct ar_cq_overflow *next;
@@ -358,6 +378,10 @@ struct ar_uctx {
 	struct ar_spread *spread;	/* issue=spread's helper (spread.c) */
 	bool spread_failed;		/* it could not be started */
 	bool direct_refused;		/* the direct backend cannot queue: workers do it */
+
+	/* provided buffers (kbuf.c): the groups, under kbuf_lock */
+	struct ar_spinlock kbuf_lock;
+	struct ar_kbuf_ctx *kbuf;
 
 	/* request cache: no malloc per I/O once warm (req.c) */
 	struct ar_ureq *req_free;	/* under uring_lock */

@@ -17,6 +17,7 @@ const struct scenario *const diff_families[] = {
 	diff_xattr,
 	diff_splice,
 	diff_misc,
+	diff_kbuf,
 	diff_link,
 	diff_linkerr,
 	diff_chain,

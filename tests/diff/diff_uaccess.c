@@ -56,6 +56,7 @@ enum ua_op {
 	UA_FGETXATTR_NAME, UA_FGETXATTR_VALUE, UA_GETXATTR_PATH,
 	UA_EPOLL_CTL_EVENT, UA_EPOLL_WAIT_EVENTS, UA_PIPE_FDS,
 	UA_PIPE_FDS_DIRECT, UA_READV_FIXED_IOV, UA_WRITEV_FIXED_IOV,
+	UA_PROVIDE_BUFS, UA_READV_SELECT_IOV,
 	/* io_uring_enter */
 	UA_ENTER_ARG, UA_ENTER_TS, UA_ENTER_SIGMASK, UA_ENTER_SIGMASK_PLAIN,
 	UA_ENTER_SIGMASK_READY, UA_ENTER_SIGMASK_SZ_BAD_TS,
@@ -71,6 +72,8 @@ enum ua_op {
 	UA_REG_MAX_WORKERS, UA_REG_RING_FDS, UA_UNREG_RING_FDS,
 	UA_REG_SYNC_CANCEL, UA_REG_ALLOC_RANGE, UA_REG_CLOCK,
 	UA_REG_RESTRICTIONS,
+	UA_REG_PBUF_RING, UA_REG_PBUF_RING_MEM, UA_UNREG_PBUF_RING,
+	UA_REG_PBUF_STATUS,
 	/* registered buffers over memory the kernel cannot pin */
 	UA_REG_BUFS_SHARED_FILE, UA_REG_BUFS_PRIVATE_FILE, UA_REG_BUFS_MEMFD,
 	UA_REG_BUFS_SHARED_ANON,
@@ -258,6 +261,35 @@ static unsigned ua_rw(struct io_uring *ring, const struct ua_case *uc, int fd)
 	}
 	sqe->flags |= (__u8)uc->sqe_flags;
 	return 1;
+}
+
+/*
+ * Provided buffers: PROVIDE_BUFFERS of a bad address (only an address
+ * beyond user space is refused; the read into it then faults), and
+ * READV with IOSQE_BUFFER_SELECT reading its one iovec from bad memory;
+ * 2 CQEs
+ */
+static unsigned ua_kbuf(struct io_uring *ring, const struct ua_case *uc,
+			int fd)
+{
+	static struct iovec one = { NULL, 0 };
+	struct io_uring_sqe *sqe = ua_sqe(ring, 1);
+
+	if (uc->op == UA_PROVIDE_BUFS) {
+		io_uring_prep_provide_buffers(sqe, ua_ptr(uc->bad, NULL, 0,
+							  false), 64, 2, 1, 0);
+	} else {
+		io_uring_prep_provide_buffers(sqe, ua_buf[0], 64, 2, 1, 0);
+	}
+	sqe = ua_sqe(ring, 2);
+	if (uc->op == UA_PROVIDE_BUFS)
+		io_uring_prep_read(sqe, fd, NULL, 0, 0);
+	else
+		io_uring_prep_readv(sqe, fd, ua_ptr(uc->bad, &one, sizeof(one),
+						    false), 1, 0);
+	sqe->flags |= IOSQE_BUFFER_SELECT | (__u8)uc->sqe_flags;
+	sqe->buf_group = 1;
+	return 2;
 }
 
 /* the timeout family with a bad timespec */
@@ -735,11 +767,33 @@ static int ua_reg_misc(struct io_uring *ring, const struct ua_case *uc,
 	struct io_uring_restriction res = {
 		.opcode = IORING_RESTRICTION_SQE_OP, .sqe_op = IORING_OP_NOP,
 	};
+	struct io_uring_buf_reg br = { .ring_entries = 4, .bgid = 1 };
+	__u32 status[10] = { 1 };
+	char *ringmem = ua_page(1, PROT_READ | PROT_WRITE);
 	int ret;
 
 	CPU_ZERO(&cpus);
 	CPU_SET(0, &cpus);
+	br.ring_addr = (unsigned long)ringmem;
 	switch (uc->op) {
+	case UA_REG_PBUF_RING:
+		return ua_reg(ring, IORING_REGISTER_PBUF_RING,
+			      ua_ptr(uc->bad, &br, sizeof(br), false), 1);
+	case UA_REG_PBUF_RING_MEM:
+		/* 512 entries: two pages */
+		br.ring_entries = 512;
+		br.ring_addr = (unsigned long)ua_ptr(uc->bad, &br, 0, false);
+		return ua_reg(ring, IORING_REGISTER_PBUF_RING, &br, 1);
+	case UA_UNREG_PBUF_RING:
+		diff_put(r, "first", ua_reg(ring, IORING_REGISTER_PBUF_RING,
+					    &br, 1));
+		return ua_reg(ring, IORING_UNREGISTER_PBUF_RING,
+			      ua_ptr(uc->bad, &br, sizeof(br), false), 1);
+	case UA_REG_PBUF_STATUS:
+		diff_put(r, "first", ua_reg(ring, IORING_REGISTER_PBUF_RING,
+					    &br, 1));
+		return ua_reg(ring, 26 /* IORING_REGISTER_PBUF_STATUS */,
+			      ua_ptr(uc->bad, status, sizeof(status), false), 1);
 	case UA_REG_EVENTFD:
 		return ua_reg(ring, IORING_REGISTER_EVENTFD,
 			      ua_ptr(uc->bad, &efd, sizeof(efd), false), 1);
@@ -860,6 +914,8 @@ static unsigned ua_sqes(struct io_uring *ring, const struct ua_case *uc,
 		return ua_pipe(ring, uc, r);
 	case UA_READV_FIXED_IOV: case UA_WRITEV_FIXED_IOV:
 		return ua_rw_fixed(ring, uc, fd, r);
+	case UA_PROVIDE_BUFS: case UA_READV_SELECT_IOV:
+		return ua_kbuf(ring, uc, fd);
 	default:
 		return ua_names(ring, uc);
 	}
@@ -1014,6 +1070,14 @@ const struct diff_call diff_uaccess[] = {
 	UA6("reg_file_alloc_range", UA_REG_ALLOC_RANGE, 0, 0),
 	UA6("reg_clock", UA_REG_CLOCK, 0, 0),
 	UA6("reg_restrictions", UA_REG_RESTRICTIONS, IORING_SETUP_R_DISABLED, 0),
+	UA6("provide_buffers_addr", UA_PROVIDE_BUFS, IORING_SETUP_SUBMIT_ALL, 0),
+	UA6("readv_select_iov", UA_READV_SELECT_IOV, 0, 0),
+	UA6("reg_pbuf_ring_arg", UA_REG_PBUF_RING, 0, 0),
+	UA6("reg_pbuf_ring_mem", UA_REG_PBUF_RING_MEM, 0, 0),
+	UA("reg_pbuf_ring_mem_rdonly", UA_REG_PBUF_RING_MEM, UA_RDONLY, 0, 0),
+	UA6("unreg_pbuf_ring_arg", UA_UNREG_PBUF_RING, 0, 0),
+	UA6("reg_pbuf_status", UA_REG_PBUF_STATUS, 0, 0),
+	UA("reg_pbuf_status_rdonly", UA_REG_PBUF_STATUS, UA_RDONLY, 0, 0),
 	{ .name = NULL },
 };
 

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * rw.c - the read/write family: READ, WRITE, READV, WRITEV, READ_FIXED,
- * WRITE_FIXED, READV_FIXED, WRITEV_FIXED (the kernel's rw.c).
+ * WRITE_FIXED, READV_FIXED, WRITEV_FIXED (the kernel's rw.c). READ and
+ * READV take IOSQE_BUFFER_SELECT: a provided buffer (user/kbuf.h) chosen
+ * at issue replaces the SQE's.
  *
  * Here are the opcodes' semantics: prep (the iovec array copied at
  * submit with the fault-safe copy, lib/uaccess.h, MAX_RW_COUNT), the checks before any I/O in the kernel's order
@@ -20,6 +22,7 @@
 #include "lib/uaccess.h"
 #include "user/types.h"
 #include "user/rsrc.h"
+#include "user/kbuf.h"
 #include "user/ops/ops.h"
 #include "user/backend/backend.h"
 
@@ -131,8 +134,18 @@ static int ar_rw_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe,
 	if (ar_copy_from_user(rw->io.vecs, (void *)(unsigned long)sqe->addr,
 			      bytes))
 		return -EFAULT;
+	if (sqe->flags & IOSQE_BUFFER_SELECT) {
+		/*
+		 * io_iov_buffer_select_prep(): the one iovec's length is the
+		 * length asked of the selected buffer (0: all of it), cut to
+		 * 32 bits as the kernel's rw->len; nothing else is checked
+		 */
+		rw->len = (__u32)rw->io.vecs[0].iov_len;
+		rw->io.nr_vecs = 1;
+		return 0;
+	}
 	rw->io.nr_vecs = rw->len;
-	return ar_rw_import_vecs(req, rw, sqe->flags & IOSQE_BUFFER_SELECT);
+	return ar_rw_import_vecs(req, rw, false);
 }
 
 int ar_read_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe)
@@ -243,12 +256,38 @@ static bool ar_rw_mode_ok(struct ar_ureq *req, bool write)
 	return write ? fl != O_RDONLY : fl != O_WRONLY;
 }
 
-/* the buffer first (io_import), as the kernel's io_read/io_write */
-static int ar_rw_check_buffer(struct ar_ureq *req, struct ar_rw *rw)
+/*
+ * IOSQE_BUFFER_SELECT: a buffer of group buf_group (io_buffer_select()),
+ * at most the length asked; import_ubuf() then caps it at MAX_RW_COUNT
+ * and faults a buffer beyond user space. The request's expected length
+ * (a short read breaks a link) is the selected one.
+ */
+static int ar_rw_select_buffer(struct ar_ureq *req, struct ar_rw *rw,
+			       unsigned issue_flags)
 {
-	/* no provided buffers exist on this engine (no PROVIDE_BUFFERS, no buffer rings) */
+	size_t len = rw->len;
+	void *addr;
+	int ret;
+
+	ret = ar_buffer_select(req, rw->buf_index, &addr, &len, issue_flags);
+	if (ret)
+		return ret;
+	if (len > AR_MAX_RW_COUNT)
+		len = AR_MAX_RW_COUNT;
+	rw->inline_vecs[0].iov_base = addr;
+	rw->inline_vecs[0].iov_len = len;
+	rw->io.vecs = rw->inline_vecs;
+	rw->io.nr_vecs = 1;
+	req->expect = (__u32)len;
+	return ar_access_ok(addr, len) ? 0 : -EFAULT;
+}
+
+/* the buffer first (io_import), as the kernel's io_read/io_write */
+static int ar_rw_check_buffer(struct ar_ureq *req, struct ar_rw *rw,
+			      unsigned issue_flags)
+{
 	if (req->sqe_flags & IOSQE_BUFFER_SELECT)
-		return -ENOBUFS;
+		return ar_rw_select_buffer(req, rw, issue_flags);
 	if (!rw->fixed)
 		return 0;
 	return rw->vectored ? ar_rw_import_fixed_vec(req, rw) :
@@ -262,12 +301,13 @@ static int ar_rw_check_buffer(struct ar_ureq *req, struct ar_rw *rw)
  * the hot path makes no extra system call; the syscall itself answers
  * -EBADF for a wrong mode otherwise.
  */
-static int ar_rw_check_inner(struct ar_ureq *req, struct ar_rw *rw)
+static int ar_rw_check_inner(struct ar_ureq *req, struct ar_rw *rw,
+			     unsigned issue_flags)
 {
 	const struct ar_backend *be = req->file.be;
 	bool iopoll = req->ctx->flags & IORING_SETUP_IOPOLL;
 	__s32 flags = rw->io.rw_flags;
-	int err = ar_rw_check_buffer(req, rw);
+	int err = ar_rw_check_buffer(req, rw, issue_flags);
 
 	if (err)
 		return err;
@@ -294,22 +334,46 @@ static int ar_rw_check_inner(struct ar_ureq *req, struct ar_rw *rw)
 }
 
 /* a bad plain fd is found only when a check fails: the kernel's -EBADF */
-static int ar_rw_check(struct ar_ureq *req, struct ar_rw *rw)
+static int ar_rw_check(struct ar_ureq *req, struct ar_rw *rw,
+		       unsigned issue_flags)
 {
-	int err = ar_rw_check_inner(req, rw);
+	int err = ar_rw_check_inner(req, rw, issue_flags);
 
 	if (err && !req->file_node && fcntl(req->fd, F_GETFD) < 0)
 		return -EBADF;
 	return err;
 }
 
+/*
+ * What becomes of a selected buffer after an attempt (kbuf.h): a retry
+ * gives it back (unless data is in it already, or the kernel would have
+ * consumed it); a result consumes it and its CQE carries the buffer id.
+ * A bad plain fd is the kernel's failure before any selection: the
+ * buffer goes back as if it had never been taken.
+ */
+static void ar_rw_kbuf_settle(struct ar_ureq *req, struct ar_rw *rw, int ret)
+{
+	if (ret == AR_ISSUE_QUEUED)
+		return;		/* ar_req_complete() puts it */
+	if (ret == AR_ISSUE_AGAIN || ret == AR_ISSUE_PUNT) {
+		if (!rw->io.done)
+			ar_kbuf_recycle(req, false);
+		return;
+	}
+	if (ret == -EBADF && !req->file_node && fcntl(req->fd, F_GETFD) < 0) {
+		ar_kbuf_recycle(req, true);
+		return;
+	}
+	ar_put_kbuf_req(req, ret);
+}
+
 static int ar_rw_issue(struct ar_ureq *req, unsigned issue_flags)
 {
 	struct ar_rw *rw = ar_req_data(req, struct ar_rw);
-	int ret = ar_rw_check(req, rw);
+	int ret = ar_rw_check(req, rw, issue_flags);
 
 	if (ret)
-		return ret;
+		goto out;
 	ret = req->file.be->rw(req, &rw->io, issue_flags);
 	/*
 	 * After a partial inline transfer, the rest ran in a worker: an
@@ -324,6 +388,9 @@ static int ar_rw_issue(struct ar_ureq *req, unsigned issue_flags)
 		if ((__u32)ret != req->expect)
 			req->flags |= AR_REQ_F_SHORT;
 	}
+out:
+	if (ar_kbuf_selected(req))
+		ar_rw_kbuf_settle(req, rw, ret);
 	return ret;
 }
 

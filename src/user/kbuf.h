@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * kbuf.h - provided buffers (kbuf.c, the kernel's kbuf.c): buffer groups
+ * per ring, filled by PROVIDE_BUFFERS (a list, "legacy") or registered as
+ * a buffer ring (IORING_REGISTER_PBUF_RING) whose entries and tail live
+ * in the application's memory. A group is one or the other.
+ *
+ * How an opcode with IOSQE_BUFFER_SELECT uses them, as the kernel's
+ * io_buffer_select / io_put_kbuf / io_kbuf_recycle:
+ *
+ *   issue:   ar_buffer_select() picks the group's next buffer (a list's
+ *            head, or the ring's entry at head & mask) and the request
+ *            holds it (req->kbuf); -ENOBUFS when the group is empty or
+ *            does not exist. A request that already holds one (kept
+ *            across a retry) gets the same buffer again;
+ *            req->kbuf.empty says it took the group's last buffer (the
+ *            kernel's REQ_F_BL_EMPTY, for multishot receives).
+ *   retry:   the request waits for readiness or goes to a worker:
+ *            ar_kbuf_recycle() gives a ring buffer back (the ring's head
+ *            moves back), unless the kernel would have consumed it
+ *            already: one selected in a worker (the kernel's
+ *            IO_URING_F_UNLOCKED) or for a file that cannot be polled is
+ *            kept for the retry, as one the request has partly filled. A
+ *            list buffer stays with the request, as on 6.18 (measured).
+ *   result:  ar_put_kbuf() consumes it and answers the CQE flags,
+ *            IORING_CQE_F_BUFFER | bid << IORING_CQE_BUFFER_SHIFT. An
+ *            error result gives back a ring buffer the kernel had not
+ *            consumed yet (no flags then), as its io_read() recycles on
+ *            error. Multishot requests call it once per CQE they post
+ *            (ar_req_post_more()), each CQE consuming one buffer.
+ *            ar_put_kbuf_req() does the same for the request's final CQE:
+ *            ar_req_complete() adds the flags (ar_kbuf_complete_cflags()),
+ *            and puts a buffer still held then (a backend that completed
+ *            the request later, a cancel).
+ *
+ * Locking: the groups are under ctx->kbuf_lock, a spinlock held only for
+ * list and index updates (no system call, no allocation inside: memory
+ * for list entries is allocated before it is taken). Unlike the kernel,
+ * whose uring_lock serialises a selection with its commit, requests here
+ * are issued by several threads at once, so a ring selection moves the
+ * head at once (the buffer is the request's), and giving it back moves
+ * the head back only if no other selection came in between (the buffer
+ * is kept otherwise, as a committed one).
+ */
+#ifndef ANYRING_USER_KBUF_H
+#define ANYRING_USER_KBUF_H
+
+#include <stddef.h>
+#include "user/types.h"
+
+/* req->kbuf.state */
+enum {
+	AR_KBUF_NONE = 0,	/* holds no buffer */
+	AR_KBUF_LEGACY,		/* a PROVIDE_BUFFERS buffer, off its list */
+	AR_KBUF_RING,		/* a buffer ring's entry */
+	AR_KBUF_PUT,		/* consumed: kbuf.cflags go with its CQE */
+};
+
+/* the IORING_OP_PROVIDE_BUFFERS and IORING_OP_REMOVE_BUFFERS opcodes */
+int ar_provide_buffers_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe);
+int ar_remove_buffers_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe);
+int ar_manage_buffers_issue(struct ar_ureq *req, unsigned issue_flags);
+
+/* io_uring_register(): PBUF_RING, UNREGISTER_PBUF_RING, PBUF_STATUS */
+int ar_kbuf_register_ring(struct ar_uctx *ctx, const void *arg);
+int ar_kbuf_unregister_ring(struct ar_uctx *ctx, const void *arg);
+int ar_kbuf_ring_status(struct ar_uctx *ctx, void *arg);
+
+/*
+ * Select a buffer of group bgid for req: 0 with *addr and *len set (*len
+ * in: the length asked, 0 for the whole buffer; out: at most the
+ * buffer's), or -ENOBUFS. A buffer the request still holds is returned
+ * again. issue_flags: the issue's (AR_ISSUE_WORKER consumes a ring
+ * buffer at once). A buffer whose address is NULL is selected (the
+ * request holds it, and puts it with its error) yet answers -ENOBUFS, as
+ * the kernel's callers take a NULL address for "no buffer".
+ */
+int ar_buffer_select(struct ar_ureq *req, unsigned bgid, void **addr,
+		     size_t *len, unsigned issue_flags);
+
+/*
+ * The request will be retried (readiness, a worker): give its buffer
+ * back unless it is consumed already (see above). force: give it back
+ * whatever, as if it had never been selected (a failure the kernel finds
+ * before it selects, such as a bad fd).
+ */
+void ar_kbuf_recycle(struct ar_ureq *req, bool force);
+
+/*
+ * Consume the request's buffer with result res; the CQE flags for it
+ * (0 when it holds none, or gave a ring buffer back on an error).
+ */
+unsigned ar_put_kbuf(struct ar_ureq *req, int res);
+
+/* the same, the flags kept for the request's final CQE (ar_req_complete) */
+void ar_put_kbuf_req(struct ar_ureq *req, int res);
+
+/* ring exit: every group and list entry is freed */
+void ar_kbuf_free(struct ar_uctx *ctx);
+
+/* does the request hold a buffer (selected, not yet put)? */
+static inline bool ar_kbuf_selected(const struct ar_ureq *req)
+{
+	return req->kbuf.state == AR_KBUF_LEGACY ||
+	       req->kbuf.state == AR_KBUF_RING;
+}
+
+/* ar_req_complete(): the flags a request's final CQE carries */
+static inline unsigned ar_kbuf_complete_cflags(struct ar_ureq *req, int res)
+{
+	unsigned cflags;
+
+	if (__builtin_expect(req->kbuf.state == AR_KBUF_NONE, 1))
+		return 0;
+	if (req->kbuf.state != AR_KBUF_PUT)
+		return ar_put_kbuf(req, res);
+	cflags = req->kbuf.cflags;
+	req->kbuf.state = AR_KBUF_NONE;
+	return cflags;
+}
+
+#endif

@@ -1,0 +1,796 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * diff_kbuf.c - provided buffers: PROVIDE_BUFFERS and REMOVE_BUFFERS
+ * (results, groups, every prep check), buffer rings registered with
+ * IORING_REGISTER_PBUF_RING (the registration's checks, a group being a
+ * list or a ring, PBUF_STATUS, wrap-around), and IOSQE_BUFFER_SELECT on
+ * READ and READV: the buffer chosen, the CQE's IORING_CQE_F_BUFFER and
+ * buffer id, -ENOBUFS, a read that waits on a pipe giving its buffer
+ * back (the one after it takes it), and which failures consume the
+ * buffer. The bytes read are checked in the buffers.
+ *
+ * Memory: list buffers are 64-byte slices of buf[0], ring buffers of
+ * buf[1]; buf[3] holds the ring (page aligned).
+ */
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include "harness.h"
+
+#define FILE_LEN	8192
+#define BSZ		64
+#define PBUF_STATUS	26	/* IORING_REGISTER_PBUF_STATUS (6.8) */
+
+struct buf_status {
+	__u32 buf_group;
+	__u32 head;
+	__u32 resv[8];
+};
+
+static char *pattern(size_t len)
+{
+	static char p[FILE_LEN];
+
+	diff_pattern(p, len, 1);
+	return p;
+}
+
+static int setup_data(struct diff_ctx *c)
+{
+	return diff_data_file(c, FILE_LEN, O_RDWR);
+}
+
+static void prep_provide(struct io_uring *ring, struct diff_ctx *c, __u64 ud,
+			 void *addr, int len, int nr, int bgid, int bid)
+{
+	struct io_uring_sqe *sqe = diff_sqe(ring, c);
+
+	io_uring_prep_provide_buffers(sqe, addr, len, nr, bgid, bid);
+	diff_tag(sqe, ud, 0);
+}
+
+static void prep_remove(struct io_uring *ring, struct diff_ctx *c, __u64 ud,
+			int nr, int bgid)
+{
+	struct io_uring_sqe *sqe = diff_sqe(ring, c);
+
+	io_uring_prep_remove_buffers(sqe, nr, bgid);
+	diff_tag(sqe, ud, 0);
+}
+
+/* READ with IOSQE_BUFFER_SELECT from group bgid */
+static struct io_uring_sqe *prep_read_sel(struct io_uring *ring,
+					  struct diff_ctx *c, __u64 ud, int fd,
+					  unsigned len, __u64 off, int bgid,
+					  unsigned flags)
+{
+	struct io_uring_sqe *sqe = diff_sqe(ring, c);
+
+	io_uring_prep_read(sqe, fd, NULL, len, off);
+	diff_tag(sqe, ud, IOSQE_BUFFER_SELECT | flags);
+	sqe->buf_group = (__u16)bgid;
+	return sqe;
+}
+
+static int reg(struct io_uring *ring, unsigned op, void *arg, unsigned nr)
+{
+	return io_uring_register(ring->ring_fd, op, arg, nr);
+}
+
+/* a ring of entries in buf[3] for group bgid; the result is noted at key */
+static struct io_uring_buf_ring *ring_register(struct io_uring *ring,
+					       struct diff_ctx *c,
+					       unsigned entries, int bgid,
+					       __u64 key)
+{
+	struct io_uring_buf_ring *br = (void *)c->buf[3];
+	struct io_uring_buf_reg r;
+
+	memset(&r, 0, sizeof(r));
+	io_uring_buf_ring_init(br);
+	r.ring_addr = (unsigned long)br;
+	r.ring_entries = entries;
+	r.bgid = (__u16)bgid;
+	diff_note(c, key, io_uring_register_buf_ring(ring, &r, 0));
+	return br;
+}
+
+/* n buffers of BSZ from buf[1] + BSZ * first, bids first.., then advance */
+static void ring_add(struct diff_ctx *c, struct io_uring_buf_ring *br,
+		     unsigned entries, unsigned first, unsigned n)
+{
+	unsigned i;
+
+	for (i = 0; i < n; i++)
+		io_uring_buf_ring_add(br, c->buf[1] + BSZ * ((first + i) % 64),
+				      BSZ, (unsigned short)(first + i),
+				      io_uring_buf_ring_mask(entries), (int)i);
+	io_uring_buf_ring_advance(br, (int)n);
+}
+
+static void note_status(struct io_uring *ring, struct diff_ctx *c, int bgid,
+			__u64 key)
+{
+	struct buf_status st;
+
+	memset(&st, 0, sizeof(st));
+	st.buf_group = (__u32)bgid;
+	st.head = 0xdead;
+	diff_note(c, key, reg(ring, PBUF_STATUS, &st, 1));
+	diff_note(c, key + 1, (int)st.head);
+}
+
+/* ---- PROVIDE_BUFFERS / REMOVE_BUFFERS ---- */
+
+static int fill_provide_remove(struct io_uring *ring, struct diff_ctx *c)
+{
+	prep_provide(ring, c, 1, c->buf[0], BSZ, 4, 1, 0);
+	prep_provide(ring, c, 2, c->buf[0], BSZ, 2, 2, 100);
+	prep_remove(ring, c, 3, 3, 1);
+	prep_remove(ring, c, 4, 5, 1);
+	prep_remove(ring, c, 5, 1, 1);		/* empty: the group stays */
+	prep_remove(ring, c, 6, 1, 9);		/* never made */
+	prep_provide(ring, c, 7, c->buf[0], BSZ, 1, 65535, 7);
+	prep_remove(ring, c, 8, 65536, 65535);
+	prep_remove(ring, c, 9, 65536, 2);
+	return 0;
+}
+
+/* each prep check; SUBMIT_ALL so that every one runs */
+static int fill_provide_bad(struct io_uring *ring, struct diff_ctx *c)
+{
+	struct io_uring_sqe *sqe;
+
+	prep_provide(ring, c, 1, c->buf[0], BSZ, 0, 1, 0);
+	prep_provide(ring, c, 2, c->buf[0], BSZ, 65537, 1, 0);
+	prep_provide(ring, c, 3, c->buf[0], BSZ, -1, 1, 0);
+	prep_provide(ring, c, 4, c->buf[0], 0, 1, 1, 0);
+	prep_provide(ring, c, 5, (void *)-64L, BSZ, 2, 1, 0);
+	prep_provide(ring, c, 6, (void *)(1UL << 60), BSZ, 2, 1, 0);
+	prep_provide(ring, c, 7, c->buf[0], BSZ, 1, 1, 65536);
+	prep_provide(ring, c, 8, c->buf[0], BSZ, 2, 1, 65535);
+	prep_provide(ring, c, 9, c->buf[0], BSZ, 1, 1, 0);
+	sqe = diff_sqe(ring, c);
+	io_uring_prep_provide_buffers(sqe, c->buf[0], BSZ, 1, 1, 0);
+	sqe->rw_flags = 1;
+	diff_tag(sqe, 10, 0);
+	sqe = diff_sqe(ring, c);
+	io_uring_prep_provide_buffers(sqe, c->buf[0], BSZ, 1, 1, 0);
+	diff_tag(sqe, 11, IOSQE_BUFFER_SELECT);
+	sqe = diff_sqe(ring, c);
+	io_uring_prep_remove_buffers(sqe, 1, 1);
+	sqe->addr = 1;
+	diff_tag(sqe, 12, 0);
+	prep_remove(ring, c, 13, 0, 1);
+	prep_remove(ring, c, 14, 65537, 1);
+	sqe = diff_sqe(ring, c);
+	io_uring_prep_remove_buffers(sqe, 1, 1);
+	sqe->off = 1;
+	diff_tag(sqe, 15, 0);
+	/* a NULL address is taken: the read into it faults */
+	prep_provide(ring, c, 16, NULL, BSZ, 1, 3, 0);
+	return 0;
+}
+
+/* ---- READ with a list group ---- */
+
+static int fill_read_legacy(struct io_uring *ring, struct diff_ctx *c)
+{
+	prep_provide(ring, c, 1, c->buf[0], BSZ, 3, 1, 10);
+	prep_read_sel(ring, c, 2, c->val[0], 0, 0, 1, 0);
+	prep_read_sel(ring, c, 3, c->val[0], 16, 100, 1, 0);
+	prep_read_sel(ring, c, 4, c->val[0], 100, 200, 1, 0);
+	prep_read_sel(ring, c, 5, c->val[0], 0, 0, 1, 0);
+	prep_read_sel(ring, c, 6, c->val[0], 0, 0, 2, 0);
+	return 0;
+}
+
+static int check_read_three(struct diff_ctx *c, const char *base)
+{
+	const char *p = pattern(FILE_LEN);
+
+	if (diff_check_buf(c, base, p, BSZ, "buffer 0"))
+		return -1;
+	if (diff_check_buf(c, base + BSZ, p + 100, 16, "buffer 1"))
+		return -1;
+	return diff_check_buf(c, base + 2 * BSZ, p + 200, BSZ, "buffer 2");
+}
+
+static int check_read_legacy(struct diff_ctx *c, const struct diff_cqe *cqe,
+			     unsigned nr)
+{
+	(void)cqe;
+	(void)nr;
+	return check_read_three(c, c->buf[0]);
+}
+
+/* READV with one iovec: its length is the length asked (0: the buffer's) */
+static int fill_readv_sel(struct io_uring *ring, struct diff_ctx *c)
+{
+	struct io_uring_sqe *sqe;
+	static const size_t len[4] = { 0, 16, 0, (size_t)-1 };
+	unsigned i;
+
+	prep_provide(ring, c, 1, c->buf[0], BSZ, 3, 1, 0);
+	for (i = 0; i < 4; i++) {
+		c->iov[i].iov_base = NULL;
+		c->iov[i].iov_len = len[i];
+		sqe = diff_sqe(ring, c);
+		/* the third: two iovecs, refused */
+		io_uring_prep_readv(sqe, c->val[0], &c->iov[i], i == 2 ? 2 : 1,
+				    100 * i);
+		diff_tag(sqe, 2 + i, IOSQE_BUFFER_SELECT);
+		sqe->buf_group = 1;
+	}
+	return 0;
+}
+
+/* ---- READ with a buffer ring ---- */
+
+static int fill_read_ring(struct io_uring *ring, struct diff_ctx *c)
+{
+	struct io_uring_buf_ring *br = ring_register(ring, c, 4, 1, 1000);
+
+	ring_add(c, br, 4, 20, 3);
+	prep_read_sel(ring, c, 2, c->val[0], 0, 0, 1, 0);
+	prep_read_sel(ring, c, 3, c->val[0], 16, 100, 1, 0);
+	prep_read_sel(ring, c, 4, c->val[0], 100, 200, 1, 0);
+	prep_read_sel(ring, c, 5, c->val[0], 0, 0, 1, 0);
+	return 0;
+}
+
+static int after_read_ring(struct io_uring *ring, struct diff_ctx *c)
+{
+	note_status(ring, c, 1, 1001);
+	return 0;
+}
+
+static int check_read_ring(struct diff_ctx *c, const struct diff_cqe *cqe,
+			   unsigned nr)
+{
+	(void)cqe;
+	(void)nr;
+	return check_read_three(c, c->buf[1] + 20 * BSZ);
+}
+
+/* a ring of 4: four reads, four more buffers past the end, four reads */
+static int fill_ring_wrap(struct io_uring *ring, struct diff_ctx *c)
+{
+	struct io_uring_buf_ring *br = ring_register(ring, c, 4, 3, 1000);
+	unsigned round, i;
+
+	for (round = 0; round < 3; round++) {
+		ring_add(c, br, 4, 4 * round, round == 2 ? 3 : 4);
+		for (i = 0; i < 4; i++)
+			prep_read_sel(ring, c, 1 + 4 * round + i, c->val[0], 0,
+				      BSZ * (4 * round + i), 3, 0);
+		if (diff_submit(ring, c) < 0 || diff_reap(ring, c, 4))
+			return -1;
+		note_status(ring, c, 3, 1001 + 2 * round);
+	}
+	return 0;
+}
+
+static int check_ring_wrap(struct diff_ctx *c, const struct diff_cqe *cqe,
+			   unsigned nr)
+{
+	const char *p = pattern(FILE_LEN);
+	unsigned i;
+
+	(void)cqe;
+	(void)nr;
+	for (i = 0; i < 11; i++)
+		if (diff_check_buf(c, c->buf[1] + BSZ * i, p + BSZ * i, BSZ,
+				   "ring buffer"))
+			return -1;
+	return 0;
+}
+
+/* ---- reads that wait on a pipe give their buffer back ---- */
+
+/* pipe B holds 8 bytes: its read takes the buffer A's read gave back */
+static int fill_pipe_wait(struct io_uring *ring, struct diff_ctx *c, bool rb)
+{
+	struct io_uring_buf_ring *br;
+
+	if (write(c->val[3], "abcdefgh", 8) != 8)
+		return diff_fail(c, "write pipe: %s", strerror(errno));
+	if (rb) {
+		br = ring_register(ring, c, 4, 1, 1000);
+		ring_add(c, br, 4, 0, 2);
+		diff_prep_nop(ring, c, 1, 0);
+	} else {
+		prep_provide(ring, c, 1, c->buf[0], BSZ, 2, 1, 0);
+	}
+	prep_read_sel(ring, c, 2, c->val[0], 0, 0, 1, 0);
+	prep_read_sel(ring, c, 3, c->val[2], 0, 0, 1, 0);
+	return 0;
+}
+
+static int fill_pipe_wait_legacy(struct io_uring *ring, struct diff_ctx *c)
+{
+	return fill_pipe_wait(ring, c, false);
+}
+
+static int fill_pipe_wait_ring(struct io_uring *ring, struct diff_ctx *c)
+{
+	return fill_pipe_wait(ring, c, true);
+}
+
+/* the bytes are in the buffers the CQEs name */
+static int check_pipe_wait(struct diff_ctx *c, const char *base,
+			   const struct diff_cqe *cqe, unsigned nr)
+{
+	const struct diff_cqe *a = diff_find(cqe, nr, 2);
+	const struct diff_cqe *b = diff_find(cqe, nr, 3);
+
+	if (!a || !b || !(a->flags & IORING_CQE_F_BUFFER) ||
+	    !(b->flags & IORING_CQE_F_BUFFER))
+		return diff_fail(c, "a read without its buffer");
+	if (diff_check_buf(c, base + BSZ * (b->flags >> IORING_CQE_BUFFER_SHIFT),
+			   "abcdefgh", 8, "pipe B's read"))
+		return -1;
+	return diff_check_buf(c, base + BSZ * (a->flags >> IORING_CQE_BUFFER_SHIFT),
+			      "hello", 5, "pipe A's read");
+}
+
+static int check_pipe_wait_legacy(struct diff_ctx *c,
+				  const struct diff_cqe *cqe, unsigned nr)
+{
+	return check_pipe_wait(c, c->buf[0], cqe, nr);
+}
+
+static int check_pipe_wait_ring(struct diff_ctx *c, const struct diff_cqe *cqe,
+				unsigned nr)
+{
+	return check_pipe_wait(c, c->buf[1], cqe, nr);
+}
+
+/* a read waiting on a pipe is cancelled: it holds no buffer */
+static int fill_pipe_cancel(struct io_uring *ring, struct diff_ctx *c)
+{
+	prep_provide(ring, c, 1, c->buf[0], BSZ, 2, 1, 0);
+	prep_read_sel(ring, c, 2, c->val[0], 0, 0, 1, 0);
+	diff_prep_cancel(ring, c, 3, 2, 0);
+	prep_read_sel(ring, c, 4, c->val[2], 0, 0, 1, 0);
+	if (write(c->val[3], "xy", 2) != 2)
+		return diff_fail(c, "write pipe: %s", strerror(errno));
+	return 0;
+}
+
+/* a read waiting on a pipe with its list buffer, ended by a LINK_TIMEOUT */
+static int fill_pipe_link_timeout(struct io_uring *ring, struct diff_ctx *c)
+{
+	struct io_uring_sqe *sqe;
+
+	prep_provide(ring, c, 1, c->buf[0], BSZ, 2, 1, 0);
+	prep_read_sel(ring, c, 2, c->val[0], 0, 0, 1, IOSQE_IO_LINK);
+	diff_ts(c, 0, 20);
+	sqe = diff_sqe(ring, c);
+	io_uring_prep_link_timeout(sqe, &c->ts[0], 0);
+	diff_tag(sqe, 3, 0);
+	return 0;
+}
+
+/* a short read breaks its link; a full one does not */
+static int fill_link_short(struct io_uring *ring, struct diff_ctx *c)
+{
+	if (write(c->val[3], "0123456789", 10) != 10)
+		return diff_fail(c, "write pipe: %s", strerror(errno));
+	prep_provide(ring, c, 1, c->buf[0], BSZ, 4, 1, 0);
+	prep_read_sel(ring, c, 2, c->val[2], 0, 0, 1, IOSQE_IO_LINK);
+	diff_prep_nop(ring, c, 3, 0);
+	prep_read_sel(ring, c, 4, c->val[0], 0, 0, 1, IOSQE_IO_LINK);
+	diff_prep_nop(ring, c, 5, 0);
+	return 0;
+}
+
+static int setup_pipes_data(struct diff_ctx *c)
+{
+	int fd;
+
+	if (diff_setup_pipes(c))
+		return -1;
+	fd = diff_file(c, "data", pattern(FILE_LEN), FILE_LEN, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	/* val[0] is pipe A's read end; the link scenario reads the file */
+	c->val[0] = fd;
+	return 0;
+}
+
+/* reads in a worker (IOSQE_ASYNC), one after the other */
+static int fill_async_chain(struct io_uring *ring, struct diff_ctx *c)
+{
+	struct io_uring_buf_ring *br = ring_register(ring, c, 8, 2, 1000);
+
+	ring_add(c, br, 8, 0, 2);
+	prep_provide(ring, c, 1, c->buf[0], BSZ, 2, 1, 0);
+	prep_read_sel(ring, c, 2, c->val[0], 0, 0, 1,
+		      IOSQE_ASYNC | IOSQE_IO_LINK);
+	prep_read_sel(ring, c, 3, c->val[0], 0, BSZ, 1,
+		      IOSQE_ASYNC | IOSQE_IO_LINK);
+	prep_read_sel(ring, c, 4, c->val[0], 0, 2 * BSZ, 2,
+		      IOSQE_ASYNC | IOSQE_IO_LINK);
+	prep_read_sel(ring, c, 5, c->val[0], 0, 3 * BSZ, 2, IOSQE_ASYNC);
+	return 0;
+}
+
+/* ---- failures: which consume the buffer ---- */
+
+static char *prot_none_page(void)
+{
+	static char *p;
+
+	if (!p) {
+		p = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
+			 -1, 0);
+		if (p == MAP_FAILED)
+			p = NULL;
+	}
+	return p;
+}
+
+/*
+ * A list group: a bad fd (before any selection: nothing taken), a file
+ * not open for reading, an RWF flag 6.18 does not know, a buffer that
+ * faults; each later read shows which buffers are left.
+ */
+static int fill_errors_legacy(struct io_uring *ring, struct diff_ctx *c)
+{
+	struct io_uring_sqe *sqe;
+	int wfd = diff_file(c, "w", NULL, 0, O_WRONLY);
+	char *bad = prot_none_page();
+
+	if (wfd < 0 || !bad)
+		return diff_fail(c, "setup");
+	prep_provide(ring, c, 1, c->buf[0], BSZ, 4, 1, 0);
+	prep_read_sel(ring, c, 2, 999, 0, 0, 1, 0);
+	prep_read_sel(ring, c, 3, wfd, 0, 0, 1, 0);
+	sqe = prep_read_sel(ring, c, 4, c->val[0], 0, 0, 1, 0);
+	sqe->rw_flags = 0x10000;
+	prep_read_sel(ring, c, 5, c->val[0], 0, 0, 1, 0);
+	prep_provide(ring, c, 6, bad, BSZ, 1, 2, 7);
+	prep_read_sel(ring, c, 7, c->val[0], 0, 0, 2, 0);
+	prep_read_sel(ring, c, 8, c->val[0], 0, 0, 2, 0);
+	/* a NULL buffer is taken, and answers -ENOBUFS */
+	prep_provide(ring, c, 9, NULL, BSZ, 1, 3, 5);
+	prep_read_sel(ring, c, 10, c->val[0], 0, 0, 3, 0);
+	prep_read_sel(ring, c, 11, c->val[0], 0, 0, 3, 0);
+	/* no buffer and an unknown RWF flag: which comes first */
+	sqe = prep_read_sel(ring, c, 12, c->val[0], 0, 0, 9, 0);
+	sqe->rw_flags = 0x10000;
+	return 0;
+}
+
+/* the same with a buffer ring, on a file (val[0]) or a pipe (val[2]) */
+static int fill_errors_ring(struct io_uring *ring, struct diff_ctx *c,
+			    int fd)
+{
+	struct io_uring_buf_ring *br = ring_register(ring, c, 8, 1, 1000);
+	struct io_uring_sqe *sqe;
+	char *bad = prot_none_page();
+
+	if (!bad)
+		return diff_fail(c, "mmap");
+	if (write(c->val[3], "0123456789abcdef", 16) != 16)
+		return diff_fail(c, "write pipe: %s", strerror(errno));
+	/* bid 0 faults, bid 1 is beyond user space, 2 is NULL, 3.. good */
+	io_uring_buf_ring_add(br, bad, BSZ, 0, 7, 0);
+	io_uring_buf_ring_add(br, (void *)(1UL << 60), BSZ, 1, 7, 1);
+	io_uring_buf_ring_add(br, NULL, BSZ, 2, 7, 2);
+	io_uring_buf_ring_advance(br, 3);
+	ring_add(c, br, 8, 3, 3);
+	prep_read_sel(ring, c, 2, 999, 0, 0, 1, 0);
+	sqe = prep_read_sel(ring, c, 3, fd, 4, 0, 1, 0);
+	sqe->rw_flags = 0x10000;
+	prep_read_sel(ring, c, 4, fd, 4, 0, 1, 0);
+	prep_read_sel(ring, c, 5, fd, 4, 0, 1, 0);
+	prep_read_sel(ring, c, 6, fd, 4, 0, 1, 0);
+	prep_read_sel(ring, c, 7, fd, 4, 0, 1, 0);
+	return 0;
+}
+
+static int fill_errors_ring_file(struct io_uring *ring, struct diff_ctx *c)
+{
+	return fill_errors_ring(ring, c, c->val[0]);
+}
+
+static int fill_errors_ring_pipe(struct io_uring *ring, struct diff_ctx *c)
+{
+	return fill_errors_ring(ring, c, c->val[2]);
+}
+
+/* a pipe read whose ring buffer is bad: given back each time */
+static int fill_ring_pipe_bad(struct io_uring *ring, struct diff_ctx *c,
+			      void *addr)
+{
+	struct io_uring_buf_ring *br = ring_register(ring, c, 8, 1, 1000);
+
+	if (write(c->val[3], "0123456789abcdef", 16) != 16)
+		return diff_fail(c, "write pipe: %s", strerror(errno));
+	io_uring_buf_ring_add(br, addr, BSZ, 0, 7, 0);
+	io_uring_buf_ring_advance(br, 1);
+	prep_read_sel(ring, c, 1, c->val[2], 4, 0, 1, 0);
+	prep_read_sel(ring, c, 2, c->val[2], 4, 0, 1, 0);
+	return 0;
+}
+
+static int fill_ring_pipe_null(struct io_uring *ring, struct diff_ctx *c)
+{
+	return fill_ring_pipe_bad(ring, c, NULL);
+}
+
+static int fill_ring_pipe_kaddr(struct io_uring *ring, struct diff_ctx *c)
+{
+	return fill_ring_pipe_bad(ring, c, (void *)(1UL << 60));
+}
+
+/* ---- a group is a list or a ring ---- */
+
+static int fill_group_kinds(struct io_uring *ring, struct diff_ctx *c)
+{
+	struct io_uring_buf_reg r;
+
+	prep_provide(ring, c, 1, c->buf[0], BSZ, 2, 1, 0);
+	prep_provide(ring, c, 2, c->buf[0], BSZ, 2, 2, 0);
+	prep_remove(ring, c, 3, 2, 2);
+	if (diff_submit(ring, c) < 0 || diff_reap(ring, c, 3))
+		return -1;
+	ring_register(ring, c, 4, 1, 1000);	/* a list with buffers */
+	ring_register(ring, c, 4, 2, 1001);	/* an empty list: replaced */
+	ring_register(ring, c, 4, 2, 1002);	/* a ring */
+	prep_provide(ring, c, 4, c->buf[0], BSZ, 1, 2, 0);
+	prep_remove(ring, c, 5, 1, 2);
+	if (diff_submit(ring, c) < 0 || diff_reap(ring, c, 2))
+		return -1;
+	memset(&r, 0, sizeof(r));
+	r.bgid = 1;
+	diff_note(c, 1003, reg(ring, IORING_UNREGISTER_PBUF_RING, &r, 1));
+	r.bgid = 7;
+	diff_note(c, 1004, reg(ring, IORING_UNREGISTER_PBUF_RING, &r, 1));
+	note_status(ring, c, 1, 1005);
+	note_status(ring, c, 7, 1007);
+	note_status(ring, c, 2, 1009);
+	r.bgid = 2;
+	diff_note(c, 1011, reg(ring, IORING_UNREGISTER_PBUF_RING, &r, 1));
+	diff_note(c, 1012, reg(ring, IORING_UNREGISTER_PBUF_RING, &r, 1));
+	prep_remove(ring, c, 6, 1, 2);
+	prep_read_sel(ring, c, 7, c->val[0], 0, 0, 2, 0);
+	return 0;
+}
+
+/* ---- registration checks ---- */
+
+static void note_reg(struct io_uring *ring, struct diff_ctx *c, __u64 key,
+		     __u64 addr, unsigned entries, int bgid, unsigned flags,
+		     unsigned resv)
+{
+	struct io_uring_buf_reg r;
+
+	memset(&r, 0, sizeof(r));
+	r.ring_addr = addr;
+	r.ring_entries = entries;
+	r.bgid = (__u16)bgid;
+	r.pad = (__u16)flags;
+	if (resv)
+		r.resv[resv - 1] = 1;
+	diff_note(c, key, reg(ring, IORING_REGISTER_PBUF_RING, &r, 1));
+}
+
+static int fill_register_bad(struct io_uring *ring, struct diff_ctx *c)
+{
+	unsigned long a = (unsigned long)c->buf[3];
+	char *ro = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS,
+			-1, 0);
+
+	if (ro == MAP_FAILED)
+		return diff_fail(c, "mmap");
+	note_reg(ring, c, 1000, a, 0, 1, 0, 0);
+	note_reg(ring, c, 1001, a, 3, 1, 0, 0);
+	note_reg(ring, c, 1002, a, 65536, 1, 0, 0);
+	note_reg(ring, c, 1003, a + 64, 4, 1, 0, 0);
+	note_reg(ring, c, 1004, 0, 4, 1, 0, 0);
+	note_reg(ring, c, 1005, a, 4, 1, 4, 0);
+	note_reg(ring, c, 1006, a, 4, 1, 0, 1);
+	note_reg(ring, c, 1007, a, 4, 1, 0, 3);
+	note_reg(ring, c, 1008, (unsigned long)ro, 4, 1, 0, 0);
+	note_reg(ring, c, 1009, 1UL << 60, 4, 1, 0, 0);
+	note_reg(ring, c, 1010, 0xfffffffffffff000UL, 4, 1, 0, 0);
+	note_reg(ring, c, 1011, a, 32768 * 2, 1, 0, 0);
+	munmap(ro, 4096);
+	note_reg(ring, c, 1012, (unsigned long)ro, 4, 1, 0, 0);
+	diff_note(c, 1013, reg(ring, IORING_REGISTER_PBUF_RING, NULL, 1));
+	diff_note(c, 1014, reg(ring, IORING_UNREGISTER_PBUF_RING, NULL, 1));
+	diff_note(c, 1015, reg(ring, PBUF_STATUS, NULL, 1));
+	return 0;
+}
+
+static int fill_register_bad2(struct io_uring *ring, struct diff_ctx *c)
+{
+	struct io_uring_buf_reg r;
+	struct buf_status st;
+
+	ring_register(ring, c, 8, 5, 1000);
+	memset(&r, 0, sizeof(r));
+	r.ring_addr = (unsigned long)c->buf[3];
+	r.ring_entries = 8;
+	r.bgid = 6;
+	diff_note(c, 1001, reg(ring, IORING_REGISTER_PBUF_RING, &r, 2));
+	diff_note(c, 1002, reg(ring, IORING_REGISTER_PBUF_RING, &r, 0));
+	/* the same memory for a second group is taken */
+	diff_note(c, 1003, reg(ring, IORING_REGISTER_PBUF_RING, &r, 1));
+	memset(&st, 0, sizeof(st));
+	st.buf_group = 5;
+	st.resv[3] = 1;
+	diff_note(c, 1004, reg(ring, PBUF_STATUS, &st, 1));
+	st.resv[3] = 0;
+	diff_note(c, 1005, reg(ring, PBUF_STATUS, &st, 2));
+	memset(&r, 0, sizeof(r));
+	r.bgid = 5;
+	r.pad = 1;
+	diff_note(c, 1006, reg(ring, IORING_UNREGISTER_PBUF_RING, &r, 1));
+	r.pad = 0;
+	r.resv[2] = 1;
+	diff_note(c, 1007, reg(ring, IORING_UNREGISTER_PBUF_RING, &r, 1));
+	r.resv[2] = 0;
+	diff_note(c, 1008, reg(ring, IORING_UNREGISTER_PBUF_RING, &r, 0));
+	/* 6.18 does not look at resv[0] here, nor at the address */
+	r.resv[0] = 1;
+	r.ring_addr = 5;
+	diff_note(c, 1009, reg(ring, IORING_UNREGISTER_PBUF_RING, &r, 1));
+	diff_note(c, 1010, reg(ring, IORING_UNREGISTER_PBUF_RING, &r, 1));
+	return 0;
+}
+
+const struct scenario diff_kbuf[] = {
+	{
+		.name = "kbuf_provide_remove",
+		.fill = fill_provide_remove,
+		.nr_cqes = 9,
+		.known = { { 1, 0 }, { 3, 3 }, { 4, 1 }, { 5, 0 },
+			   { 6, -ENOENT }, { 8, 1 } },
+	}, {
+		.name = "kbuf_provide_remove_bad",
+		.entries = 32,
+		.setup_flags = IORING_SETUP_SUBMIT_ALL,
+		.fill = fill_provide_bad,
+		.nr_cqes = 16,
+		.known = { { 1, -E2BIG }, { 4, -EINVAL }, { 5, -EOVERFLOW },
+			   { 6, -EFAULT }, { 13, -EINVAL } },
+	}, {
+		.name = "kbuf_read_list",
+		.setup = setup_data,
+		.fill = fill_read_legacy,
+		.check = check_read_legacy,
+		.nr_cqes = 6,
+		.known = { { 2, BSZ }, { 3, 16 }, { 4, BSZ }, { 5, -ENOBUFS },
+			   { 6, -ENOBUFS } },
+	}, {
+		.name = "kbuf_read_list_sqpoll",
+		.setup_flags = IORING_SETUP_SQPOLL,
+		.setup = setup_data,
+		.fill = fill_read_legacy,
+		.check = check_read_legacy,
+		.nr_cqes = 6,
+		.known = { { 2, BSZ }, { 3, 16 }, { 4, BSZ }, { 5, -ENOBUFS },
+			   { 6, -ENOBUFS } },
+	}, {
+		.name = "kbuf_ring_wrap_sqpoll",
+		.entries = 16,
+		.setup_flags = IORING_SETUP_SQPOLL,
+		.setup = setup_data,
+		.fill = fill_ring_wrap,
+		.check = check_ring_wrap,
+		.nr_cqes = 12,
+		.known = { { 1, BSZ }, { 9, BSZ }, { 12, -ENOBUFS } },
+	}, {
+		.name = "kbuf_readv_select",
+		.setup = setup_data,
+		.setup_flags = IORING_SETUP_SUBMIT_ALL,
+		.fill = fill_readv_sel,
+		.nr_cqes = 5,
+		.known = { { 2, BSZ }, { 3, 16 }, { 4, -EINVAL } },
+	}, {
+		.name = "kbuf_read_ring",
+		.setup = setup_data,
+		.fill = fill_read_ring,
+		.after_submit = after_read_ring,
+		.check = check_read_ring,
+		.nr_cqes = 4,
+		.known = { { 2, BSZ }, { 3, 16 }, { 5, -ENOBUFS } },
+	}, {
+		.name = "kbuf_ring_wrap",
+		.entries = 16,
+		.setup = setup_data,
+		.fill = fill_ring_wrap,
+		.check = check_ring_wrap,
+		.nr_cqes = 12,
+		.known = { { 1, BSZ }, { 9, BSZ }, { 12, -ENOBUFS } },
+	}, {
+		.name = "kbuf_pipe_wait_list",
+		.setup = diff_setup_pipes,
+		.fill = fill_pipe_wait_legacy,
+		.after_submit = diff_feed_pipe,
+		.check = check_pipe_wait_legacy,
+		.nr_cqes = 3,
+		.known = { { 2, 5 }, { 3, 8 } },
+	}, {
+		.name = "kbuf_pipe_wait_ring",
+		.setup = diff_setup_pipes,
+		.fill = fill_pipe_wait_ring,
+		.after_submit = diff_feed_pipe,
+		.check = check_pipe_wait_ring,
+		.nr_cqes = 3,
+		.known = { { 2, 5 }, { 3, 8 } },
+	}, {
+		.name = "kbuf_pipe_wait_cancel",
+		.setup = diff_setup_pipes,
+		.fill = fill_pipe_cancel,
+		.nr_cqes = 4,
+		.order = ORDER_ANY,
+		.known = { { 2, -ECANCELED }, { 4, 2 } },
+	}, {
+		.name = "kbuf_pipe_link_timeout",
+		.setup = diff_setup_pipes,
+		.fill = fill_pipe_link_timeout,
+		.nr_cqes = 3,
+		.order = ORDER_ANY,
+		.known = { { 2, -ECANCELED }, { 3, -ETIME } },
+	}, {
+		.name = "kbuf_link_short",
+		.setup = setup_pipes_data,
+		.fill = fill_link_short,
+		.nr_cqes = 5,
+		/* the kernel posts the broken link's CQE after the next request's */
+		.order = ORDER_ANY,
+		.before = { { 2, 3 }, { 4, 5 } },
+		.known = { { 2, 10 }, { 3, -ECANCELED }, { 4, BSZ }, { 5, 0 } },
+	}, {
+		.name = "kbuf_async_chain",
+		.setup = setup_data,
+		.fill = fill_async_chain,
+		.nr_cqes = 5,
+	}, {
+		.name = "kbuf_errors_list",
+		.setup = setup_data,
+		.fill = fill_errors_legacy,
+		.entries = 16,
+		.nr_cqes = 12,
+		.known = { { 2, -EBADF }, { 3, -EBADF }, { 7, -EFAULT } },
+	}, {
+		.name = "kbuf_errors_ring_file",
+		.setup = setup_pipes_data,
+		.fill = fill_errors_ring_file,
+		.nr_cqes = 6,
+	}, {
+		.name = "kbuf_errors_ring_pipe",
+		.setup = setup_pipes_data,
+		.fill = fill_errors_ring_pipe,
+		.nr_cqes = 6,
+	}, {
+		.name = "kbuf_errors_ring_pipe_null",
+		.setup = diff_setup_pipes,
+		.fill = fill_ring_pipe_null,
+		.nr_cqes = 2,
+	}, {
+		.name = "kbuf_errors_ring_pipe_kaddr",
+		.setup = diff_setup_pipes,
+		.fill = fill_ring_pipe_kaddr,
+		.nr_cqes = 2,
+	}, {
+		.name = "kbuf_group_kinds",
+		.setup = setup_data,
+		.fill = fill_group_kinds,
+		.nr_cqes = 7,
+		.known = { { 4, -EINVAL }, { 5, -EINVAL }, { 6, -ENOENT },
+			   { 7, -ENOBUFS } },
+	}, {
+		.name = "kbuf_register_bad",
+		.fill = fill_register_bad,
+	}, {
+		.name = "kbuf_register_bad2",
+		.fill = fill_register_bad2,
+	},
+	{ .name = NULL }
+};
