@@ -26,6 +26,7 @@
 #include "user/wait.h"
 #include "user/iowq.h"
 #include "user/svc.h"
+#include "user/poll.h"
 #include "user/ops/cancel.h"
 #include "user/rsrc.h"
 #include "user/sqpoll.h"
@@ -224,6 +225,7 @@ static void ar_uctx_free(struct ar_uctx *ctx)
 		munmap(ctx->sqes, ctx->sqes_sz);
 	ar_req_cache_free(ctx);
 	ar_iowq_free(&ctx->iowq);
+	ar_poll_free(ctx);
 	pthread_mutex_destroy(&ctx->svc.start_lock);
 	pthread_mutex_destroy(&ctx->uring_lock);
 	pthread_mutex_destroy(&ctx->wait_lock);

@@ -3,9 +3,11 @@
  * cancel.c - IORING_OP_ASYNC_CANCEL and ring-exit cancellation.
  *
  * As the kernel's io_try_cancel: a request still queued for a worker, an
- * armed readiness poll, or a pending TIMEOUT can be cancelled (it
- * completes -ECANCELED, the cancel 0); one a worker is running answers
- * -EALREADY; nothing matching, -ENOENT. With IORING_ASYNC_CANCEL_ALL or
+ * armed readiness poll (POLL_ADD, or a request waiting for its file), or
+ * a pending TIMEOUT can be cancelled (it completes -ECANCELED, the cancel
+ * 0); one a worker is running, or one being issued again after readiness,
+ * answers -EALREADY (the latter then ends -ECANCELED where it would wait
+ * again); nothing matching, -ENOENT. With IORING_ASYNC_CANCEL_ALL or
  * _ANY every match is cancelled and the cancel completes with the count.
  */
 #include <errno.h>
@@ -20,6 +22,7 @@
 #include "user/wait.h"
 #include "user/iowq.h"
 #include "user/svc.h"
+#include "user/poll.h"
 #include "user/ops/timeout.h"
 #include "user/ops/cancel.h"
 #include "user/rsrc.h"
@@ -48,6 +51,15 @@ int ar_cancel_extract_locked(struct ar_ureq *req)
 	case AR_REQ_QUEUED:
 		return ar_iowq_cancel(req->ctx, req) ? 0 : -EALREADY;
 	case AR_REQ_RUNNING:
+		return -EALREADY;
+	case AR_REQ_ISSUING:
+		/*
+		 * Issued again after readiness (poll.h): it ends -ECANCELED
+		 * where it would wait again, or with its result.
+		 */
+		if (!(req->poll_flags & AR_POLLF_BUSY))
+			return -ENOENT;
+		req->poll_flags |= AR_POLLF_CANCEL;
 		return -EALREADY;
 	case AR_REQ_ARMED:
 		if (req->opcode == IORING_OP_LINK_TIMEOUT)
