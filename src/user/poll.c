@@ -3,8 +3,8 @@
  * poll.c - the readiness backend: requests waiting for a pollable file,
  * served by one epoll instance per ring (the contract: poll.h).
  *
- * Each fd with armed requests has an entry: its requests, in arming
- * order, and what epoll has registered for it, always edge-triggered
+ * Each fd with armed requests has an entry: its requests, newest
+ * first, and what epoll has registered for it, always edge-triggered
  * (EPOLLET), the union of their events. An edge reaches every request
  * on the fd that waits for one of its events, as the kernel's wakeup
  * reaches every poll on the file's wait queue.
@@ -49,7 +49,7 @@
 			AR_POLL_UNMASK)
 
 struct ar_pollent {
-	struct ar_ureq *head, *tail;	/* armed here (svc_next): ctx->lock */
+	struct ar_ureq *head;		/* armed here (svc_next): ctx->lock */
 	__u32 reg;			/* registered with epoll: ctl_lock */
 	bool in_epoll;			/* ctl_lock */
 };
@@ -137,31 +137,29 @@ static struct ar_pollent *ar_pollent_find_locked(struct ar_poll *p, int fd)
 	return (unsigned)fd < p->nr_ents ? p->ents[fd] : NULL;
 }
 
+/*
+ * The newest first: the kernel's poll adds itself at the head of the
+ * file's wait queue, so an edge reaches the last armed request first.
+ */
 static void ar_pollent_add_locked(struct ar_poll *p, struct ar_pollent *ent,
 				  struct ar_ureq *req)
 {
-	req->svc_next = NULL;
-	if (ent->tail)
-		ent->tail->svc_next = req;
-	else
-		ent->head = req;
-	ent->tail = req;
+	req->svc_next = ent->head;
+	ent->head = req;
 	atomic_fetch_add_explicit(&p->nr_armed, 1, memory_order_relaxed);
 }
 
 static void ar_pollent_del_locked(struct ar_poll *p, struct ar_ureq *req)
 {
 	struct ar_pollent *ent = ar_pollent_find_locked(p, req->fd);
-	struct ar_ureq **pp, *prev = NULL;
+	struct ar_ureq **pp;
 
 	if (!ent)
 		return;
-	for (pp = &ent->head; *pp; prev = *pp, pp = &(*pp)->svc_next) {
+	for (pp = &ent->head; *pp; pp = &(*pp)->svc_next) {
 		if (*pp != req)
 			continue;
 		*pp = req->svc_next;
-		if (ent->tail == req)
-			ent->tail = prev;
 		req->svc_next = NULL;
 		atomic_fetch_sub_explicit(&p->nr_armed, 1, memory_order_relaxed);
 		return;

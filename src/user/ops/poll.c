@@ -172,9 +172,11 @@ int ar_poll_remove_issue(struct ar_ureq *req, unsigned issue_flags)
 	if (ret)
 		return ret;
 	if (!upd->update_events && !upd->update_user_data) {
+		/* the remove's CQE first, then the poll's, as the kernel posts them */
+		ar_req_complete(req, 0, 0);
 		ar_req_set_fail(preq);
 		ar_req_complete(preq, -ECANCELED, 0);
-		return 0;
+		return AR_ISSUE_QUEUED;
 	}
 	/* the event bits change; oneshot or multishot stays as it was */
 	pa = ar_req_data(preq, struct ar_poll_add);
