@@ -371,13 +371,16 @@ bool ar_poll_disarm_locked(struct ar_ureq *req)
 	return true;
 }
 
-void ar_poll_done(struct ar_ureq *req)
+bool ar_poll_done(struct ar_ureq *req)
 {
 	struct ar_uctx *ctx = req->ctx;
+	bool cancelled;
 
 	ar_spin_lock(&ctx->lock);
+	cancelled = req->poll_flags & AR_POLLF_CANCEL;
 	ar_poll_unlink_locked(ar_poll_of(ctx), req);
 	ar_spin_unlock(&ctx->lock);
+	return cancelled;
 }
 
 /* an edge on fd: the requests it is for are issued again; under ctx->lock */

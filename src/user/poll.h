@@ -56,8 +56,11 @@
 int ar_poll_arm(struct ar_ureq *req, __u32 events);
 /* Take an armed request off its fd; true if it was armed. Under ctx->lock. */
 bool ar_poll_disarm_locked(struct ar_ureq *req);
-/* A request issued after readiness is done (or punted): off its fd's list. */
-void ar_poll_done(struct ar_ureq *req);
+/*
+ * A request issued after readiness is done (or punted): off its fd's
+ * list. True if a cancel reached it meanwhile.
+ */
+bool ar_poll_done(struct ar_ureq *req);
 /* Dispatch what is ready: how many requests it reached. Any thread. */
 unsigned ar_poll_reap(struct ar_uctx *ctx);
 /* The epoll fd, for a sleeper to include (-1: nothing armed). */

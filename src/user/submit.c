@@ -649,9 +649,14 @@ again:
 		if (ret == AR_ISSUE_AGAIN)
 			goto issue;
 	}
-	/* issued again after readiness, and it will not wait again: off its fd */
-	if (req->flags & AR_REQ_F_POLLED)
-		ar_poll_done(req);
+	/*
+	 * Issued again after readiness, and it will not wait again: off its
+	 * fd. A POLL_ADD a cancel found meanwhile ends as cancelled (the
+	 * cancel reported it found: cancel.c).
+	 */
+	if ((req->flags & AR_REQ_F_POLLED) && ar_poll_done(req) &&
+	    req->opcode == IORING_OP_POLL_ADD)
+		ret = -ECANCELED;
 	if (ret == AR_ISSUE_PUNT) {
 		if (!worker) {
 			ar_req_punt(req);

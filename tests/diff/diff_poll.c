@@ -769,11 +769,19 @@ const struct scenario diff_poll[] = {
 	}, {
 		.name = "poll_sqpoll",
 		.setup_flags = IORING_SETUP_SQPOLL,
+		.setup = setup_ready_pipe,
+		.fill = fill_ready_inout,
+		.nr_cqes = 2,
+		.order = ORDER_ANY,
+		.known = { { 1, POLLIN }, { 2, POLLOUT } },
+	}, {
+		.name = "poll_sqpoll_link_timeout",
+		.setup_flags = IORING_SETUP_SQPOLL,
 		.setup = diff_setup_pipes,
-		.fill = fill_poll_in,
-		.after_submit = feed,
-		.nr_cqes = 1,
-		.known = { { 1, POLLIN } },
+		.fill = fill_lt,
+		.nr_cqes = 2,
+		.order = ORDER_ANY,
+		.known = { { 1, -ECANCELED }, { 2, -ETIME } },
 	}, {
 		.name = "poll_remove",
 		.setup = diff_setup_pipes,

@@ -42,8 +42,9 @@ struct ar_cancel {
 
 /*
  * Take req out of where it waits so the caller can complete it with
- * -ECANCELED: 0; -EALREADY when a worker runs it; -ENOENT when it is not
- * at a cancellable point. Under ctx->lock.
+ * -ECANCELED: 0; 1 when it was found and ends -ECANCELED by itself;
+ * -EALREADY when a worker runs it; -ENOENT when it is not at a
+ * cancellable point. Under ctx->lock.
  */
 int ar_cancel_extract_locked(struct ar_ureq *req)
 {
@@ -54,13 +55,16 @@ int ar_cancel_extract_locked(struct ar_ureq *req)
 		return -EALREADY;
 	case AR_REQ_ISSUING:
 		/*
-		 * Issued again after readiness (poll.h): it ends -ECANCELED
-		 * where it would wait again, or with its result.
+		 * Issued again after readiness (poll.h): marked, it ends
+		 * -ECANCELED where it would wait again. A POLL_ADD always
+		 * does, as the kernel's poll cancel (1: found, it ends by
+		 * itself); another request may end with its result first,
+		 * as one a worker runs (-EALREADY).
 		 */
 		if (!(req->poll_flags & AR_POLLF_BUSY))
 			return -ENOENT;
 		req->poll_flags |= AR_POLLF_CANCEL;
-		return -EALREADY;
+		return req->opcode == IORING_OP_POLL_ADD ? 1 : -EALREADY;
 	case AR_REQ_ARMED:
 		if (req->opcode == IORING_OP_LINK_TIMEOUT)
 			return -ENOENT;
@@ -161,7 +165,9 @@ static int ar_cancel_run(struct ar_uctx *ctx, struct ar_cancel *c,
 			if (r == -ENOENT)
 				continue;
 			cur->cancel_seq = c->seq;
-			if (!r) {
+			if (r == 1)
+				r = 0;	/* found; it completes by itself */
+			else if (!r) {
 				*tail = cur;
 				tail = &cur->next;
 				*tail = NULL;
