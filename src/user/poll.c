@@ -61,6 +61,7 @@ struct ar_poll {
 	struct ar_pollent **ents;	/* by fd: ctx->lock */
 	unsigned nr_ents;
 	atomic_uint nr_armed;		/* on the lists: a sleeper's hint */
+	atomic_uint sleepers;		/* waiters asleep on epfd (svc.c's hint) */
 };
 
 static struct ar_poll *ar_poll_of(struct ar_uctx *ctx)
@@ -467,14 +468,45 @@ unsigned ar_poll_reap(struct ar_uctx *ctx)
 	return nr;
 }
 
-int ar_poll_sleep_fd(struct ar_uctx *ctx)
+static int ar_poll_armed_fd(struct ar_poll *p)
 {
-	struct ar_poll *p = ar_poll_of(ctx);
-
 	if (!p || !atomic_load_explicit(&p->nr_armed, memory_order_relaxed))
 		return -1;
 	/* relaxed: a sleep on a number closed at exit only ends early */
 	return __atomic_load_n(&p->epfd, __ATOMIC_RELAXED);
+}
+
+unsigned ar_poll_reap_armed(struct ar_uctx *ctx)
+{
+	return ar_poll_armed_fd(ar_poll_of(ctx)) >= 0 ? ar_poll_reap(ctx) : 0;
+}
+
+/*
+ * Counted while asleep, so that the service thread leaves the epoll fd
+ * to it (svc.c). Relaxed: a hint either way; a stale count costs the
+ * service thread one needless wakeup, or its bounded blind sleep.
+ */
+int ar_poll_sleep_begin(struct ar_uctx *ctx)
+{
+	struct ar_poll *p = ar_poll_of(ctx);
+	int fd = ar_poll_armed_fd(p);
+
+	if (fd >= 0)
+		atomic_fetch_add_explicit(&p->sleepers, 1, memory_order_relaxed);
+	return fd;
+}
+
+void ar_poll_sleep_end(struct ar_uctx *ctx)
+{
+	atomic_fetch_sub_explicit(&ar_poll_of(ctx)->sleepers, 1,
+				  memory_order_relaxed);
+}
+
+bool ar_poll_has_sleepers(struct ar_uctx *ctx)
+{
+	struct ar_poll *p = ar_poll_of(ctx);
+
+	return p && atomic_load_explicit(&p->sleepers, memory_order_relaxed);
 }
 
 int ar_poll_epfd(struct ar_uctx *ctx)

@@ -63,17 +63,18 @@ bool ar_poll_disarm_locked(struct ar_ureq *req);
 bool ar_poll_done(struct ar_ureq *req);
 /* Dispatch what is ready: how many requests it reached. Any thread. */
 unsigned ar_poll_reap(struct ar_uctx *ctx);
-/* The epoll fd, for a sleeper to include (-1: nothing armed). */
-int ar_poll_sleep_fd(struct ar_uctx *ctx);
+/*
+ * A waiter about to sleep: the epoll fd to include (-1: nothing armed);
+ * when it was one, ar_poll_sleep_end() once awake.
+ */
+int ar_poll_sleep_begin(struct ar_uctx *ctx);
+void ar_poll_sleep_end(struct ar_uctx *ctx);
+/* does a waiter sleep on the epoll fd (it reaps: svc.c need not)? */
+bool ar_poll_has_sleepers(struct ar_uctx *ctx);
 /* ... for the service thread, armed or not (-1: no backend yet) */
 int ar_poll_epfd(struct ar_uctx *ctx);
-/* ar_poll_reap() if anything is armed: a peek first, so the common case makes no call */
-static inline unsigned ar_poll_reap_armed(struct ar_uctx *ctx)
-{
-	/* relaxed: a hint; the reap looks with the ordering it needs */
-	return __atomic_load_n(&ctx->svc.poll, __ATOMIC_RELAXED) &&
-	       ar_poll_sleep_fd(ctx) >= 0 ? ar_poll_reap(ctx) : 0;
-}
+/* ar_poll_reap() if anything is armed: a peek first, no call otherwise */
+unsigned ar_poll_reap_armed(struct ar_uctx *ctx);
 /* ring exit, after every armed request was cancelled; and the last free */
 void ar_poll_exit(struct ar_uctx *ctx);
 void ar_poll_free(struct ar_uctx *ctx);

@@ -25,6 +25,7 @@
 #include "user/poll.h"
 
 #define AR_SVC_REAP_GRACE_NS	20000	/* a waiter's head start */
+#define AR_SVC_BLIND_NS		4000000	/* a look while a waiter reaps */
 
 void ar_svc_kick(struct ar_uctx *ctx)
 {
@@ -75,9 +76,28 @@ static void ar_svc_reap(struct ar_uctx *ctx)
 {
 	struct timespec grace = { 0, AR_SVC_REAP_GRACE_NS };
 
-	if (atomic_load_explicit(&ctx->cq_waiters, memory_order_relaxed))
+	if (ar_poll_has_sleepers(ctx))
 		nanosleep(&grace, NULL);
 	ar_poll_reap(ctx);
+}
+
+/*
+ * The epoll fd to sleep on: none while a waiter sleeps on it (it reaps,
+ * and this thread would only wake with it); then the sleep is bounded,
+ * to look again once that waiter may have gone.
+ */
+static int ar_svc_poll_fd(struct ar_uctx *ctx, struct timespec **tsp,
+			  struct timespec *ts)
+{
+	if (!ar_poll_has_sleepers(ctx))
+		return ar_poll_epfd(ctx);
+	if (!*tsp || (*tsp)->tv_sec ||
+	    (*tsp)->tv_nsec > AR_SVC_BLIND_NS) {
+		ts->tv_sec = 0;
+		ts->tv_nsec = AR_SVC_BLIND_NS;
+		*tsp = ts;
+	}
+	return -1;
 }
 
 static void *ar_svc_main(void *arg)
@@ -107,7 +127,7 @@ static void *ar_svc_main(void *arg)
 		}
 		ar_spin_unlock(&ctx->lock);
 		/* the readiness backend, once made (ar_svc_kick() then) */
-		fds[1].fd = ar_poll_epfd(ctx);
+		fds[1].fd = ar_svc_poll_fd(ctx, &tsp, &ts);
 		fds[1].revents = 0;
 		n = ppoll(fds, 2, tsp, NULL);
 		if (n > 0 && fds[0].revents)

@@ -203,13 +203,19 @@ static int ar_wait_sleep(struct ar_uctx *ctx, struct ar_waiter *w,
 	 * (poll.c). Nothing to reap before the sleep: a ready epoll fd
 	 * ends it at once.
 	 */
-	pfd = ar_poll_sleep_fd(ctx);
+	pfd = -1;
+	/* wake=every, the baseline: readiness comes as posts, as before */
+	if (__atomic_load_n(&ctx->pol.wake, __ATOMIC_RELAXED) != ANYRING_WAKE_EVERY)
+		pfd = ar_poll_sleep_begin(ctx);
 	t0 = ar_now_ns();
 	ar_stat_add(ctx, sleeps, 1);
 	ret = ar_waiter_sleep(w, wake_at, sigmask, afd, pfd);
 	ar_stat_add(ctx, sleep_ns, ar_now_ns() - t0);
-	if (pfd >= 0 && ret != -EINTR && ar_poll_reap(ctx))
-		return 1;	/* requests were issued: look again */
+	if (pfd >= 0) {
+		ar_poll_sleep_end(ctx);
+		if (ret != -EINTR && ar_poll_reap(ctx))
+			return 1;	/* requests were issued: look again */
+	}
 	if (!ret)
 		ar_stat_add(ctx, wakeups, 1);
 	return ret;
