@@ -264,59 +264,29 @@ static int ar_poll_rearm(struct ar_ureq *req)
 	return 0;
 }
 
-/*
- * No new registration: is the file ready already? Then the request tries
- * again now, unless an edge took it meanwhile (it is being issued by the
- * reaper) or a cancel did.
- */
-static int ar_poll_check_now(struct ar_ureq *req, __u32 events)
+/* no new registration: is the file ready already? */
+static bool ar_poll_ready_now(int fd, __u32 events)
 {
-	struct ar_uctx *ctx = req->ctx;
-	struct pollfd pfd = { .fd = req->fd, .events = (short)events };
-	int ret = 0;
+	struct pollfd pfd = { .fd = fd, .events = (short)events };
 
-	if (poll(&pfd, 1, 0) <= 0 || !(pfd.revents & (events | AR_POLL_UNMASK)))
-		return 0;
-	ar_spin_lock(&ctx->lock);
-	if ((req->flags & AR_REQ_F_POLLED) && !(req->poll_flags & AR_POLLF_BUSY) &&
-	    ar_req_state(req) == AR_REQ_ARMED) {
-		req->poll_flags |= AR_POLLF_BUSY;
-		req->poll_res = 0;
-		ar_req_set_state(req, AR_REQ_ISSUING);
-		ret = AR_POLL_RETRY;
-	}
-	ar_spin_unlock(&ctx->lock);
-	return ret;
+	return poll(&pfd, 1, 0) > 0 && (pfd.revents & (events | AR_POLL_UNMASK));
 }
 
 /*
- * The registration failed (the fd was closed since the try, or cannot be
- * polled): take the request back if nobody else did. -errno for the
- * caller, or 0 if it is no longer the caller's.
+ * A request starts waiting. It goes on its fd's list still this
+ * thread's (AR_POLLF_BUSY: an edge meanwhile marks it, a cancel too),
+ * the registration is made or the file looked at, and then it is let go
+ * as any request that waits again (ar_poll_rearm()). So no edge between
+ * its try and its arming is lost, and nothing else can end it while this
+ * thread still looks at it.
  */
-static int ar_poll_arm_failed(struct ar_ureq *req, int err)
-{
-	struct ar_uctx *ctx = req->ctx;
-	int ret = 0;
-
-	ar_spin_lock(&ctx->lock);
-	if ((req->flags & AR_REQ_F_POLLED) && !(req->poll_flags & AR_POLLF_BUSY) &&
-	    ar_req_state(req) == AR_REQ_ARMED) {
-		ar_poll_unlink_locked(ar_poll_of(ctx), req);
-		ar_req_set_state(req, AR_REQ_ISSUING);
-		ret = err;
-	}
-	ar_spin_unlock(&ctx->lock);
-	return ret;
-}
-
 int ar_poll_arm(struct ar_ureq *req, __u32 events)
 {
 	struct ar_uctx *ctx = req->ctx;
 	struct ar_pollent *ent;
 	struct ar_poll *p;
+	int ret, fd = req->fd;
 	bool idle;
-	int ret;
 
 	if (req->flags & AR_REQ_F_POLLED)
 		return ar_poll_rearm(req);
@@ -329,7 +299,7 @@ int ar_poll_arm(struct ar_ureq *req, __u32 events)
 		ar_spin_unlock(&ctx->lock);
 		return -ECANCELED;
 	}
-	ent = ar_pollent_get_locked(p, req->fd);
+	ent = ar_pollent_get_locked(p, fd);
 	if (!ent) {
 		ar_spin_unlock(&ctx->lock);
 		return -ENOMEM;
@@ -338,23 +308,29 @@ int ar_poll_arm(struct ar_ureq *req, __u32 events)
 		return 0;	/* its link timeout cancelled it instead */
 	idle = !ent->head;
 	req->poll_events = events;
-	req->poll_flags = 0;
+	req->poll_flags = AR_POLLF_BUSY;
 	req->flags |= AR_REQ_F_POLLED;
 	ar_pollent_add_locked(p, ent, req);
-	ar_req_set_state(req, AR_REQ_ARMED);
+	ar_req_set_state(req, AR_REQ_ISSUING);
 	ar_spin_unlock(&ctx->lock);
 
-	ret = ar_poll_update(ctx, p, req->fd, idle);
-	if (ret == 1)
-		return ar_poll_check_now(req, events);
+	ret = ar_poll_update(ctx, p, fd, idle);
+	if (ret == 1 && ar_poll_ready_now(fd, events))
+		return AR_POLL_RETRY;	/* still this thread's: it tries again */
 	/*
 	 * A file epoll refuses (a regular file, a directory) has no wait
 	 * queue: the kernel's poll finds it ready or never. The request
 	 * stays armed, for a cancel to end.
 	 */
-	if (ret == -EPERM)
-		return 0;
-	return ret ? ar_poll_arm_failed(req, ret) : 0;
+	if (ret < 0 && ret != -EPERM) {
+		ar_spin_lock(&ctx->lock);
+		if (req->poll_flags & AR_POLLF_CANCEL)
+			ret = -ECANCELED;
+		ar_poll_unlink_locked(p, req);
+		ar_spin_unlock(&ctx->lock);
+		return ret;
+	}
+	return ar_poll_rearm(req);
 }
 
 bool ar_poll_disarm_locked(struct ar_ureq *req)
