@@ -13,6 +13,10 @@
  *     writes the byte back to A. Prints ns per round trip (two wakeups,
  *     one of them the ring's).
  *
+ * pollprobe readpong ENGINE N
+ *     The same with a 1-byte READ on pipe A instead of the POLL_ADD: the
+ *     read would block, waits for readiness and is issued again.
+ *
  * pollprobe idle ENGINE NFDS SECS [multi]
  *     NFDS pipes, a POLL_ADD (oneshot, or multishot) armed on each, none
  *     ever ready; this thread waits SECS in io_uring_wait_cqe_timeout().
@@ -25,6 +29,7 @@
  *     cancelled, threads joined).
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -92,7 +97,7 @@ static void *echo(void *arg)
 	return NULL;
 }
 
-static void pingpong(const char *engine, long n)
+static void pingpong(const char *engine, long n, bool rd)
 {
 	struct io_uring ring;
 	struct io_uring_cqe *cqe;
@@ -107,17 +112,21 @@ static void pingpong(const char *engine, long n)
 	pthread_create(&th, NULL, echo, (void *)n);
 	t0 = now_ns();
 	for (i = 0; i < n; i++) {
-		io_uring_prep_poll_add(get_sqe(&ring), pa[0], POLLIN);
+		if (rd)
+			io_uring_prep_read(get_sqe(&ring), pa[0], &c, 1, 0);
+		else
+			io_uring_prep_poll_add(get_sqe(&ring), pa[0], POLLIN);
 		io_uring_submit(&ring);
 		if (write(pb[1], &c, 1) != 1)
 			die("write", errno);
-		if (io_uring_wait_cqe(&ring, &cqe) || cqe->res != POLLIN)
+		if (io_uring_wait_cqe(&ring, &cqe) || cqe->res != (rd ? 1 : POLLIN))
 			die("cqe", EIO);
 		io_uring_cqe_seen(&ring, cqe);
-		if (read(pa[0], &c, 1) != 1)
+		if (!rd && read(pa[0], &c, 1) != 1)
 			die("read", errno);
 	}
-	printf("pingpong %s: %.0f ns per round trip (%ld)\n", engine,
+	printf("%s %s: %.0f ns per round trip (%ld)\n",
+	       rd ? "readpong" : "pingpong", engine,
 	       (double)(now_ns() - t0) / (double)n, n);
 	pthread_join(th, NULL);
 	io_uring_queue_exit(&ring);
@@ -197,7 +206,9 @@ int main(int argc, char **argv)
 		setrlimit(RLIMIT_NOFILE, &rl);
 	}
 	if (argc >= 4 && !strcmp(argv[1], "pingpong"))
-		pingpong(argv[2], atol(argv[3]));
+		pingpong(argv[2], atol(argv[3]), false);
+	else if (argc >= 4 && !strcmp(argv[1], "readpong"))
+		pingpong(argv[2], atol(argv[3]), true);
 	else if (argc >= 5 && !strcmp(argv[1], "idle"))
 		idle(argv[2], (unsigned)atoi(argv[3]), (unsigned)atoi(argv[4]),
 		     argc > 5 && !strcmp(argv[5], "multi"));

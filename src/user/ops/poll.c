@@ -183,8 +183,12 @@ int ar_poll_remove_issue(struct ar_ureq *req, unsigned issue_flags)
 	if (upd->update_events)
 		pa->events = (pa->events & ~0xffffU) | (upd->events & 0xffffU) |
 			     AR_POLL_UNMASK;
-	if (upd->update_user_data)
+	/* under the lock: cancels look at every request's user_data */
+	if (upd->update_user_data) {
+		ar_spin_lock(&ctx->lock);
 		preq->user_data = upd->new_user_data;
+		ar_spin_unlock(&ctx->lock);
+	}
 	/* armed again as at its first issue (it may be ready at once) */
 	ar_req_issue(preq, AR_ISSUE_NONBLOCK);
 	return 0;
