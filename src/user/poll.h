@@ -21,6 +21,11 @@
  *    its final CQE is its result, as any request's. It must not return
  *    AR_ISSUE_AGAIN while the file may still be ready (readiness is
  *    reported by edges: none would come for what is already there).
+ *    Issued again after readiness, an opcode answers a result,
+ *    AR_ISSUE_AGAIN or AR_ISSUE_PUNT, never AR_ISSUE_QUEUED: the request
+ *    is still on its fd's list, which the core takes it off after.
+ *    Before the first try, no epoll_ctl() is made: an opcode that needs no
+ *    wait costs nothing here.
  *  - A request waiting here is AR_REQ_ARMED: ASYNC_CANCEL, sync cancel,
  *    a LINK_TIMEOUT and ring exit take it (ar_poll_disarm_locked()) and
  *    complete it -ECANCELED. While it is being issued again it is

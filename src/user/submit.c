@@ -652,10 +652,11 @@ again:
 	/*
 	 * Issued again after readiness, and it will not wait again: off its
 	 * fd. A POLL_ADD a cancel found meanwhile ends as cancelled (the
-	 * cancel reported it found: cancel.c).
+	 * cancel reported it found: cancel.c). QUEUED: not ours to look at
+	 * (poll.h: not an answer after readiness).
 	 */
-	if ((req->flags & AR_REQ_F_POLLED) && ar_poll_done(req) &&
-	    req->opcode == IORING_OP_POLL_ADD)
+	if (ret != AR_ISSUE_QUEUED && (req->flags & AR_REQ_F_POLLED) &&
+	    ar_poll_done(req) && req->opcode == IORING_OP_POLL_ADD)
 		ret = -ECANCELED;
 	if (ret == AR_ISSUE_PUNT) {
 		if (!worker) {
