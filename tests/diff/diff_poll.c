@@ -351,6 +351,34 @@ static int multi_sock(struct io_uring *ring, struct diff_ctx *c)
 	return 0;
 }
 
+/* a full CQ: the multishot poll cannot post, it ends with the mask */
+static int fill_multi_full(struct io_uring *ring, struct diff_ctx *c)
+{
+	prep_multi(ring, c, 1, c->val[0], POLLIN);
+	diff_prep_nop(ring, c, 2, 0);
+	diff_prep_nop(ring, c, 3, 0);
+	return 0;
+}
+
+static int multi_full(struct io_uring *ring, struct diff_ctx *c)
+{
+	int ret;
+
+	if (eventfd_write(c->val[0], 1))
+		return diff_fail(c, "eventfd_write: %s", strerror(errno));
+	/* an enter (a submit of nothing makes none): the CQ is still full */
+	ret = io_uring_get_events(ring);
+	return ret < 0 ? diff_fail(c, "get_events: %s", strerror(-ret)) : 0;
+}
+
+/* CQE_SKIP_SUCCESS on a oneshot poll: a mask is a success, skipped */
+static int fill_skip(struct io_uring *ring, struct diff_ctx *c)
+{
+	prep_poll(ring, c, 1, c->val[0], POLLIN, IOSQE_CQE_SKIP_SUCCESS);
+	diff_prep_nop(ring, c, 2, 0);
+	return 0;
+}
+
 /* update and remove */
 
 static int remove_one(struct io_uring *ring, struct diff_ctx *c)
@@ -782,6 +810,22 @@ const struct scenario diff_poll[] = {
 		.nr_cqes = 2,
 		.order = ORDER_ANY,
 		.known = { { 1, -ECANCELED }, { 2, -ETIME } },
+	}, {
+		.name = "poll_multi_cq_full",
+		.entries = 2,
+		.cq_entries = 2,
+		.setup = setup_eventfd,
+		.fill = fill_multi_full,
+		.after_submit = multi_full,
+		.nr_cqes = 3,
+		.order = ORDER_EXACT,
+		.known = { { 2, 0 }, { 3, 0 }, { 1, POLLIN } },
+	}, {
+		.name = "poll_skip_success",
+		.setup = setup_ready_pipe,
+		.fill = fill_skip,
+		.nr_cqes = 1,
+		.known = { { 2, 0 } },
 	}, {
 		.name = "poll_remove",
 		.setup = diff_setup_pipes,
