@@ -140,13 +140,20 @@ static struct ar_pollent *ar_pollent_find_locked(struct ar_poll *p, int fd)
 
 /*
  * The newest first: the kernel's poll adds itself at the head of the
- * file's wait queue, so an edge reaches the last armed request first.
+ * file's wait queue, so an edge reaches the last armed request first;
+ * an exclusive one goes at the tail, in arming order, as
+ * add_wait_queue_exclusive().
  */
 static void ar_pollent_add_locked(struct ar_poll *p, struct ar_pollent *ent,
 				  struct ar_ureq *req)
 {
-	req->svc_next = ent->head;
-	ent->head = req;
+	struct ar_ureq **pp = &ent->head;
+
+	if (req->poll_flags & AR_POLLF_EXCL)
+		while (*pp)
+			pp = &(*pp)->svc_next;
+	req->svc_next = *pp;
+	*pp = req;
 	atomic_fetch_add_explicit(&p->nr_armed, 1, memory_order_relaxed);
 }
 
@@ -288,6 +295,8 @@ int ar_poll_arm(struct ar_ureq *req, __u32 events)
 	int ret, fd = req->fd;
 	bool idle;
 
+	__u8 excl = events & EPOLLEXCLUSIVE ? AR_POLLF_EXCL : 0;
+
 	if (req->flags & AR_REQ_F_POLLED)
 		return ar_poll_rearm(req);
 	p = ar_poll_get(ctx);
@@ -308,7 +317,7 @@ int ar_poll_arm(struct ar_ureq *req, __u32 events)
 		return 0;	/* its link timeout cancelled it instead */
 	idle = !ent->head;
 	req->poll_events = events;
-	req->poll_flags = AR_POLLF_BUSY;
+	req->poll_flags = AR_POLLF_BUSY | excl;
 	req->flags |= AR_REQ_F_POLLED;
 	ar_pollent_add_locked(p, ent, req);
 	ar_req_set_state(req, AR_REQ_ISSUING);
@@ -365,6 +374,7 @@ static void ar_poll_dispatch_locked(struct ar_poll *p, int fd, __u32 revents,
 				    struct ar_ureq ***tail, int *idle_fd)
 {
 	struct ar_pollent *ent = ar_pollent_find_locked(p, fd);
+	bool excl_woken = false;
 	struct ar_ureq *req;
 	__u32 mask;
 
@@ -376,6 +386,12 @@ static void ar_poll_dispatch_locked(struct ar_poll *p, int fd, __u32 revents,
 		mask = revents & (req->poll_events | AR_POLL_UNMASK);
 		if (!mask)
 			continue;
+		/* the exclusive ones are last: the first takes the edge */
+		if (req->poll_flags & AR_POLLF_EXCL) {
+			if (excl_woken)
+				break;
+			excl_woken = true;
+		}
 		if (req->poll_flags & AR_POLLF_BUSY) {
 			req->poll_flags |= AR_POLLF_AGAIN;
 			continue;

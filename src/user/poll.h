@@ -49,12 +49,14 @@
 #define AR_POLLF_BUSY		(1U << 0)	/* being issued after readiness */
 #define AR_POLLF_AGAIN		(1U << 1)	/* ... and readiness came meanwhile */
 #define AR_POLLF_CANCEL		(1U << 2)	/* ... and a cancel came: ends at rearm */
+#define AR_POLLF_EXCL		(1U << 3)	/* EPOLLEXCLUSIVE: one per edge */
 
 /* ar_poll_arm()'s answer besides 0 and -errno: try the operation again now */
 #define AR_POLL_RETRY		1
 
 /*
- * Wait for events on req->fd. 0: armed (or completed by its link
+ * Wait for events on req->fd (EPOLLEXCLUSIVE among them: an edge wakes
+ * the first such request only, as an exclusive wait queue entry). 0: armed (or completed by its link
  * timeout); AR_POLL_RETRY: the file may be ready already, issue again;
  * -errno: it cannot wait here (the caller punts it, or fails it).
  */
@@ -86,7 +88,7 @@ void ar_poll_free(struct ar_uctx *ctx);
 
 /* POLL_ADD: a oneshot poll fires and completes, a multishot one posts */
 struct ar_poll_add {
-	__u32 events;		/* EPOLL* asked for, plus AR_POLL_UNMASK */
+	__u32 events;		/* EPOLL* asked for (EXCLUSIVE too), plus AR_POLL_UNMASK */
 	bool multi;		/* IORING_POLL_ADD_MULTI */
 };
 

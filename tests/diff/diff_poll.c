@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <netinet/in.h>
 #include <arpa/inet.h>
+#include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include "harness.h"
@@ -376,6 +377,25 @@ static int fill_skip(struct io_uring *ring, struct diff_ctx *c)
 {
 	prep_poll(ring, c, 1, c->val[0], POLLIN, IOSQE_CQE_SKIP_SUCCESS);
 	diff_prep_nop(ring, c, 2, 0);
+	return 0;
+}
+
+/* EPOLLEXCLUSIVE: each edge wakes the first exclusive poll only */
+static int fill_exclusive(struct io_uring *ring, struct diff_ctx *c)
+{
+	prep_poll(ring, c, 1, c->val[0], POLLIN | EPOLLEXCLUSIVE, 0);
+	prep_poll(ring, c, 2, c->val[0], POLLIN | EPOLLEXCLUSIVE, 0);
+	prep_multi(ring, c, 3, c->val[0], POLLIN | EPOLLEXCLUSIVE);
+	return 0;
+}
+
+static int exclusive_steps(struct io_uring *ring, struct diff_ctx *c)
+{
+	if (step(ring, c, c->val[1], "a", 1) || drain(c, c->val[0]) ||
+	    step(ring, c, c->val[1], "b", 1) || drain(c, c->val[0]) ||
+	    step(ring, c, c->val[1], "c", 1))
+		return -1;
+	diff_prep_cancel(ring, c, 9, 3, 0);
 	return 0;
 }
 
@@ -826,6 +846,15 @@ const struct scenario diff_poll[] = {
 		.fill = fill_skip,
 		.nr_cqes = 1,
 		.known = { { 2, 0 } },
+	}, {
+		.name = "poll_exclusive",
+		.setup = diff_setup_pipes,
+		.fill = fill_exclusive,
+		.after_submit = exclusive_steps,
+		.nr_cqes = 5,
+		.order = ORDER_EXACT,
+		.known = { { 1, POLLIN }, { 2, POLLIN }, { 3, POLLIN },
+			   { 9, 0 } },
 	}, {
 		.name = "poll_remove",
 		.setup = diff_setup_pipes,

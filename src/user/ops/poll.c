@@ -13,6 +13,7 @@
 #include "user/ops/ops.h"
 #include "user/types.h"
 #include "user/poll.h"
+#include <sys/epoll.h>
 #include "user/complete.h"
 #include "user/submit.h"
 
@@ -36,7 +37,7 @@ struct ar_poll_update {
 /* io_poll_parse_events: other bits are dropped, not refused */
 static __u32 ar_poll_parse_events(__u32 events)
 {
-	return (events & AR_POLL_KNOWN) | AR_POLL_UNMASK;
+	return (events & (AR_POLL_KNOWN | EPOLLEXCLUSIVE)) | AR_POLL_UNMASK;
 }
 
 int ar_poll_add_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe)
