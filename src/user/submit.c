@@ -18,6 +18,7 @@
 #include "user/spread.h"
 #include "user/iowq.h"
 #include "user/svc.h"
+#include "user/poll.h"
 #include "user/ops/timeout.h"
 #include "user/rsrc.h"
 #include "user/backend/backend.h"
@@ -486,15 +487,45 @@ int ar_req_assign_file(struct ar_ureq *req)
 	return 0;
 }
 
-/* Does the file wait for readiness (pipe, socket, tty)? Then poll it. */
-static short ar_req_poll_events(struct ar_ureq *req)
+/*
+ * Does the file wait for readiness (pipe, socket, tty)? Then poll it.
+ * POLL_ADD waits for what it was asked, on any file.
+ */
+static __u32 ar_req_poll_events(struct ar_ureq *req)
 {
 	const struct ar_opdef *def = &ar_opdefs[req->opcode];
 
+	if (req->opcode == IORING_OP_POLL_ADD)
+		return ar_req_data(req, struct ar_poll_add)->events;
 	if ((!def->pollin && !def->pollout) || !req->file.be ||
 	    !req->file.be->pollable)
 		return 0;
 	return def->pollin ? POLLIN : POLLOUT;
+}
+
+/*
+ * An inline try answered "would block": wait for readiness (poll.c).
+ * True when the request is no longer this thread's: armed, or ended by
+ * its link timeout or a cancel; false with *ret to go on with:
+ * AR_ISSUE_AGAIN to try again now, AR_ISSUE_PUNT for a worker.
+ */
+static bool ar_req_arm(struct ar_ureq *req, __u32 events, int *ret)
+{
+	int r = events ? ar_poll_arm(req, events) : -EAGAIN;
+
+	if (!r)
+		return true;
+	if (r == AR_POLL_RETRY) {
+		*ret = AR_ISSUE_AGAIN;
+		return false;
+	}
+	if (r == -ECANCELED) {
+		ar_req_complete(req, -ECANCELED, 0);
+		return true;
+	}
+	/* it was taken back off its fd (poll.c): a worker does it */
+	*ret = AR_ISSUE_PUNT;
+	return false;
 }
 
 /*
@@ -574,7 +605,7 @@ void ar_req_issue(struct ar_ureq *req, unsigned issue_flags)
 {
 	const struct ar_opdef *def = &ar_opdefs[req->opcode];
 	bool worker = issue_flags & AR_ISSUE_WORKER;
-	short events = 0;
+	__u32 events = 0;
 	int ret;
 
 	ret = ar_req_assign_file(req);
@@ -594,19 +625,39 @@ void ar_req_issue(struct ar_ureq *req, unsigned issue_flags)
 		if (events)
 			issue_flags |= AR_ISSUE_NONBLOCK;
 	}
+	/* IORING_RECVSEND_POLL_FIRST: no try before the file is ready */
+	if (ar_unlikely(req->flags & AR_REQ_F_POLL_FIRST)) {
+		req->flags &= ~AR_REQ_F_POLL_FIRST;
+		if (issue_flags & AR_ISSUE_NONBLOCK) {
+			ret = AR_ISSUE_AGAIN;
+			goto again;
+		}
+	}
+issue:
 	ret = def->issue(req, issue_flags);
 	if (ret == -EAGAIN && (issue_flags & AR_ISSUE_NONBLOCK) &&
 	    !def->pollin && !def->pollout)
 		ret = AR_ISSUE_PUNT;
+again:
 	if (ret == AR_ISSUE_AGAIN) {
 		if (!events) {
 			ar_req_file_recheck(req);
 			events = ar_req_poll_events(req);
 		}
-		if (events && !ar_svc_arm_poll(req, events))
+		if (ar_req_arm(req, events, &ret))
 			return;
-		ret = AR_ISSUE_PUNT;
+		if (ret == AR_ISSUE_AGAIN)
+			goto issue;
 	}
+	/*
+	 * Issued again after readiness, and it will not wait again: off its
+	 * fd. A POLL_ADD a cancel found meanwhile ends as cancelled (the
+	 * cancel reported it found: cancel.c). QUEUED: not ours to look at
+	 * (poll.h: not an answer after readiness).
+	 */
+	if (ret != AR_ISSUE_QUEUED && (req->flags & AR_REQ_F_POLLED) &&
+	    ar_poll_done(req) && req->opcode == IORING_OP_POLL_ADD)
+		ret = -ECANCELED;
 	if (ret == AR_ISSUE_PUNT) {
 		if (!worker) {
 			ar_req_punt(req);

@@ -1,17 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * svc.c - the ring's service thread: the readiness reactor and the timer.
+ * svc.c - the ring's service thread: the timers, and the readiness
+ * nobody else reaps.
  *
- * A request that would block on a pipe, socket or other pollable file is
- * armed here (the kernel's FAST_POLL) instead of tying up a worker; when
- * the file is ready the request is issued again. TIMEOUT and LINK_TIMEOUT
- * requests are timers here. The thread starts on first use, sleeps in
- * ppoll() on the armed fds plus a wake eventfd until the earliest timer,
- * and is joined at ring exit. The armed lists are under ctx->lock.
+ * TIMEOUT and LINK_TIMEOUT requests are timers here. Requests waiting for
+ * a pollable file are armed in the readiness backend (poll.c), whose
+ * epoll fd this thread sleeps on too: it reaps readiness when no thread
+ * waiting in io_uring_enter did. The thread starts on first use, sleeps
+ * in ppoll() on a wake eventfd and the epoll fd until the earliest timer,
+ * and is joined at ring exit. The timer list is under ctx->lock.
  */
 #include <errno.h>
 #include <poll.h>
 #include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/eventfd.h>
 #include "user/types.h"
@@ -20,6 +22,10 @@
 #include "user/svc.h"
 #include "user/ops/timeout.h"
 #include "user/util.h"
+#include "user/poll.h"
+
+#define AR_SVC_REAP_GRACE_NS	20000	/* a waiter's head start */
+#define AR_SVC_BLIND_NS		4000000	/* a look while a waiter reaps */
 
 void ar_svc_kick(struct ar_uctx *ctx)
 {
@@ -42,53 +48,12 @@ static void ar_svc_list_del(struct ar_ureq **head, struct ar_ureq *req)
 	}
 }
 
-/*
- * Snapshot the armed polls into the pollfd array; under ctx->lock. The
- * thread polls the snapshot without the lock; a request leaving the
- * armed set meanwhile (ar_svc_disarm_locked()) clears its entry in
- * svc->reqs, so the snapshot never names a request that may have
- * completed and been reused since.
- */
-static int ar_svc_build(struct ar_svc *svc)
-{
-	struct ar_ureq *req;
-	unsigned n = 1;
-
-	for (req = svc->polls; req; req = req->svc_next)
-		n++;
-	if (n > svc->cap) {
-		struct pollfd *fds = realloc(svc->fds, n * sizeof(*fds));
-		struct ar_ureq **reqs = realloc(svc->reqs, n * sizeof(*reqs));
-
-		if (fds)
-			svc->fds = fds;
-		if (reqs)
-			svc->reqs = reqs;
-		if (!fds || !reqs)
-			return -ENOMEM;
-		svc->cap = n;
-	}
-	svc->fds[0].fd = svc->wake_fd;
-	svc->fds[0].events = POLLIN;
-	n = 1;
-	for (req = svc->polls; req; req = req->svc_next, n++) {
-		svc->fds[n].fd = req->fd;
-		svc->fds[n].events = req->poll_events;
-		svc->fds[n].revents = 0;
-		svc->reqs[n] = req;
-	}
-	svc->nfds = n;
-	return 0;
-}
-
-/* take what is due: fired timers and ready polls; under ctx->lock */
-static void ar_svc_collect(struct ar_uctx *ctx, struct ar_ureq **timers,
-			   struct ar_ureq **ready)
+/* take the fired timers; under ctx->lock */
+static struct ar_ureq *ar_svc_collect(struct ar_uctx *ctx)
 {
 	struct ar_svc *svc = &ctx->svc;
 	__u64 now = ar_now_ns();
-	struct ar_ureq *req, **tail = timers;
-	unsigned i;
+	struct ar_ureq *req, *timers, **tail = &timers;
 
 	while ((req = svc->timers) && req->deadline_ns <= now) {
 		svc->timers = req->svc_next;
@@ -98,36 +63,59 @@ static void ar_svc_collect(struct ar_uctx *ctx, struct ar_ureq **timers,
 		tail = &req->next;
 	}
 	*tail = NULL;
-	tail = ready;
-	for (i = 1; i < svc->nfds; i++) {
-		req = svc->reqs[i];
-		/* NULL: disarmed (cancelled) since the snapshot */
-		if (!req || !svc->fds[i].revents)
-			continue;
-		ar_svc_list_del(&svc->polls, req);
-		req->flags &= ~AR_REQ_F_POLLED;
-		/* issued again by this thread: no cancel reaches it until it waits */
-		ar_req_set_state(req, AR_REQ_ISSUING);
-		*tail = req;
-		tail = &req->next;
+	return timers;
+}
+
+/*
+ * Readiness came. A thread waiting in io_uring_enter sleeps on the epoll
+ * fd too and reaps it itself, without a cross-thread hop: it gets a head
+ * start, and this thread reaps only what it left (nobody entering: an
+ * event loop on a registered eventfd or the ring fd, SQPOLL).
+ */
+static void ar_svc_reap(struct ar_uctx *ctx)
+{
+	struct timespec grace = { 0, AR_SVC_REAP_GRACE_NS };
+
+	if (ar_poll_has_sleepers(ctx))
+		nanosleep(&grace, NULL);
+	ar_poll_reap(ctx);
+}
+
+/*
+ * The epoll fd to sleep on: none while a waiter sleeps on it (it reaps,
+ * and this thread would only wake with it); then the sleep is bounded,
+ * to look again once that waiter may have gone.
+ */
+static int ar_svc_poll_fd(struct ar_uctx *ctx, struct timespec **tsp,
+			  struct timespec *ts)
+{
+	if (!ar_poll_has_sleepers(ctx))
+		return ar_poll_epfd(ctx);
+	if (!*tsp || (*tsp)->tv_sec ||
+	    (*tsp)->tv_nsec > AR_SVC_BLIND_NS) {
+		ts->tv_sec = 0;
+		ts->tv_nsec = AR_SVC_BLIND_NS;
+		*tsp = ts;
 	}
-	*tail = NULL;
+	return -1;
 }
 
 static void *ar_svc_main(void *arg)
 {
 	struct ar_uctx *ctx = arg;
 	struct ar_svc *svc = &ctx->svc;
-	struct ar_ureq *timers, *ready, *req, *next;
+	struct ar_ureq *timers, *req, *next;
+	struct pollfd fds[2];
 	struct timespec ts, *tsp;
 	uint64_t v;
 	__u64 now;
 	int n;
 
+	fds[0].fd = svc->wake_fd;
+	fds[0].events = POLLIN;
+	fds[1].events = POLLIN;
 	ar_spin_lock(&ctx->lock);
 	while (!svc->exiting) {
-		if (ar_svc_build(svc))
-			svc->nfds = 1;	/* out of memory: keep timers going */
 		tsp = NULL;
 		if (svc->timers) {
 			now = ar_now_ns();
@@ -138,22 +126,23 @@ static void *ar_svc_main(void *arg)
 			tsp = &ts;
 		}
 		ar_spin_unlock(&ctx->lock);
-		n = ppoll(svc->fds, svc->nfds, tsp, NULL);
-		if (n > 0 && svc->fds[0].revents)
+		/* the readiness backend, once made (ar_svc_kick() then) */
+		fds[1].fd = ar_svc_poll_fd(ctx, &tsp, &ts);
+		fds[1].revents = 0;
+		n = ppoll(fds, 2, tsp, NULL);
+		if (n > 0 && fds[0].revents)
 			(void)!read(svc->wake_fd, &v, sizeof(v));
 		else if (n < 0 && errno != EINTR)
-			usleep(1000);	/* (too many fds armed) no busy loop */
+			usleep(1000);	/* no busy loop */
+		if (n > 0 && fds[1].revents)
+			ar_svc_reap(ctx);
 		ar_spin_lock(&ctx->lock);
-		ar_svc_collect(ctx, &timers, &ready);
+		timers = ar_svc_collect(ctx);
 		ar_spin_unlock(&ctx->lock);
 
 		for (req = timers; req; req = next) {
 			next = req->next;
 			ar_timeout_fire(req);
-		}
-		for (req = ready; req; req = next) {
-			next = req->next;
-			ar_req_issue(req, AR_ISSUE_NONBLOCK);
 		}
 		ar_spin_lock(&ctx->lock);
 	}
@@ -162,7 +151,7 @@ static void *ar_svc_main(void *arg)
 }
 
 /* start the thread on first use; called without ctx->lock */
-static int ar_svc_start(struct ar_uctx *ctx)
+int ar_svc_start(struct ar_uctx *ctx)
 {
 	struct ar_svc *svc = &ctx->svc;
 	int ret = 0;
@@ -186,26 +175,6 @@ static int ar_svc_start(struct ar_uctx *ctx)
 	return ret;
 }
 
-/* Wait for fd readiness, then issue again. 0, or an error: use a worker. */
-int ar_svc_arm_poll(struct ar_ureq *req, short events)
-{
-	struct ar_uctx *ctx = req->ctx;
-
-	if (ar_svc_start(ctx))
-		return -EAGAIN;
-	ar_spin_lock(&ctx->lock);
-	if (ar_link_timeout_park_locked(req))
-		return 0;	/* its link timeout cancelled it instead */
-	req->poll_events = events;
-	ar_req_set_state(req, AR_REQ_ARMED);
-	req->flags |= AR_REQ_F_POLLED;
-	req->svc_next = ctx->svc.polls;
-	ctx->svc.polls = req;
-	ar_spin_unlock(&ctx->lock);
-	ar_svc_kick(ctx);
-	return 0;
-}
-
 /* Arm req's timer at req->deadline_ns; under ctx->lock. Kick after unlock. */
 int ar_svc_arm_timer_locked(struct ar_ureq *req)
 {
@@ -221,30 +190,13 @@ int ar_svc_arm_timer_locked(struct ar_ureq *req)
 	return pp == &svc->timers;	/* the new earliest: kick the thread */
 }
 
-/* req is no longer armed: out of the thread's snapshot too (ar_svc_build()) */
-static void ar_svc_snapshot_del(struct ar_svc *svc, struct ar_ureq *req)
-{
-	unsigned i;
-
-	for (i = 1; i < svc->nfds; i++) {
-		if (svc->reqs[i] == req) {
-			svc->reqs[i] = NULL;
-			return;
-		}
-	}
-}
-
 /* Take req off the armed lists; true if it was armed. Under ctx->lock. */
 bool ar_svc_disarm_locked(struct ar_ureq *req)
 {
 	struct ar_svc *svc = &req->ctx->svc;
 
-	if (req->flags & AR_REQ_F_POLLED) {
-		ar_svc_list_del(&svc->polls, req);
-		req->flags &= ~AR_REQ_F_POLLED;
-		ar_svc_snapshot_del(svc, req);
-		return true;
-	}
+	if (req->flags & AR_REQ_F_POLLED)
+		return ar_poll_disarm_locked(req);
 	if (req->flags & AR_REQ_F_TIMER) {
 		ar_svc_list_del(&svc->timers, req);
 		req->flags &= ~AR_REQ_F_TIMER;
@@ -276,12 +228,5 @@ void ar_svc_exit(struct ar_uctx *ctx)
 		pthread_join(svc->thread, NULL);
 		ar_internal_close(svc->wake_fd);
 	}
-	/* no snapshot left for ar_svc_disarm_locked() to look at */
-	ar_spin_lock(&ctx->lock);
-	svc->nfds = 0;
-	ar_spin_unlock(&ctx->lock);
-	free(svc->fds);
-	free(svc->reqs);
-	svc->fds = NULL;
-	svc->reqs = NULL;
+	ar_poll_exit(ctx);
 }

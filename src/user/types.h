@@ -146,7 +146,7 @@ struct ar_restrictions {
 #define AR_REQ_F_FORCE_ASYNC	(1U << 5)	/* IOSQE_ASYNC, or drained */
 #define AR_REQ_F_DRAIN		(1U << 6)	/* IOSQE_IO_DRAIN */
 #define AR_REQ_F_INFLIGHT	(1U << 7)	/* on ctx->inflight */
-#define AR_REQ_F_POLLED		(1U << 8)	/* armed for readiness */
+#define AR_REQ_F_POLLED		(1U << 8)	/* on its fd's armed list (poll.c) */
 #define AR_REQ_F_TIMER		(1U << 9)	/* armed as a timer */
 #define AR_REQ_F_ARM_LT		(1U << 10)	/* a LINK_TIMEOUT follows */
 #define AR_REQ_F_FIXED_FILE	(1U << 11)	/* IOSQE_FIXED_FILE */
@@ -155,6 +155,7 @@ struct ar_restrictions {
 #define AR_REQ_F_DRAIN_PATH	(1U << 14)	/* a drain was active at its init */
 #define AR_REQ_F_LT_EXPIRED	(1U << 15)	/* a LINK_TIMEOUT due when armed */
 #define AR_REQ_F_ASYNC_DONE	(1U << 16)	/* finished in a worker (eventfd_async) */
+#define AR_REQ_F_POLL_FIRST	(1U << 17)	/* wait for readiness before the first try (poll.h) */
 
 /* a request's place, for cancellation */
 enum ar_req_state {
@@ -195,7 +196,7 @@ struct ar_ureq {
 	struct ar_ureq *link;		/* next in its chain */
 	struct ar_ureq *next;		/* the list it is on: io-wq, defer, free, batch */
 	struct ar_ureq *if_prev, *if_next;	/* ctx->inflight */
-	struct ar_ureq *svc_next;	/* armed polls or timers */
+	struct ar_ureq *svc_next;	/* its fd's armed list (poll.c), or timers */
 	struct ar_ureq *to_next;	/* ctx->timeouts */
 	struct ar_ureq *lt;		/* its LINK_TIMEOUT, while armed */
 	struct ar_ureq *lt_target;	/* for a LINK_TIMEOUT: the request it guards */
@@ -210,7 +211,9 @@ struct ar_ureq {
 	__u8 opcode;
 	__u8 sqe_flags;
 	__u16 personality;
-	short poll_events;
+	__u32 poll_events;		/* armed: EPOLL* it waits for (poll.c) */
+	__u32 poll_res;			/* the events that made it ready */
+	__u8 poll_flags;		/* AR_POLLF_* (poll.c), under ctx->lock */
 	enum ar_req_state state;
 	struct ar_rsrc_node *file_node;
 	struct ar_file file;		/* its backend, set by ar_req_assign_file */
@@ -254,18 +257,17 @@ struct ar_iowq {
 	unsigned aff_gen;		/* bumped on each (un)register */
 };
 
-/* the service thread: armed polls and timers */
+struct ar_poll;
+
+/* the service thread: timers, and readiness nobody else reaps (poll.c) */
 struct ar_svc {
 	pthread_mutex_t start_lock;
 	pthread_t thread;
 	bool started;
 	bool exiting;
-	int wake_fd;			/* eventfd: re-read the armed set */
-	struct ar_ureq *polls;		/* armed polls (under ctx->lock) */
+	int wake_fd;			/* eventfd: re-read the timers */
 	struct ar_ureq *timers;		/* armed timers, by deadline */
-	struct pollfd *fds;		/* the service thread's own */
-	struct ar_ureq **reqs;
-	unsigned nfds, cap;
+	struct ar_poll *poll;		/* the readiness backend, made on first use */
 };
 
 /* per-ring counters (struct anyring_stats); relaxed atomic adds */

@@ -23,6 +23,7 @@
 #include "user/util.h"
 #include "user/iopoll.h"
 #include "user/backend/backend.h"
+#include "user/poll.h"
 #include "lib/uaccess.h"
 
 #define AR_ENTER_KNOWN (IORING_ENTER_GETEVENTS | IORING_ENTER_SQ_WAKEUP | \
@@ -191,15 +192,30 @@ static int ar_wait_sleep(struct ar_uctx *ctx, struct ar_waiter *w,
 			 __u64 wake_at, const sigset_t *sigmask)
 {
 	__u64 t0;
-	int ret, afd;
+	int ret, afd, pfd;
 
 	/* backend completions wake this thread too: drained, then reaped once more */
 	if (ar_backend_sleep_prepare(ctx, &afd))
 		return 1;	/* not a sleep: look again */
+	/*
+	 * So does readiness of armed requests: this thread reaps it and
+	 * issues them again itself, with no hop to the service thread
+	 * (poll.c). Nothing to reap before the sleep: a ready epoll fd
+	 * ends it at once.
+	 */
+	pfd = -1;
+	/* wake=every, the baseline: readiness comes as posts, as before */
+	if (__atomic_load_n(&ctx->pol.wake, __ATOMIC_RELAXED) != ANYRING_WAKE_EVERY)
+		pfd = ar_poll_sleep_begin(ctx);
 	t0 = ar_now_ns();
 	ar_stat_add(ctx, sleeps, 1);
-	ret = ar_waiter_sleep(w, wake_at, sigmask, afd);
+	ret = ar_waiter_sleep(w, wake_at, sigmask, afd, pfd);
 	ar_stat_add(ctx, sleep_ns, ar_now_ns() - t0);
+	if (pfd >= 0) {
+		ar_poll_sleep_end(ctx);
+		if (ret != -EINTR && ar_poll_reap(ctx))
+			return 1;	/* requests were issued: look again */
+	}
 	if (!ret)
 		ar_stat_add(ctx, wakeups, 1);
 	return ret;
@@ -470,6 +486,12 @@ static int ar_enter_ring(struct ar_uctx *ctx, unsigned to_submit,
 		if (ret != (int)to_submit)
 			return ret;
 	}
+	/*
+	 * The kernel runs the task's work on every enter: readiness of armed
+	 * requests is reaped here too, so that a poll whose file became
+	 * ready before this call has its CQE when it returns (poll.c).
+	 */
+	ar_poll_reap_armed(ctx);
 	if (flags & IORING_ENTER_GETEVENTS) {
 		if (min_complete > ctx->cq_entries)
 			min_complete = ctx->cq_entries;

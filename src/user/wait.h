@@ -53,6 +53,6 @@ void ar_waitq_retarget(struct ar_uctx *ctx, struct ar_waiter *w,
 		       unsigned target);
 void ar_waitq_wake(struct ar_uctx *ctx, bool all);
 int ar_waiter_sleep(struct ar_waiter *w, __u64 deadline_ns,
-		    const sigset_t *sigmask, int xfd);
+		    const sigset_t *sigmask, int xfd, int xfd2);
 
 #endif

@@ -179,13 +179,15 @@ void ar_waitq_wake(struct ar_uctx *ctx, bool all)
 /*
  * Sleep until woken, the CLOCK_MONOTONIC deadline (0: none) passes
  * (-ETIMEDOUT) or a signal handler runs (-EINTR); sigmask as in ppoll.
+ * xfd and xfd2 (-1: none) wake it too: backend completions, readiness.
  */
 int ar_waiter_sleep(struct ar_waiter *w, __u64 deadline_ns,
-		    const sigset_t *sigmask, int xfd)
+		    const sigset_t *sigmask, int xfd, int xfd2)
 {
-	struct pollfd pfd[2] = {
+	struct pollfd pfd[3] = {
 		{ .fd = w->efd, .events = POLLIN },
 		{ .fd = xfd, .events = POLLIN },	/* ignored when -1 */
+		{ .fd = xfd2, .events = POLLIN },
 	};
 	struct timespec ts, *tsp = NULL;
 	uint64_t v;
@@ -203,7 +205,7 @@ int ar_waiter_sleep(struct ar_waiter *w, __u64 deadline_ns,
 			tsp = &ts;
 		}
 	}
-	ret = ppoll(pfd, xfd >= 0 ? 2 : 1, tsp, sigmask);
+	ret = ppoll(pfd, xfd2 >= 0 ? 3 : xfd >= 0 ? 2 : 1, tsp, sigmask);
 	if (ret < 0) {
 		ret = errno == EINTR ? -EINTR : -errno;
 	} else if (ret == 0) {

@@ -25,6 +25,7 @@ const struct scenario *const diff_families[] = {
 	diff_timeout,
 	diff_tmo,
 	diff_cancel,
+	diff_poll,
 	diff_race,
 	diff_ring,
 	diff_cfg,

@@ -3,9 +3,11 @@
  * cancel.c - IORING_OP_ASYNC_CANCEL and ring-exit cancellation.
  *
  * As the kernel's io_try_cancel: a request still queued for a worker, an
- * armed readiness poll, or a pending TIMEOUT can be cancelled (it
- * completes -ECANCELED, the cancel 0); one a worker is running answers
- * -EALREADY; nothing matching, -ENOENT. With IORING_ASYNC_CANCEL_ALL or
+ * armed readiness poll (POLL_ADD, or a request waiting for its file), or
+ * a pending TIMEOUT can be cancelled (it completes -ECANCELED, the cancel
+ * 0); one a worker is running, or one being issued again after readiness,
+ * answers -EALREADY (the latter then ends -ECANCELED where it would wait
+ * again); nothing matching, -ENOENT. With IORING_ASYNC_CANCEL_ALL or
  * _ANY every match is cancelled and the cancel completes with the count.
  */
 #include <errno.h>
@@ -20,6 +22,7 @@
 #include "user/wait.h"
 #include "user/iowq.h"
 #include "user/svc.h"
+#include "user/poll.h"
 #include "user/ops/timeout.h"
 #include "user/ops/cancel.h"
 #include "user/rsrc.h"
@@ -39,8 +42,9 @@ struct ar_cancel {
 
 /*
  * Take req out of where it waits so the caller can complete it with
- * -ECANCELED: 0; -EALREADY when a worker runs it; -ENOENT when it is not
- * at a cancellable point. Under ctx->lock.
+ * -ECANCELED: 0; 1 when it was found and ends -ECANCELED by itself;
+ * -EALREADY when a worker runs it; -ENOENT when it is not at a
+ * cancellable point. Under ctx->lock.
  */
 int ar_cancel_extract_locked(struct ar_ureq *req)
 {
@@ -57,6 +61,18 @@ int ar_cancel_extract_locked(struct ar_ureq *req)
 		 */
 		__atomic_store_n(&req->interrupted, true, __ATOMIC_RELAXED);
 		return -EALREADY;
+	case AR_REQ_ISSUING:
+		/*
+		 * Issued again after readiness (poll.h): marked, it ends
+		 * -ECANCELED where it would wait again. A POLL_ADD always
+		 * does, as the kernel's poll cancel (1: found, it ends by
+		 * itself); another request may end with its result first,
+		 * as one a worker runs (-EALREADY).
+		 */
+		if (!(req->poll_flags & AR_POLLF_BUSY))
+			return -ENOENT;
+		req->poll_flags |= AR_POLLF_CANCEL;
+		return req->opcode == IORING_OP_POLL_ADD ? 1 : -EALREADY;
 	case AR_REQ_ARMED:
 		if (req->opcode == IORING_OP_LINK_TIMEOUT)
 			return -ENOENT;
@@ -157,7 +173,9 @@ static int ar_cancel_run(struct ar_uctx *ctx, struct ar_cancel *c,
 			if (r == -ENOENT)
 				continue;
 			cur->cancel_seq = c->seq;
-			if (!r) {
+			if (r == 1)
+				r = 0;	/* found; it completes by itself */
+			else if (!r) {
 				*tail = cur;
 				tail = &cur->next;
 				*tail = NULL;

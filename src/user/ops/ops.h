@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * ops.h - prep and issue handlers of the opcodes outside fs.h: NOP
- * (nop.c), read/write (rw.c), timeouts (timeout.c), cancel (cancel.c), and
+ * (nop.c), read/write (rw.c), timeouts (timeout.c), cancel (cancel.c), polls (poll.c), and
  * FILES_UPDATE (rsrc.c).
  */
 #ifndef ANYRING_USER_OPS_H
@@ -31,6 +31,11 @@ int ar_link_timeout_issue(struct ar_ureq *req, unsigned issue_flags);
 
 int ar_async_cancel_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe);
 int ar_async_cancel_issue(struct ar_ureq *req, unsigned issue_flags);
+
+int ar_poll_add_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe);
+int ar_poll_add_issue(struct ar_ureq *req, unsigned issue_flags);
+int ar_poll_remove_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe);
+int ar_poll_remove_issue(struct ar_ureq *req, unsigned issue_flags);
 
 int ar_files_update_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe);
 int ar_files_update_issue(struct ar_ureq *req, unsigned issue_flags);

@@ -1,0 +1,546 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * poll.c - the readiness backend: requests waiting for a pollable file,
+ * served by one epoll instance per ring (the contract: poll.h).
+ *
+ * Each fd with armed requests has an entry: its requests, newest
+ * first, and what epoll has registered for it, always edge-triggered
+ * (EPOLLET), the union of their events. An edge reaches every request
+ * on the fd that waits for one of its events, as the kernel's wakeup
+ * reaches every poll on the file's wait queue.
+ *
+ * epoll_ctl() is made only where readiness could otherwise be missed:
+ *   - a request armed on an fd with nothing else armed (ADD, or MOD,
+ *     which looks at the file's readiness anew and queues an edge if it
+ *     is ready already: the kernel's vfs_poll() at arming);
+ *   - an fd whose registration must grow (new events).
+ * An fd that has other requests armed with the events already registered
+ * gets a poll(2) instead (one system call either way). A request issued
+ * again after readiness and armed again makes none: it stayed on the
+ * list, and an edge that came while it ran marked it (AR_POLLF_AGAIN).
+ * An entry with nothing armed is left registered; the first edge that
+ * finds it idle removes it (EPOLL_CTL_DEL), so a fd used again soon costs
+ * nothing more.
+ *
+ * Locks: the entries and their lists are under ctx->lock; epoll_ctl()
+ * and what an entry has registered under ctl_lock, which is never taken
+ * under ctx->lock (it is held across the system call); one reaper at a
+ * time (reap_lock, tried, never waited for).
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/epoll.h>
+#include "user/types.h"
+#include "user/poll.h"
+#include "user/svc.h"
+#include "user/submit.h"
+#include "user/complete.h"
+#include "user/ops/timeout.h"
+#include "user/util.h"
+
+#define AR_POLL_BATCH		64
+
+/* events epoll can register; the rest of a poll mask is dropped */
+#define AR_POLL_EVENTS (EPOLLIN | EPOLLPRI | EPOLLOUT | EPOLLRDNORM |	\
+			EPOLLRDBAND | EPOLLWRNORM | EPOLLWRBAND | EPOLLMSG | \
+			AR_POLL_UNMASK)
+
+struct ar_pollent {
+	struct ar_ureq *head;		/* armed here (svc_next): ctx->lock */
+	__u32 reg;			/* registered with epoll: ctl_lock */
+	bool in_epoll;			/* ctl_lock */
+};
+
+struct ar_poll {
+	int epfd;
+	pthread_mutex_t ctl_lock;
+	pthread_mutex_t reap_lock;
+	struct ar_pollent **ents;	/* by fd: ctx->lock */
+	unsigned nr_ents;
+	atomic_uint nr_armed;		/* on the lists: a sleeper's hint */
+	atomic_uint sleepers;		/* waiters asleep on epfd (svc.c's hint) */
+};
+
+static struct ar_poll *ar_poll_of(struct ar_uctx *ctx)
+{
+	/* acquire pairs with the release in ar_poll_get(): p is initialized */
+	return __atomic_load_n(&ctx->svc.poll, __ATOMIC_ACQUIRE);
+}
+
+static struct ar_poll *ar_poll_create(void)
+{
+	struct ar_poll *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	p->epfd = ar_internal_claim(epoll_create1(EPOLL_CLOEXEC));
+	if (p->epfd < 0) {
+		free(p);
+		return NULL;
+	}
+	pthread_mutex_init(&p->ctl_lock, NULL);
+	pthread_mutex_init(&p->reap_lock, NULL);
+	return p;
+}
+
+/* the ring's backend, made on first use, with the service thread behind it */
+static struct ar_poll *ar_poll_get(struct ar_uctx *ctx)
+{
+	struct ar_poll *p = ar_poll_of(ctx);
+	bool made = false;
+
+	if (p)
+		return p;
+	pthread_mutex_lock(&ctx->svc.start_lock);
+	p = ctx->svc.poll;
+	if (!p && !ctx->svc.exiting) {
+		p = ar_poll_create();
+		/* release pairs with the acquire in ar_poll_of() */
+		if (p)
+			__atomic_store_n(&ctx->svc.poll, p, __ATOMIC_RELEASE);
+		made = p != NULL;
+	}
+	pthread_mutex_unlock(&ctx->svc.start_lock);
+	if (p && ar_svc_start(ctx))
+		return NULL;
+	if (made)
+		ar_svc_kick(ctx);	/* the thread sleeps on the epoll fd from now */
+	return p;
+}
+
+/* fd's entry, made if need be; under ctx->lock */
+static struct ar_pollent *ar_pollent_get_locked(struct ar_poll *p, int fd)
+{
+	struct ar_pollent **ents;
+	unsigned n;
+
+	if ((unsigned)fd >= p->nr_ents) {
+		n = p->nr_ents ? p->nr_ents : 64;
+		while (n <= (unsigned)fd)
+			n *= 2;
+		ents = realloc(p->ents, n * sizeof(*ents));
+		if (!ents)
+			return NULL;
+		memset(ents + p->nr_ents, 0, (n - p->nr_ents) * sizeof(*ents));
+		p->ents = ents;
+		p->nr_ents = n;
+	}
+	if (!p->ents[fd])
+		p->ents[fd] = calloc(1, sizeof(**ents));
+	return p->ents[fd];
+}
+
+static struct ar_pollent *ar_pollent_find_locked(struct ar_poll *p, int fd)
+{
+	return (unsigned)fd < p->nr_ents ? p->ents[fd] : NULL;
+}
+
+/*
+ * The newest first: the kernel's poll adds itself at the head of the
+ * file's wait queue, so an edge reaches the last armed request first;
+ * an exclusive one goes at the tail, in arming order, as
+ * add_wait_queue_exclusive().
+ */
+static void ar_pollent_add_locked(struct ar_poll *p, struct ar_pollent *ent,
+				  struct ar_ureq *req)
+{
+	struct ar_ureq **pp = &ent->head;
+
+	if (req->poll_flags & AR_POLLF_EXCL)
+		while (*pp)
+			pp = &(*pp)->svc_next;
+	req->svc_next = *pp;
+	*pp = req;
+	atomic_fetch_add_explicit(&p->nr_armed, 1, memory_order_relaxed);
+}
+
+static void ar_pollent_del_locked(struct ar_poll *p, struct ar_ureq *req)
+{
+	struct ar_pollent *ent = ar_pollent_find_locked(p, req->fd);
+	struct ar_ureq **pp;
+
+	if (!ent)
+		return;
+	for (pp = &ent->head; *pp; pp = &(*pp)->svc_next) {
+		if (*pp != req)
+			continue;
+		*pp = req->svc_next;
+		req->svc_next = NULL;
+		atomic_fetch_sub_explicit(&p->nr_armed, 1, memory_order_relaxed);
+		return;
+	}
+}
+
+/* off the list; under ctx->lock */
+static void ar_poll_unlink_locked(struct ar_poll *p, struct ar_ureq *req)
+{
+	ar_pollent_del_locked(p, req);
+	req->flags &= ~AR_REQ_F_POLLED;
+	req->poll_flags = 0;
+}
+
+static int ar_poll_ctl(struct ar_poll *p, int op, int fd, __u32 events)
+{
+	struct epoll_event ev = {
+		.events = events | AR_POLL_UNMASK | EPOLLET,
+		.data.u64 = (unsigned)fd,
+	};
+
+	return epoll_ctl(p->epfd, op, fd, &ev) ? -errno : 0;
+}
+
+/*
+ * Register fd for what its requests wait for. 1: nothing registered anew
+ * (the registration covers them and force was not asked): the caller
+ * looks at readiness itself; 0: registered, an edge is queued if the
+ * file is ready; -errno.
+ */
+static int ar_poll_update(struct ar_uctx *ctx, struct ar_poll *p, int fd,
+			  bool force)
+{
+	struct ar_pollent *ent;
+	struct ar_ureq *req;
+	__u32 want = 0;
+	int ret;
+
+	pthread_mutex_lock(&p->ctl_lock);
+	ar_spin_lock(&ctx->lock);
+	ent = ar_pollent_find_locked(p, fd);
+	for (req = ent ? ent->head : NULL; req; req = req->svc_next)
+		want |= req->poll_events;
+	ar_spin_unlock(&ctx->lock);
+	if (!want) {
+		ret = 0;	/* taken off meanwhile: nothing to wait for */
+	} else if (!force && ent->in_epoll && !(want & ~ent->reg)) {
+		ret = 1;
+	} else {
+		ret = ar_poll_ctl(p, ent->in_epoll ? EPOLL_CTL_MOD : EPOLL_CTL_ADD,
+				  fd, want);
+		/* the file was released (closed) or is new under this number */
+		if (ret == -ENOENT)
+			ret = ar_poll_ctl(p, EPOLL_CTL_ADD, fd, want);
+		else if (ret == -EEXIST)
+			ret = ar_poll_ctl(p, EPOLL_CTL_MOD, fd, want);
+		ent->in_epoll = !ret;
+		ent->reg = ret ? 0 : want;
+	}
+	pthread_mutex_unlock(&p->ctl_lock);
+	return ret;
+}
+
+/*
+ * A request that was issued after readiness wants to wait again. It
+ * stayed on its list: no system call. Readiness that came while it ran
+ * makes it try again at once; a cancel or a link timeout that reached it
+ * meanwhile ends it here.
+ */
+static int ar_poll_rearm(struct ar_ureq *req)
+{
+	struct ar_uctx *ctx = req->ctx;
+	struct ar_poll *p = ar_poll_of(ctx);
+
+	ar_spin_lock(&ctx->lock);
+	if ((req->poll_flags & AR_POLLF_CANCEL) || ctx->exiting) {
+		ar_poll_unlink_locked(p, req);
+		ar_spin_unlock(&ctx->lock);
+		return -ECANCELED;
+	}
+	if (req->lt) {
+		__u8 pf = req->poll_flags;
+
+		/* off the list first: the park may complete and free it */
+		ar_poll_unlink_locked(p, req);
+		if (ar_link_timeout_park_locked(req))
+			return 0;
+		req->flags |= AR_REQ_F_POLLED;
+		req->poll_flags = pf;
+		ar_pollent_add_locked(p, p->ents[req->fd], req);
+	}
+	if (req->poll_flags & AR_POLLF_AGAIN) {
+		req->poll_flags &= ~AR_POLLF_AGAIN;
+		req->poll_res = 0;
+		ar_spin_unlock(&ctx->lock);
+		return AR_POLL_RETRY;
+	}
+	req->poll_flags &= ~AR_POLLF_BUSY;
+	ar_req_set_state(req, AR_REQ_ARMED);
+	ar_spin_unlock(&ctx->lock);
+	return 0;
+}
+
+/* no new registration: is the file ready already? */
+static bool ar_poll_ready_now(int fd, __u32 events)
+{
+	struct pollfd pfd = { .fd = fd, .events = (short)events };
+
+	return poll(&pfd, 1, 0) > 0 && (pfd.revents & (events | AR_POLL_UNMASK));
+}
+
+/*
+ * A request starts waiting. It goes on its fd's list still this
+ * thread's (AR_POLLF_BUSY: an edge meanwhile marks it, a cancel too),
+ * the registration is made or the file looked at, and then it is let go
+ * as any request that waits again (ar_poll_rearm()). So no edge between
+ * its try and its arming is lost, and nothing else can end it while this
+ * thread still looks at it.
+ */
+int ar_poll_arm(struct ar_ureq *req, __u32 events)
+{
+	struct ar_uctx *ctx = req->ctx;
+	struct ar_pollent *ent;
+	struct ar_poll *p;
+	int ret, fd = req->fd;
+	bool idle;
+
+	__u8 excl = events & EPOLLEXCLUSIVE ? AR_POLLF_EXCL : 0;
+
+	if (req->flags & AR_REQ_F_POLLED)
+		return ar_poll_rearm(req);
+	p = ar_poll_get(ctx);
+	if (!p)
+		return -EAGAIN;
+	events &= AR_POLL_EVENTS;
+	ar_spin_lock(&ctx->lock);
+	if (ctx->exiting) {
+		ar_spin_unlock(&ctx->lock);
+		return -ECANCELED;
+	}
+	ent = ar_pollent_get_locked(p, fd);
+	if (!ent) {
+		ar_spin_unlock(&ctx->lock);
+		return -ENOMEM;
+	}
+	if (ar_link_timeout_park_locked(req))
+		return 0;	/* its link timeout cancelled it instead */
+	idle = !ent->head;
+	req->poll_events = events;
+	req->poll_flags = AR_POLLF_BUSY | excl;
+	req->flags |= AR_REQ_F_POLLED;
+	ar_pollent_add_locked(p, ent, req);
+	ar_req_set_state(req, AR_REQ_ISSUING);
+	ar_spin_unlock(&ctx->lock);
+
+	ret = ar_poll_update(ctx, p, fd, idle);
+	if (ret == 1 && ar_poll_ready_now(fd, events))
+		return AR_POLL_RETRY;	/* still this thread's: it tries again */
+	/*
+	 * A file epoll refuses (a regular file, a directory) has no wait
+	 * queue: the kernel's poll finds it ready or never. The request
+	 * stays armed, for a cancel to end.
+	 */
+	if (ret < 0 && ret != -EPERM) {
+		ar_spin_lock(&ctx->lock);
+		if (req->poll_flags & AR_POLLF_CANCEL)
+			ret = -ECANCELED;
+		ar_poll_unlink_locked(p, req);
+		ar_spin_unlock(&ctx->lock);
+		return ret;
+	}
+	return ar_poll_rearm(req);
+}
+
+bool ar_poll_disarm_locked(struct ar_ureq *req)
+{
+	struct ar_poll *p = ar_poll_of(req->ctx);
+
+	if (!p || !(req->flags & AR_REQ_F_POLLED))
+		return false;
+	if (req->poll_flags & AR_POLLF_BUSY) {
+		/* being issued: it ends when it would wait again (ar_poll_rearm()) */
+		req->poll_flags |= AR_POLLF_CANCEL;
+		return false;
+	}
+	ar_poll_unlink_locked(p, req);
+	return true;
+}
+
+bool ar_poll_done(struct ar_ureq *req)
+{
+	struct ar_uctx *ctx = req->ctx;
+	bool cancelled;
+
+	ar_spin_lock(&ctx->lock);
+	cancelled = req->poll_flags & AR_POLLF_CANCEL;
+	ar_poll_unlink_locked(ar_poll_of(ctx), req);
+	ar_spin_unlock(&ctx->lock);
+	return cancelled;
+}
+
+/* an edge on fd: the requests it is for are issued again; under ctx->lock */
+static void ar_poll_dispatch_locked(struct ar_poll *p, int fd, __u32 revents,
+				    struct ar_ureq ***tail, int *idle_fd)
+{
+	struct ar_pollent *ent = ar_pollent_find_locked(p, fd);
+	bool excl_woken = false;
+	struct ar_ureq *req;
+	__u32 mask;
+
+	if (!ent)
+		return;
+	if (!ent->head)
+		*idle_fd = fd;
+	for (req = ent->head; req; req = req->svc_next) {
+		mask = revents & (req->poll_events | AR_POLL_UNMASK);
+		if (!mask)
+			continue;
+		/* the exclusive ones are last: the first takes the edge */
+		if (req->poll_flags & AR_POLLF_EXCL) {
+			if (excl_woken)
+				break;
+			excl_woken = true;
+		}
+		if (req->poll_flags & AR_POLLF_BUSY) {
+			req->poll_flags |= AR_POLLF_AGAIN;
+			continue;
+		}
+		req->poll_flags |= AR_POLLF_BUSY;
+		req->poll_res = mask;
+		ar_req_set_state(req, AR_REQ_ISSUING);
+		req->next = NULL;
+		**tail = req;
+		*tail = &req->next;
+	}
+}
+
+/* an edge found fd with nothing armed: stop watching it */
+static void ar_poll_drop_idle(struct ar_uctx *ctx, struct ar_poll *p, int fd)
+{
+	struct ar_pollent *ent;
+
+	pthread_mutex_lock(&p->ctl_lock);
+	ar_spin_lock(&ctx->lock);
+	ent = ar_pollent_find_locked(p, fd);
+	if (ent && (ent->head || !ent->in_epoll))
+		ent = NULL;	/* armed again meanwhile: its arming registered it */
+	ar_spin_unlock(&ctx->lock);
+	if (ent) {
+		(void)!epoll_ctl(p->epfd, EPOLL_CTL_DEL, fd, NULL);
+		ent->in_epoll = false;
+		ent->reg = 0;
+	}
+	pthread_mutex_unlock(&p->ctl_lock);
+}
+
+unsigned ar_poll_reap(struct ar_uctx *ctx)
+{
+	struct ar_poll *p = ar_poll_of(ctx);
+	struct epoll_event evs[AR_POLL_BATCH];
+	struct ar_ureq *ready = NULL, **tail = &ready, *req, *next;
+	unsigned nr = 0;
+	int n, i, idle_fd;
+
+	if (!p || pthread_mutex_trylock(&p->reap_lock))
+		return 0;
+	/* the fd changes only under reap_lock (ar_poll_exit()) */
+	n = p->epfd >= 0 ? epoll_wait(p->epfd, evs, AR_POLL_BATCH, 0) : 0;
+	if (n <= 0) {
+		pthread_mutex_unlock(&p->reap_lock);
+		return 0;
+	}
+	ar_spin_lock(&ctx->lock);
+	for (i = 0; i < n; i++) {
+		idle_fd = -1;
+		ar_poll_dispatch_locked(p, (int)evs[i].data.u64, evs[i].events,
+					&tail, &idle_fd);
+		evs[i].data.u64 = (__u64)(__s64)idle_fd;
+	}
+	ar_spin_unlock(&ctx->lock);
+	pthread_mutex_unlock(&p->reap_lock);
+	for (i = 0; i < n; i++)
+		if ((__s64)evs[i].data.u64 >= 0)
+			ar_poll_drop_idle(ctx, p, (int)evs[i].data.u64);
+	for (req = ready; req; req = next) {
+		next = req->next;
+		ar_req_issue(req, AR_ISSUE_NONBLOCK);
+		nr++;
+	}
+	return nr;
+}
+
+static int ar_poll_armed_fd(struct ar_poll *p)
+{
+	if (!p || !atomic_load_explicit(&p->nr_armed, memory_order_relaxed))
+		return -1;
+	/* relaxed: a sleep on a number closed at exit only ends early */
+	return __atomic_load_n(&p->epfd, __ATOMIC_RELAXED);
+}
+
+unsigned ar_poll_reap_armed(struct ar_uctx *ctx)
+{
+	return ar_poll_armed_fd(ar_poll_of(ctx)) >= 0 ? ar_poll_reap(ctx) : 0;
+}
+
+/*
+ * Counted while asleep, so that the service thread leaves the epoll fd
+ * to it (svc.c). Relaxed: a hint either way; a stale count costs the
+ * service thread one needless wakeup, or its bounded blind sleep.
+ */
+int ar_poll_sleep_begin(struct ar_uctx *ctx)
+{
+	struct ar_poll *p = ar_poll_of(ctx);
+	int fd = ar_poll_armed_fd(p);
+
+	if (fd >= 0)
+		atomic_fetch_add_explicit(&p->sleepers, 1, memory_order_relaxed);
+	return fd;
+}
+
+void ar_poll_sleep_end(struct ar_uctx *ctx)
+{
+	atomic_fetch_sub_explicit(&ar_poll_of(ctx)->sleepers, 1,
+				  memory_order_relaxed);
+}
+
+bool ar_poll_has_sleepers(struct ar_uctx *ctx)
+{
+	struct ar_poll *p = ar_poll_of(ctx);
+
+	return p && atomic_load_explicit(&p->sleepers, memory_order_relaxed);
+}
+
+int ar_poll_epfd(struct ar_uctx *ctx)
+{
+	struct ar_poll *p = ar_poll_of(ctx);
+
+	return p ? __atomic_load_n(&p->epfd, __ATOMIC_RELAXED) : -1;
+}
+
+/*
+ * Ring exit: every armed request was cancelled (ar_cancel_all()), the
+ * service thread is gone. A waiter still in an enter may hold the fd
+ * number: it is closed under the reap lock, and the struct stays until
+ * the ring is freed.
+ */
+void ar_poll_exit(struct ar_uctx *ctx)
+{
+	struct ar_poll *p = ar_poll_of(ctx);
+	int fd;
+
+	if (!p)
+		return;
+	pthread_mutex_lock(&p->reap_lock);
+	fd = p->epfd;
+	__atomic_store_n(&p->epfd, -1, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&p->reap_lock);
+	if (fd >= 0)
+		ar_internal_close(fd);
+}
+
+void ar_poll_free(struct ar_uctx *ctx)
+{
+	struct ar_poll *p = ctx->svc.poll;
+	unsigned i;
+
+	if (!p)
+		return;
+	for (i = 0; i < p->nr_ents; i++)
+		free(p->ents[i]);
+	free(p->ents);
+	pthread_mutex_destroy(&p->ctl_lock);
+	pthread_mutex_destroy(&p->reap_lock);
+	free(p);
+	ctx->svc.poll = NULL;
+}

@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * poll.h - the readiness backend (poll.c): requests waiting for a
+ * pollable file (pipe, socket, eventfd, tty, ...) to become ready, served
+ * by one epoll instance per ring. The kernel's poll.c and apoll.
+ *
+ * The contract the opcodes rely on (ops/rw.c, ops/net.c, ops/poll.c):
+ *
+ *  - An opcode with .pollin or .pollout in opdef.c whose issue returns
+ *    AR_ISSUE_AGAIN under AR_ISSUE_NONBLOCK, on a file whose backend is
+ *    .pollable, is armed here and issued again (AR_ISSUE_NONBLOCK) when
+ *    the file is ready. The first try is made at once, as the kernel
+ *    does; a request that sets AR_REQ_F_POLL_FIRST at prep (the kernel's
+ *    IORING_RECVSEND_POLL_FIRST) is armed without it.
+ *  - A request issued again after readiness stays on its fd's list while
+ *    it runs: if it answers AR_ISSUE_AGAIN it is armed again with no
+ *    epoll_ctl(), and readiness that came while it ran makes it try once
+ *    more at once (no edge is lost). This is how a multishot opcode stays
+ *    armed: it posts each CQE with ar_req_post_more() (IORING_CQE_F_MORE)
+ *    and returns AR_ISSUE_AGAIN once the file answered "would block";
+ *    its final CQE is its result, as any request's. It must not return
+ *    AR_ISSUE_AGAIN while the file may still be ready (readiness is
+ *    reported by edges: none would come for what is already there).
+ *    Issued again after readiness, an opcode answers a result,
+ *    AR_ISSUE_AGAIN or AR_ISSUE_PUNT, never AR_ISSUE_QUEUED: the request
+ *    is still on its fd's list, which the core takes it off after.
+ *    Before the first try, no epoll_ctl() is made: an opcode that needs no
+ *    wait costs nothing here.
+ *  - A request waiting here is AR_REQ_ARMED: ASYNC_CANCEL, sync cancel,
+ *    a LINK_TIMEOUT and ring exit take it (ar_poll_disarm_locked()) and
+ *    complete it -ECANCELED. While it is being issued again it is
+ *    AR_REQ_ISSUING, out of their reach until it waits again.
+ *
+ * Who reaps readiness: the thread waiting in io_uring_enter (its sleep
+ * includes the epoll fd: ar_poll_sleep_fd()), else the service thread
+ * (svc.c), which gives a waiter a head start. Both go through
+ * ar_poll_reap(), one at a time.
+ */
+#ifndef ANYRING_USER_POLL_H
+#define ANYRING_USER_POLL_H
+
+#include <sys/epoll.h>
+#include "user/types.h"
+
+/* what every poll reports, asked for or not (the kernel's IO_POLL_UNMASK) */
+#define AR_POLL_UNMASK		(EPOLLERR | EPOLLHUP | EPOLLRDHUP)
+
+/* req->poll_flags, under ctx->lock */
+#define AR_POLLF_BUSY		(1U << 0)	/* being issued after readiness */
+#define AR_POLLF_AGAIN		(1U << 1)	/* ... and readiness came meanwhile */
+#define AR_POLLF_CANCEL		(1U << 2)	/* ... and a cancel came: ends at rearm */
+#define AR_POLLF_EXCL		(1U << 3)	/* EPOLLEXCLUSIVE: one per edge */
+
+/* ar_poll_arm()'s answer besides 0 and -errno: try the operation again now */
+#define AR_POLL_RETRY		1
+
+/*
+ * Wait for events on req->fd (EPOLLEXCLUSIVE among them: an edge wakes
+ * the first such request only, as an exclusive wait queue entry). 0: armed (or completed by its link
+ * timeout); AR_POLL_RETRY: the file may be ready already, issue again;
+ * -errno: it cannot wait here (the caller punts it, or fails it).
+ */
+int ar_poll_arm(struct ar_ureq *req, __u32 events);
+/* Take an armed request off its fd; true if it was armed. Under ctx->lock. */
+bool ar_poll_disarm_locked(struct ar_ureq *req);
+/*
+ * A request issued after readiness is done (or punted): off its fd's
+ * list. True if a cancel reached it meanwhile.
+ */
+bool ar_poll_done(struct ar_ureq *req);
+/* Dispatch what is ready: how many requests it reached. Any thread. */
+unsigned ar_poll_reap(struct ar_uctx *ctx);
+/*
+ * A waiter about to sleep: the epoll fd to include (-1: nothing armed);
+ * when it was one, ar_poll_sleep_end() once awake.
+ */
+int ar_poll_sleep_begin(struct ar_uctx *ctx);
+void ar_poll_sleep_end(struct ar_uctx *ctx);
+/* does a waiter sleep on the epoll fd (it reaps: svc.c need not)? */
+bool ar_poll_has_sleepers(struct ar_uctx *ctx);
+/* ... for the service thread, armed or not (-1: no backend yet) */
+int ar_poll_epfd(struct ar_uctx *ctx);
+/* ar_poll_reap() if anything is armed: a peek first, no call otherwise */
+unsigned ar_poll_reap_armed(struct ar_uctx *ctx);
+/* ring exit, after every armed request was cancelled; and the last free */
+void ar_poll_exit(struct ar_uctx *ctx);
+void ar_poll_free(struct ar_uctx *ctx);
+
+/* POLL_ADD: a oneshot poll fires and completes, a multishot one posts */
+struct ar_poll_add {
+	__u32 events;		/* EPOLL* asked for (EXCLUSIVE too), plus AR_POLL_UNMASK */
+	bool multi;		/* IORING_POLL_ADD_MULTI */
+};
+
+#endif
