@@ -302,6 +302,21 @@ static void ar_fail_links_locked(struct ar_uctx *ctx, struct ar_ureq *req,
 	}
 }
 
+/*
+ * A zero-copy send's notification (the kernel's notif request), right
+ * after its result CQE, which says MORE: posted whatever the result, as
+ * the kernel flushes the notification of a send that failed too. This
+ * engine always copies, so the buffer is free as soon as it is posted.
+ */
+static void ar_cq_post_notif_locked(struct ar_uctx *ctx, struct ar_ureq *req,
+				    struct ar_comp_batch *b)
+{
+	__s32 res = req->flags & AR_REQ_F_NOTIF_COPIED ? (__s32)(1U << 31) : 0;
+
+	ar_cq_post_locked(ctx, req->user_data, res, IORING_CQE_F_NOTIF);
+	b->posted = true;
+}
+
 void ar_complete_locked(struct ar_uctx *ctx, struct ar_ureq *req,
 			       struct ar_comp_batch *b)
 {
@@ -317,10 +332,14 @@ void ar_complete_locked(struct ar_uctx *ctx, struct ar_ureq *req,
 
 	if (req->opcode == IORING_OP_TIMEOUT)
 		ar_timeout_count_locked(ctx, req);
+	if (req->flags & AR_REQ_F_NOTIF)
+		req->cflags |= IORING_CQE_F_MORE;
 	if (!(req->flags & AR_REQ_F_SKIP_CQE)) {
 		ar_cq_post_locked(ctx, req->user_data, req->res, req->cflags);
 		b->posted = true;
 	}
+	if (req->flags & AR_REQ_F_NOTIF)
+		ar_cq_post_notif_locked(ctx, req, b);
 	if (lt) {
 		/* posted after its target's CQE, like the kernel; not a failure */
 		if (!(lt->flags & AR_REQ_F_SKIP_CQE)) {
