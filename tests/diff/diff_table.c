@@ -14,6 +14,7 @@ const struct scenario *const diff_families[] = {
 	diff_fs,
 	diff_names,
 	diff_ops,
+	diff_net,
 	diff_link,
 	diff_linkerr,
 	diff_chain,

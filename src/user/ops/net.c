@@ -514,9 +514,6 @@ int ar_send_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe)
 	if (sr->flags & ~AR_SEND_FLAGS)
 		return -EINVAL;
 	sr->msg_flags = sqe->msg_flags | MSG_NOSIGNAL;
-	if ((sr->flags & AR_RECVSEND_BUNDLE) &&
-	    !(req->sqe_flags & IOSQE_BUFFER_SELECT))
-		return -EINVAL;
 	return ar_sr_setup(req, sqe, sr);
 }
 
@@ -572,12 +569,9 @@ static int ar_zc_prep_head(struct ar_ureq *req, const struct io_uring_sqe *sqe,
 		/* always copied here: reported as the kernel reports a copy */
 		req->flags |= AR_REQ_F_NOTIF_COPIED;
 	}
-	if (msg) {
-		if (sqe->addr2 || sqe->file_index)
-			return -EINVAL;
-		if (flags & AR_RECVSEND_FIXED_BUF)
-			return -EINVAL;
-	}
+	/* 6.18 takes FIXED_BUF on SENDMSG_ZC too: the iovecs in a registered buffer */
+	if (msg && (sqe->addr2 || sqe->file_index))
+		return -EINVAL;
 	return 0;
 }
 
@@ -605,24 +599,32 @@ static int ar_zc_check(struct ar_ureq *req, __u8 *kind)
 	return *kind == AR_SK_TCP || *kind == AR_SK_UDP ? 0 : -EOPNOTSUPP;
 }
 
-/* IORING_RECVSEND_FIXED_BUF: the range must lie in the registered buffer */
-static int ar_zc_import_fixed(struct ar_ureq *req, struct ar_sr *sr)
+/* IORING_RECVSEND_FIXED_BUF: [addr, addr + len) must lie in registered buffer index */
+static struct ar_rsrc_node *ar_zc_fixed_node(struct ar_ureq *req, __u16 index)
 {
-	struct ar_rsrc_node *node = req->buf_node;
+	if (!req->buf_node)
+		req->buf_node = ar_rsrc_get_buf(req->ctx, index);
+	return req->buf_node;
+}
+
+static int ar_zc_fixed_range(struct ar_ureq *req, __u16 index, __u64 addr,
+			     __u64 len)
+{
+	struct ar_rsrc_node *node = ar_zc_fixed_node(req, index);
 	__u64 start, end;
 
-	if (!node) {
-		node = ar_rsrc_get_buf(req->ctx, sr->buf_index);
-		if (!node)
-			return -EFAULT;
-		req->buf_node = node;
-	}
+	if (!node)
+		return -EFAULT;
 	start = (uintptr_t)node->iov.iov_base;
 	end = start + node->iov.iov_len;
-	if (sr->buf < start || sr->buf + sr->len > end ||
-	    sr->buf + sr->len < sr->buf)
+	if (addr < start || addr + len > end || addr + len < addr)
 		return -EFAULT;
 	return 0;
+}
+
+static int ar_zc_import_fixed(struct ar_ureq *req, struct ar_sr *sr)
+{
+	return ar_zc_fixed_range(req, sr->buf_index, sr->buf, sr->len);
 }
 
 /* the buffer, past POLL_FIRST: a registered one, or a provided one */
@@ -635,6 +637,13 @@ static int ar_sr_import(struct ar_ureq *req, struct ar_sr *sr)
 	if (req->sqe_flags & IOSQE_BUFFER_SELECT)
 		return sr->send ? -ENOENT : -ENOBUFS;
 	return 0;
+}
+
+static bool ar_send_bundle_more(struct ar_ureq *req, struct ar_sr *sr, long ret)
+{
+	if (!sr->send || sr->zc || !(sr->flags & AR_RECVSEND_BUNDLE) || ret <= 0)
+		return false;
+	return ar_req_post_more(req, (int)ret, IORING_CQE_F_MORE);
 }
 
 /* one sendmsg()/recvmsg() of sr's buffer */
@@ -687,6 +696,7 @@ int ar_sendrecv_issue(struct ar_ureq *req, unsigned issue_flags)
 		return ar_net_done(req, (int)ret, 0, true);
 	if (nonblock)
 		flags |= MSG_DONTWAIT;
+again:
 	for (;;) {
 		min_ret = (flags & MSG_WAITALL) ? (long)sr->len : 0;
 		ret = ar_sr_call(req, sr, flags, &out_flags);
@@ -715,6 +725,14 @@ int ar_sendrecv_issue(struct ar_ureq *req, unsigned issue_flags)
 		ret += sr->done;
 	else if (sr->done)
 		ret = sr->done;
+	/*
+	 * 6.18's bundle send without a selected buffer: the bytes sent are
+	 * a CQE with MORE, then it goes on with nothing left to send.
+	 */
+	if (ar_send_bundle_more(req, sr, ret)) {
+		sr->len = sr->done = 0;
+		goto again;
+	}
 	return ar_net_done(req, (int)ret, cflags, fail);
 }
 
@@ -737,6 +755,7 @@ struct ar_msg {
 	__u16 flags;
 	__u8 kind;
 	__u8 send : 1, zc : 1, polled : 1, has_name : 1;
+	__u16 buf_index;	/* SENDMSG_ZC with FIXED_BUF */
 	struct iovec fast_iov;
 	_Alignas(8) unsigned char name_buf[24];	/* sockaddr_in */
 };
@@ -888,6 +907,7 @@ int ar_sendmsg_zc_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe)
 	ret = ar_zc_prep_head(req, sqe, m->flags, true);
 	if (ret)
 		return ret;
+	m->buf_index = sqe->buf_index;
 	m->msg_flags = sqe->msg_flags | MSG_NOSIGNAL;
 	return ar_msg_setup(req, sqe, m);
 }
@@ -963,6 +983,25 @@ static long ar_msg_call(struct ar_ureq *req, struct ar_msg *m, unsigned flags,
 	return ret;
 }
 
+/* SENDMSG_ZC with FIXED_BUF: each iovec inside the registered buffer */
+static int ar_msg_import_fixed(struct ar_ureq *req, struct ar_msg *m)
+{
+	int ret;
+
+	if (!(m->flags & AR_RECVSEND_FIXED_BUF) || m->done)
+		return 0;
+	if (!ar_zc_fixed_node(req, m->buf_index))
+		return -EFAULT;
+	for (__u32 i = 0; i < m->nr_iov; i++) {
+		ret = ar_zc_fixed_range(req, m->buf_index,
+					(uintptr_t)m->iov[i].iov_base,
+					m->iov[i].iov_len);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 /* io_sendmsg, io_recvmsg, io_sendmsg_zc */
 int ar_msg_issue(struct ar_ureq *req, unsigned issue_flags)
 {
@@ -974,7 +1013,10 @@ int ar_msg_issue(struct ar_ureq *req, unsigned issue_flags)
 	long ret, min_ret;
 
 	if (m->zc) {
-		ret = ar_zc_check(req, &m->kind);
+		/* 6.18 imports the registered iovecs before it looks at the socket */
+		ret = ar_msg_import_fixed(req, m);
+		if (!ret)
+			ret = ar_zc_check(req, &m->kind);
 		if (ret)
 			return ar_net_done(req, (int)ret, 0, true);
 	}
@@ -984,6 +1026,7 @@ int ar_msg_issue(struct ar_ureq *req, unsigned issue_flags)
 	}
 	if (!m->send && (req->sqe_flags & IOSQE_BUFFER_SELECT))
 		return ar_net_done(req, -ENOBUFS, 0, true);
+
 	if (nonblock)
 		flags |= MSG_DONTWAIT;
 	for (;;) {
