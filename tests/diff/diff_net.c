@@ -967,6 +967,18 @@ static void normalize_accept_any(struct diff_cqe *cqe)
 		diff_normalize_fd(cqe);
 }
 
+/* a zero-copy send cancelled by its failed link head; one after a good head */
+static int fill_zc_linked(struct io_uring *ring, struct diff_ctx *c)
+{
+	struct io_uring_sqe *sqe;
+
+	prep_recv(ring, c, 1, c->val[3], c->buf[1], 1, 0, IOSQE_IO_LINK);
+	sqe = diff_sqe(ring, c);
+	io_uring_prep_send_zc(sqe, c->val[0], "x", 1, 0, 0);
+	diff_tag(sqe, 2, 0);
+	return 0;
+}
+
 const struct scenario diff_net[] = {
 	{
 		.name = "net_pair_send_recv",
@@ -1138,6 +1150,12 @@ const struct scenario diff_net[] = {
 		.normalize = normalize_accept_any,
 		.nr_cqes = 3,
 		.known = { { 10, DIFF_RES_FD } },
+	}, {
+		.name = "net_zc_linked",
+		.setup = setup_bad,
+		.fill = fill_zc_linked,
+		.nr_cqes = 3,
+		.known = { { 1, -ENOTSOCK }, { 2, -ECANCELED } },
 	},
 	{ .name = NULL },
 };
