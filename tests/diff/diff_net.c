@@ -979,6 +979,48 @@ static int fill_zc_linked(struct io_uring *ring, struct diff_ctx *c)
 	return 0;
 }
 
+/* a unix listener with two connections queued: two ACCEPTs, then none left */
+static int setup_unix_backlog(struct diff_ctx *c)
+{
+	struct sockaddr_un *a = (struct sockaddr_un *)(c->buf[3] + 1024);
+	int i, fd;
+
+	a->sun_family = AF_UNIX;
+	if (snprintf(a->sun_path, sizeof(a->sun_path), "%s/sock", c->dir) >=
+	    (int)sizeof(a->sun_path))
+		return diff_fail(c, "path too long");
+	c->val[0] = track(c, socket(AF_UNIX, SOCK_STREAM, 0), "socket");
+	if (c->val[0] < 0)
+		return -1;
+	if (bind(c->val[0], (struct sockaddr *)a, sizeof(*a)) || listen(c->val[0], 4))
+		return diff_fail(c, "bind: %s", strerror(errno));
+	for (i = 0; i < 2; i++) {
+		fd = track(c, socket(AF_UNIX, SOCK_STREAM, 0), "socket");
+		if (fd < 0)
+			return -1;
+		if (connect(fd, (struct sockaddr *)a, sizeof(*a)))
+			return diff_fail(c, "connect: %s", strerror(errno));
+	}
+	return 0;
+}
+
+static int fill_accept_unix(struct io_uring *ring, struct diff_ctx *c)
+{
+	struct io_uring_sqe *sqe;
+
+	sqe = diff_sqe(ring, c);
+	io_uring_prep_accept(sqe, c->val[0], NULL, NULL, 0);
+	diff_tag(sqe, 10, IOSQE_IO_LINK);
+	sqe = diff_sqe(ring, c);
+	io_uring_prep_accept(sqe, c->val[0], NULL, NULL, 0);
+	diff_tag(sqe, 11, IOSQE_IO_LINK);
+	sqe = diff_sqe(ring, c);
+	io_uring_prep_accept(sqe, c->val[0], NULL, NULL, 0);
+	sqe->ioprio = ACCEPT_DONTWAIT;
+	diff_tag(sqe, 1, 0);
+	return 0;
+}
+
 const struct scenario diff_net[] = {
 	{
 		.name = "net_pair_send_recv",
@@ -1156,6 +1198,14 @@ const struct scenario diff_net[] = {
 		.fill = fill_zc_linked,
 		.nr_cqes = 3,
 		.known = { { 1, -ENOTSOCK }, { 2, -ECANCELED } },
+	}, {
+		.name = "net_accept_unix",
+		.setup = setup_unix_backlog,
+		.fill = fill_accept_unix,
+		.check = check_fds,
+		.normalize = normalize_fds,
+		.nr_cqes = 3,
+		.known = { { 10, DIFF_RES_FD }, { 11, DIFF_RES_FD }, { 1, -EAGAIN } },
 	},
 	{ .name = NULL },
 };

@@ -358,6 +358,7 @@ struct ar_accept {
 	__u32 file_slot;
 	__u16 iou_flags;
 	bool polled;
+	__u8 kind;		/* the listener's AR_SK_* */
 };
 
 int ar_accept_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe)
@@ -371,6 +372,7 @@ int ar_accept_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe)
 	a->flags = (int)sqe->accept_flags;
 	a->iou_flags = sqe->ioprio;
 	a->polled = false;
+	a->kind = AR_SK_UNKNOWN;
 	if (a->iou_flags & ~AR_ACCEPT_FLAGS)
 		return -EINVAL;
 	a->file_slot = sqe->file_index;
@@ -421,8 +423,9 @@ static int ar_accept_one(struct ar_ureq *req, struct ar_accept *a,
 		     a->flags | (a->file_slot ? SOCK_CLOEXEC : 0));
 	if (fd < 0)
 		return -errno;
-	/* the kernel's arg.is_empty: another connection already queued */
-	if (poll(&p, 1, 0) > 0 && (p.revents & POLLIN))
+	/* inet_csk_accept()'s arg.is_empty (TCP only): another connection queued */
+	if (!ar_net_kind(req->fd, &a->kind) && a->kind == AR_SK_TCP &&
+	    poll(&p, 1, 0) > 0 && (p.revents & POLLIN))
 		*cflags = IORING_CQE_F_SOCK_NONEMPTY;
 	if (!a->file_slot)
 		return fd;
