@@ -134,9 +134,11 @@ static bool ar_net_retry(int fd, __u8 *kind, unsigned flags)
 /*
  * After a receive that did not fail: is more queued (the kernel's
  * msg_inq > 0, IORING_CQE_F_SOCK_NONEMPTY)? TCP and unix stream sockets
- * report it; TCP also once its FIN is in (tcp_inq_hint()).
+ * report it; TCP also once its FIN is in (tcp_inq_hint()). A receive
+ * that got less than it asked for drained the queue: only the FIN is
+ * left to look for.
  */
-static unsigned ar_net_nonempty(int fd, __u8 *kind)
+static unsigned ar_net_nonempty(int fd, __u8 *kind, bool full)
 {
 	char c;
 	int n;
@@ -144,10 +146,12 @@ static unsigned ar_net_nonempty(int fd, __u8 *kind)
 	if (ar_net_kind(fd, kind) ||
 	    (*kind != AR_SK_TCP && *kind != AR_SK_UNIX_STREAM))
 		return 0;
-	if (ioctl(fd, SIOCINQ, &n))
-		return 0;
-	if (n > 0)
-		return IORING_CQE_F_SOCK_NONEMPTY;
+	if (full) {
+		if (ioctl(fd, SIOCINQ, &n))
+			return 0;
+		if (n > 0)
+			return IORING_CQE_F_SOCK_NONEMPTY;
+	}
 	if (*kind == AR_SK_TCP && recv(fd, &c, 1, MSG_PEEK | MSG_DONTWAIT) == 0)
 		return IORING_CQE_F_SOCK_NONEMPTY;
 	return 0;
@@ -663,7 +667,8 @@ static long ar_sr_call(struct ar_ureq *req, struct ar_sr *sr, unsigned flags,
 	if (sr->send) {
 		m.msg_name = sr->addr_len ? sr->addr : NULL;
 		m.msg_namelen = (socklen_t)sr->addr_len;
-		ret = sendmsg(req->fd, &m, (int)(flags & ~MSG_ZEROCOPY));
+		/* a zero-copy send copies here: no MSG_ZEROCOPY (D73) */
+		ret = sendmsg(req->fd, &m, (int)(sr->zc ? flags & ~MSG_ZEROCOPY : flags));
 	} else {
 		ret = recvmsg(req->fd, &m, (int)flags);
 	}
@@ -723,7 +728,8 @@ again:
 	    (out_flags & (MSG_TRUNC | MSG_CTRUNC)))
 		fail = true;
 	if (!sr->send && ret >= 0)
-		cflags = ar_net_nonempty(req->fd, &sr->kind);
+		cflags = ar_net_nonempty(req->fd, &sr->kind,
+					 (__u64)ret >= sr->len);
 	if (ret >= 0)
 		ret += sr->done;
 	else if (sr->done)
@@ -971,7 +977,8 @@ static long ar_msg_call(struct ar_ureq *req, struct ar_msg *m, unsigned flags,
 	int err;
 
 	if (m->send)
-		return ar_net_ret(sendmsg(req->fd, &mh, (int)(flags & ~MSG_ZEROCOPY)));
+		return ar_net_ret(sendmsg(req->fd, &mh, (int)(m->zc ?
+				  flags & ~MSG_ZEROCOPY : flags)));
 	if (!m->namelen)
 		mh.msg_name = NULL;
 	ret = ar_net_ret(recvmsg(req->fd, &mh, (int)flags));
@@ -1059,7 +1066,8 @@ int ar_msg_issue(struct ar_ureq *req, unsigned issue_flags)
 	    (out_flags & (MSG_TRUNC | MSG_CTRUNC)))
 		fail = true;
 	if (!m->send && ret >= 0)
-		cflags = ar_net_nonempty(req->fd, &m->kind);
+		cflags = ar_net_nonempty(req->fd, &m->kind,
+					 (size_t)ret >= ar_msg_left(m));
 	if (ret >= 0)
 		ret += m->done;
 	else if (m->done)
