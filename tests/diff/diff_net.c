@@ -1021,6 +1021,89 @@ static int fill_accept_unix(struct io_uring *ring, struct diff_ctx *c)
 	return 0;
 }
 
+/* ---- URING_CMD on sockets ---- */
+
+static struct io_uring_sqe *sock_cmd(struct io_uring *ring, struct diff_ctx *c,
+				     __u64 ud, int fd, __u32 op, __u32 level,
+				     __u32 optname, void *optval, __u32 optlen)
+{
+	struct io_uring_sqe *sqe = diff_sqe(ring, c);
+
+	io_uring_prep_rw(IORING_OP_URING_CMD, sqe, fd, NULL, 0, 0);
+	sqe->cmd_op = op;
+	sqe->addr = (__u64)optname << 32 | level;
+	sqe->file_index = optlen;
+	sqe->addr3 = (unsigned long)optval;
+	diff_tag(sqe, ud, 0);
+	return sqe;
+}
+
+/* val[1]/val[2] a TCP pair with 3 bytes queued at val[2], val[3] a unix socket */
+static int setup_sock_cmd(struct diff_ctx *c)
+{
+	int sv[2];
+
+	if (setup_tcp_pair(c))
+		return -1;
+	if (write(c->val[1], "abc", 3) != 3)
+		return diff_fail(c, "write: %s", strerror(errno));
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv))
+		return diff_fail(c, "socketpair: %s", strerror(errno));
+	c->val[3] = track(c, sv[0], "socketpair");
+	return c->val[3] < 0 || track(c, sv[1], "socketpair") < 0 ? -1 : 0;
+}
+
+static int fill_sock_cmd(struct io_uring *ring, struct diff_ctx *c)
+{
+	int *one = (int *)(c->buf[2] + 64), *val = (int *)c->buf[2];
+	struct io_uring_sqe *sqe;
+
+	*one = 1;
+	sock_cmd(ring, c, 1, c->val[2], 0, 0, 0, NULL, 0);		/* SIOCINQ */
+	sock_cmd(ring, c, 2, c->val[1], 1, 0, 0, NULL, 0);		/* SIOCOUTQ */
+	sock_cmd(ring, c, 3, c->val[1], 2, SOL_SOCKET, SO_TYPE, val, 4);
+	sock_cmd(ring, c, 4, c->val[1], 2, IPPROTO_TCP, TCP_NODELAY, val, 4);
+	sock_cmd(ring, c, 5, c->val[1], 3, SOL_SOCKET, SO_KEEPALIVE, one, 4);
+	sock_cmd(ring, c, 6, c->val[1], 3, IPPROTO_TCP, TCP_NODELAY, one, 4);
+	sock_cmd(ring, c, 7, c->val[1], 99, 0, 0, NULL, 0);
+	sock_cmd(ring, c, 8, c->val[3], 0, 0, 0, NULL, 0);		/* unix */
+	sock_cmd(ring, c, 9, c->val[3], 2, SOL_SOCKET, SO_TYPE, val + 4, 4);
+	sock_cmd(ring, c, 20, c->val[0], 0, 0, 0, NULL, 0);		/* listening */
+	sock_cmd(ring, c, 21, 999, 0, 0, 0, NULL, 0);
+	sock_cmd(ring, c, 22, c->val[1], 2, SOL_SOCKET, SO_TYPE, NULL, 4);
+	sock_cmd(ring, c, 23, c->val[1], 2, SOL_SOCKET, SO_TYPE, val + 8, (__u32)-1);
+	sqe = sock_cmd(ring, c, 24, c->val[1], 0, 0, 0, NULL, 0);
+	sqe->uring_cmd_flags = 1U << 5;
+	sqe = sock_cmd(ring, c, 25, c->val[1], 0, 0, 0, NULL, 0);
+	sqe->uring_cmd_flags = 1U << 1;		/* MULTISHOT without a buffer */
+	sqe = sock_cmd(ring, c, 26, c->val[1], 0, 0, 0, NULL, 0);
+	sqe->__pad1 = 1;
+	sock_cmd(ring, c, 27, c->dirfd, 0, 0, 0, NULL, 0);	/* not a socket */
+	sqe = sock_cmd(ring, c, 28, c->val[2], 0, 0, 0, NULL, 0);
+	sqe->flags |= IOSQE_ASYNC;
+	sock_cmd(ring, c, 29, c->val[1], 4, 0, 0, NULL, 0);	/* TX_TIMESTAMP */
+	return 0;
+}
+
+static int check_sock_cmd(struct diff_ctx *c, const struct diff_cqe *cqe,
+			  unsigned nr)
+{
+	int *val = (int *)c->buf[2], v = 0;
+	socklen_t len = sizeof(v);
+
+	(void)cqe;
+	(void)nr;
+	diff_note(c, NOTE, val[0]);
+	if (getsockopt(c->val[1], SOL_SOCKET, SO_KEEPALIVE, &v, &len))
+		return diff_fail(c, "getsockopt: %s", strerror(errno));
+	diff_note(c, NOTE + 1, v);
+	len = sizeof(v);
+	if (getsockopt(c->val[1], IPPROTO_TCP, TCP_NODELAY, &v, &len))
+		return diff_fail(c, "getsockopt: %s", strerror(errno));
+	diff_note(c, NOTE + 2, !!v);
+	return 0;
+}
+
 const struct scenario diff_net[] = {
 	{
 		.name = "net_pair_send_recv",
@@ -1206,6 +1289,16 @@ const struct scenario diff_net[] = {
 		.normalize = normalize_fds,
 		.nr_cqes = 3,
 		.known = { { 10, DIFF_RES_FD }, { 11, DIFF_RES_FD }, { 1, -EAGAIN } },
+	}, {
+		.name = "net_uring_cmd",
+		.setup = setup_sock_cmd,
+		.fill = fill_sock_cmd,
+		.after_submit = diff_submit_rest,
+		.check = check_sock_cmd,
+		.nr_cqes = 19,
+		.order = ORDER_ANY,
+		.known = { { 1, 3 }, { 3, 4 }, { 5, 0 }, { 27, -EOPNOTSUPP },
+			   { 28, 3 }, { NOTE, SOCK_STREAM }, { NOTE + 1, 1 } },
 	},
 	{ .name = NULL },
 };
