@@ -56,7 +56,9 @@ LDLIBS	:= -lpthread
 # src/: api (liburing's functions), engine (the seam), kernel, user (the
 # user engine: core, ops/, backend/), simdev, fault, lib (shared primitives);
 # docs/architecture.md draws it
-LIB_SRCS := $(wildcard src/*/*.c src/*/*/*.c)
+# (src/trap/sigshim.c is libanyring-sig.so, the trap's preload shim)
+SHIM_SRC := src/trap/sigshim.c
+LIB_SRCS := $(filter-out $(SHIM_SRC),$(wildcard src/*/*.c src/*/*/*.c))
 LIB_PIC  := $(patsubst src/%.c,$(O)/obj/pic/%.o,$(LIB_SRCS))
 LIB_STA  := $(patsubst src/%.c,$(O)/obj/static/%.o,$(LIB_SRCS))
 LIB_SO   := $(O)/lib/libanyring.so
@@ -64,6 +66,9 @@ LIB_A    := $(O)/lib/libanyring.a
 # the drop-in: the same objects as liburing.so.2 (liburing 2.3's soname,
 # symbols and versions), for the anyring-liburing package
 DROPIN_SO := $(O)/lib/dropin/liburing.so.2.3
+# the system-call trap's preload shim: libc's sigaction and mask calls
+SHIM_SONAME := libanyring-sig.so.0
+SHIM_SO  := $(O)/lib/$(SHIM_SONAME)
 LIB_RPATH := -Wl,-rpath,$(abspath $(O)/lib)
 
 # man/manN/*.N: anyring(7), the tools' pages, <anyring.h>'s functions
@@ -87,7 +92,7 @@ DIFF_BIN := $(if $(DIFF_SRCS),$(O)/tests/differential)
 .PHONY: all lib tools tests test bench install clean setup deb deb-check
 all: lib tools $(O)/lib/pkgconfig/anyring.pc
 
-lib: $(LIB_SO) $(LIB_A) $(DROPIN_SO)
+lib: $(LIB_SO) $(LIB_A) $(DROPIN_SO) $(SHIM_SO)
 tools: $(TOOLS) $(BENCH)
 
 $(O)/obj/pic/%.o: src/%.c
@@ -110,6 +115,9 @@ $(DROPIN_SO): $(LIB_PIC) src/api/liburing.map
 $(LIB_SO): $(O)/lib/libanyring.so.$(VERSION)
 	ln -sf libanyring.so.$(VERSION) $(O)/lib/$(SONAME)
 	ln -sf $(SONAME) $@
+$(SHIM_SO): $(SHIM_SRC) include/anyring.h $(LIB_SO)
+	$(CC) $(BASE_CFLAGS) $(LDFLAGS) -fPIC -shared -Wl,-soname,$(SHIM_SONAME) \
+		-Wl,-z,defs -o $@ $(SHIM_SRC) -L$(O)/lib -lanyring -ldl
 $(LIB_A): $(LIB_STA) | $(O)/lib
 	rm -f $@ && ar rcs $@ $(LIB_STA)
 
@@ -166,6 +174,7 @@ install: all
 	ln -sf libanyring.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME)
 	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libanyring.so
 	install -m 644 $(LIB_A) $(DESTDIR)$(LIBDIR)/
+	install -m 644 $(SHIM_SO) $(DESTDIR)$(LIBDIR)/
 	install -m 644 include/anyring.h $(DESTDIR)$(INCDIR)/
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
 	    -e 's|@INCDIR@|$(INCDIR)|' -e 's|@VERSION@|$(VERSION)|' \

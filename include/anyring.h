@@ -186,6 +186,21 @@ int anyring_simdev_create(const char *spec);
 /* Drop (or tear, per the spec) every write not covered by a completed fsync. */
 int anyring_simdev_power_loss(int fd);
 
+/* ---- the system-call trap's preload shim (docs/trap.md) ---- */
+/*
+ * Called by libanyring-sig.so's sigaction() and mask wrappers, not by
+ * programs. While the trap is installed: SIGSYS's disposition is
+ * recorded instead of set, and SIGSYS is taken out of a new mask (copy,
+ * for the shim to pass on; *was_blocked: the thread had asked for it
+ * blocked). They return 1 when the call is not the trap's: libc serves it.
+ * anyring_trap_sigaction() is 0 or -1 with errno; anyring_trap_sigmask()
+ * is 0 or -errno.
+ */
+int anyring_trap_sigaction(int sig, const struct sigaction *act,
+			   struct sigaction *oact);
+int anyring_trap_sigmask(int how, const sigset_t *set, sigset_t *copy,
+			 int *was_blocked);
+
 #ifdef __cplusplus
 }
 #endif

@@ -7,7 +7,8 @@
 # (ANYRING_ENGINE=kernel, =user); in the plain build both builds also run
 # under `anyring-run --deny-io-uring` (io_uring refused as in Docker, so
 # auto falls back to the user engine; the -luring build gets libanyring
-# preloaded).
+# preloaded). A third build links liburing.a statically: it runs on the
+# kernel, and under denial through the system-call trap (docs/trap.md).
 set -eu
 ex=/usr/share/doc/liburing-dev/examples
 [ -f "$ex/io_uring-cp.c" ] || { echo "skipped: liburing-dev examples not installed"; exit 77; }
@@ -31,6 +32,11 @@ for e in io_uring-cp io_uring-test link-cp ucontext-cp; do
 	$CC -O2 -w -D_GNU_SOURCE $exflags -o "$tmp/$e.anyring" "$src" -L"$lib" \
 		-lanyring -Wl,-rpath,"$lib"
 	$CC -O2 -w -D_GNU_SOURCE -o "$tmp/$e.uring" "$src" -luring
+	$CC -O2 -w -D_GNU_SOURCE -o "$tmp/$e.static" "$src" \
+		-Wl,-Bstatic -luring -Wl,-Bdynamic
+	if ldd "$tmp/$e.static" | grep -q 'liburing\.so'; then
+		echo "$e: the static build uses liburing.so"; exit 1
+	fi
 	# the anyring build must really use libanyring, not liburing
 	ldd "$tmp/$e.anyring" | grep -q libanyring || { echo "$e: not linked to libanyring"; exit 1; }
 	if ldd "$tmp/$e.anyring" | grep -q 'liburing\.so'; then
@@ -78,13 +84,21 @@ labels="$labels uring kernel user"
 if [ -z "$SAN" ]; then
 	check deny-anyring anyring "$run" --deny-io-uring --
 	check deny-uring uring "$run" --deny-io-uring --
-	labels="$labels deny-anyring deny-uring"
+	check static static env
+	check deny-static static "$run" --deny-io-uring --
+	labels="$labels deny-anyring deny-uring static deny-static"
 	# and the rings there were the user engine's, chosen by auto's fallback
 	rm -f "$tmp/dst"
 	"$run" --deny-io-uring --debug -- "$tmp/io_uring-cp.uring" "$tmp/src" \
 		"$tmp/dst" > "$tmp/out" 2>&1
 	grep -q "engine user (auto.*refused" "$tmp/out" || {
 		echo "deny: auto did not fall back to the user engine:"; cat "$tmp/out"; exit 1; }
+	# liburing.a's own system calls: served by the trap, on the user engine
+	rm -f "$tmp/dst"
+	"$run" --deny-io-uring --debug -- "$tmp/io_uring-cp.static" "$tmp/src" \
+		"$tmp/dst" > "$tmp/out" 2>&1
+	grep -q "trap: installed" "$tmp/out" && grep -q "engine user" "$tmp/out" || {
+		echo "deny, static: not served by the trap:"; cat "$tmp/out"; exit 1; }
 fi
 wait
 sort "$tmp/ucontext.ref" > "$tmp/uref"

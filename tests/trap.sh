@@ -3,8 +3,11 @@
 # the system-call trap where io_uring is refused (`anyring-run
 # --deny-io-uring`, as Docker's default profile refuses it) or the user
 # engine is forced. tests/raw/uring-raw.c maps the ring with mmap(2) and
-# drives it by hand, in main, with every signal blocked but SIGSYS, and
-# inside a signal handler on an alternate stack; uring-static.c links
+# drives it by hand: in main, with every signal blocked but SIGSYS or
+# with SIGSYS too (in main and a thread), inside a signal handler on an
+# alternate stack, with its own SIGSYS handler and seccomp filter, on a
+# coroutine's 8 KiB stack, and closing rings with close(2) and reusing
+# their numbers; uring-static.c links
 # liburing.a; fio's io_uring engine writes and verifies a file. Each runs
 # on the kernel first, then on the user engine, which ANYRING_DEBUG must
 # confirm; with ANYRING_TRAP=0 the refusal must reach the program.
@@ -19,7 +22,7 @@ esac
 run="$ANYRING_BUILD/bin/anyring-run"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/anyring-trap.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
-$CC -std=gnu11 -O2 -Wall -Wextra -Werror -o "$tmp/uring-raw" \
+$CC -std=gnu11 -O2 -Wall -Wextra -Werror -pthread -o "$tmp/uring-raw" \
 	"$ANYRING_TOP/tests/raw/uring-raw.c"
 $CC -std=gnu11 -O2 -Wall -Wextra -Werror -o "$tmp/uring-static" \
 	"$ANYRING_TOP/tests/raw/uring-static.c" -Wl,-Bstatic -luring -Wl,-Bdynamic
@@ -35,7 +38,7 @@ ok() {
 	echo "$label: ok"
 }
 
-for m in "" blocked-but-sigsys altstack; do
+for m in "" blocked-but-sigsys altstack blocked-all own-sigsys small-stack close-reuse; do
 	ok "kernel $m" "uring-raw: ok" "$tmp/uring-raw" $m
 	ok "refused $m" "engine user" "$run" --deny-io-uring --debug -- "$tmp/uring-raw" $m
 	grep -q "uring-raw: ok" "$tmp/out" || { cat "$tmp/out"; exit 1; }

@@ -89,7 +89,9 @@ static void usage(FILE *out)
 		"                   tool runs with\n"
 		"  -h, --help       print this help and exit\n"
 		"\n"
-		"The library is put first in LD_PRELOAD, before any already there.\n"
+		"The library is put first in LD_PRELOAD, before any already there,\n"
+		"with libanyring-sig.so.0 from its directory when it is there\n"
+		"(the system-call trap's shim for sigaction and signal masks).\n"
 		"Secure-execution (setuid) programs ignore LD_PRELOAD.\n"
 		"\n"
 		"Exit status: CMD's; 2 on bad usage; 125 if anyring-run fails;\n"
@@ -232,16 +234,32 @@ static int check_lib(const char *lib)
 	return 0;
 }
 
-/* LD_PRELOAD = lib, then whatever was there */
+/*
+ * The system-call trap's shim, libanyring-sig.so.0, beside lib (when lib
+ * is a path): into out, or "" when there is none.
+ */
+static void shim_of(const char *lib, char *out, size_t len)
+{
+	const char *slash = strrchr(lib, '/');
+
+	out[0] = '\0';
+	if (!slash || (size_t)snprintf(out, len, "%.*s/libanyring-sig.so.0",
+				       (int)(slash - lib), lib) >= len ||
+	    access(out, R_OK))
+		out[0] = '\0';
+}
+
+/* LD_PRELOAD = lib, its shim, then whatever was there */
 static int set_preload(const char *lib)
 {
 	const char *old = getenv("LD_PRELOAD");
+	char shim[PATH_MAX + 32];
 	char *val;
 	int ret;
 
-	if (!old || !*old)
-		return setenv("LD_PRELOAD", lib, 1);
-	if (asprintf(&val, "%s:%s", lib, old) < 0)
+	shim_of(lib, shim, sizeof(shim));
+	if (asprintf(&val, "%s%s%s%s%s", lib, *shim ? ":" : "", shim,
+		     old && *old ? ":" : "", old && *old ? old : "") < 0)
 		return -1;
 	ret = setenv("LD_PRELOAD", val, 1);
 	free(val);

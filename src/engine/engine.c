@@ -173,14 +173,14 @@ int ar_engine_claim_fd(int fd, const struct ar_engine *e, void *obj)
 	return 0;
 }
 
-void ar_engine_release_fd(int fd)
+bool ar_engine_release_fd(int fd)
 {
 	struct ar_fd_chunk *c = ar_fd_chunk(fd, 0);
 	unsigned i = fd & (AR_FD_CHUNK - 1);
 	const struct ar_engine *old;
 
 	if (!c)
-		return;
+		return false;
 	/*
 	 * Nothing is published by the release: relaxed. A lookup racing it
 	 * may still see the engine and then a NULL priv, which it treats as
@@ -190,6 +190,56 @@ void ar_engine_release_fd(int fd)
 	atomic_store_explicit(&c->priv[i], NULL, memory_order_relaxed);
 	if (ar_claim_is_ring(old))
 		atomic_fetch_sub_explicit(&ar_ring_claims, 1, memory_order_relaxed);
+	return old != NULL;
+}
+
+/*
+ * A claimed in-process ring whose fd no longer is its eventfd (closed,
+ * the number perhaps reused) is ended by its engine's ->gone. Whoever
+ * takes the claim (this exchange, or the engine's own close releasing
+ * it) ends the ring, once. Called by the trap before it makes a ring:
+ * a program that makes rings and closes them keeps at most the last.
+ * One fdinfo read per ring.
+ */
+void ar_engine_sweep(void)
+{
+	unsigned i, j;
+
+	/* relaxed: a hint, as in ar_engine_lookup_file() */
+	if (!atomic_load_explicit(&ar_ring_claims, memory_order_relaxed))
+		return;
+	for (i = 0; i < AR_FD_CHUNKS; i++) {
+		/* acquire pairs with ar_fd_chunk()'s CAS: the chunk is zeroed */
+		struct ar_fd_chunk *c = atomic_load_explicit(&ar_fd_table[i],
+							     memory_order_acquire);
+
+		for (j = 0; c && j < AR_FD_CHUNK; j++) {
+			/* acquire pairs with the claim's release: ident and priv */
+			const struct ar_engine *e =
+				atomic_load_explicit(&c->engine[j],
+						     memory_order_acquire);
+			long id = atomic_load_explicit(&c->ident[j],
+						       memory_order_relaxed);
+			int fd = (int)(i * AR_FD_CHUNK + j);
+			void *obj;
+
+			if (!e || !e->in_process || !e->gone || id < 0 ||
+			    ar_eventfd_id(fd) == id)
+				continue;
+			obj = atomic_load_explicit(&c->priv[j],
+						   memory_order_acquire);
+			if (!obj || !atomic_compare_exchange_strong_explicit(
+					&c->engine[j], &e, NULL,
+					memory_order_acq_rel,
+					memory_order_relaxed))
+				continue;
+			atomic_store_explicit(&c->priv[j], NULL,
+					      memory_order_relaxed);
+			atomic_fetch_sub_explicit(&ar_ring_claims, 1,
+						  memory_order_relaxed);
+			e->gone(obj, fd);
+		}
+	}
 }
 
 /* the ring claim whose fd refers to the same open file as fd, if any */

@@ -52,6 +52,12 @@ struct ar_engine {
 		   unsigned nr_args);
 	/* release the ring fd */
 	int (*close)(void *obj, int fd);
+	/*
+	 * fd was closed by the program without the library (found by
+	 * ar_engine_sweep(), its claim already dropped): end the ring as
+	 * close would, without closing the number. NULL: nothing to do.
+	 */
+	void (*gone)(void *obj, int fd);
 	/* set (set != NULL) and/or read (get != NULL) a ring's policy */
 	int (*policy)(void *obj, const struct anyring_policy *set,
 		      struct anyring_policy *get);
@@ -109,7 +115,13 @@ int ar_engine_claim_fd(int fd, const struct ar_engine *e, void *obj);
  */
 const struct ar_engine *ar_engine_disowned(int fd, bool index, int ret,
 					   void **obj);
-void ar_engine_release_fd(int fd);
+/* drop fd's claim; false if it had none (another release took it) */
+bool ar_engine_release_fd(int fd);
+/*
+ * End the in-process rings whose fd the program closed behind the
+ * library's back (the system-call trap's programs close with close(2)).
+ */
+void ar_engine_sweep(void);
 /* The engine for a new ring: by name, NULL meaning ANYRING_ENGINE/auto. */
 int ar_engine_setup(const char *name, unsigned entries,
 		    struct io_uring_params *p);
@@ -192,6 +204,8 @@ int ar_sys_enter(unsigned fd, unsigned to_submit, unsigned min_complete,
 int ar_sys_register(unsigned fd, unsigned opcode, const void *arg,
 		    unsigned nr_args);
 int ar_sys_close(int fd);
+long ar_sys_site(long n, long a1, long a2, long a3, long a4, long a5,
+		 long a6);
 
 /* policy.c: ANYRING_POLICY for a new ring */
 void ar_policy_env(struct anyring_policy *p);

@@ -19,6 +19,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -33,6 +34,7 @@
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include "engine/engine.h"
+#include "lib/uaccess.h"
 #include "trap/trap.h"
 
 #ifndef SYS_SECCOMP
@@ -47,8 +49,6 @@
 #define AR_NR_REGISTER	427
 
 static bool ar_trap_on;
-/* SIGSYS as the program had it: traps that are not ours go there */
-static struct sigaction ar_trap_prev;
 
 bool ar_trap_active(void)
 {
@@ -75,42 +75,50 @@ bool ar_trap_active(void)
  * populated, writable, of an fd at 0, IORING_OFF_CQ_RING or
  * IORING_OFF_SQES. Requiring all of that keeps other programs' mmaps
  * (and those of a child without libanyring, which inherits the filter
- * but not the handler) out of the trap. Jumps are relative: the targets
- * are TRAP (24) and ALLOW (25). Another architecture (a 32-bit program)
- * and x32 calls pass untouched.
+ * but not the handler) out of the trap; for the same reason nothing
+ * else is trapped (docs/trap.md). Another architecture (a 32-bit
+ * program) and x32 calls pass untouched.
  */
+#define AR_F_TRAP	24
+#define AR_F_ALLOW	25
+/* a jump from instruction at to instruction to */
+#define TO(at, to)	((to) - (at) - 1)
+
 static int ar_trap_filter(struct sock_filter *f, size_t max)
 {
 	unsigned long site = ar_site_ip();
 	const struct sock_filter prog[] = {
 		/*  0 */ LD(offsetof(struct seccomp_data, arch)),
-		/*  1 */ JEQ(AUDIT_ARCH_X86_64, 0, 23),
+		/*  1 */ JEQ(AUDIT_ARCH_X86_64, 0, TO(1, AR_F_ALLOW)),
 		/*  2 */ LD(AR_DATA_IP_LO),
-		/*  3 */ JEQ((__u32)site, 0, 2),
+		/*  3 */ JEQ((__u32)site, 0, TO(3, 6)),
 		/*  4 */ LD(AR_DATA_IP_HI),
-		/*  5 */ JEQ((__u32)(site >> 32), 19, 0),
+		/*  5 */ JEQ((__u32)(site >> 32), TO(5, AR_F_ALLOW), 0),
 		/*  6 */ LD(offsetof(struct seccomp_data, nr)),
-		/*  7 */ JEQ(AR_NR_SETUP, 16, 0),
-		/*  8 */ JEQ(AR_NR_ENTER, 15, 0),
-		/*  9 */ JEQ(AR_NR_REGISTER, 14, 0),
-		/* 10 */ JEQ(SYS_mmap, 0, 14),
+		/*  7 */ JEQ(AR_NR_SETUP, TO(7, AR_F_TRAP), 0),
+		/*  8 */ JEQ(AR_NR_ENTER, TO(8, AR_F_TRAP), 0),
+		/*  9 */ JEQ(AR_NR_REGISTER, TO(9, AR_F_TRAP), 0),
+		/* 10 */ JEQ(SYS_mmap, 0, TO(10, AR_F_ALLOW)),
 		/* 11 */ LD(AR_DATA_ARG_LO(3)),
-		/* 12 */ JSET(MAP_SHARED, 0, 12),
-		/* 13 */ JSET(MAP_POPULATE, 0, 11),
+		/* 12 */ JSET(MAP_SHARED, 0, TO(12, AR_F_ALLOW)),
+		/* 13 */ JSET(MAP_POPULATE, 0, TO(13, AR_F_ALLOW)),
 		/* 14 */ LD(AR_DATA_ARG_LO(2)),
-		/* 15 */ JSET(PROT_WRITE, 0, 9),
+		/* 15 */ JSET(PROT_WRITE, 0, TO(15, AR_F_ALLOW)),
 		/* 16 */ LD(AR_DATA_ARG_LO(4)),
-		/* 17 */ JEQ(0xffffffffU, 7, 0),
+		/* 17 */ JEQ(0xffffffffU, TO(17, AR_F_ALLOW), 0),
 		/* 18 */ LD(AR_DATA_ARG_HI(5)),
-		/* 19 */ JEQ(0, 0, 5),
+		/* 19 */ JEQ(0, 0, TO(19, AR_F_ALLOW)),
 		/* 20 */ LD(AR_DATA_ARG_LO(5)),
-		/* 21 */ JEQ(IORING_OFF_SQ_RING, 2, 0),
-		/* 22 */ JEQ(IORING_OFF_CQ_RING, 1, 0),
-		/* 23 */ JEQ(IORING_OFF_SQES, 0, 1),
+		/* 21 */ JEQ(IORING_OFF_SQ_RING, TO(21, AR_F_TRAP), 0),
+		/* 22 */ JEQ(IORING_OFF_CQ_RING, TO(22, AR_F_TRAP), 0),
+		/* 23 */ JEQ(IORING_OFF_SQES, TO(23, AR_F_TRAP),
+			     TO(23, AR_F_ALLOW)),
 		/* 24 */ RET(SECCOMP_RET_TRAP | AR_TRAP_DATA),
 		/* 25 */ RET(SECCOMP_RET_ALLOW),
 	};
 
+	_Static_assert(sizeof(prog) / sizeof(prog[0]) == AR_F_ALLOW + 1,
+		       "the filter's jump targets");
 	if (max < sizeof(prog) / sizeof(prog[0]))
 		return -1;
 	memcpy(f, prog, sizeof(prog));
@@ -132,13 +140,160 @@ static long ar_trap_mmap(long addr, long len, long prot, long flags, long fd,
 				 (int)flags, (int)fd, (off_t)off);
 }
 
-static long ar_trap_serve(long nr, const greg_t *g)
+/* the kernel's struct sigaction, as rt_sigaction(2) takes it on x86_64 */
+struct ar_ksigaction {
+	void *handler;
+	unsigned long flags;
+	void *restorer;
+	__u64 mask;
+};
+
+#define AR_SIGBIT(sig)	(1ULL << ((sig) - 1))
+#define AR_KSIGSET	8	/* rt_sigaction's sigsetsize */
+
+/*
+ * SIGSYS as the program set it: what it had when the trap was
+ * installed, then what it asked for through the preload shim
+ * (anyring_trap_sigaction()); the kernel's stays the trap's handler.
+ * Traps that are not ours go there. A writer fills a slot of its own and
+ * publishes its index; a reader copies the published slot. A slot is
+ * reused only after AR_DISP_SLOTS more writes, so a copy is not torn
+ * unless SIGSYS is set that often while a trap that is not ours is
+ * being delivered: programs set it a handful of times.
+ */
+#define AR_DISP_SLOTS	64
+static struct ar_ksigaction ar_disp[AR_DISP_SLOTS];
+static unsigned ar_disp_next = 1;	/* slot 0: the one at install */
+static unsigned ar_disp_cur;
+
+static void ar_disp_get(struct ar_ksigaction *ka)
 {
+	/* acquire pairs with the release in ar_disp_set(): the slot is filled */
+	*ka = ar_disp[__atomic_load_n(&ar_disp_cur, __ATOMIC_ACQUIRE)];
+}
+
+/* set *ka; *old (if not NULL) gets the one it replaced */
+static void ar_disp_set(const struct ar_ksigaction *ka,
+			struct ar_ksigaction *old)
+{
+	unsigned i = __atomic_fetch_add(&ar_disp_next, 1, __ATOMIC_RELAXED) %
+		     AR_DISP_SLOTS;
+
+	ar_disp[i] = *ka;
+	/* release pairs with ar_disp_get(); acquire: the replaced slot's contents */
+	i = __atomic_exchange_n(&ar_disp_cur, i, __ATOMIC_ACQ_REL);
+	if (old)
+		*old = ar_disp[i];
+}
+
+/*
+ * A SIGSYS that is not our trap (another filter's, or one sent with
+ * kill(2)): the program's handler (ar_disp), with its mask (but SIGSYS,
+ * which must stay deliverable) and SA_RESETHAND, or its default. A trap cannot be ignored: the kernel kills a process that
+ * ignores or blocks one.
+ */
+static void ar_trap_chain(int sig, siginfo_t *si, ucontext_t *uc)
+{
+	struct ar_ksigaction ka, dfl = { .handler = SIG_DFL };
+	__u64 mask;
+
+	ar_disp_get(&ka);
+	if (ka.handler == SIG_IGN && si->si_code != SYS_SECCOMP)
+		return;
+	if (ka.handler == SIG_DFL || ka.handler == SIG_IGN) {
+		/* the default action, as if we were not here: the process dies */
+		ar_sys_site(SYS_rt_sigaction, SIGSYS, (long)&dfl, 0,
+			    AR_KSIGSET, 0, 0);
+		ar_sys_site(SYS_tgkill, getpid(), ar_sys_site(SYS_gettid, 0, 0,
+			    0, 0, 0, 0), SIGSYS, 0, 0, 0);
+		return;
+	}
+	if (ka.flags & SA_RESETHAND)
+		ar_disp_set(&dfl, NULL);
+	memcpy(&mask, &uc->uc_sigmask, sizeof(mask));
+	mask |= ka.mask & ~AR_SIGBIT(SIGSYS);
+	ar_sys_site(SYS_rt_sigprocmask, SIG_SETMASK, (long)&mask, 0,
+		    AR_KSIGSET, 0, 0);
+	if (ka.flags & SA_SIGINFO)
+		((void (*)(int, siginfo_t *, void *))ka.handler)(sig, si, uc);
+	else
+		((void (*)(int))ka.handler)(sig);
+	/* sigreturn restores the mask from uc */
+}
+
+/*
+ * The trap's own stack, one per thread, made on its first trap: the
+ * program may make its call on a small stack (a coroutine's, a green
+ * thread's, an alternate signal stack), and serving a call can take
+ * tens of KiB (setup starts threads). Freed when the thread exits.
+ */
+#define AR_TRAP_STACK	(256 * 1024)
+static __thread char *ar_trap_stack;
+static __thread unsigned ar_trap_depth;
+static pthread_key_t ar_trap_stack_key;
+
+static void ar_trap_stack_free(void *stack)
+{
+	munmap(stack, AR_TRAP_STACK);
+}
+
+static char *ar_trap_stack_get(void)
+{
+	void *m;
+
+	if (ar_trap_stack)
+		return ar_trap_stack;
+	m = mmap(NULL, AR_TRAP_STACK, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK | MAP_NORESERVE,
+		 -1, 0);
+	if (m == MAP_FAILED)
+		return NULL;
+	/* a guard page at the bottom: an overflow faults */
+	mprotect(m, 4096, PROT_NONE);
+	ar_trap_stack = m;
+	pthread_setspecific(ar_trap_stack_key, m);
+	return ar_trap_stack;
+}
+
+/* fn(arg) with the stack pointer at top (16-byte aligned) */
+long ar_trap_on_stack(long (*fn)(void *), void *arg, void *top);
+__asm__(".text\n"
+	".hidden ar_trap_on_stack\n"
+	".globl ar_trap_on_stack\n"
+	".type ar_trap_on_stack, @function\n"
+	"ar_trap_on_stack:\n"
+	"	.cfi_startproc\n"
+	"	pushq %rbp\n"
+	"	.cfi_def_cfa_offset 16\n"
+	"	.cfi_offset %rbp, -16\n"
+	"	movq %rsp, %rbp\n"
+	"	.cfi_def_cfa_register %rbp\n"
+	"	movq %rdx, %rsp\n"
+	"	movq %rdi, %rax\n"
+	"	movq %rsi, %rdi\n"
+	"	call *%rax\n"
+	"	movq %rbp, %rsp\n"
+	"	popq %rbp\n"
+	"	.cfi_def_cfa %rsp, 8\n"
+	"	ret\n"
+	"	.cfi_endproc\n"
+	".size ar_trap_on_stack, .-ar_trap_on_stack\n");
+
+struct ar_trap_call {
+	long nr;
+	ucontext_t *uc;
+};
+
+static long ar_trap_serve(void *arg)
+{
+	const struct ar_trap_call *c = arg;
+	const greg_t *g = c->uc->uc_mcontext.gregs;
 	long a1 = g[REG_RDI], a2 = g[REG_RSI], a3 = g[REG_RDX];
 	long a4 = g[REG_R10], a5 = g[REG_R8], a6 = g[REG_R9];
 
-	switch (nr) {
+	switch (c->nr) {
 	case AR_NR_SETUP:
+		ar_engine_sweep();
 		return ar_engine_setup(NULL, (unsigned)a1,
 				       (struct io_uring_params *)a2);
 	case AR_NR_ENTER:
@@ -153,38 +308,20 @@ static long ar_trap_serve(long nr, const greg_t *g)
 	return -ENOSYS;
 }
 
-/* a trap another filter set: the program's handler, or its default */
-static void ar_trap_chain(int sig, siginfo_t *si, void *uc)
-{
-	struct sigaction dfl;
-
-	if (ar_trap_prev.sa_flags & SA_SIGINFO) {
-		ar_trap_prev.sa_sigaction(sig, si, uc);
-		return;
-	}
-	if (ar_trap_prev.sa_handler == SIG_IGN)
-		return;
-	if (ar_trap_prev.sa_handler != SIG_DFL) {
-		ar_trap_prev.sa_handler(sig);
-		return;
-	}
-	/* the default action, as if we were not here: the process dies */
-	memset(&dfl, 0, sizeof(dfl));
-	dfl.sa_handler = SIG_DFL;
-	sigaction(SIGSYS, &dfl, NULL);
-	raise(SIGSYS);
-}
-
 /*
  * The SIGSYS handler. A seccomp trap is synchronous: it runs in the
  * thread that made the call, at the call, as if the program had called
  * the library there. The result goes where the system call's would
- * (rax); errno is the program's, untouched.
+ * (rax); errno is the program's, untouched. The call is served on the
+ * trap's stack; a trap made while serving one (a program's signal
+ * handler that interrupted it) is served where it is, already on it.
  */
 static void ar_trap_sigsys(int sig, siginfo_t *si, void *ucv)
 {
-	ucontext_t *uc = ucv;
+	struct ar_trap_call c = { .nr = si->si_syscall, .uc = ucv };
 	int saved = errno;
+	char *stack;
+	long ret;
 
 	if (si->si_code != SYS_SECCOMP || si->si_errno != (int)AR_TRAP_DATA ||
 	    si->si_arch != AUDIT_ARCH_X86_64) {
@@ -192,8 +329,14 @@ static void ar_trap_sigsys(int sig, siginfo_t *si, void *ucv)
 		errno = saved;
 		return;
 	}
-	uc->uc_mcontext.gregs[REG_RAX] =
-		ar_trap_serve(si->si_syscall, uc->uc_mcontext.gregs);
+	stack = ar_trap_depth ? NULL : ar_trap_stack_get();
+	ar_trap_depth++;
+	if (stack)
+		ret = ar_trap_on_stack(ar_trap_serve, &c, stack + AR_TRAP_STACK);
+	else
+		ret = ar_trap_serve(&c);
+	ar_trap_depth--;
+	c.uc->uc_mcontext.gregs[REG_RAX] = ret;
 	errno = saved;
 }
 
@@ -211,16 +354,25 @@ static int ar_trap_install(void)
 	if (n < 0)
 		return -EINVAL;
 	prog.len = (unsigned short)n;
+	if (pthread_key_create(&ar_trap_stack_key, ar_trap_stack_free))
+		return -EAGAIN;
+	/* what the program had: traps not ours go there (ar_trap_chain()) */
+	if (ar_sys_site(SYS_rt_sigaction, SIGSYS, 0, (long)&ar_disp[0],
+			AR_KSIGSET, 0, 0))
+		return -EINVAL;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = ar_trap_sigsys;
 	/*
 	 * SA_NODEFER: a signal handler of the program's that interrupts a
 	 * wait we serve may itself make a trapped call. A blocked SIGSYS
-	 * would make the kernel kill the process instead.
+	 * would make the kernel kill the process instead. SA_ONSTACK: the
+	 * kernel's signal frame goes on the thread's alternate stack if it
+	 * has one (a goroutine's stack is too small for it); the handler
+	 * then moves to its own stack.
 	 */
-	sa.sa_flags = SA_SIGINFO | SA_NODEFER | SA_RESTART;
+	sa.sa_flags = SA_SIGINFO | SA_NODEFER | SA_RESTART | SA_ONSTACK;
 	sigemptyset(&sa.sa_mask);
-	if (sigaction(SIGSYS, &sa, &ar_trap_prev))
+	if (sigaction(SIGSYS, &sa, NULL))
 		return -errno;
 	/* rings made from here on are mappable by the program */
 	__atomic_store_n(&ar_trap_on, true, __ATOMIC_RELAXED);
@@ -231,9 +383,93 @@ static int ar_trap_install(void)
 		int err = errno ? -errno : -EBUSY;
 
 		__atomic_store_n(&ar_trap_on, false, __ATOMIC_RELAXED);
-		sigaction(SIGSYS, &ar_trap_prev, NULL);
+		ar_sys_site(SYS_rt_sigaction, SIGSYS, (long)&ar_disp[0], 0,
+			    AR_KSIGSET, 0, 0);
 		return err;
 	}
+	return 0;
+}
+
+/* the thread asked for SIGSYS blocked: how its mask reads back */
+static __thread bool ar_trap_sys_blocked;
+
+/*
+ * The preload shim's hooks (libanyring-sig.so, src/trap/sigshim.c):
+ * libc's sigaction() for SIGSYS and its mask calls, made by a program
+ * while the trap is installed. The trap stays SIGSYS's handler and
+ * SIGSYS stays unblocked (a trap with SIGSYS blocked kills the process);
+ * the program reads back what it set. 1: not the trap's (the shim calls
+ * libc).
+ */
+__attribute__((visibility("default")))
+int anyring_trap_sigaction(int sig, const struct sigaction *act,
+			   struct sigaction *oact)
+{
+	struct ar_ksigaction ka, old;
+	struct sigaction sa;
+
+	if (sig != SIGSYS || !ar_trap_active())
+		return 1;
+	if (!act) {
+		ar_disp_get(&old);
+	} else {
+		if (ar_copy_from_user(&sa, act, sizeof(sa))) {
+			errno = EFAULT;
+			return -1;
+		}
+		memset(&ka, 0, sizeof(ka));
+		ka.handler = (void *)sa.sa_handler;
+		ka.flags = (unsigned long)(unsigned)sa.sa_flags;
+		memcpy(&ka.mask, &sa.sa_mask, sizeof(ka.mask));
+		ka.mask &= ~(AR_SIGBIT(SIGKILL) | AR_SIGBIT(SIGSTOP));
+		ar_disp_set(&ka, &old);
+	}
+	if (oact) {
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = (void (*)(int))old.handler;
+		sa.sa_flags = (int)old.flags;
+		memcpy(&sa.sa_mask, &old.mask, sizeof(old.mask));
+		if (ar_copy_to_user(oact, &sa, sizeof(sa))) {
+			errno = EFAULT;
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * sigprocmask()/pthread_sigmask(how, set, ...): *copy gets set without
+ * SIGSYS, for the shim to pass on; *was_blocked whether the thread had
+ * asked for SIGSYS blocked (its old mask reads back with it). 0, 1 (not
+ * the trap's) or -errno.
+ */
+__attribute__((visibility("default")))
+int anyring_trap_sigmask(int how, const sigset_t *set, sigset_t *copy,
+			 int *was_blocked)
+{
+	if (!ar_trap_active())
+		return 1;
+	*was_blocked = ar_trap_sys_blocked;
+	if (!set)
+		return 0;
+	if (ar_copy_from_user(copy, set, sizeof(*copy)))
+		return -EFAULT;
+	switch (how) {
+	case SIG_BLOCK:
+		if (sigismember(copy, SIGSYS))
+			ar_trap_sys_blocked = true;
+		break;
+	case SIG_UNBLOCK:
+		if (sigismember(copy, SIGSYS))
+			ar_trap_sys_blocked = false;
+		break;
+	case SIG_SETMASK:
+		ar_trap_sys_blocked = sigismember(copy, SIGSYS);
+		break;
+	default:
+		return -EINVAL;
+	}
+	sigdelset(copy, SIGSYS);
 	return 0;
 }
 
@@ -242,6 +478,22 @@ static int ar_trap_install(void)
 static int ar_trap_install(void)
 {
 	return -EOPNOTSUPP;
+}
+
+__attribute__((visibility("default")))
+int anyring_trap_sigaction(int sig, const struct sigaction *act,
+			   struct sigaction *oact)
+{
+	(void)sig; (void)act; (void)oact;
+	return 1;
+}
+
+__attribute__((visibility("default")))
+int anyring_trap_sigmask(int how, const sigset_t *set, sigset_t *copy,
+			 int *was_blocked)
+{
+	(void)how; (void)set; (void)copy; (void)was_blocked;
+	return 1;
 }
 
 #define AR_TRAP_ARCH_OK	0

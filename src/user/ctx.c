@@ -547,17 +547,14 @@ static void ar_user_unmap(struct io_uring *ring)
 }
 
 /*
- * Closing the ring fd ends the ring: requests in flight are cancelled,
- * threads joined, registered resources released, memory freed.
+ * The end of a ring: requests in flight are cancelled, threads joined,
+ * registered resources released, memory freed; its fd's claim is gone.
+ * The fd is closed unless the program closed it already (ar_user_gone()).
  */
-static int ar_user_close(void *obj, int fd)
+static void ar_user_end(struct ar_uctx *ctx, int fd, bool close_fd)
 {
-	struct ar_uctx *ctx = obj;
 	int fd2;
 
-	if (!ctx)
-		return ar_sys_close(fd);
-	ar_engine_release_fd(fd);
 	atomic_store_explicit(&ctx->dead, true, memory_order_release);
 	if (ctx->sqpoll)
 		ar_sqpoll_stop(ctx);
@@ -582,9 +579,35 @@ static int ar_user_close(void *obj, int fd)
 	ctx->dead_evfds = NULL;
 	/* an enter still holding the ring must not touch a reused number */
 	__atomic_store_n(&ctx->ring_fd, -1, __ATOMIC_RELEASE);
-	close(fd);
+	if (close_fd)
+		close(fd);
 	ar_uctx_put(ctx);
+}
+
+/* Closing the ring fd ends the ring. */
+static int ar_user_close(void *obj, int fd)
+{
+	struct ar_uctx *ctx = obj;
+
+	/* a sweep that found fd closed ended the ring already */
+	if (!ctx || !ar_engine_release_fd(fd))
+		return ar_sys_close(fd);
+	ar_user_end(ctx, fd, true);
 	return 0;
+}
+
+/*
+ * The program closed the ring's fd without the library (the system-call
+ * trap's programs do): the number may be another file's already, so the
+ * ring stops signalling it before anything completes.
+ */
+static void ar_user_gone(void *obj, int fd)
+{
+	struct ar_uctx *ctx = obj;
+
+	/* release pairs with the ring-fd signal's acquire (complete.c) */
+	__atomic_store_n(&ctx->ring_fd, -1, __ATOMIC_RELEASE);
+	ar_user_end(ctx, fd, false);
 }
 
 void ar_uctx_get(struct ar_uctx *ctx)
@@ -607,6 +630,7 @@ const struct ar_engine ar_user_engine = {
 	.enter	= ar_user_enter,
 	.reg	= ar_user_register,
 	.close	= ar_user_close,
+	.gone	= ar_user_gone,
 	.policy	= ar_user_policy,
 	.stats	= ar_user_stats,
 	.ring_index = ar_user_ring_index,

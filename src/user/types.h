@@ -203,6 +203,7 @@ struct ar_ureq {
 	pthread_t worker;		/* valid while RUNNING */
 	__u8 fault_seen;		/* fault.c: the rules have looked at it */
 	__u8 fault_delay;		/* fault.c: 1 + the rule whose delay is still to sleep */
+	bool interrupted;		/* a cancel found it RUNNING: io-wq's signal (relaxed atomics) */
 	struct io_uring_sqe sqe;	/* the SQE as submitted (SUBMIT_STABLE) */
 	void *alloc;			/* freed with the request */
 	_Alignas(16) unsigned char opdata[AR_REQ_OPDATA];

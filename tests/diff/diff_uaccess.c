@@ -24,8 +24,10 @@
 #include <sys/socket.h>
 #include <unistd.h>
 #include <linux/openat2.h>
+#include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
+#include <sys/xattr.h>
 #include "harness.h"
 #include "compat.h"
 
@@ -52,6 +54,10 @@ enum ua_op {
 	UA_RENAME_OLD, UA_RENAME_NEW, UA_UNLINK, UA_MKDIR,
 	UA_SYMLINK_TARGET, UA_SYMLINK_NEW, UA_LINK_OLD, UA_LINK_NEW,
 	UA_FILES_UPDATE, UA_FILES_UPDATE_ALLOC,
+	UA_FSETXATTR_NAME, UA_FSETXATTR_VALUE, UA_SETXATTR_PATH,
+	UA_FGETXATTR_NAME, UA_FGETXATTR_VALUE, UA_GETXATTR_PATH,
+	UA_EPOLL_CTL_EVENT, UA_EPOLL_WAIT_EVENTS, UA_PIPE_FDS,
+	UA_PIPE_FDS_DIRECT, UA_READV_FIXED_IOV, UA_WRITEV_FIXED_IOV,
 	/* sockets (ops/net.c) */
 	UA_CONNECT_ADDR, UA_BIND_ADDR, UA_SENDTO_ADDR, UA_SEND_BUF, UA_RECV_BUF,
 	UA_SENDMSG_HDR, UA_RECVMSG_HDR, UA_SENDMSG_IOV, UA_RECVMSG_IOV,
@@ -386,6 +392,122 @@ static unsigned ua_files_update(struct io_uring *ring,
 	ua_reap(ring, r, 1);
 	diff_put(r, "slot", good[0]);
 	return 0;
+}
+
+/* FSETXATTR, SETXATTR, FGETXATTR, GETXATTR on "a" with one bad pointer */
+static unsigned ua_xattr(struct io_uring *ring, const struct ua_case *uc,
+			 int fd)
+{
+	static const char value[] = "hello";
+	static char got[64];
+	struct io_uring_sqe *sqe = ua_sqe(ring, 1);
+	const char *name = "user.x", *path = "a";
+	const void *val = value;
+	void *out = got;
+	__u8 op;
+
+	(void)fsetxattr(fd, "user.x", value, 5, 0);
+	switch (uc->op) {
+	case UA_FSETXATTR_NAME: case UA_FGETXATTR_NAME:
+		name = ua_path(uc->bad);
+		break;
+	case UA_FSETXATTR_VALUE:
+		val = ua_ptr(uc->bad, value, 5, false);
+		break;
+	case UA_FGETXATTR_VALUE:
+		out = ua_ptr(uc->bad, got, 5, false);
+		break;
+	default:
+		path = ua_path(uc->bad);
+		break;
+	}
+	switch (uc->op) {
+	case UA_FSETXATTR_NAME: case UA_FSETXATTR_VALUE:
+		op = IORING_OP_FSETXATTR;
+		break;
+	case UA_SETXATTR_PATH:
+		op = IORING_OP_SETXATTR;
+		break;
+	case UA_GETXATTR_PATH:
+		op = IORING_OP_GETXATTR;
+		break;
+	default:
+		op = IORING_OP_FGETXATTR;
+		break;
+	}
+	io_uring_prep_rw(op, sqe, fd, name, 5, 0);
+	sqe->addr2 = (unsigned long)(op == IORING_OP_FSETXATTR ||
+				     op == IORING_OP_SETXATTR ? val : out);
+	if (op == IORING_OP_SETXATTR || op == IORING_OP_GETXATTR) {
+		sqe->fd = 0;
+		sqe->addr3 = (unsigned long)path;
+	}
+	return 1;
+}
+
+/* EPOLL_CTL's event and EPOLL_WAIT's events, over an eventfd that is readable */
+static unsigned ua_epoll(struct io_uring *ring, const struct ua_case *uc)
+{
+	static struct epoll_event good = { .events = EPOLLIN };
+	int ep = epoll_create1(EPOLL_CLOEXEC), efd = eventfd(1, EFD_CLOEXEC);
+	struct io_uring_sqe *sqe = ua_sqe(ring, 1);
+	void *p;
+
+	if (uc->op == UA_EPOLL_CTL_EVENT) {
+		p = ua_ptr(uc->bad, &good, sizeof(good), false);
+		io_uring_prep_epoll_ctl(sqe, ep, efd, EPOLL_CTL_ADD, p);
+		return 1;
+	}
+	epoll_ctl(ep, EPOLL_CTL_ADD, efd, &good);
+	io_uring_prep_rw(59 /* EPOLL_WAIT */, sqe, ep,
+			 ua_ptr(uc->bad, &good, sizeof(good), false), 1, 0);
+	return 1;
+}
+
+/* PIPE writing its two fds (or, direct, its two slots) to bad memory */
+static unsigned ua_pipe(struct io_uring *ring, const struct ua_case *uc,
+			struct diff_run *r)
+{
+	int good[2] = { -1, -1 };
+	struct io_uring_sqe *sqe;
+
+	if (uc->op == UA_PIPE_FDS_DIRECT)
+		diff_put(r, "register sparse",
+			 io_uring_register_files_sparse(ring, 4));
+	sqe = ua_sqe(ring, 1);
+	io_uring_prep_rw(62 /* PIPE */, sqe, 0,
+			 ua_ptr(uc->bad, good, sizeof(good), false), 0, 0);
+	if (uc->op != UA_PIPE_FDS_DIRECT)
+		return 1;
+	sqe->file_index = IORING_FILE_INDEX_ALLOC;
+	io_uring_submit(ring);
+	ua_reap(ring, r, 1);
+	/* then a good one: the slots it gets show what the bad one left */
+	sqe = ua_sqe(ring, 2);
+	io_uring_prep_rw(62 /* PIPE */, sqe, 0, good, 0, 0);
+	sqe->file_index = IORING_FILE_INDEX_ALLOC;
+	io_uring_submit(ring);
+	ua_reap(ring, r, 1);
+	diff_put(r, "slot 0", good[0]);
+	diff_put(r, "slot 1", good[1]);
+	return 0;
+}
+
+/* READV_FIXED/WRITEV_FIXED with a bad iovec array */
+static unsigned ua_rw_fixed(struct io_uring *ring, const struct ua_case *uc,
+			    int fd, struct diff_run *r)
+{
+	static struct iovec good[2];
+	struct iovec reg = { ua_buf[0], sizeof(ua_buf[0]) };
+	struct io_uring_sqe *sqe;
+
+	good[0] = (struct iovec){ ua_buf[0], 100 };
+	good[1] = (struct iovec){ ua_buf[0] + 200, 100 };
+	diff_put(r, "register", io_uring_register_buffers(ring, &reg, 1));
+	sqe = ua_sqe(ring, 1);
+	io_uring_prep_rw(uc->op == UA_READV_FIXED_IOV ? 60 : 61, sqe, fd,
+			 ua_ptr(uc->bad, good, sizeof(good), false), 2, 0);
+	return 1;
 }
 
 /* a loopback TCP listener with a connection waiting; -1 on failure */
@@ -870,6 +992,15 @@ static unsigned ua_sqes(struct io_uring *ring, const struct ua_case *uc,
 		return ua_timeout(ring, uc);
 	case UA_FILES_UPDATE: case UA_FILES_UPDATE_ALLOC:
 		return ua_files_update(ring, uc, fd, r);
+	case UA_FSETXATTR_NAME: case UA_FSETXATTR_VALUE: case UA_SETXATTR_PATH:
+	case UA_FGETXATTR_NAME: case UA_FGETXATTR_VALUE: case UA_GETXATTR_PATH:
+		return ua_xattr(ring, uc, fd);
+	case UA_EPOLL_CTL_EVENT: case UA_EPOLL_WAIT_EVENTS:
+		return ua_epoll(ring, uc);
+	case UA_PIPE_FDS: case UA_PIPE_FDS_DIRECT:
+		return ua_pipe(ring, uc, r);
+	case UA_READV_FIXED_IOV: case UA_WRITEV_FIXED_IOV:
+		return ua_rw_fixed(ring, uc, fd, r);
 	case UA_CONNECT_ADDR ... UA_SEND_ZC_BUF:
 		return ua_net(ring, uc, r);
 	default:
@@ -965,6 +1096,22 @@ const struct diff_call diff_uaccess[] = {
 	UA6("files_update_alloc_fds", UA_FILES_UPDATE_ALLOC, 0, 0),
 	UA("files_update_alloc_fds_rdonly", UA_FILES_UPDATE_ALLOC, UA_RDONLY,
 	   0, 0),
+	UAPATH("fsetxattr_name", UA_FSETXATTR_NAME),
+	UA6("fsetxattr_value", UA_FSETXATTR_VALUE, 0, 0),
+	UAPATH("setxattr_path", UA_SETXATTR_PATH),
+	UAPATH("fgetxattr_name", UA_FGETXATTR_NAME),
+	UA6("fgetxattr_value", UA_FGETXATTR_VALUE, 0, 0),
+	UA("fgetxattr_value_rdonly", UA_FGETXATTR_VALUE, UA_RDONLY, 0, 0),
+	UAPATH("getxattr_path", UA_GETXATTR_PATH),
+	UA6("epoll_ctl_event", UA_EPOLL_CTL_EVENT, 0, 0),
+	UA6("epoll_wait_events", UA_EPOLL_WAIT_EVENTS, 0, 0),
+	UA("epoll_wait_events_rdonly", UA_EPOLL_WAIT_EVENTS, UA_RDONLY, 0, 0),
+	UA6("pipe_fds", UA_PIPE_FDS, 0, 0),
+	UA("pipe_fds_rdonly", UA_PIPE_FDS, UA_RDONLY, 0, 0),
+	UA6("pipe_direct_fds", UA_PIPE_FDS_DIRECT, 0, 0),
+	UA("pipe_direct_fds_rdonly", UA_PIPE_FDS_DIRECT, UA_RDONLY, 0, 0),
+	UA6("readv_fixed_iov", UA_READV_FIXED_IOV, 0, 0),
+	UA6("writev_fixed_iov", UA_WRITEV_FIXED_IOV, 0, 0),
 	/* sockets: NULL is "none" for SEND's destination */
 	UA6("connect_addr", UA_CONNECT_ADDR, 0, 0),
 	UA6("bind_addr", UA_BIND_ADDR, 0, 0),

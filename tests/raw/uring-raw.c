@@ -7,14 +7,27 @@
  * refused, on the user engine through the system-call trap.
  *
  * It submits a NOP, a READ of a file it wrote, a registered-file READ
- * and a READV with a bad iovec array, and checks every CQE. Exit 0 and
+ * and a READV with a bad iovec array, and checks every CQE; bad setup,
+ * enter and register arguments must get the kernel's errnos. Exit 0 and
  * "uring-raw: ok" on success.
  *
  *   uring-raw            in main
  *   uring-raw blocked-but-sigsys    with every other signal blocked
  *   uring-raw altstack              inside a SIGUSR1 handler on a 32 KiB
  *                                   sigaltstack
+ *   uring-raw blocked-all           with every signal blocked, SIGSYS too,
+ *                                   in main and in a thread started so
+ *                                   (the mask must read back that way)
+ *   uring-raw own-sigsys            with the program's own SIGSYS handler
+ *                                   and seccomp filter (for getppid),
+ *                                   set after the library's
+ *   uring-raw small-stack           on an 8 KiB coroutine stack
+ *   uring-raw nops N                N NOPs, one enter each; prints ns/NOP
+ *                                   (what a trapped enter costs)
+ *   uring-raw close-reuse           rings closed with close(2), their fd
+ *                                   numbers reused: no ring is left behind
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <stdatomic.h>
@@ -22,11 +35,18 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stddef.h>
+#include <time.h>
+#include <ucontext.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
+#include <linux/filter.h>
 #include <linux/io_uring.h>
+#include <linux/seccomp.h>
 
 #define NR_SETUP	425
 #define NR_ENTER	426
@@ -41,6 +61,8 @@ struct ring {
 	struct io_uring_sqe *sqes;
 	struct io_uring_cqe *cqes;
 	unsigned tail;
+	void *sq, *cq;
+	size_t sq_len, cq_len, sqes_len;
 };
 
 static void *map(int fd, size_t len, off_t off)
@@ -63,12 +85,12 @@ static void ring_init(struct ring *r, unsigned entries)
 	if (r->fd < 0)
 		FAIL("io_uring_setup: %s", strerror(errno));
 	/* the CQ ring mapped on its own, as programs that ignore SINGLE_MMAP do */
-	sq = map(r->fd, p.sq_off.array + p.sq_entries * sizeof(unsigned),
-		 IORING_OFF_SQ_RING);
-	cq = map(r->fd, p.cq_off.cqes + p.cq_entries * sizeof(struct io_uring_cqe),
-		 IORING_OFF_CQ_RING);
-	r->sqes = map(r->fd, p.sq_entries * sizeof(struct io_uring_sqe),
-		      IORING_OFF_SQES);
+	r->sq_len = p.sq_off.array + p.sq_entries * sizeof(unsigned);
+	r->cq_len = p.cq_off.cqes + p.cq_entries * sizeof(struct io_uring_cqe);
+	r->sqes_len = p.sq_entries * sizeof(struct io_uring_sqe);
+	r->sq = sq = map(r->fd, r->sq_len, IORING_OFF_SQ_RING);
+	r->cq = cq = map(r->fd, r->cq_len, IORING_OFF_CQ_RING);
+	r->sqes = map(r->fd, r->sqes_len, IORING_OFF_SQES);
 	r->sq_tail = (unsigned *)(sq + p.sq_off.tail);
 	r->sq_mask = (unsigned *)(sq + p.sq_off.ring_mask);
 	r->sq_array = (unsigned *)(sq + p.sq_off.array);
@@ -126,6 +148,48 @@ static int reap(struct ring *r, __u64 ud)
 	FAIL("no CQE for user_data %llu", (unsigned long long)ud);
 }
 
+/* expect: the call failed with errno err, as the kernel answers */
+static void expect_err(const char *what, long ret, int err)
+{
+	if (ret != -1 || errno != err)
+		FAIL("%s: %ld (%s), not %s", what, ret, strerror(errno),
+		     strerror(err));
+}
+
+/* bad arguments get the kernel's errnos, and nothing crashes */
+static void bad_args(struct ring *r)
+{
+	struct io_uring_params p;
+	int closed;
+
+	memset(&p, 0, sizeof(p));
+	expect_err("setup of 0 entries", syscall(NR_SETUP, 0, &p), EINVAL);
+	expect_err("setup with a NULL params", syscall(NR_SETUP, 8, NULL), EFAULT);
+	expect_err("setup with params at 1", syscall(NR_SETUP, 8, (void *)1),
+		   EFAULT);
+	p.flags = 1U << 31;
+	expect_err("setup with an unknown flag", syscall(NR_SETUP, 8, &p), EINVAL);
+	memset(&p, 0, sizeof(p));
+	p.resv[0] = 1;
+	expect_err("setup with resv set", syscall(NR_SETUP, 8, &p), EINVAL);
+	expect_err("enter with an unknown flag",
+		   syscall(NR_ENTER, r->fd, 0, 0, 1U << 31, NULL, 0), EINVAL);
+	expect_err("enter with EXT_ARG at 1",
+		   syscall(NR_ENTER, r->fd, 0, 1,
+			   IORING_ENTER_GETEVENTS | IORING_ENTER_EXT_ARG,
+			   (void *)1, sizeof(struct io_uring_getevents_arg)),
+		   EFAULT);
+	expect_err("register of an unknown opcode",
+		   syscall(NR_REGISTER, r->fd, 9999, NULL, 0), EINVAL);
+	expect_err("register of buffers at 1",
+		   syscall(NR_REGISTER, r->fd, IORING_REGISTER_BUFFERS, (void *)1, 1),
+		   EFAULT);
+	closed = dup(r->fd);
+	close(closed);
+	expect_err("enter on a closed fd",
+		   syscall(NR_ENTER, closed, 0, 0, 0, NULL, 0), EBADF);
+}
+
 static void run(void)
 {
 	static char buf[4096], data[4096];
@@ -177,6 +241,7 @@ static void run(void)
 	if ((res = reap(&r, 4)) != -EFAULT)
 		FAIL("READV of a bad iovec array: %d, not -EFAULT", res);
 
+	bad_args(&r);
 	/* not a ring: the kernel's answers */
 	if (syscall(NR_ENTER, file, 0, 0, 0, NULL, 0) != -1 || errno != EOPNOTSUPP)
 		FAIL("enter on a file: %s, not EOPNOTSUPP", strerror(errno));
@@ -184,10 +249,187 @@ static void run(void)
 	close(file);
 }
 
+/* unmapped, then closed: the ring is gone, as on the kernel */
+static void ring_exit(struct ring *r)
+{
+	munmap(r->sq, r->sq_len);
+	munmap(r->cq, r->cq_len);
+	munmap(r->sqes, r->sqes_len);
+	close(r->fd);
+}
+
 static void on_usr1(int sig)
 {
 	(void)sig;
 	run();
+}
+
+static void *run_thread(void *arg)
+{
+	(void)arg;
+	run();
+	return NULL;
+}
+
+/*
+ * Every signal blocked, SIGSYS too (the trap's shim keeps it deliverable
+ * and the mask reads back as set), in main and in a thread that inherits
+ * the mask, as libuv starts its threads.
+ */
+static void blocked_all(void)
+{
+	sigset_t all, none, old;
+	pthread_t t;
+
+	sigfillset(&all);
+	if (sigprocmask(SIG_SETMASK, &all, NULL))
+		FAIL("sigprocmask: %s", strerror(errno));
+	sigemptyset(&none);
+	if (pthread_sigmask(SIG_BLOCK, &none, &old) ||
+	    !sigismember(&old, SIGSYS) || !sigismember(&old, SIGUSR1))
+		FAIL("the mask does not read back with SIGSYS blocked");
+	run();
+	if (pthread_create(&t, NULL, run_thread, NULL) || pthread_join(t, NULL))
+		FAIL("pthread: %s", strerror(errno));
+}
+
+static volatile sig_atomic_t own_traps;
+
+static void on_own_sigsys(int sig, siginfo_t *si, void *ucv)
+{
+	ucontext_t *uc = ucv;
+
+	(void)sig;
+	if (si->si_code != 1 /* SYS_SECCOMP */ || si->si_syscall != SYS_getppid ||
+	    si->si_errno != 0x1234)
+		return;
+	own_traps++;
+	uc->uc_mcontext.gregs[REG_RAX] = 4242;
+}
+
+/*
+ * The program's own SIGSYS handler and seccomp filter, set after the
+ * library's: its traps reach its handler, io_uring is still served, and
+ * SIGSYS reads back as the program set it.
+ */
+static void own_sigsys(void)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_getppid, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRAP | 0x1234),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { .len = sizeof(f) / sizeof(f[0]), .filter = f };
+	struct sigaction sa, old;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_own_sigsys;
+	sa.sa_flags = SA_SIGINFO;
+	if (sigaction(SIGSYS, &sa, NULL) || sigaction(SIGSYS, NULL, &old))
+		FAIL("sigaction: %s", strerror(errno));
+	if (!(old.sa_flags & SA_SIGINFO) || old.sa_sigaction != on_own_sigsys)
+		FAIL("SIGSYS does not read back as the program set it");
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
+	    syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog))
+		FAIL("seccomp: %s", strerror(errno));
+	if (syscall(SYS_getppid) != 4242 || own_traps != 1)
+		FAIL("the program's own trap did not reach its handler");
+	run();
+	if (syscall(SYS_getppid) != 4242 || own_traps != 2)
+		FAIL("the program's own trap did not reach its handler");
+}
+
+static ucontext_t main_uc, co_uc;
+
+static void co_run(void)
+{
+	run();
+	swapcontext(&co_uc, &main_uc);
+}
+
+/* a coroutine's small stack: the library serves the trap on its own */
+static void small_stack(void)
+{
+	static char stack[8 << 10] __attribute__((aligned(16)));
+
+	getcontext(&co_uc);
+	co_uc.uc_stack.ss_sp = stack;
+	co_uc.uc_stack.ss_size = sizeof(stack);
+	co_uc.uc_link = &main_uc;
+	makecontext(&co_uc, co_run, 0);
+	if (swapcontext(&main_uc, &co_uc))
+		FAIL("swapcontext: %s", strerror(errno));
+}
+
+static int count_maps(void)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	int c, n = 0;
+
+	if (!f)
+		FAIL("/proc/self/maps: %s", strerror(errno));
+	while ((c = fgetc(f)) != EOF)
+		n += c == '\n';
+	fclose(f);
+	return n;
+}
+
+/*
+ * Rings unmapped and closed with close(2), the library not told: a
+ * number reused for a file is a file (registering it works), and making
+ * rings over and over leaves nothing behind (mappings are counted).
+ */
+static void close_reuse(void)
+{
+	char path[] = "/tmp/uring-raw-XXXXXX";
+	struct ring a, b;
+	int file, maps = 0, i;
+
+	ring_init(&a, 8);
+	ring_exit(&a);
+	file = mkstemp(path);
+	if (file < 0)
+		FAIL("mkstemp: %s", strerror(errno));
+	unlink(path);
+	if (file != a.fd)
+		FAIL("fd %d, not the closed ring's %d", file, a.fd);
+	ring_init(&b, 8);
+	if (syscall(NR_REGISTER, b.fd, IORING_REGISTER_FILES, &file, 1) != 0)
+		FAIL("registering fd %d, once a ring's: %s", file, strerror(errno));
+	ring_exit(&b);
+	close(file);
+	for (i = 0; i < 200; i++) {
+		ring_init(&a, 8);
+		sqe_get(&a, IORING_OP_NOP, 1);
+		submit_wait(&a, 1);
+		ring_exit(&a);
+		if (i == 10)
+			maps = count_maps();
+	}
+	if (count_maps() > maps + 4)
+		FAIL("%d mappings after 200 rings, %d after 10", count_maps(), maps);
+}
+
+/* a trapped enter's cost: N NOPs, one submit-and-wait enter each */
+static void nops(long n)
+{
+	struct timespec t0, t1;
+	struct ring r;
+	long i;
+
+	ring_init(&r, 8);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (i = 0; i < n; i++) {
+		sqe_get(&r, IORING_OP_NOP, 1);
+		submit_wait(&r, 1);
+		if (reap(&r, 1) != 0)
+			FAIL("NOP failed");
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	printf("uring-raw: %ld NOPs, %.0f ns each\n", n,
+	       ((t1.tv_sec - t0.tv_sec) * 1e9 + (t1.tv_nsec - t0.tv_nsec)) / n);
+	ring_exit(&r);
 }
 
 int main(int argc, char **argv)
@@ -209,6 +451,18 @@ int main(int argc, char **argv)
 		if (sigaltstack(&ss, NULL) || sigaction(SIGUSR1, &sa, NULL))
 			FAIL("sigaltstack: %s", strerror(errno));
 		raise(SIGUSR1);
+	} else if (!strcmp(mode, "blocked-all")) {
+		blocked_all();
+	} else if (!strcmp(mode, "own-sigsys")) {
+		own_sigsys();
+	} else if (!strcmp(mode, "small-stack")) {
+		small_stack();
+	} else if (!strcmp(mode, "nops")) {
+		nops(argc > 2 ? atol(argv[2]) : 100000);
+	} else if (!strcmp(mode, "close-reuse")) {
+		close_reuse();
+	} else if (*mode) {
+		FAIL("unknown mode %s", mode);
 	} else {
 		run();
 	}

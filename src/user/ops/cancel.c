@@ -46,8 +46,16 @@ int ar_cancel_extract_locked(struct ar_ureq *req)
 {
 	switch (ar_req_state(req)) {
 	case AR_REQ_QUEUED:
-		return ar_iowq_cancel(req->ctx, req) ? 0 : -EALREADY;
+		if (ar_iowq_cancel(req->ctx, req))
+			return 0;
+		/* fall through - a worker took it meanwhile */
 	case AR_REQ_RUNNING:
+		/*
+		 * io-wq signals the worker; the waits that can be told
+		 * (splice.c) end as an interrupted system call. Only a flag:
+		 * its reader polls it, no ordering to pair with.
+		 */
+		__atomic_store_n(&req->interrupted, true, __ATOMIC_RELAXED);
 		return -EALREADY;
 	case AR_REQ_ARMED:
 		if (req->opcode == IORING_OP_LINK_TIMEOUT)

@@ -48,6 +48,7 @@
 #include <linux/sockios.h>
 #include "engine/sysraw.h"
 #include "lib/uaccess.h"
+#include "user/ops/misc.h"
 #include "user/ops/net.h"
 #include "user/complete.h"
 #include "user/rsrc.h"
@@ -1093,14 +1094,14 @@ int ar_msg_issue(struct ar_ureq *req, unsigned issue_flags)
 }
 
 /*
- * URING_CMD on a socket (the kernel's io_uring_cmd_sock): SIOCINQ,
- * SIOCOUTQ, SOL_SOCKET getsockopt (the result is optlen) and setsockopt.
- * SIOCINQ/SIOCOUTQ on a socket whose protocol has no ioctl (unix) answer
- * -EOPNOTSUPP, as the kernel; so does every command on a file that is not
- * a socket (no ->uring_cmd). TX_TIMESTAMP is not done (D75).
+ * URING_CMD on a socket (the kernel's io_uring_cmd_sock()), reached from
+ * misc.c's ar_uring_cmd_issue() for a socket file: SIOCINQ, SIOCOUTQ,
+ * SOL_SOCKET getsockopt (the result is optlen) and setsockopt, their
+ * arguments read from the request's copy of the SQE (level and optname
+ * in addr, optlen in file_index, optval in addr3). SIOCINQ/SIOCOUTQ on a
+ * socket whose protocol has no ioctl (unix) answer -EOPNOTSUPP, as the
+ * kernel. TX_TIMESTAMP is not done (D75).
  */
-#define AR_URING_CMD_FIXED	(1U << 0)
-#define AR_URING_CMD_MULTISHOT	(1U << 1)
 enum {
 	AR_SOCK_OP_SIOCINQ,
 	AR_SOCK_OP_SIOCOUTQ,
@@ -1109,36 +1110,7 @@ enum {
 	AR_SOCK_OP_TX_TIMESTAMP,
 };
 
-struct ar_sock_cmd {
-	__u32 cmd_op;
-	__u32 level, optname, optlen;
-	__u64 optval;
-};
-
-int ar_sock_cmd_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe)
-{
-	struct ar_sock_cmd *cmd = ar_req_data(req, struct ar_sock_cmd);
-	__u32 flags = sqe->uring_cmd_flags;
-
-	if (sqe->__pad1)
-		return -EINVAL;
-	if (flags & ~(AR_URING_CMD_FIXED | AR_URING_CMD_MULTISHOT))
-		return -EINVAL;
-	if ((flags & AR_URING_CMD_FIXED) && (flags & AR_URING_CMD_MULTISHOT))
-		return -EINVAL;
-	if (!!(flags & AR_URING_CMD_MULTISHOT) !=
-	    !!(req->sqe_flags & IOSQE_BUFFER_SELECT))
-		return -EINVAL;
-	/* the command's arguments live in the SQE: copied now (SUBMIT_STABLE) */
-	cmd->cmd_op = sqe->cmd_op;
-	cmd->level = (__u32)sqe->addr;
-	cmd->optname = (__u32)(sqe->addr >> 32);
-	cmd->optlen = sqe->file_index;
-	cmd->optval = sqe->addr3;
-	return 0;
-}
-
-/* is fd a socket (socket files have ->uring_cmd)? and an inet one? */
+/* an inet socket (its protocol has an ioctl)? */
 static int ar_sock_cmd_check(struct ar_ureq *req, bool *inet)
 {
 	int domain, ret;
@@ -1166,35 +1138,37 @@ static int ar_sock_cmd_ioctl(int fd, bool inet, unsigned long what)
 	return arg;
 }
 
-int ar_sock_cmd_issue(struct ar_ureq *req, unsigned issue_flags)
+int ar_uring_cmd_sock(struct ar_ureq *req, __u32 cmd_op, unsigned issue_flags)
 {
-	struct ar_sock_cmd *cmd = ar_req_data(req, struct ar_sock_cmd);
-	socklen_t optlen = cmd->optlen;
+	const struct io_uring_sqe *sqe = &req->sqe;
+	__u32 level = (__u32)sqe->addr, optname = (__u32)(sqe->addr >> 32);
+	socklen_t optlen = sqe->file_index;
+	__u64 optval = sqe->addr3;
 	bool inet = false;
 	int ret = ar_sock_cmd_check(req, &inet);
 
 	(void)issue_flags;
 	if (ret)
 		return ret;
-	switch (cmd->cmd_op) {
+	switch (cmd_op) {
 	case AR_SOCK_OP_SIOCINQ:
 		return ar_sock_cmd_ioctl(req->fd, inet, SIOCINQ);
 	case AR_SOCK_OP_SIOCOUTQ:
 		return ar_sock_cmd_ioctl(req->fd, inet, SIOCOUTQ);
 	case AR_SOCK_OP_GETSOCKOPT:
-		if (cmd->level != SOL_SOCKET)
+		if (level != SOL_SOCKET)
 			return -EOPNOTSUPP;
-		if ((int)cmd->optlen < 0)
+		if ((int)optlen < 0)
 			return -EINVAL;
 		/* optval is the application's: getsockopt(2) answers -EFAULT */
 		ret = (int)ar_raw_syscall6(SYS_getsockopt, req->fd, SOL_SOCKET,
-					   (long)cmd->optname, (long)cmd->optval,
+					   (long)optname, (long)optval,
 					   (long)&optlen, 0);
 		return ret ? ret : (int)optlen;
 	case AR_SOCK_OP_SETSOCKOPT:
-		return (int)ar_raw_syscall6(SYS_setsockopt, req->fd,
-					    (long)cmd->level, (long)cmd->optname,
-					    (long)cmd->optval, (long)cmd->optlen, 0);
+		return (int)ar_raw_syscall6(SYS_setsockopt, req->fd, (long)level,
+					    (long)optname, (long)optval,
+					    (long)optlen, 0);
 	case AR_SOCK_OP_TX_TIMESTAMP:
 		/* needs 32-byte CQEs (-EINVAL without, measured); not done here: D75 */
 		if (!(req->ctx->flags & IORING_SETUP_CQE32))

@@ -29,8 +29,6 @@ int ar_sendmsg_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe);
 int ar_recvmsg_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe);
 int ar_sendmsg_zc_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe);
 int ar_msg_issue(struct ar_ureq *req, unsigned issue_flags);
-/* URING_CMD's socket commands (SOCKET_URING_OP_*) */
-int ar_sock_cmd_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe);
-int ar_sock_cmd_issue(struct ar_ureq *req, unsigned issue_flags);
+/* URING_CMD's socket commands: ar_uring_cmd_sock(), declared in misc.h */
 
 #endif

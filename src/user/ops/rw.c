@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * rw.c - the read/write family: READ, WRITE, READV, WRITEV, READ_FIXED,
- * WRITE_FIXED (the kernel's rw.c).
+ * WRITE_FIXED, READV_FIXED, WRITEV_FIXED (the kernel's rw.c).
  *
  * Here are the opcodes' semantics: prep (the iovec array copied at
  * submit with the fault-safe copy, lib/uaccess.h, MAX_RW_COUNT), the checks before any I/O in the kernel's order
@@ -71,7 +71,9 @@ static int ar_rw_import_vecs(struct ar_ureq *req, struct ar_rw *rw,
 
 		if ((ssize_t)iov->iov_len < 0)
 			return -EINVAL;
-		if (!buffer_select && !ar_access_ok(iov->iov_base, iov->iov_len))
+		/* READV_FIXED/WRITEV_FIXED: checked against the buffer at issue */
+		if (!buffer_select && !rw->fixed &&
+		    !ar_access_ok(iov->iov_base, iov->iov_len))
 			return -EFAULT;
 		total += iov->iov_len;
 	}
@@ -163,23 +165,67 @@ int ar_write_fixed_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe)
 	return ar_rw_prep(req, sqe, true, false, true);
 }
 
+int ar_readv_fixed_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe)
+{
+	return ar_rw_prep(req, sqe, false, true, true);
+}
+
+int ar_writev_fixed_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe)
+{
+	return ar_rw_prep(req, sqe, true, true, true);
+}
+
+/* the request's registered buffer, looked up once; NULL: none there */
+static struct ar_rsrc_node *ar_rw_buf_node(struct ar_ureq *req,
+					   struct ar_rw *rw)
+{
+	if (!req->buf_node)
+		req->buf_node = ar_rsrc_get_buf(req->ctx, rw->buf_index);
+	return req->buf_node;
+}
+
 /* READ_FIXED/WRITE_FIXED: the range must lie inside the registered buffer */
 static int ar_rw_import_fixed(struct ar_ureq *req, struct ar_rw *rw)
 {
-	struct ar_rsrc_node *node = req->buf_node;
+	struct ar_rsrc_node *node = ar_rw_buf_node(req, rw);
 	__u64 addr = (unsigned long)rw->inline_vecs[0].iov_base;
 	__u64 start, end;
 
-	if (!node) {
-		node = ar_rsrc_get_buf(req->ctx, rw->buf_index);
-		if (!node)
-			return -EFAULT;
-		req->buf_node = node;
-	}
+	if (!node)
+		return -EFAULT;
 	start = (unsigned long)node->iov.iov_base;
 	end = start + node->iov.iov_len;
 	if (addr < start || addr + rw->len > end || addr + rw->len < addr)
 		return -EFAULT;
+	return 0;
+}
+
+/*
+ * READV_FIXED/WRITEV_FIXED (io_import_reg_vec(), io_vec_fill_bvec()):
+ * each iovec must lie inside the registered buffer, be no longer than
+ * MAX_RW_COUNT and not be empty (-EFAULT each); a total that overflows
+ * -EOVERFLOW.
+ */
+static int ar_rw_import_fixed_vec(struct ar_ureq *req, struct ar_rw *rw)
+{
+	struct ar_rsrc_node *node = ar_rw_buf_node(req, rw);
+	__u64 start, end, addr, last, total = 0;
+
+	if (!node)
+		return -EFAULT;
+	start = (unsigned long)node->iov.iov_base;
+	end = start + node->iov.iov_len;
+	for (unsigned i = 0; i < rw->io.nr_vecs; i++) {
+		addr = (unsigned long)rw->io.vecs[i].iov_base;
+		last = addr + rw->io.vecs[i].iov_len;
+		if (last < addr || addr < start || last > end ||
+		    rw->io.vecs[i].iov_len > AR_MAX_RW_COUNT ||
+		    !rw->io.vecs[i].iov_len)
+			return -EFAULT;
+		if (total + rw->io.vecs[i].iov_len < total)
+			return -EOVERFLOW;
+		total += rw->io.vecs[i].iov_len;
+	}
 	return 0;
 }
 
@@ -203,7 +249,10 @@ static int ar_rw_check_buffer(struct ar_ureq *req, struct ar_rw *rw)
 	/* no provided buffers exist on this engine (no PROVIDE_BUFFERS, no buffer rings) */
 	if (req->sqe_flags & IOSQE_BUFFER_SELECT)
 		return -ENOBUFS;
-	return rw->fixed ? ar_rw_import_fixed(req, rw) : 0;
+	if (!rw->fixed)
+		return 0;
+	return rw->vectored ? ar_rw_import_fixed_vec(req, rw) :
+			      ar_rw_import_fixed(req, rw);
 }
 
 /*
