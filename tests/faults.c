@@ -609,7 +609,7 @@ static const char *bad_strings[] = {
 	"fd=1,fixed=1,err=EIO",
 	"fd=-1,err=EIO",
 	"seed=3,err=EIO",
-	"op=send,err=EIO",
+	"op=sendfile,err=EIO",
 	"op=link_timeout,err=EIO",
 	"op=read|,err=EIO",
 	"op=read,colour=red,err=EIO",

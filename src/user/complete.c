@@ -279,6 +279,21 @@ void ar_ring_signal(struct ar_uctx *ctx, bool from_worker)
 	ar_eventfd_signal(ctx, from_worker, false);
 }
 
+/*
+ * A zero-copy send's notification (the kernel's notif request), right
+ * after its result CQE, which says MORE: posted whatever the result, as
+ * the kernel flushes the notification of a send that failed too. This
+ * engine always copies, so the buffer is free as soon as it is posted.
+ */
+static void ar_cq_post_notif_locked(struct ar_uctx *ctx, struct ar_ureq *req,
+				    struct ar_comp_batch *b)
+{
+	__s32 res = req->flags & AR_REQ_F_NOTIF_COPIED ? (__s32)(1U << 31) : 0;
+
+	ar_cq_post_locked(ctx, req->user_data, res, IORING_CQE_F_NOTIF);
+	b->posted = true;
+}
+
 /* io_fail_links: the rest of a failed chain, each -ECANCELED unless failed itself */
 static void ar_fail_links_locked(struct ar_uctx *ctx, struct ar_ureq *req,
 				 struct ar_comp_batch *b)
@@ -296,6 +311,9 @@ static void ar_fail_links_locked(struct ar_uctx *ctx, struct ar_ureq *req,
 			ar_cq_post_locked(ctx, link->user_data, link->res, 0);
 			b->posted = true;
 		}
+		/* a cancelled zero-copy send: its NOTIF still follows (no MORE) */
+		if (link->flags & AR_REQ_F_NOTIF)
+			ar_cq_post_notif_locked(ctx, link, b);
 		ar_req_set_state(link, AR_REQ_DONE);
 		ar_inflight_del_locked(ctx, link);
 		link->next = b->free;
@@ -324,10 +342,14 @@ void ar_complete_locked(struct ar_uctx *ctx, struct ar_ureq *req,
 	 * ctx->lock, and nothing under it takes another lock
 	 */
 	req->cflags |= ar_kbuf_complete_cflags(req, req->res);
+	if (req->flags & AR_REQ_F_NOTIF)
+		req->cflags |= IORING_CQE_F_MORE;
 	if (!(req->flags & AR_REQ_F_SKIP_CQE)) {
 		ar_cq_post_locked(ctx, req->user_data, req->res, req->cflags);
 		b->posted = true;
 	}
+	if (req->flags & AR_REQ_F_NOTIF)
+		ar_cq_post_notif_locked(ctx, req, b);
 	if (lt) {
 		/* posted after its target's CQE, like the kernel; not a failure */
 		if (!(lt->flags & AR_REQ_F_SKIP_CQE)) {

@@ -680,7 +680,8 @@ result:
 				 fcntl(req->fd, F_GETFD) < 0))
 		req->flags |= AR_REQ_F_NOFAIL;
 done:
-	ar_req_complete(req, ret, 0);
+	/* an op may have set its CQE's flags with its result (ops/net.c) */
+	ar_req_complete(req, ret, req->cflags);
 }
 
 /*

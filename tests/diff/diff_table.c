@@ -18,6 +18,7 @@ const struct scenario *const diff_families[] = {
 	diff_splice,
 	diff_misc,
 	diff_kbuf,
+	diff_net,
 	diff_link,
 	diff_linkerr,
 	diff_chain,

@@ -19,7 +19,9 @@
  * read-only page. Each is made right before the call that uses it.
  */
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <unistd.h>
 #include <linux/openat2.h>
 #include <sys/epoll.h>
@@ -57,6 +59,11 @@ enum ua_op {
 	UA_EPOLL_CTL_EVENT, UA_EPOLL_WAIT_EVENTS, UA_PIPE_FDS,
 	UA_PIPE_FDS_DIRECT, UA_READV_FIXED_IOV, UA_WRITEV_FIXED_IOV,
 	UA_PROVIDE_BUFS, UA_READV_SELECT_IOV,
+	/* sockets (ops/net.c) */
+	UA_CONNECT_ADDR, UA_BIND_ADDR, UA_SENDTO_ADDR, UA_SEND_BUF, UA_RECV_BUF,
+	UA_SENDMSG_HDR, UA_RECVMSG_HDR, UA_SENDMSG_IOV, UA_RECVMSG_IOV,
+	UA_SENDMSG_NAME, UA_RECVMSG_NAME, UA_RECVMSG_CONTROL, UA_ACCEPT_ADDR,
+	UA_ACCEPT_ADDRLEN, UA_SEND_ZC_BUF,
 	/* io_uring_enter */
 	UA_ENTER_ARG, UA_ENTER_TS, UA_ENTER_SIGMASK, UA_ENTER_SIGMASK_PLAIN,
 	UA_ENTER_SIGMASK_READY, UA_ENTER_SIGMASK_SZ_BAD_TS,
@@ -535,6 +542,140 @@ static unsigned ua_rw_fixed(struct io_uring *ring, const struct ua_case *uc,
 	return 1;
 }
 
+/* a loopback TCP listener with a connection waiting; -1 on failure */
+static int ua_listener(void)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET,
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(a);
+	int l = socket(AF_INET, SOCK_STREAM, 0), c = socket(AF_INET, SOCK_STREAM, 0);
+
+	if (l < 0 || c < 0 || bind(l, (struct sockaddr *)&a, sizeof(a)) ||
+	    listen(l, 4) || getsockname(l, (struct sockaddr *)&a, &len) ||
+	    connect(c, (struct sockaddr *)&a, sizeof(a)))
+		return -1;
+	return l;
+}
+
+/*
+ * A socket opcode with one bad pointer: the addresses CONNECT, BIND and
+ * SEND copy at prep, a msghdr and what it points at (read at prep; the
+ * name, control and msghdr fields written at completion), the buffers
+ * SEND and RECV hand to the system call, ACCEPT's addr and addrlen.
+ * Data is queued on the receiving end first; 1 CQE (2 for SEND_ZC).
+ */
+static unsigned ua_net(struct io_uring *ring, const struct ua_case *uc,
+		       struct diff_run *r)
+{
+	static struct sockaddr_in sin = { .sin_family = AF_INET };
+	static struct iovec iov[2];
+	static struct msghdr msg;
+	static socklen_t alen;
+	struct io_uring_sqe *sqe = ua_sqe(ring, 1);
+	struct msghdr *m = &msg;
+	int sv[2], l;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) || write(sv[0], "data", 4) != 4)
+		goto fail;
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	iov[0] = (struct iovec){ ua_buf[0], 2 };
+	iov[1] = (struct iovec){ ua_buf[1], 2 };
+	memset(&msg, 0, sizeof(msg));
+	msg.msg_iov = iov;
+	msg.msg_iovlen = 2;
+	alen = sizeof(sin);
+	switch (uc->op) {
+	case UA_CONNECT_ADDR:
+		io_uring_prep_connect(sqe, sv[0], ua_ptr(uc->bad, &sin, sizeof(sin), false),
+				      sizeof(sin));
+		break;
+	case UA_BIND_ADDR:
+		io_uring_prep_rw(56 /* BIND */, sqe, socket(AF_INET, SOCK_STREAM, 0),
+				 ua_ptr(uc->bad, &sin, sizeof(sin), false), 0, sizeof(sin));
+		break;
+	case UA_SENDTO_ADDR:
+		io_uring_prep_send(sqe, socket(AF_INET, SOCK_DGRAM, 0), "x", 1, 0);
+		sqe->addr2 = (unsigned long)ua_ptr(uc->bad, &sin, sizeof(sin), false);
+		sqe->addr_len = sizeof(sin);
+		break;
+	case UA_SEND_BUF:
+	case UA_SEND_ZC_BUF:
+		io_uring_prep_send(sqe, socket(AF_INET, SOCK_DGRAM, 0),
+				   ua_ptr(uc->bad, "data", 4, false), 4, 0);
+		io_uring_prep_send_set_addr(sqe, (struct sockaddr *)&sin, sizeof(sin));
+		sin.sin_port = htons(9);
+		if (uc->op == UA_SEND_ZC_BUF)
+			sqe->opcode = IORING_OP_SEND_ZC;
+		break;
+	case UA_RECV_BUF:
+		io_uring_prep_recv(sqe, sv[1], ua_ptr(uc->bad, NULL, 0, false), 4, 0);
+		break;
+	case UA_SENDMSG_HDR:
+		io_uring_prep_sendmsg(sqe, sv[0], ua_ptr(uc->bad, &msg, sizeof(msg), false), 0);
+		break;
+	case UA_RECVMSG_HDR:
+		m = ua_ptr(uc->bad, &msg, sizeof(msg), false);
+		io_uring_prep_recvmsg(sqe, sv[1], m, 0);
+		break;
+	case UA_SENDMSG_IOV:
+	case UA_RECVMSG_IOV:
+		msg.msg_iov = ua_ptr(uc->bad, iov, sizeof(iov), false);
+		if (uc->op == UA_SENDMSG_IOV)
+			io_uring_prep_sendmsg(sqe, sv[0], &msg, 0);
+		else
+			io_uring_prep_recvmsg(sqe, sv[1], &msg, 0);
+		break;
+	case UA_SENDMSG_NAME:
+		msg.msg_name = ua_ptr(uc->bad, &sin, sizeof(sin), false);
+		msg.msg_namelen = sizeof(sin);
+		io_uring_prep_sendmsg(sqe, socket(AF_INET, SOCK_DGRAM, 0), &msg, 0);
+		break;
+	case UA_RECVMSG_NAME:
+		msg.msg_name = ua_ptr(uc->bad, &sin, sizeof(sin), false);
+		msg.msg_namelen = sizeof(sin);
+		io_uring_prep_recvmsg(sqe, sv[1], &msg, 0);
+		break;
+	case UA_RECVMSG_CONTROL:
+		msg.msg_control = ua_ptr(uc->bad, ua_buf[1] + 512, 64, false);
+		msg.msg_controllen = 64;
+		/* an fd passed: the control data must be written */
+		{
+			char cbuf[CMSG_SPACE(sizeof(int))];
+			struct msghdr sm = { .msg_iov = iov, .msg_iovlen = 1,
+					     .msg_control = cbuf,
+					     .msg_controllen = sizeof(cbuf) };
+			struct cmsghdr *cm = CMSG_FIRSTHDR(&sm);
+
+			cm->cmsg_level = SOL_SOCKET;
+			cm->cmsg_type = SCM_RIGHTS;
+			cm->cmsg_len = CMSG_LEN(sizeof(int));
+			memcpy(CMSG_DATA(cm), &sv[0], sizeof(int));
+			if (recv(sv[1], ua_buf[1], 4, 0) != 4 ||
+			    sendmsg(sv[0], &sm, 0) < 0)
+				goto fail;
+		}
+		io_uring_prep_recvmsg(sqe, sv[1], &msg, 0);
+		break;
+	default:
+		l = ua_listener();
+		if (l < 0)
+			goto fail;
+		if (uc->op == UA_ACCEPT_ADDR)
+			io_uring_prep_accept(sqe, l, ua_ptr(uc->bad, &sin, sizeof(sin), false),
+					     &alen, 0);
+		else
+			io_uring_prep_accept(sqe, l, (struct sockaddr *)&sin,
+					     ua_ptr(uc->bad, &alen, sizeof(alen), false), 0);
+		break;
+	}
+	sqe->flags |= (__u8)uc->sqe_flags;
+	return uc->op == UA_SEND_ZC_BUF ? 2 : 1;
+fail:
+	snprintf(r->msg, sizeof(r->msg), "sockets: %s", strerror(errno));
+	sqe->opcode = IORING_OP_NOP;
+	return 1;
+}
+
 static int ua_enter(struct io_uring *ring, unsigned min, unsigned flags,
 		    const void *arg, size_t sz)
 {
@@ -916,6 +1057,8 @@ static unsigned ua_sqes(struct io_uring *ring, const struct ua_case *uc,
 		return ua_rw_fixed(ring, uc, fd, r);
 	case UA_PROVIDE_BUFS: case UA_READV_SELECT_IOV:
 		return ua_kbuf(ring, uc, fd);
+	case UA_CONNECT_ADDR ... UA_SEND_ZC_BUF:
+		return ua_net(ring, uc, r);
 	default:
 		return ua_names(ring, uc);
 	}
@@ -1025,6 +1168,24 @@ const struct diff_call diff_uaccess[] = {
 	UA("pipe_direct_fds_rdonly", UA_PIPE_FDS_DIRECT, UA_RDONLY, 0, 0),
 	UA6("readv_fixed_iov", UA_READV_FIXED_IOV, 0, 0),
 	UA6("writev_fixed_iov", UA_WRITEV_FIXED_IOV, 0, 0),
+	/* sockets: NULL is "none" for SEND's destination */
+	UA6("connect_addr", UA_CONNECT_ADDR, 0, 0),
+	UA6("bind_addr", UA_BIND_ADDR, 0, 0),
+	UA5("sendto_addr", UA_SENDTO_ADDR, 0, 0),
+	UA6("send_buf", UA_SEND_BUF, 0, 0),
+	UA6("send_zc_buf", UA_SEND_ZC_BUF, 0, 0),
+	UA6("recv_buf", UA_RECV_BUF, 0, 0),
+	UA6("recv_buf_async", UA_RECV_BUF, 0, IOSQE_ASYNC),
+	UA6("sendmsg_hdr", UA_SENDMSG_HDR, 0, 0),
+	UA6("recvmsg_hdr", UA_RECVMSG_HDR, 0, 0),
+	UA("recvmsg_hdr_rdonly", UA_RECVMSG_HDR, UA_RDONLY, 0, 0),
+	UA6("sendmsg_iov", UA_SENDMSG_IOV, 0, 0),
+	UA6("recvmsg_iov", UA_RECVMSG_IOV, 0, 0),
+	UA5("sendmsg_name", UA_SENDMSG_NAME, 0, 0),
+	UA5("recvmsg_name", UA_RECVMSG_NAME, 0, 0),
+	UA5("recvmsg_control", UA_RECVMSG_CONTROL, 0, 0),
+	UA5("accept_addr", UA_ACCEPT_ADDR, 0, 0),
+	UA5("accept_addrlen", UA_ACCEPT_ADDRLEN, 0, 0),
 	UA6("enter_ext_arg", UA_ENTER_ARG, 0, 0),
 	/* a NULL timespec is no timeout */
 	UA5("enter_ext_arg_ts", UA_ENTER_TS, 0, 0),

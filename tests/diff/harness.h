@@ -146,7 +146,8 @@ extern const struct scenario diff_nop[], diff_errors[], diff_rw[],
 	diff_chain[], diff_drain[], diff_tmo[], diff_race[],
 	diff_rsrc[], diff_cfg[], diff_ctl[],
 	diff_overflow[], diff_ops[],
-	diff_xattr[], diff_splice[], diff_misc[], diff_kbuf[], diff_poll[];
+	diff_xattr[], diff_splice[], diff_misc[], diff_kbuf[], diff_poll[],
+	diff_net[];
 extern const struct scenario *const diff_families[];
 
 /* fills more than one family uses */
