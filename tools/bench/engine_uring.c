@@ -35,11 +35,13 @@
 #define UD_WRITE (1ull << 62)	/* --fdatasync: the write of a pair */
 
 /*
- * The event loop's epoll_wait timeout. A wait that times out while CQEs
- * sit in the CQ is a readiness the engine never gave (the run fails);
- * EVLOOP_STALLS timeouts in a row without any completion fail it too.
+ * The event loop's epoll_wait timeout. EVLOOP_MISSED timeouts in a row
+ * while CQEs sit in the CQ are a readiness the engine never gave (the run
+ * fails; one could be a poster preempted between its CQE and its signal);
+ * EVLOOP_STALLS in a row without any completion fail it too.
  */
 #define EVLOOP_TIMEOUT_MS	1000
+#define EVLOOP_MISSED		5
 #define EVLOOP_STALLS		30
 
 #ifndef IORING_SETUP_HYBRID_IOPOLL
@@ -389,15 +391,17 @@ static int evloop_wait(struct worker *w, struct uring_priv *u,
 		return errno == EINTR ? 0 : -errno;	/* task work ran */
 	w->epoll_waits++;
 	if (n == 0) {
-		if (io_uring_cq_ready(&u->ring)) {
-			worker_fail(w, -ETIMEDOUT, "--reap: CQEs waited %d ms in "
+		bool waiting = io_uring_cq_ready(&u->ring);
+
+		if (++*stalls < (waiting ? EVLOOP_MISSED : EVLOOP_STALLS))
+			return 0;
+		if (waiting) {
+			worker_fail(w, -ETIMEDOUT, "--reap: CQEs waited %d s in "
 				    "the CQ with no readiness on the %s",
-				    EVLOOP_TIMEOUT_MS, u->reap == REAP_EVENTFD ?
-				    "eventfd" : "ring fd");
+				    EVLOOP_MISSED * EVLOOP_TIMEOUT_MS / 1000,
+				    u->reap == REAP_EVENTFD ? "eventfd" : "ring fd");
 			return -ETIMEDOUT;
 		}
-		if (++*stalls < EVLOOP_STALLS)
-			return 0;
 		worker_fail(w, -ETIMEDOUT, "--reap: no completion in %d s "
 			    "without entering the ring",
 			    EVLOOP_STALLS * EVLOOP_TIMEOUT_MS / 1000);
