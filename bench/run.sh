@@ -3,9 +3,10 @@
 # anyring-bench, in about two minutes. Engines: kernel (io_uring), user
 # (io_uring in the process), sync (preadv2), posixaio (glibc AIO) and, for
 # O_DIRECT, libaio. Workloads: NOP; 4 KiB random reads from the page cache
-# and with O_DIRECT (from a 1 GiB file on a disk), at QD1 and QD32; a
-# simdev with a fixed 5 us latency (user engine). Prints a table (IOPS,
-# p50/p99 completion latency, CPU, IOPS relative to the kernel engine) and
+# and with O_DIRECT (from a 1 GiB file on a disk), at QD1 and QD32, and
+# O_DIRECT QD32 reaped by an event loop (--reap=eventfd); a simdev with a
+# fixed 5 us latency (user engine). Prints a table (IOPS, p50/p99
+# completion latency, CPU, CPU per I/O, IOPS relative to the kernel) and
 # writes bench/report/latest.md with the machine, the table, the commands
 # and plots (SVG beside it).
 # Env: O (build dir), BENCH_SECS (per run, 3), BENCH_DIR (data file
@@ -56,6 +57,8 @@ for e in kernel user sync posixaio; do add "page cache QD1" $e "$QD1 $FILE"; don
 for e in kernel user posixaio; do add "page cache QD32" $e "$QD32 $FILE"; done
 for e in kernel user sync posixaio libaio; do add "O_DIRECT QD1" $e "-O 1 $QD1 $FILE"; done
 for e in kernel user posixaio libaio; do add "O_DIRECT QD32" $e "-O 1 $QD32 $FILE"; done
+# an event loop's: epoll_wait on an eventfd, the CQ reaped without entering
+for e in kernel user; do add "O_DIRECT QD32 evfd" $e "--reap=eventfd -O 1 $QD32 $FILE"; done
 if "$BIN" --engine=user -r 0.05 -q "sim:$SIM" >"$tmp/sim.err" 2>&1; then
 	add "simdev QD1" user "$QD1 sim:$SIM"
 	add "simdev QD32" user "$QD32 sim:$SIM"
@@ -81,27 +84,29 @@ while IFS='|' read -r scen eng args; do
 	if "$BIN" --engine="$eng" --json -t 1 -r "$SECS" $args >"$j" 2>"$tmp/err"; then
 		iops=$(jget iops "$j"); p50=$(jget p50 "$j"); p99=$(jget p99 "$j")
 		cpu=$(echo "$(jget usr "$j") $(jget sys "$j")" | awk '{ printf "%.0f", $1 + $2 }')
+		cpio=$(jget cpu_per_io_us "$j")
 		printf '%s IOPS\n' "$(echo "$iops" | awk '{ printf "%.0f", $1 }')"
 	else
-		iops=-; p50=-; p99=-; cpu=-
+		iops=-; p50=-; p99=-; cpu=-; cpio=-
 		echo "failed: $(grep -v '^anyring-bench: note' "$tmp/err" | head -n 1)"
 	fi
-	echo "$scen|$eng|$iops|$p50|$p99|$cpu|$args" >> "$res"
+	echo "$scen|$eng|$iops|$p50|$p99|$cpu|$args|$cpio" >> "$res"
 done < "$runs"
 
 # ---- the table: IOPS relative to the kernel engine's in the same scenario
 table() {	# table FORMAT: text or md
 	awk -F'|' -v fmt="$1" '
 	function us(v) { return v == "-" || v == "null" ? "-" : sprintf("%.1f", v / 1000) }
+	function cio(v) { return v == "-" || v == "" ? "-" : sprintf("%.2f", v) }
 	{ scen[NR] = $1; eng[NR] = $2; iops[NR] = $3; p50[NR] = $4; p99[NR] = $5
-	  cpu[NR] = $6; if ($2 == "kernel" && $3 != "-") kern[$1] = $3 }
+	  cpu[NR] = $6; cpio[NR] = $8; if ($2 == "kernel" && $3 != "-") kern[$1] = $3 }
 	END {
 		if (fmt == "md") {
-			print "| workload | engine | IOPS | p50 (us) | p99 (us) | CPU % | vs kernel |"
-			print "|---|---|--:|--:|--:|--:|--:|"
+			print "| workload | engine | IOPS | p50 (us) | p99 (us) | CPU % | CPU us/IO | vs kernel |"
+			print "|---|---|--:|--:|--:|--:|--:|--:|"
 		} else {
-			printf "%-16s %-8s %10s %9s %9s %6s %9s\n", "workload", "engine",
-			       "IOPS", "p50 us", "p99 us", "CPU %", "vs kernel"
+			printf "%-18s %-8s %10s %9s %9s %6s %9s %9s\n", "workload", "engine",
+			       "IOPS", "p50 us", "p99 us", "CPU %", "CPU us/IO", "vs kernel"
 		}
 		for (i = 1; i <= NR; i++) {
 			r = "-"
@@ -109,11 +114,11 @@ table() {	# table FORMAT: text or md
 				r = sprintf("%.2fx", iops[i] / kern[scen[i]])
 			v = iops[i] == "-" ? "failed" : sprintf("%.0f", iops[i])
 			if (fmt == "md")
-				printf "| %s | %s | %s | %s | %s | %s | %s |\n", scen[i],
-				       eng[i], v, us(p50[i]), us(p99[i]), cpu[i], r
+				printf "| %s | %s | %s | %s | %s | %s | %s | %s |\n", scen[i],
+				       eng[i], v, us(p50[i]), us(p99[i]), cpu[i], cio(cpio[i]), r
 			else
-				printf "%-16s %-8s %10s %9s %9s %6s %9s\n", scen[i], eng[i],
-				       v, us(p50[i]), us(p99[i]), cpu[i], r
+				printf "%-18s %-8s %10s %9s %9s %6s %9s %9s\n", scen[i], eng[i],
+				       v, us(p50[i]), us(p99[i]), cpu[i], cio(cpio[i]), r
 		}
 	}' "$res"
 }
@@ -181,7 +186,9 @@ cpu_model=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
 	echo
 	echo "Each run ${SECS} s, one thread, 4 KiB random reads (NOP: no I/O). p50/p99: completion"
 	echo "latency from submission to reaping, fio's log-linear histogram. CPU: the process's"
-	echo "user+system time as % of one CPU (the user engine's worker threads included)."
+	echo "user+system time as % of one CPU (the user engine's worker threads included); CPU"
+	echo "us/IO: that time per I/O. \"evfd\": \`--reap=eventfd\`, an event loop's shape (epoll_wait"
+	echo "on an eventfd registered on the ring, the CQ reaped without entering)."
 	echo "\"vs kernel\": IOPS relative to the kernel engine on the same workload."
 	echo "Batching: \`-s 1 -c 1\` at QD1 and QD32 (fio's defaults: each I/O submitted as it is"
 	echo "prepared, one completion waited for when the queue is full); NOP QD128 t/io_uring's"
@@ -204,7 +211,7 @@ cpu_model=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
 	echo "## Commands"
 	echo
 	echo '```'
-	while IFS='|' read -r scen eng iops p50 p99 cpu args; do
+	while IFS='|' read -r scen eng iops p50 p99 cpu args cpio; do
 		echo "anyring-bench --engine=$eng --json -t 1 -r $SECS $args"
 	done < "$res"
 	echo "anyring-bench -O 1 -s 1 -c 1 -r 1 --sweep depth=1,2,...,64 --sweep engine=kernel,user,libaio $FILE --plot direct-depth.svg"

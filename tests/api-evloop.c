@@ -10,7 +10,14 @@
  * this thread (the read completes in the engine's own context: the
  * kernel's task work, the user engine's service thread), then poll(2) on
  * the fd with a generous timeout that only turns a hang into a failure.
+ *
+ * And the way back: a loop that reaps the CQ from memory and then peeks
+ * (io_uring_peek_cqe) or submits (io_uring_submit) finds the ring fd no
+ * longer readable, as on the kernel, where it polls POLLIN only while
+ * the CQ has CQEs; otherwise its epoll_wait would return at once, again
+ * and again (docs/semantics.md D1).
  */
+#include <errno.h>
 #include <poll.h>
 #include <unistd.h>
 #include <sys/eventfd.h>
@@ -73,6 +80,62 @@ static void t_case(unsigned flags, bool evfd)
 	io_uring_queue_exit(&ring);
 }
 
+static bool t_readable_now(int fd)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+	CHECK(poll(&pfd, 1, 0) >= 0);
+	return pfd.revents & POLLIN;
+}
+
+/* every CQE from memory, without entering, as an event loop reaps */
+static unsigned t_reap_memory(struct io_uring *ring)
+{
+	struct io_uring_cqe *cqe;
+	unsigned head, n = 0;
+
+	io_uring_for_each_cqe(ring, head, cqe)
+		n++;
+	io_uring_cq_advance(ring, n);
+	return n;
+}
+
+static void t_idle(void)
+{
+	struct io_uring_cqe *cqe;
+	struct io_uring ring;
+	char buf[8];
+	int pfd[2];
+
+	t_ring(&ring, 8, NULL);
+	CHECK(!pipe(pfd));
+	/* a NOP, reaped from memory; a peek finds nothing */
+	io_uring_prep_nop(io_uring_get_sqe(&ring));
+	CHECK_EQ(io_uring_submit(&ring), 1);
+	CHECK(t_readable(ring.ring_fd));
+	CHECK_EQ(t_reap_memory(&ring), 1);
+	CHECK_EQ(io_uring_peek_cqe(&ring, &cqe), -EAGAIN);
+	CHECK(!t_readable_now(ring.ring_fd));
+	/* again, then a submit with nothing to submit */
+	io_uring_prep_nop(io_uring_get_sqe(&ring));
+	CHECK_EQ(io_uring_submit(&ring), 1);
+	CHECK(t_readable(ring.ring_fd));
+	CHECK_EQ(t_reap_memory(&ring), 1);
+	CHECK_EQ(io_uring_submit(&ring), 0);
+	CHECK(!t_readable_now(ring.ring_fd));
+	/* a read still pending: not readable until it completes, then so */
+	io_uring_prep_read(io_uring_get_sqe(&ring), pfd[0], buf, 8, 0);
+	CHECK_EQ(io_uring_submit(&ring), 1);
+	CHECK_EQ(io_uring_peek_cqe(&ring, &cqe), -EAGAIN);
+	CHECK(!t_readable_now(ring.ring_fd));
+	CHECK_EQ(write(pfd[1], "abcdefgh", 8), 8);
+	CHECK(t_readable(ring.ring_fd));
+	CHECK_EQ(t_reap_memory(&ring), 1);
+	close(pfd[0]);
+	close(pfd[1]);
+	io_uring_queue_exit(&ring);
+}
+
 int main(void)
 {
 	unsigned defer = IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN;
@@ -81,6 +144,8 @@ int main(void)
 	t_case(0, false);
 	t_case(defer, true);
 	t_case(defer, false);
-	printf("eventfd and ring fd readable for pending work (%s)\n", t_engine());
+	t_idle();
+	printf("eventfd and ring fd readable for pending work, not after a "
+	       "peek or submit finds the CQ empty (%s)\n", t_engine());
 	return 0;
 }

@@ -34,8 +34,9 @@ json_keys() {	# json_keys FILE: one run object with exactly the documented keys
 	python3 - "$1" <<'PY' || fail "JSON keys differ"
 import json, sys
 want = ["engine", "policy", "target", "rw", "bs", "depth", "threads",
-        "runtime_s", "ios", "iops", "bw_bytes", "cpu", "ctx_switches",
-        "wakeups", "lat_ns"]
+        "runtime_s", "ios", "iops", "bw_bytes", "cpu", "cpu_per_io_us",
+        "ctx_switches", "wakeups", "reap", "epoll_waits", "epoll_empty",
+        "fdatasync", "alloc", "cached_pct_start", "cached_pct_end", "lat_ns"]
 lat = ["mean", "p1", "p5", "p10", "p20", "p30", "p40", "p50", "p60", "p70",
        "p80", "p90", "p95", "p99", "p99.5", "p99.9", "p99.95", "p99.99", "max"]
 doc = json.load(open(sys.argv[1]))
@@ -44,7 +45,8 @@ for r in runs:
     assert list(r) == want, list(r)
     assert list(r["cpu"]) == ["usr", "sys"], r["cpu"]
     assert list(r["lat_ns"]) == lat, list(r["lat_ns"])
-    assert r["ios"] >= 0 and r["iops"] >= 0
+    assert r["ios"] >= 0 and r["iops"] >= 0 and r["cpu_per_io_us"] >= 0
+    assert r["reap"] in ("enter", "eventfd", "poll-ringfd"), r["reap"]
 print(len(runs), "run(s) with the documented keys")
 PY
 }
@@ -55,7 +57,7 @@ PY
 run --help
 for f in -d -s -c -b -p -B -F -n -N -O -R -r -t -S --engine --policy --rw \
 	 --rwmix --size --json --sweep --plot --hist --split-reap --ring-flags \
-	 --quiet --help experiment; do
+	 --reap --fdatasync --cold --alloc --quiet --help experiment; do
 	grep -q -- "$f" "$OUT" || fail "--help does not document $f"
 done
 
@@ -74,7 +76,8 @@ for e in $ENGINES sync libaio posixaio; do
 	run --engine=$e -d 8 -s 4 -c 2 -r $R -t 1 "$F"
 	grep -q "^$e: randread 4KiB QD" "$OUT" || fail "$e: no summary line"
 	grep -q '^  IOPS=[0-9.]*[KM]*, BW=' "$OUT" || fail "$e: no IOPS/BW"
-	grep -q '^  cpu: usr=[0-9.]*%, sys=[0-9.]*%' "$OUT" || fail "$e: no cpu"
+	grep -q '^  cpu: usr=[0-9.]*%, sys=[0-9.]*% (of one CPU), [0-9.]* us per I/O$' \
+		"$OUT" || fail "$e: no cpu (per I/O)"
 	grep -q '^  ctx switches: [0-9]' "$OUT" || fail "$e: no ctx switches"
 	grep -q '^  wakeups: ' "$OUT" || fail "$e: no wakeups"
 	grep -q '^    clat percentiles (nsec):$' "$OUT" || fail "$e: no percentiles"
@@ -107,6 +110,42 @@ else
 fi
 run -S 1 -d 4 -r 0.1 "$F"
 grep -q 'depth 1' "$OUT" || fail "sync does not say the depth is 1"
+
+# the event-loop reap modes: epoll_wait, the CQ reaped from memory
+for e in $ENGINES; do
+	for m in eventfd poll-ringfd; do
+		run --engine=$e --reap=$m -d 8 -s 2 -c 2 -t 1 -r $R "$F"
+		grep -q "^  reap=$m: [0-9]* epoll_wait returns (.* per I/O), [0-9]* found no CQE$" \
+			"$OUT" || fail "$e --reap=$m: no epoll line"
+		grep -q "reap=$m" "$OUT" || fail "$e --reap=$m: not in the header"
+		grep -q 'clat percentiles' "$OUT" || fail "$e --reap=$m: no latency"
+	done
+	run --engine=$e --reap=eventfd -N 1 -d 1 -s 1 -c 1 -r $R -q
+done
+# a log: each write followed by fdatasync; cold reads; allocating writes
+for e in $ENGINES sync; do
+	run --engine=$e --rw=randwrite --fdatasync=1 -d 2 -s 1 -c 1 -t 1 -r $R "$F"
+	grep -q 'fdatasync=1' "$OUT" || fail "$e --fdatasync=1: not in the header"
+	grep -q "^$e: randwrite 4KiB QD" "$OUT" || fail "$e --fdatasync=1: no summary"
+done
+for e in $ENGINES; do
+	run --engine=$e --cold -d 4 -r $R "$F"
+	grep -q '^  page cache: [0-9.]*% of the file before the run, [0-9.]*% after$' \
+		"$OUT" || fail "$e --cold: no residency"
+	for a in sparse fallocate; do
+		run --engine=$e --alloc=$a --size=1M --rw=randwrite -d 4 -r $R "$tmp/new"
+		grep -q "alloc=$a" "$OUT" || fail "$e --alloc=$a: not in the header"
+		[ ! -e "$tmp/new" ] || fail "$e --alloc=$a: the new file was left behind"
+	done
+done
+"$BIN" --json --engine=user --reap=eventfd --cold -r $R "$F" >"$tmp/ev.json" \
+	2>"$OUT" || fail "--json --reap=eventfd --cold exited $?"
+json_keys "$tmp/ev.json"
+python3 -c 'import json,sys; r=json.load(open(sys.argv[1]));
+assert r["reap"] == "eventfd" and r["epoll_waits"] >= 0
+assert 0 <= r["cached_pct_start"] <= 100 and 0 <= r["cached_pct_end"] <= 100' \
+	"$tmp/ev.json" || fail "--reap/--cold JSON values"
+echo "reap modes, fdatasync, cold and alloc ran"
 
 # the seed experiments, each with tiny runs: a table, a verdict, JSON whose
 # runs have the documented keys, the report file and (with gnuplot) the chart
@@ -191,6 +230,15 @@ refused "unknown option -z" -z 1 "$F"
 refused "needs a value" "$F" -d
 refused "--engine: 'nope'" --engine=nope "$F"
 refused "--rw: 'sideways'" --rw=sideways "$F"
+refused "--reap: 'sideways'" --reap=sideways "$F"
+refused "not with --split-reap" --reap=eventfd --split-reap --engine=user "$F"
+refused "needs --engine=kernel or user" --reap=eventfd --engine=sync "$F"
+refused "goes with writes only" --fdatasync=1 --engine=user "$F"
+refused "needs --engine=kernel, user or sync" --fdatasync=1 --rw=write --engine=libaio "$F"
+refused "goes with writes" --alloc=sparse --size=1M --engine=user "$tmp/new"
+refused "needs --size" --alloc=sparse --rw=write --engine=user "$tmp/new"
+refused "--alloc: 'x'" --alloc=x "$F"
+refused "needs a file target" --cold -N 1 --engine=user
 refused "needs --engine=kernel or user" -N 1 --engine=sync
 refused "needs --engine=kernel or user" -B 1 --engine=libaio "$F"
 refused "needs --engine=user" --engine=sync sim:size=1M
@@ -202,6 +250,9 @@ refused "unknown" experiment nosuch
 refused "goes with -p 1" --ring-flags=hybrid --engine=user "$F"
 refused "not an option of this experiment" experiment iowait --sim=size=1M
 refused "'0' is not" experiment taskwork --exp-runtime=0
+"$BIN" --engine=user --alloc=sparse --size=1M --rw=write -r $R "$F" >"$OUT" 2>&1
+[ $? -eq 1 ] && grep -q 'makes a new file' "$OUT" || fail "--alloc on an existing file"
+[ "$(stat -c %s "$F")" = 1048576 ] || fail "--alloc touched an existing file"
 "$BIN" --engine=user -r $R "$tmp/missing" >"$OUT" 2>&1
 [ $? -eq 1 ] && grep -q 'give --size' "$OUT" || fail "a missing file: no clear error"
 echo "anyring-bench: ok"

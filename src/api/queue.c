@@ -78,6 +78,25 @@ struct ar_get_data {
 	size_t argsz;
 };
 
+/*
+ * The program goes back to its own loop without waiting through us: if
+ * the CQ is empty, the ring's engine may stop its ring fd polling
+ * readable (the user engine's, docs/semantics.md D1). The look at the CQ
+ * is a hint: the engine looks again after it resets.
+ */
+static void ar_cq_idle(struct io_uring *ring)
+{
+	const struct ar_engine *e;
+	void *obj;
+
+	if (IO_URING_READ_ONCE(*ring->cq.khead) !=
+	    IO_URING_READ_ONCE(*ring->cq.ktail))
+		return;
+	e = ar_engine_lookup(ring->ring_fd, &obj);
+	if (e->cq_idle && obj)
+		e->cq_idle(obj);
+}
+
 static int ar_get_cqe(struct io_uring *ring, struct io_uring_cqe **cqe_ptr,
 		      struct ar_get_data *d)
 {
@@ -101,6 +120,8 @@ static int ar_get_cqe(struct io_uring *ring, struct io_uring_cqe **cqe_ptr,
 			if (looped || !ar_cq_needs_enter(ring)) {
 				if (!err)
 					err = -EAGAIN;
+				if (!looped)
+					ar_cq_idle(ring);
 				break;
 			}
 			need_enter = 1;
@@ -290,15 +311,19 @@ static int ar_submit(struct io_uring *ring, unsigned submitted,
 		     unsigned wait_nr, int getevents)
 {
 	int cq_needs_enter = getevents || wait_nr || ar_cq_needs_enter(ring);
+	int ret = (int)submitted;
 	unsigned flags = 0;
 
 	if (ar_sq_needs_enter(ring, submitted, &flags) || cq_needs_enter) {
 		if (cq_needs_enter)
 			flags |= IORING_ENTER_GETEVENTS;
-		return ar_ring_enter(ring, submitted, wait_nr, flags, NULL,
-				     _NSIG / 8);
+		ret = ar_ring_enter(ring, submitted, wait_nr, flags, NULL,
+				    _NSIG / 8);
 	}
-	return (int)submitted;
+	/* after the submit: what completed inline keeps the fd readable */
+	if (!cq_needs_enter)
+		ar_cq_idle(ring);
+	return ret;
 }
 
 AR_EXPORT int io_uring_submit(struct io_uring *ring)

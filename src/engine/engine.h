@@ -78,6 +78,13 @@ struct ar_engine {
 	long (*mmap_raw)(void *obj, void *addr, size_t len, int prot,
 			 int flags, off_t off);
 	/*
+	 * The program found the CQ empty through liburing and returns to its
+	 * own loop without waiting (io_uring_peek_cqe, io_uring_submit): an
+	 * engine whose ring fd does not follow the CQ by itself may stop it
+	 * polling readable. NULL: nothing to do.
+	 */
+	void (*cq_idle)(void *obj);
+	/*
 	 * The engine's rings live in this process's memory and threads: a
 	 * forked child cannot use its inherited copies (engine.c gives them
 	 * to ar_forked_engine).

@@ -641,5 +641,6 @@ const struct ar_engine ar_user_engine = {
 	.stats	= ar_user_stats,
 	.ring_index = ar_user_ring_index,
 	.mmap_raw = ar_user_mmap_raw,
+	.cq_idle = ar_user_cq_idle,
 	.in_process = true,
 };

@@ -111,6 +111,57 @@ void ar_ring_fd_clear(struct ar_uctx *ctx)
 }
 
 /*
+ * The program found the CQ empty through liburing and goes back to its
+ * own loop without waiting here (a peek that found nothing, a submit
+ * that does not wait). The kernel's ring fd polls POLLIN only while
+ * there are CQEs or pending work, so an epoll loop on it sleeps now;
+ * ours is an eventfd that stays readable until reset (D1), and such a
+ * loop would spin on it. Reset it, as ar_ring_fd_clear() does, and make
+ * it readable again if CQEs, task work or an overflow backlog are there.
+ * Left alone: a ring with a registered eventfd (its loop polls that; the
+ * reset would cost a read and a write per round) and a DEFER_TASKRUN
+ * ring (AIO completions wait in the AIO ring for its task, unseen here).
+ */
+void ar_user_cq_idle(void *obj)
+{
+	struct ar_uctx *ctx = obj;
+	uint64_t v;
+	int fd, e;
+
+	if (!atomic_load_explicit(&ctx->ring_fd_signalled, memory_order_relaxed) ||
+	    (ctx->flags & IORING_SETUP_DEFER_TASKRUN) ||
+	    __atomic_load_n(&ctx->eventfd, __ATOMIC_RELAXED) >= 0)
+		return;
+	fd = __atomic_load_n(&ctx->ring_fd, __ATOMIC_ACQUIRE);
+	/* the sleeper's step 1 of wake.h (ring fd): the flag down */
+	if (fd < 0 || !atomic_exchange_explicit(&ctx->ring_fd_signalled, false,
+						memory_order_relaxed))
+		return;
+	e = errno;
+	(void)!read(fd, &v, sizeof(v));
+	errno = e;
+	/*
+	 * Step 2: the flag store above before the loads below. Pairs with
+	 * ar_wake_mb() in ar_cq_wake() between a poster's tail store (and
+	 * overflow flag) and its exchange of the flag, and with
+	 * ar_wake_mb_after_rmw() in ar_tw_add() between the push and the
+	 * signal: either that side sees the flag down and signals, or this
+	 * side sees its CQE, backlog or work and signals.
+	 */
+	ar_wake_mb();
+	if ((IO_URING_READ_ONCE(ctx->rings->cq.head) !=
+	     io_uring_smp_load_acquire(&ctx->rings->cq.tail) ||
+	     atomic_load_explicit(&ctx->tw_head, memory_order_relaxed) ||
+	     (__atomic_load_n(&ctx->rings->sq_flags, __ATOMIC_RELAXED) &
+	      IORING_SQ_CQ_OVERFLOW)) &&
+	    !atomic_exchange_explicit(&ctx->ring_fd_signalled, true,
+				      memory_order_relaxed)) {
+		v = 1;
+		(void)!write(fd, &v, sizeof(v));
+	}
+}
+
+/*
  * The engine's own fds are claimed with this marker: they are not the
  * application's, so io_uring calls on them fail -EBADF, CLOSE refuses
  * them and they cannot be registered.

@@ -27,6 +27,8 @@ struct worker;
 #define ENG_POLICY	(1u << 6)	/* --policy */
 #define ENG_SPLIT	(1u << 7)	/* --split-reap */
 #define ENG_RING	(1u << 8)	/* has SQ/CQ rings (--ring-flags) */
+#define ENG_REAP	(1u << 9)	/* --reap=eventfd|poll-ringfd */
+#define ENG_FDATASYNC	(1u << 10)	/* --fdatasync=1 */
 
 struct bench_engine {
 	const char *name;

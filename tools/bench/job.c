@@ -104,11 +104,14 @@ static int check_caps(const struct job_spec *s, unsigned caps, char *why,
 		{ ENG_POLICY, "--policy", "kernel or user" },
 		{ ENG_SPLIT, "--split-reap", "kernel or user" },
 		{ ENG_SIM, "a sim: target (simdev)", "user" },
+		{ ENG_REAP, "--reap=eventfd|poll-ringfd", "kernel or user" },
+		{ ENG_FDATASYNC, "--fdatasync=1", "kernel, user or sync" },
 	};
 	bool asked[] = {
 		s->nop, s->polled, s->fixed_bufs && !s->nop,
 		s->reg_files && !s->nop, s->policy != NULL, s->split_reap,
 		target_is_sim(s->target) && !s->nop,
+		s->reap != REAP_ENTER, s->fdatasync,
 	};
 	unsigned i;
 
@@ -138,6 +141,29 @@ static int check_policy(const struct job_spec *s, char *why, size_t len)
 	return 0;
 }
 
+/* The new modes' flags that only make sense together. */
+static int check_modes(const struct job_spec *s, char *why, size_t len)
+{
+	if (s->reap != REAP_ENTER && s->split_reap)
+		return fail(why, len, "--reap=eventfd|poll-ringfd is one thread's "
+			    "event loop: not with --split-reap");
+	if (s->reap != REAP_ENTER && s->polled)
+		return fail(why, len, "--reap=eventfd|poll-ringfd: polled I/O "
+			    "(-p 1) completes only by entering the ring");
+	if (s->fdatasync && (s->nop || s->read_pct))
+		return fail(why, len, "--fdatasync=1 goes with writes only "
+			    "(--rw=randwrite or write)");
+	if (s->alloc && (s->nop || s->read_pct == 100))
+		return fail(why, len, "--alloc goes with writes (--rw=randwrite, "
+			    "write, randrw or rw)");
+	if (s->alloc && (!s->size || !s->target || target_is_sim(s->target)))
+		return fail(why, len, "--alloc needs --size and the path of a "
+			    "file to make");
+	if (s->cold && (s->nop || !s->target || target_is_sim(s->target)))
+		return fail(why, len, "--cold needs a file target");
+	return 0;
+}
+
 static void note(const struct job_spec *s, const char *msg)
 {
 	if (!s->quiet)
@@ -160,7 +186,8 @@ int job_check(struct job_spec *s, char *why, size_t len)
 			    BENCH_MAX_THREADS);
 	if (!s->nop && !s->bs)
 		return fail(why, len, "-b: the block size must not be 0");
-	if (check_caps(s, eng->caps, why, len) || check_policy(s, why, len))
+	if (check_caps(s, eng->caps, why, len) || check_policy(s, why, len) ||
+	    check_modes(s, why, len))
 		return -1;
 	if (!s->nop && !s->target)
 		return fail(why, len, "no target: give a file, a block device "
@@ -241,7 +268,9 @@ static void workers_init(struct job_state *js)
 		w->read_pct = js->spec->read_pct;
 		w->random = js->spec->random;
 		w->track = js->spec->track_lat;
-		w->expect_res = js->spec->nop ? 0 : (int)js->spec->bs;
+		/* --fdatasync: the fsync's 0 completes an I/O */
+		w->expect_res = js->spec->nop || js->spec->fdatasync ? 0 :
+				(int)js->spec->bs;
 	}
 }
 
@@ -345,6 +374,14 @@ static void usage_delta(struct job_result *r, const struct rusage *a,
 	r->ctx_switches = r->ctx_vol + r->ctx_invol;
 }
 
+/* (usr+sys)/IOs over the measured interval, in microseconds */
+static void cpu_per_io(struct job_result *r)
+{
+	double cpu_s = (r->cpu_usr + r->cpu_sys) / 100.0 * r->runtime_s;
+
+	r->cpu_per_io_us = r->ios ? cpu_s * 1e6 / (double)r->ios : 0;
+}
+
 static void stats_add(struct anyring_stats *sum, const struct anyring_stats *s)
 {
 	unsigned long long *d = (unsigned long long *)sum;
@@ -380,6 +417,8 @@ static int job_collect(struct job_state *js, struct job_result *r,
 		}
 		if (w->hist)
 			hist_merge(&r->lat, w->hist);
+		r->epoll_waits += w->epoll_waits;
+		r->epoll_empty += w->epoll_empty;
 		if (w->has_stats)
 			stats_add(&r->stats, &w->stats);
 		else
@@ -425,6 +464,7 @@ static int job_start(struct job_state *js, struct job_result *r)
 	pthread_barrier_destroy(&js->start);
 	if (job_collect(js, r, ret ? &(struct totals){ 0, 0, 0, 0 } : &end))
 		ret = -1;
+	cpu_per_io(r);
 	return ret;
 }
 
@@ -455,7 +495,12 @@ int job_run(const struct job_spec *spec, struct job_result *r)
 		return -1;
 	}
 	workers_init(&js);
+	r->cache_start = r->cache_end = -1;
+	if (js.spec->cold)
+		r->cache_start = target_cached_pct(&js.target);
 	ret = job_start(&js, r);
+	if (js.spec->cold)
+		r->cache_end = target_cached_pct(&js.target);
 	for (i = 0; i < js.spec->threads; i++)
 		worker_free(&js.workers[i]);
 	free(js.workers);

@@ -23,6 +23,20 @@
 /* IORING_SETUP_HYBRID_IOPOLL (with -p 1); never dropped: a refusal fails */
 #define RINGF_HYBRID	(1u << 3)
 
+/* --reap: how a ring's completions are waited for */
+enum reap_mode {
+	REAP_ENTER,		/* io_uring_enter with GETEVENTS (t/io_uring) */
+	REAP_EVENTFD,		/* a registered eventfd in an epoll set */
+	REAP_POLL_RINGFD,	/* the ring fd itself in an epoll set */
+};
+
+/* --alloc: the target is a new file, made for the run and removed after */
+enum alloc_mode {
+	ALLOC_NONE,
+	ALLOC_SPARSE,		/* ftruncate: every write allocates blocks */
+	ALLOC_FALLOCATE,	/* fallocate: writes convert unwritten extents */
+};
+
 struct job_spec {
 	const char *engine;	/* kernel, user, sync, libaio, posixaio */
 	const char *policy;	/* --policy string; NULL: the ring's default */
@@ -44,6 +58,10 @@ struct job_spec {
 	bool reg_files;		/* registered file, IOSQE_FIXED_FILE */
 	bool track_lat;		/* completion latency histogram */
 	bool split_reap;	/* a second thread per ring waits and reaps */
+	enum reap_mode reap;	/* --reap */
+	bool fdatasync;		/* --fdatasync=1: each write then fdatasync */
+	bool cold;		/* --cold: page cache evicted before the run */
+	enum alloc_mode alloc;	/* --alloc */
 	uint64_t size;		/* bytes of the target used; 0: all of it */
 	double runtime_s;	/* 0: until SIGINT */
 	bool quiet;		/* no per-second lines, no notes */
@@ -57,12 +75,17 @@ struct job_result {
 	double iops;
 	double bw_bytes;	/* bytes per second */
 	double cpu_usr, cpu_sys; /* % of one CPU, whole process */
+	double cpu_per_io_us;	/* (usr+sys) / ios, microseconds; 0: no I/O */
 	uint64_t ctx_switches;	/* voluntary + involuntary */
 	uint64_t ctx_vol, ctx_invol;
 	bool has_stats;		/* the engine keeps anyring_stats */
 	struct anyring_stats stats; /* summed over the rings */
 	unsigned sq_ring, cq_ring; /* ring engines: sizes and IORING_SETUP_* */
 	unsigned setup_flags;
+	uint64_t epoll_waits;	/* --reap=eventfd|poll-ringfd: epoll_wait calls */
+	uint64_t epoll_empty;	/* ... that returned and found no CQE */
+	double cache_start, cache_end; /* --cold: % of the file in the page
+					  cache before and after; -1 unknown */
 	struct lat_hist lat;	/* completion latency, when spec.track_lat */
 };
 

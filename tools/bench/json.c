@@ -59,6 +59,29 @@ static void json_latency(FILE *f, const struct job_result *r)
 		fputs(",\"max\":null}", f);
 }
 
+/* --reap, --fdatasync, --alloc, --cold and what they measured */
+static void json_modes(FILE *f, const struct job_result *r)
+{
+	const struct job_spec *s = &r->spec;
+
+	fputs("\"reap\":", f);
+	json_string(f, report_reap_name(s));
+	if (s->reap != REAP_ENTER)
+		fprintf(f, ",\"epoll_waits\":%llu,\"epoll_empty\":%llu",
+			(unsigned long long)r->epoll_waits,
+			(unsigned long long)r->epoll_empty);
+	else
+		fputs(",\"epoll_waits\":null,\"epoll_empty\":null", f);
+	fprintf(f, ",\"fdatasync\":%s,\"alloc\":", s->fdatasync ? "true" :
+		"false");
+	json_string(f, report_alloc_name(s));
+	if (s->cold && r->cache_start >= 0 && r->cache_end >= 0)
+		fprintf(f, ",\"cached_pct_start\":%.2f,\"cached_pct_end\":%.2f,",
+			r->cache_start, r->cache_end);
+	else
+		fputs(",\"cached_pct_start\":null,\"cached_pct_end\":null,", f);
+}
+
 void json_result(FILE *f, const struct job_result *r)
 {
 	const struct job_spec *s = &r->spec;
@@ -77,12 +100,14 @@ void json_result(FILE *f, const struct job_result *r)
 		(unsigned long long)r->ios, r->iops, r->bw_bytes);
 	fprintf(f, ",\"cpu\":{\"usr\":%.2f,\"sys\":%.2f}", r->cpu_usr,
 		r->cpu_sys);
+	fprintf(f, ",\"cpu_per_io_us\":%.3f", r->cpu_per_io_us);
 	fprintf(f, ",\"ctx_switches\":%llu", (unsigned long long)r->ctx_switches);
 	if (r->has_stats)
 		fprintf(f, ",\"wakeups\":%llu,",
 			(unsigned long long)r->stats.wakeups);
 	else
 		fputs(",\"wakeups\":null,", f);
+	json_modes(f, r);
 	json_latency(f, r);
 	fputc('}', f);
 }

@@ -16,6 +16,7 @@
 enum {
 	OPT_ENGINE = 256, OPT_POLICY, OPT_RW, OPT_RWMIX, OPT_SIZE, OPT_JSON,
 	OPT_SWEEP, OPT_PLOT, OPT_HIST, OPT_SPLIT, OPT_RING_FLAGS, OPT_QUIET,
+	OPT_REAP, OPT_FDATASYNC, OPT_COLD, OPT_ALLOC,
 };
 
 static const struct option long_opts[] = {
@@ -31,6 +32,10 @@ static const struct option long_opts[] = {
 	{ "split-reap", no_argument, NULL, OPT_SPLIT },
 	{ "ring-flags", required_argument, NULL, OPT_RING_FLAGS },
 	{ "quiet", no_argument, NULL, OPT_QUIET },
+	{ "reap", required_argument, NULL, OPT_REAP },
+	{ "fdatasync", required_argument, NULL, OPT_FDATASYNC },
+	{ "cold", no_argument, NULL, OPT_COLD },
+	{ "alloc", required_argument, NULL, OPT_ALLOC },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -90,6 +95,25 @@ void options_usage(FILE *f)
 "                  engine reads ANYRING_HYBRID=half-min|learned)\n"
 "  --split-reap    a second thread per ring waits for -c completions at a\n"
 "                  time while the first submits -s at a time (kernel, user)\n"
+"  --reap=MODE     how completions are waited for (kernel, user):\n"
+"                  enter (default): io_uring_enter submits and waits;\n"
+"                  eventfd: an eventfd registered on the ring, in an epoll\n"
+"                  set; poll-ringfd: the ring fd itself in an epoll set.\n"
+"                  Both wait in epoll_wait and reap the CQ from memory,\n"
+"                  entering only to submit, as an event loop (libuv, QEMU)\n"
+"                  does; the ring then has neither COOP_TASKRUN nor\n"
+"                  DEFER_TASKRUN, which need the task to enter\n"
+"  --fdatasync=0|1 each write followed by fdatasync, the pair counted as\n"
+"                  one I/O (a log): WRITE linked to FSYNC with\n"
+"                  IORING_FSYNC_DATASYNC (the write's CQE skipped on\n"
+"                  success); sync: pwritev2 then fdatasync\n"
+"  --cold          evict the file's pages (POSIX_FADV_DONTNEED) before\n"
+"                  the run; the share in the page cache (mincore) before\n"
+"                  and after the run is reported\n"
+"  --alloc=MODE    the target is a new file, made for the run (of --size\n"
+"                  bytes) and removed after it, so that writes allocate:\n"
+"                  sparse (ftruncate) or fallocate (unwritten extents);\n"
+"                  the path must not exist\n"
 "  --json          one JSON object per run ({\"runs\":[...]} for sweeps)\n"
 "                  instead of text\n"
 "  --sweep K=V,..  run every value of K (depth, engine, policy, bs);\n"
@@ -107,7 +131,8 @@ void options_usage(FILE *f)
 "\n"
 "Latency is per I/O, from just before its batch is submitted to the reap\n"
 "pass that finds its completion (CLOCK_MONOTONIC, vDSO). CPU is the whole\n"
-"process's usr/sys time over the run as %% of one CPU (getrusage);\n"
+"process's usr/sys time over the run as %% of one CPU (getrusage), and\n"
+"per I/O ((usr+sys)/IOs; the engine's threads count);\n"
 "wakeups come from anyring_ring_stats() (\"-\" for engines without it).\n");
 }
 
@@ -182,6 +207,30 @@ static int parse_ring_flags(const char *val, unsigned *out)
 		else
 			return bad("--ring-flags", val, RING_FLAGS_WANT);
 	}
+	return 0;
+}
+
+static int parse_reap(const char *val, enum reap_mode *out)
+{
+	if (!strcmp(val, "enter"))
+		*out = REAP_ENTER;
+	else if (!strcmp(val, "eventfd"))
+		*out = REAP_EVENTFD;
+	else if (!strcmp(val, "poll-ringfd"))
+		*out = REAP_POLL_RINGFD;
+	else
+		return bad("--reap", val, "enter, eventfd or poll-ringfd");
+	return 0;
+}
+
+static int parse_alloc(const char *val, enum alloc_mode *out)
+{
+	if (!strcmp(val, "sparse"))
+		*out = ALLOC_SPARSE;
+	else if (!strcmp(val, "fallocate"))
+		*out = ALLOC_FALLOCATE;
+	else
+		return bad("--alloc", val, "sparse or fallocate");
 	return 0;
 }
 
@@ -270,6 +319,10 @@ static int long_opt(int c, const char *val, struct bench_opts *o,
 	case OPT_QUIET: s->quiet = true; return 0;
 	case OPT_PLOT: o->plot = val; return 0;
 	case OPT_RING_FLAGS: return parse_ring_flags(val, &s->ring_flags);
+	case OPT_REAP: return parse_reap(val, &s->reap);
+	case OPT_FDATASYNC: return parse_bool("--fdatasync", val, &s->fdatasync);
+	case OPT_COLD: s->cold = true; return 0;
+	case OPT_ALLOC: return parse_alloc(val, &s->alloc);
 	case OPT_SWEEP:
 		if (sweep_add(&o->sweep, val, why, sizeof(why))) {
 			fprintf(stderr, "anyring-bench: %s\n", why);

@@ -19,6 +19,22 @@ const char *report_rw_name(const struct job_spec *s)
 	return s->random ? "randrw" : "rw";
 }
 
+const char *report_reap_name(const struct job_spec *s)
+{
+	static const char *const names[] = {
+		[REAP_ENTER] = "enter", [REAP_EVENTFD] = "eventfd",
+		[REAP_POLL_RINGFD] = "poll-ringfd",
+	};
+
+	return names[s->reap];
+}
+
+const char *report_alloc_name(const struct job_spec *s)
+{
+	return s->alloc == ALLOC_SPARSE ? "sparse" :
+	       s->alloc == ALLOC_FALLOCATE ? "fallocate" : "none";
+}
+
 const char *report_setup_flags(unsigned flags, char *buf, size_t len)
 {
 	static const struct { unsigned bit; const char *name; } names[] = {
@@ -56,8 +72,15 @@ void report_header(FILE *f, const struct job_spec *s, unsigned sq_ring,
 		fmt_size(s->bs, bs, sizeof(bs)), s->depth, s->batch_submit,
 		s->batch_complete, s->threads);
 	fprintf(f, "polled=%d, fixedbufs=%d, register_files=%d, buffered=%d, "
-		"latency=%d, policy=%s", s->polled, s->fixed_bufs, s->reg_files,
-		!s->direct, s->track_lat, s->policy ? s->policy : "default");
+		"latency=%d, policy=%s, reap=%s", s->polled, s->fixed_bufs,
+		s->reg_files, !s->direct, s->track_lat,
+		s->policy ? s->policy : "default", report_reap_name(s));
+	if (s->fdatasync)
+		fputs(", fdatasync=1", f);
+	if (s->cold)
+		fputs(", cold", f);
+	if (s->alloc)
+		fprintf(f, ", alloc=%s", report_alloc_name(s));
 	if (sq_ring)
 		fprintf(f, ", sq_ring=%u, cq_ring=%u, setup=%s%s", sq_ring,
 			cq_ring, report_setup_flags(setup_flags, flags,
@@ -174,8 +197,8 @@ void report_summary(FILE *f, const struct job_result *r, bool hist)
 		print_bw(f, r->bw_bytes);
 	}
 	fprintf(f, ", ios=%llu\n", (unsigned long long)r->ios);
-	fprintf(f, "  cpu: usr=%.2f%%, sys=%.2f%% (of one CPU)\n", r->cpu_usr,
-		r->cpu_sys);
+	fprintf(f, "  cpu: usr=%.2f%%, sys=%.2f%% (of one CPU), %.2f us per I/O\n",
+		r->cpu_usr, r->cpu_sys, r->cpu_per_io_us);
 	fprintf(f, "  ctx switches: %llu (voluntary %llu, involuntary %llu)\n",
 		(unsigned long long)r->ctx_switches,
 		(unsigned long long)r->ctx_vol, (unsigned long long)r->ctx_invol);
@@ -185,6 +208,15 @@ void report_summary(FILE *f, const struct job_result *r, bool hist)
 			r->ios ? (double)r->stats.wakeups / (double)r->ios : 0);
 	else
 		fputs("  wakeups: -\n", f);
+	if (s->reap != REAP_ENTER)
+		fprintf(f, "  reap=%s: %llu epoll_wait returns (%.4f per I/O), "
+			"%llu found no CQE\n", report_reap_name(s),
+			(unsigned long long)r->epoll_waits,
+			r->ios ? (double)r->epoll_waits / (double)r->ios : 0,
+			(unsigned long long)r->epoll_empty);
+	if (s->cold)
+		fprintf(f, "  page cache: %.1f%% of the file before the run, "
+			"%.1f%% after\n", r->cache_start, r->cache_end);
 	print_latency(f, r, hist);
 	fflush(f);
 }

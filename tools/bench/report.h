@@ -12,6 +12,9 @@
 
 /* "randread", "write", "randrw", ... or "nop" */
 const char *report_rw_name(const struct job_spec *s);
+/* --reap's and --alloc's names: "enter", "eventfd", ...; "none", "sparse" */
+const char *report_reap_name(const struct job_spec *s);
+const char *report_alloc_name(const struct job_spec *s);
 /* "COOP_TASKRUN|SINGLE_ISSUER|DEFER_TASKRUN" (IORING_SETUP_* named) */
 const char *report_setup_flags(unsigned flags, char *buf, size_t len);
 

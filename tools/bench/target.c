@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <linux/fs.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include "ext.h"
 #include "prng.h"
@@ -85,6 +86,88 @@ static int prepare_file(const struct job_spec *s, struct target *t,
 		return -1;
 	}
 	return 0;
+}
+
+/* --alloc: a new file of s->size bytes whose blocks writes will allocate */
+static int prepare_alloc(const struct job_spec *s, struct target *t,
+			 char *why, size_t len)
+{
+	const char *how = s->alloc == ALLOC_SPARSE ? "ftruncate" : "fallocate";
+	int fd, ret;
+
+	t->kind = TARGET_FILE;
+	t->size = s->size;
+	fd = open(t->path, O_WRONLY | O_CREAT | O_EXCL, 0644);
+	if (fd < 0) {
+		snprintf(why, len, "%s: %s%s", t->path, strerror(errno),
+			 errno == EEXIST ? " (--alloc makes a new file)" : "");
+		return -1;
+	}
+	t->created = true;
+	if (s->alloc == ALLOC_SPARSE)
+		ret = ftruncate(fd, (off_t)t->size) ? errno : 0;
+	else
+		ret = posix_fallocate(fd, 0, (off_t)t->size);
+	/* durable before the run: the run measures the writes, not this */
+	if (!ret && fsync(fd))
+		ret = errno;
+	close(fd);
+	if (ret) {
+		snprintf(why, len, "%s: %s: %s", t->path, how, strerror(ret));
+		return -1;
+	}
+	return 0;
+}
+
+/* --cold: write back what is dirty, then drop the pages */
+static int evict(const struct target *t, char *why, size_t len)
+{
+	int fd = open(t->path, O_RDONLY), ret;
+
+	if (fd < 0) {
+		snprintf(why, len, "%s: %s", t->path, strerror(errno));
+		return -1;
+	}
+	ret = fdatasync(fd) ? errno : 0;
+	if (!ret)
+		ret = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+	close(fd);
+	if (ret) {
+		snprintf(why, len, "--cold: evicting %s: %s", t->path,
+			 strerror(ret));
+		return -1;
+	}
+	return 0;
+}
+
+double target_cached_pct(const struct target *t)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	size_t pages, i, in = 0;
+	unsigned char *vec;
+	void *map;
+	int fd;
+
+	if ((t->kind != TARGET_FILE && t->kind != TARGET_BLOCK) || !t->size ||
+	    page <= 0)
+		return -1;
+	pages = (size_t)((t->size + (uint64_t)page - 1) / (uint64_t)page);
+	fd = open(t->path, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	map = mmap(NULL, (size_t)t->size, PROT_READ, MAP_SHARED, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED)
+		return -1;
+	vec = malloc(pages);
+	if (vec && !mincore(map, (size_t)t->size, vec))
+		for (i = 0; i < pages; i++)
+			in += vec[i] & 1;
+	else
+		pages = 0;
+	free(vec);
+	munmap(map, (size_t)t->size);
+	return pages ? 100.0 * (double)in / (double)pages : -1;
 }
 
 static int prepare_block(const struct job_spec *s, struct target *t,
@@ -172,6 +255,9 @@ int target_prepare(const struct job_spec *s, struct target *t, char *why,
 	if (target_is_sim(s->target)) {
 		t->path = s->target + strlen(SIM_PREFIX);
 		ret = prepare_sim(s, t, why, len);
+	} else if (s->alloc) {
+		t->path = s->target;
+		ret = prepare_alloc(s, t, why, len);
 	} else {
 		t->path = s->target;
 		if (stat(t->path, &st)) {
@@ -197,6 +283,8 @@ int target_prepare(const struct job_spec *s, struct target *t, char *why,
 			 s->target, (unsigned long long)t->size, s->bs);
 		ret = -1;
 	}
+	if (!ret && s->cold)
+		ret = evict(t, why, len);
 	return ret;
 }
 
@@ -235,4 +323,7 @@ void target_release(struct target *t)
 	if (t->sim_fd >= 0)
 		close(t->sim_fd);
 	t->sim_fd = -1;
+	if (t->created)
+		unlink(t->path);
+	t->created = false;
 }

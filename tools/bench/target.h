@@ -2,11 +2,13 @@
 /*
  * target.h - what the I/O goes to: a regular file (created and filled with
  * data when missing or short, given --size), a block device, or a simdev
- * ("sim:SPEC", served by the user engine).
+ * ("sim:SPEC", served by the user engine). --alloc makes a new file for
+ * the run and removes it after; --cold evicts the file's pages first.
  */
 #ifndef BENCH_TARGET_H
 #define BENCH_TARGET_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "job.h"
@@ -20,6 +22,7 @@ struct target {
 	const char *path;	/* the file or device; the simdev spec */
 	uint64_t size;		/* bytes the I/O is spread over */
 	int sim_fd;		/* one simdev, shared by the threads */
+	bool created;		/* --alloc: made for this run, removed after */
 };
 
 /* Is this target string a simdev? */
@@ -32,6 +35,9 @@ int target_prepare(const struct job_spec *s, struct target *t, char *why,
 int target_open(const struct target *t, const struct job_spec *s, char *why,
 		size_t len);
 void target_close(const struct target *t, int fd);
+/* The share of the target's bytes in the page cache (mincore), in %; -1
+ * when it cannot be told. */
+double target_cached_pct(const struct target *t);
 void target_release(struct target *t);
 
 #endif

@@ -64,6 +64,7 @@ struct worker {
 	uint64_t taken, submitted, calls;
 	/* the reaping thread's (the same thread unless split) */
 	uint64_t done, rcalls;
+	uint64_t epoll_waits, epoll_empty;	/* --reap=eventfd|poll-ringfd */
 	bool end_seen;			/* split: the submitter's end marker */
 	struct worker_counters pub;
 
