@@ -11,7 +11,9 @@
 #include <string.h>
 #include <unistd.h>
 #include "lib/wake.h"
+#include "trap/trap.h"
 #include "user/types.h"
+#include "user/svc.h"
 #include "user/ctx.h"
 #include "user/req.h"
 #include "user/submit.h"
@@ -202,8 +204,13 @@ static void ar_ring_fd_signal(struct ar_uctx *ctx)
 	if (!atomic_load_explicit(&ctx->ring_fd_signalled, memory_order_relaxed) &&
 	    !atomic_exchange_explicit(&ctx->ring_fd_signalled, true,
 				      memory_order_relaxed) &&
-	    (fd = __atomic_load_n(&ctx->ring_fd, __ATOMIC_ACQUIRE)) >= 0)
+	    (fd = __atomic_load_n(&ctx->ring_fd, __ATOMIC_ACQUIRE)) >= 0) {
 		(void)!write(fd, &one, sizeof(one));
+		/* programs the trap serves may poll it and never enter: svc.c */
+		if (ar_trap_active() &&
+		    __atomic_load_n(&ctx->eventfd, __ATOMIC_RELAXED) < 0)
+			ar_svc_fdcheck(ctx);
+	}
 }
 
 /*

@@ -100,6 +100,66 @@ static int ar_svc_poll_fd(struct ar_uctx *ctx, struct timespec **tsp,
 	return -1;
 }
 
+/*
+ * The ring fd of a user ring is an eventfd that stays readable until an
+ * enter resets it (docs/semantics.md D1). A program that polls it and
+ * reaps the CQ from memory, entering only to submit (libuv, through the
+ * system-call trap), would find it readable forever once its CQ is
+ * empty. So, with the trap on, a signalled ring fd gets a look from this
+ * thread: 1 ms later, then at doubling intervals (at most 64 ms) while
+ * CQEs wait in the CQ; once the CQ is empty the fd is reset
+ * (ar_user_cq_idle(), which signals again if a CQE came meanwhile). A
+ * program that polls the ring fd therefore spins at most about 1 ms
+ * after its last completion, not until its next submit.
+ */
+#define AR_FDCHECK_FIRST_MS	1
+#define AR_FDCHECK_MAX_MS	64
+
+/* the ring fd was signalled: look at it later; any thread, no locks held */
+void ar_svc_fdcheck(struct ar_uctx *ctx)
+{
+	struct ar_svc *svc = &ctx->svc;
+	bool kick = false;
+
+	if ((ctx->flags & IORING_SETUP_DEFER_TASKRUN) || ar_svc_start(ctx))
+		return;
+	ar_spin_lock(&ctx->lock);
+	if (!svc->fdcheck_ns) {
+		svc->fdcheck_ms = AR_FDCHECK_FIRST_MS;
+		svc->fdcheck_ns = ar_now_ns() + AR_FDCHECK_FIRST_MS * 1000000ULL;
+		kick = !svc->timers || svc->timers->deadline_ns > svc->fdcheck_ns;
+	}
+	ar_spin_unlock(&ctx->lock);
+	if (kick)
+		ar_svc_kick(ctx);
+}
+
+/* the look, when due: reset the fd if the CQ is empty, else look again later */
+static void ar_svc_fdcheck_run(struct ar_uctx *ctx)
+{
+	struct ar_svc *svc = &ctx->svc;
+	bool idle = false;
+	__u64 now;
+
+	ar_spin_lock(&ctx->lock);
+	now = ar_now_ns();
+	if (svc->fdcheck_ns && svc->fdcheck_ns <= now) {
+		/* acquire pairs with the posters' release of the CQ tail */
+		idle = IO_URING_READ_ONCE(ctx->rings->cq.head) ==
+		       io_uring_smp_load_acquire(&ctx->rings->cq.tail);
+		if (idle) {
+			svc->fdcheck_ns = 0;
+		} else {
+			if (svc->fdcheck_ms < AR_FDCHECK_MAX_MS)
+				svc->fdcheck_ms *= 2;
+			svc->fdcheck_ns = now + svc->fdcheck_ms * 1000000ULL;
+		}
+	}
+	ar_spin_unlock(&ctx->lock);
+	if (idle)
+		ar_user_cq_idle(ctx);
+}
+
 static void *ar_svc_main(void *arg)
 {
 	struct ar_uctx *ctx = arg;
@@ -108,7 +168,7 @@ static void *ar_svc_main(void *arg)
 	struct pollfd fds[2];
 	struct timespec ts, *tsp;
 	uint64_t v;
-	__u64 now;
+	__u64 now, due;
 	int n;
 
 	fds[0].fd = svc->wake_fd;
@@ -117,10 +177,12 @@ static void *ar_svc_main(void *arg)
 	ar_spin_lock(&ctx->lock);
 	while (!svc->exiting) {
 		tsp = NULL;
-		if (svc->timers) {
+		due = svc->timers ? svc->timers->deadline_ns : 0;
+		if (svc->fdcheck_ns && (!due || svc->fdcheck_ns < due))
+			due = svc->fdcheck_ns;
+		if (due) {
 			now = ar_now_ns();
-			v = svc->timers->deadline_ns > now ?
-			    svc->timers->deadline_ns - now : 0;
+			v = due > now ? due - now : 0;
 			ts.tv_sec = (time_t)(v / 1000000000ULL);
 			ts.tv_nsec = (long)(v % 1000000000ULL);
 			tsp = &ts;
@@ -139,6 +201,7 @@ static void *ar_svc_main(void *arg)
 		ar_spin_lock(&ctx->lock);
 		timers = ar_svc_collect(ctx);
 		ar_spin_unlock(&ctx->lock);
+		ar_svc_fdcheck_run(ctx);
 
 		for (req = timers; req; req = next) {
 			next = req->next;

@@ -13,6 +13,7 @@ int ar_svc_prepare_timer(struct ar_uctx *ctx);
 int ar_svc_arm_timer_locked(struct ar_ureq *req);
 bool ar_svc_disarm_locked(struct ar_ureq *req);
 void ar_svc_kick(struct ar_uctx *ctx);
+void ar_svc_fdcheck(struct ar_uctx *ctx);
 void ar_svc_exit(struct ar_uctx *ctx);
 
 #endif

@@ -271,6 +271,9 @@ struct ar_svc {
 	int wake_fd;			/* eventfd: re-read the timers */
 	struct ar_ureq *timers;		/* armed timers, by deadline */
 	struct ar_poll *poll;		/* the readiness backend, made on first use */
+	/* the ring fd's look (svc.c ar_svc_fdcheck()): when, 0 none; ctx->lock */
+	__u64 fdcheck_ns;
+	__u32 fdcheck_ms;		/* the next interval, doubling */
 };
 
 /* per-ring counters (struct anyring_stats); relaxed atomic adds */

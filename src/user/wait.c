@@ -453,6 +453,16 @@ int ar_user_enter(void *obj, unsigned fd, unsigned to_submit,
 	if (to_submit)
 		ar_user_task = true;
 	ret = ar_enter_ring(ctx, to_submit, min_complete, flags, arg, argsz);
+	/*
+	 * A submit that does not wait and leaves the CQ empty: the ring fd
+	 * stops polling readable (D1), for programs that enter by hand and
+	 * reap from memory (libuv through the system-call trap). A look
+	 * first: a hint, ar_user_cq_idle() looks again after its reset.
+	 */
+	if (!(flags & IORING_ENTER_GETEVENTS) &&
+	    IO_URING_READ_ONCE(ctx->rings->cq.head) ==
+	    IO_URING_READ_ONCE(ctx->rings->cq.tail))
+		ar_user_cq_idle(ctx);
 	ar_tw_current = prev;
 	if (!(flags & IORING_ENTER_REGISTERED_RING))
 		ar_uctx_put(ctx);

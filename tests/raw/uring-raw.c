@@ -22,6 +22,11 @@
  *                                   and seccomp filter (for getppid),
  *                                   set after the library's
  *   uring-raw small-stack           on an 8 KiB coroutine stack
+ *   uring-raw poll-ringfd           an event loop's way: submit without
+ *                                   waiting, poll the ring fd, reap from
+ *                                   memory; the fd must then stop polling
+ *                                   readable (within 10 s: the user
+ *                                   engine's service thread resets it)
  *   uring-raw nops N                N NOPs, one enter each; prints ns/NOP
  *                                   (what a trapped enter costs)
  *   uring-raw close-reuse           rings closed with close(2), their fd
@@ -35,6 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stddef.h>
@@ -411,6 +417,45 @@ static void close_reuse(void)
 		FAIL("%d mappings after 200 rings, %d after 10", count_maps(), maps);
 }
 
+static int ringfd_readable(int fd, int ms)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+	return poll(&pfd, 1, ms) == 1 && (pfd.revents & POLLIN);
+}
+
+/*
+ * libuv's loop: the ring fd in its poll set, submits that do not wait,
+ * CQEs reaped from memory. Readable while a CQE waits; not readable once
+ * the CQ is empty, or the loop would spin (no timing is asserted: the
+ * user engine gets 10 s to reset it).
+ */
+static void poll_ringfd(void)
+{
+	struct ring r;
+	int i, ms;
+
+	ring_init(&r, 8);
+	for (i = 0; i < 50; i++) {
+		sqe_get(&r, IORING_OP_NOP, 1);
+		atomic_store_explicit((_Atomic unsigned *)r.sq_tail, r.tail,
+				      memory_order_release);
+		if (syscall(NR_ENTER, r.fd, 1, 0, 0, NULL, 0) != 1)
+			FAIL("enter: %s", strerror(errno));
+		if (!ringfd_readable(r.fd, 10000))
+			FAIL("round %d: the ring fd is not readable with a CQE", i);
+		if (reap(&r, 1) != 0)
+			FAIL("NOP failed");
+		for (ms = 0; ringfd_readable(r.fd, 0); ms++) {
+			if (ms >= 10000)
+				FAIL("round %d: the ring fd stays readable with "
+				     "the CQ empty", i);
+			usleep(1000);
+		}
+	}
+	ring_exit(&r);
+}
+
 /* a trapped enter's cost: N NOPs, one submit-and-wait enter each */
 static void nops(long n)
 {
@@ -457,6 +502,8 @@ int main(int argc, char **argv)
 		own_sigsys();
 	} else if (!strcmp(mode, "small-stack")) {
 		small_stack();
+	} else if (!strcmp(mode, "poll-ringfd")) {
+		poll_ringfd();
 	} else if (!strcmp(mode, "nops")) {
 		nops(argc > 2 ? atol(argv[2]) : 100000);
 	} else if (!strcmp(mode, "close-reuse")) {
