@@ -7,7 +7,8 @@
 # with SIGSYS too (in main and a thread), inside a signal handler on an
 # alternate stack, with its own SIGSYS handler and seccomp filter, on a
 # coroutine's 8 KiB stack, closing rings with close(2) and reusing
-# their numbers, and polling the ring fd as libuv does; uring-static.c links
+# their numbers, polling the ring fd as libuv does, and mapping a buffer
+# ring the ring allocated; uring-static.c links
 # liburing.a; fio's io_uring engine writes and verifies a file. Each runs
 # on the kernel first, then on the user engine, which ANYRING_DEBUG must
 # confirm; with ANYRING_TRAP=0 the refusal must reach the program.
@@ -38,7 +39,7 @@ ok() {
 	echo "$label: ok"
 }
 
-for m in "" blocked-but-sigsys altstack blocked-all own-sigsys small-stack close-reuse poll-ringfd; do
+for m in "" blocked-but-sigsys altstack blocked-all own-sigsys small-stack close-reuse poll-ringfd pbuf-mmap; do
 	ok "kernel $m" "uring-raw: ok" "$tmp/uring-raw" $m
 	ok "refused $m" "engine user" "$run" --deny-io-uring --debug -- "$tmp/uring-raw" $m
 	grep -q "uring-raw: ok" "$tmp/out" || { cat "$tmp/out"; exit 1; }

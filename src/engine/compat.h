@@ -99,6 +99,10 @@ struct ar_sync_cancel_reg {
 	__u64 pad2[3];
 };
 
+/* mmap offset of a kernel-allocated buffer ring (IOU_PBUF_RING_MMAP, 6.4) */
+#define AR_OFF_PBUF_RING		0x80000000ULL
+#define AR_OFF_PBUF_SHIFT		16
+
 /* opcodes past liburing 2.3's list (6.18's numbers) */
 #define AR_OP_READ_MULTISHOT		49
 #define AR_OP_WAITID			50

@@ -511,16 +511,29 @@ static int ar_user_mmap(void *obj, int fd, struct io_uring_params *p,
  * as IORING_FEAT_SINGLE_MMAP says), the SQEs at IORING_OFF_SQES. mremap()
  * with an old size of 0 maps the same shared pages a second time (at
  * addr with MAP_FIXED); the mapping is the program's own to unmap.
- * Another offset is -ENOMEM, as 6.18's io_uring_get_unmapped_area(); a
- * ring made before the trap was on is private memory: -ENODEV.
+ * A buffer ring the engine mapped (IOU_PBUF_RING_MMAP) is at
+ * IORING_OFF_PBUF_RING | bgid << IORING_OFF_PBUF_SHIFT (no such ring:
+ * -ENOMEM, as 6.18). Another offset is -ENOMEM, as 6.18's
+ * io_uring_get_unmapped_area(); a ring made before the trap was on is
+ * private memory: -ENODEV.
  */
 static long ar_user_mmap_raw(void *obj, void *addr, size_t len, int prot,
 			     int flags, off_t off)
 {
 	struct ar_uctx *ctx = obj;
 	long m, how = MREMAP_MAYMOVE;
+	size_t max;
 	void *src;
 
+	/* a buffer ring the engine mapped (IOU_PBUF_RING_MMAP): kbuf.c */
+	if (ctx && (off & AR_OFF_PBUF_RING)) {
+		src = ar_kbuf_mmap_ring(ctx, (unsigned)((off & ~AR_OFF_PBUF_RING) >>
+						       AR_OFF_PBUF_SHIFT), &max);
+		if (!src)
+			return -ENOMEM;
+		(void)max;
+		goto map;
+	}
 	if (!ctx || !ctx->shared_mem)
 		return -ENODEV;
 	switch (off) {
@@ -534,6 +547,7 @@ static long ar_user_mmap_raw(void *obj, void *addr, size_t len, int prot,
 	default:
 		return -ENOMEM;
 	}
+map:
 	if (flags & MAP_FIXED)
 		how |= MREMAP_FIXED;
 	m = ar_raw_syscall6(SYS_mremap, (long)src, 0, (long)len, how,

@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include "lib/uaccess.h"
 #include "user/types.h"
 #include "user/kbuf.h"
@@ -50,10 +51,11 @@ struct ar_kbuf_list {
 	/* a list: FIFO, taken from the head */
 	struct ar_kbuf_node *head, *tail;
 	__u32 nbufs;
-	/* a ring: the application's memory */
+	/* a ring: the application's memory, or ours (mmap_len) */
 	struct io_uring_buf_ring *br;
 	__u16 rhead;
 	__u16 mask;
+	size_t mmap_len;	/* IOU_PBUF_RING_MMAP: the ring the engine mapped */
 };
 
 struct ar_kbuf_ctx {
@@ -145,11 +147,19 @@ static unsigned ar_kbuf_remove_legacy(struct ar_kbuf_ctx *kb,
 	return i;
 }
 
+/* a group's memory: its ring's too, if the engine mapped it */
+static void ar_kbuf_list_free(struct ar_kbuf_list *bl)
+{
+	if (bl && bl->mmap_len)
+		munmap(bl->br, bl->mmap_len);
+	free(bl);
+}
+
 static void ar_kbuf_put_list(struct ar_kbuf_ctx *kb, struct ar_kbuf_list *bl)
 {
 	if (!bl->ring)
 		ar_kbuf_remove_legacy(kb, bl, AR_KBUF_MAX_LIST);
-	free(bl);
+	ar_kbuf_list_free(bl);
 }
 
 void ar_kbuf_free(struct ar_uctx *ctx)
@@ -371,6 +381,7 @@ int ar_kbuf_register_ring(struct ar_uctx *ctx, const void *arg)
 	struct io_uring_buf_reg reg;
 	struct ar_kbuf_ctx *kb;
 	struct ar_kbuf_list *bl, *old;
+	void *mem = NULL;
 	__u64 size;
 	int ret;
 
@@ -386,8 +397,8 @@ int ar_kbuf_register_ring(struct ar_uctx *ctx, const void *arg)
 	/* cannot tell full from empty with 16-bit head and tail */
 	if (reg.ring_entries >= 65536)
 		return -EINVAL;
-	if (reg.pad) {
-		/* kernel-allocated (MMAP) and incremental (INC) rings: D19 */
+	if (reg.pad & AR_PBUF_RING_INC) {
+		/* incremental rings: D19 */
 		ar_debug("user engine: buffer ring flags %#x not supported",
 			 reg.pad);
 		return -EINVAL;
@@ -399,26 +410,44 @@ int ar_kbuf_register_ring(struct ar_uctx *ctx, const void *arg)
 		return ret;
 	size = (__u64)reg.ring_entries * sizeof(struct io_uring_buf);
 	size = (size + AR_PAGE_SIZE - 1) & ~(AR_PAGE_SIZE - 1);
-	ret = ar_kbuf_check_region(reg.ring_addr, size);
-	if (ret)
-		return ret;
+	if (reg.pad & AR_PBUF_RING_MMAP) {
+		/*
+		 * The engine's memory, ring_addr ignored (as 6.18's region).
+		 * Shared, so that the system-call trap can map the same pages
+		 * for the program at IORING_OFF_PBUF_RING (ctx.c mmap_raw).
+		 */
+		mem = mmap(NULL, size, PROT_READ | PROT_WRITE,
+			   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+		if (mem == MAP_FAILED)
+			return -ENOMEM;
+		reg.ring_addr = (unsigned long)mem;
+	} else {
+		ret = ar_kbuf_check_region(reg.ring_addr, size);
+		if (ret)
+			return ret;
+	}
 
 	ar_spin_lock(&ctx->kbuf_lock);
 	kb = ar_kbuf_ctx_get(ctx);
 	old = ar_kbuf_get_list(kb, reg.bgid);
 	if (ar_kbuf_busy(old)) {
 		ar_spin_unlock(&ctx->kbuf_lock);
+		if (mem)
+			munmap(mem, size);
 		return -EEXIST;
 	}
 	bl = kb ? ar_kbuf_new_list(kb, reg.bgid) : NULL;
 	if (!bl || ar_kbuf_set_list(kb, reg.bgid, bl)) {
 		ar_spin_unlock(&ctx->kbuf_lock);
 		free(bl);
+		if (mem)
+			munmap(mem, size);
 		return -ENOMEM;
 	}
 	bl->ring = true;
 	bl->br = (struct io_uring_buf_ring *)(unsigned long)reg.ring_addr;
 	bl->mask = (__u16)(reg.ring_entries - 1);
+	bl->mmap_len = mem ? size : 0;
 	/* an empty list group is replaced, as the kernel's io_destroy_bl() */
 	if (old)
 		free(old);
@@ -447,8 +476,28 @@ int ar_kbuf_unregister_ring(struct ar_uctx *ctx, const void *arg)
 		ar_kbuf_set_list(ctx->kbuf, reg.bgid, NULL);
 	ar_spin_unlock(&ctx->kbuf_lock);
 	if (!ret)
-		free(bl);
+		ar_kbuf_list_free(bl);
 	return ret;
+}
+
+/*
+ * The ring of group bgid if the engine mapped it (IOU_PBUF_RING_MMAP):
+ * its address and *len, for the program's mmap at IORING_OFF_PBUF_RING
+ * (the system-call trap); NULL otherwise.
+ */
+void *ar_kbuf_mmap_ring(struct ar_uctx *ctx, unsigned bgid, size_t *len)
+{
+	struct ar_kbuf_list *bl;
+	void *mem = NULL;
+
+	ar_spin_lock(&ctx->kbuf_lock);
+	bl = ar_kbuf_get_list(ctx->kbuf, bgid);
+	if (bl && bl->ring && bl->mmap_len) {
+		mem = bl->br;
+		*len = bl->mmap_len;
+	}
+	ar_spin_unlock(&ctx->kbuf_lock);
+	return mem;
 }
 
 /* struct io_uring_buf_status (6.8) */

@@ -64,6 +64,7 @@ int ar_manage_buffers_issue(struct ar_ureq *req, unsigned issue_flags);
 /* io_uring_register(): PBUF_RING, UNREGISTER_PBUF_RING, PBUF_STATUS */
 int ar_kbuf_register_ring(struct ar_uctx *ctx, const void *arg);
 int ar_kbuf_unregister_ring(struct ar_uctx *ctx, const void *arg);
+void *ar_kbuf_mmap_ring(struct ar_uctx *ctx, unsigned bgid, size_t *len);
 int ar_kbuf_ring_status(struct ar_uctx *ctx, void *arg);
 
 /*

@@ -27,6 +27,9 @@
  *                                   memory; the fd must then stop polling
  *                                   readable (within 10 s: the user
  *                                   engine's service thread resets it)
+ *   uring-raw pbuf-mmap             a buffer ring the ring maps
+ *                                   (IOU_PBUF_RING_MMAP), mapped at
+ *                                   IORING_OFF_PBUF_RING, fed a READ
  *   uring-raw nops N                N NOPs, one enter each; prints ns/NOP
  *                                   (what a trapped enter costs)
  *   uring-raw close-reuse           rings closed with close(2), their fd
@@ -456,6 +459,92 @@ static void poll_ringfd(void)
 	ring_exit(&r);
 }
 
+/* liburing 2.3's struct io_uring_buf_reg, its pad being 6.18's flags */
+struct pbuf_reg {
+	__u64 ring_addr;
+	__u32 ring_entries;
+	__u16 bgid;
+	__u16 flags;
+	__u64 resv[3];
+};
+
+#define PBUF_RING_MMAP	1U		/* IOU_PBUF_RING_MMAP */
+#define OFF_PBUF_RING	0x80000000ULL	/* IORING_OFF_PBUF_RING */
+#define OFF_PBUF_SHIFT	16
+
+/*
+ * A buffer ring the ring allocates: registered without an address,
+ * mapped at IORING_OFF_PBUF_RING | bgid << 16, filled by hand, and a
+ * READ with IOSQE_BUFFER_SELECT takes its first buffer.
+ */
+static void pbuf_mmap(void)
+{
+	static char bufs[4][1024], data[1024];
+	char path[] = "/tmp/uring-raw-XXXXXX";
+	struct pbuf_reg reg;
+	struct io_uring_buf *br;
+	struct io_uring_sqe *sqe;
+	struct io_uring_cqe *cqe;
+	struct ring r;
+	unsigned head;
+	int file, i;
+
+	file = mkstemp(path);
+	if (file < 0)
+		FAIL("mkstemp: %s", strerror(errno));
+	unlink(path);
+	memset(data, 'p', sizeof(data));
+	if (write(file, data, sizeof(data)) != (ssize_t)sizeof(data))
+		FAIL("write: %s", strerror(errno));
+	ring_init(&r, 8);
+	memset(&reg, 0, sizeof(reg));
+	reg.ring_entries = 8;
+	reg.bgid = 7;
+	reg.flags = PBUF_RING_MMAP;
+	if (syscall(NR_REGISTER, r.fd, IORING_REGISTER_PBUF_RING, &reg, 1))
+		FAIL("IORING_REGISTER_PBUF_RING: %s", strerror(errno));
+	br = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE,
+		  r.fd, OFF_PBUF_RING | (7ULL << OFF_PBUF_SHIFT));
+	if (br == MAP_FAILED)
+		FAIL("mmap of the buffer ring: %s", strerror(errno));
+	if (mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE,
+		 r.fd, OFF_PBUF_RING | (9ULL << OFF_PBUF_SHIFT)) != MAP_FAILED ||
+	    errno != ENOMEM)
+		FAIL("mmap of a group with no ring: %s, not ENOMEM",
+		     strerror(errno));
+
+	for (i = 0; i < 4; i++) {
+		br[i].addr = (unsigned long)bufs[i];
+		br[i].len = sizeof(bufs[i]);
+		br[i].bid = (__u16)i;
+	}
+	/* the tail is the first entry's resv: a release, as liburing's advance */
+	atomic_store_explicit((_Atomic __u16 *)&br[0].resv, 4,
+			      memory_order_release);
+	sqe = sqe_get(&r, IORING_OP_READ, 5);
+	sqe->fd = file;
+	sqe->len = sizeof(bufs[0]);
+	sqe->flags = IOSQE_BUFFER_SELECT;
+	sqe->buf_group = 7;
+	submit_wait(&r, 1);
+	head = *r.cq_head;
+	cqe = &r.cqes[head & *r.cq_mask];
+	if (cqe->user_data != 5 || cqe->res != (int)sizeof(data) ||
+	    !(cqe->flags & IORING_CQE_F_BUFFER) ||
+	    cqe->flags >> IORING_CQE_BUFFER_SHIFT != 0 ||
+	    memcmp(bufs[0], data, sizeof(data)))
+		FAIL("READ from the buffer ring: res %d flags %#x", cqe->res,
+		     cqe->flags);
+	atomic_store_explicit((_Atomic unsigned *)r.cq_head, head + 1,
+			      memory_order_release);
+	munmap(br, 4096);
+	reg.flags = 0;		/* unregister takes no flags */
+	if (syscall(NR_REGISTER, r.fd, IORING_UNREGISTER_PBUF_RING, &reg, 1))
+		FAIL("IORING_UNREGISTER_PBUF_RING: %s", strerror(errno));
+	ring_exit(&r);
+	close(file);
+}
+
 /* a trapped enter's cost: N NOPs, one submit-and-wait enter each */
 static void nops(long n)
 {
@@ -504,6 +593,8 @@ int main(int argc, char **argv)
 		small_stack();
 	} else if (!strcmp(mode, "poll-ringfd")) {
 		poll_ringfd();
+	} else if (!strcmp(mode, "pbuf-mmap")) {
+		pbuf_mmap();
 	} else if (!strcmp(mode, "nops")) {
 		nops(argc > 2 ? atol(argv[2]) : 100000);
 	} else if (!strcmp(mode, "close-reuse")) {
