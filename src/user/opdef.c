@@ -12,6 +12,7 @@
 #include "engine/compat.h"
 #include "user/ops/fs.h"
 #include "user/ops/ops.h"
+#include "user/ops/msg_ring.h"
 #include "user/types.h"
 
 #define OP(code, nm) [IORING_OP_##code] = { .name = nm
@@ -116,7 +117,9 @@ const struct ar_opdef ar_opdefs[] = {
 	OP(LINKAT, "LINKAT"),
 		.prep = ar_linkat_prep, .issue = ar_linkat_issue,
 		.nofail_res = 1 },
-	OP(MSG_RING, "MSG_RING") },
+	OP(MSG_RING, "MSG_RING"),
+		.prep = ar_msg_ring_prep, .issue = ar_msg_ring_issue,
+		.needs_file = 1, .iopoll = 1 },
 	OP(FSETXATTR, "FSETXATTR") },
 	OP(SETXATTR, "SETXATTR") },
 	OP(FGETXATTR, "FGETXATTR") },

@@ -155,6 +155,7 @@ struct ar_restrictions {
 #define AR_REQ_F_DRAIN_PATH	(1U << 14)	/* a drain was active at its init */
 #define AR_REQ_F_LT_EXPIRED	(1U << 15)	/* a LINK_TIMEOUT due when armed */
 #define AR_REQ_F_ASYNC_DONE	(1U << 16)	/* finished in a worker (eventfd_async) */
+#define AR_REQ_F_AUX		(1U << 17)	/* malloc'd CQE carrier (msg_ring.c): freed, not cached */
 
 /* a request's place, for cancellation */
 enum ar_req_state {

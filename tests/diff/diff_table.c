@@ -26,5 +26,6 @@ const struct scenario *const diff_families[] = {
 	diff_cfg,
 	diff_ctl,
 	diff_overflow,
+	diff_msg,
 	NULL,
 };
