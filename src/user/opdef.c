@@ -13,6 +13,7 @@
 #include "user/ops/fs.h"
 #include "user/ops/ops.h"
 #include "user/ops/msg_ring.h"
+#include "user/ops/futex.h"
 #include "user/types.h"
 
 #define OP(code, nm) [IORING_OP_##code] = { .name = nm
@@ -130,9 +131,12 @@ const struct ar_opdef ar_opdefs[] = {
 	OP(SENDMSG_ZC, "SENDMSG_ZC") },
 	OP_AR(READ_MULTISHOT, "READ_MULTISHOT") },
 	OP_AR(WAITID, "WAITID") },
-	OP_AR(FUTEX_WAIT, "FUTEX_WAIT") },
-	OP_AR(FUTEX_WAKE, "FUTEX_WAKE") },
-	OP_AR(FUTEX_WAITV, "FUTEX_WAITV") },
+	OP_AR(FUTEX_WAIT, "FUTEX_WAIT"),
+		.prep = ar_futex_prep, .issue = ar_futex_wait_issue },
+	OP_AR(FUTEX_WAKE, "FUTEX_WAKE"),
+		.prep = ar_futex_prep, .issue = ar_futex_wake_issue },
+	OP_AR(FUTEX_WAITV, "FUTEX_WAITV"),
+		.prep = ar_futexv_prep, .issue = ar_futexv_wait_issue },
 	OP_AR(FIXED_FD_INSTALL, "FIXED_FD_INSTALL") },
 	OP_AR(FTRUNCATE, "FTRUNCATE") },
 	OP_AR(BIND, "BIND") },

@@ -27,5 +27,6 @@ const struct scenario *const diff_families[] = {
 	diff_ctl,
 	diff_overflow,
 	diff_msg,
+	diff_futex,
 	NULL,
 };

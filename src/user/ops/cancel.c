@@ -22,6 +22,7 @@
 #include "user/svc.h"
 #include "user/ops/timeout.h"
 #include "user/ops/cancel.h"
+#include "user/ops/futex.h"
 #include "user/rsrc.h"
 #include "user/spread.h"
 
@@ -44,6 +45,8 @@ struct ar_cancel {
  */
 int ar_cancel_extract_locked(struct ar_ureq *req)
 {
+	if (ar_futex_waits(req->opcode))
+		return ar_futex_cancel_locked(req);
 	switch (ar_req_state(req)) {
 	case AR_REQ_QUEUED:
 		return ar_iowq_cancel(req->ctx, req) ? 0 : -EALREADY;
