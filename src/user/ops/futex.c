@@ -297,6 +297,20 @@ static void ar_fwait_wake_leaving(struct ar_fwait *w)
 }
 
 /*
+ * A completion that will come from a thread ring exit does not join: the
+ * ring's memory stays (a reference), and exit waits for the completion
+ * before it closes the ring fd that completion signals (dev_inflight,
+ * which ar_iopoll_exit() waits for). Under the futex lock, which ring
+ * exit's cancel takes (ar_futex_cancel_locked()) before exit reads the
+ * count: relaxed.
+ */
+static void ar_fwait_hold(struct ar_uctx *ctx)
+{
+	ar_uctx_get(ctx);
+	atomic_fetch_add_explicit(&ctx->dev_inflight, 1, memory_order_relaxed);
+}
+
+/*
  * Under the lock: the wait leaves its request and the table. The caller
  * completes the request; hold_ctx: it holds the ring for that (ring exit
  * does not wait for a request its cancel no longer finds).
@@ -309,7 +323,7 @@ static struct ar_ureq *ar_fwait_take(struct ar_fwait *w, bool hold_ctx)
 	ar_req_data(req, struct ar_futex)->w = NULL;
 	ar_fwait_unhash(w);
 	if (hold_ctx)
-		ar_uctx_get(req->ctx);
+		ar_fwait_hold(req->ctx);
 	return req;
 }
 
@@ -318,6 +332,11 @@ static void ar_fwait_complete(struct ar_ureq *req, int res)
 	struct ar_uctx *ctx = req->ctx;
 
 	ar_req_complete(req, res, 0);
+	/*
+	 * release: pairs with the acquire in ar_iopoll_exit(); ctx is not
+	 * touched after but for the reference
+	 */
+	atomic_fetch_sub_explicit(&ctx->dev_inflight, 1, memory_order_release);
 	ar_uctx_put(ctx);
 }
 
@@ -682,7 +701,7 @@ int ar_futex_cancel_locked(struct ar_ureq *req)
 	pthread_mutex_lock(&ar_futexes.lock);
 	if (f->w && !f->w->cancelled) {
 		f->w->cancelled = true;
-		ar_uctx_get(req->ctx);
+		ar_fwait_hold(req->ctx);
 		ar_fwait_kick(f->w);
 		ret = 1;
 	}

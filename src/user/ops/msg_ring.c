@@ -94,27 +94,42 @@ static int ar_msg_post_tw(struct ar_uctx *tctx, __u64 user_data, int res,
 /*
  * Post (user_data, res, cflags) into the target's CQ. A full CQ parks it
  * on the overflow list, as 6.18's io_post_aux_cqe() does: the message is
- * delivered and the sender gets 0.
+ * delivered and the sender gets 0. The target's exit waits for the post
+ * before it closes the ring fd the post signals (dev_inflight, which
+ * ar_iopoll_exit() waits for); a target already exiting takes nothing,
+ * as its CQ is not read any more.
  */
 static int ar_msg_post(struct ar_uctx *tctx, __u64 user_data, int res,
 		       __u32 cflags)
 {
 	struct ar_comp_batch b;
-	int ret;
+	int ret = 0;
 
-	if (ar_tw_wanted(tctx)) {
-		ret = ar_msg_post_tw(tctx, user_data, res, cflags);
-		if (ret <= 0)
-			return ret;
-	}
 	ar_batch_init(&b);
 	ar_spin_lock(&tctx->lock);
+	if (tctx->exiting) {
+		ar_spin_unlock(&tctx->lock);
+		return 0;
+	}
+	/* relaxed: under ctx->lock, which ar_cancel_all() takes before exit reads it */
+	atomic_fetch_add_explicit(&tctx->dev_inflight, 1, memory_order_relaxed);
+	if (ar_tw_wanted(tctx)) {
+		ar_spin_unlock(&tctx->lock);
+		ret = ar_msg_post_tw(tctx, user_data, res, cflags);
+		if (ret <= 0)
+			goto out;
+		ar_spin_lock(&tctx->lock);
+	}
+	ret = 0;
 	ar_cq_post_locked(tctx, user_data, res, cflags);
 	b.posted = true;
 	ar_complete_timeouts_locked(tctx, &b);
 	ar_spin_unlock(&tctx->lock);
 	ar_batch_finish(tctx, &b, false);
-	return 0;
+out:
+	/* release: pairs with the acquire in ar_iopoll_exit() */
+	atomic_fetch_sub_explicit(&tctx->dev_inflight, 1, memory_order_release);
+	return ret;
 }
 
 static int ar_msg_data(struct ar_uctx *tctx, struct ar_msg *msg)
