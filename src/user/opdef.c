@@ -14,6 +14,7 @@
 #include "user/ops/ops.h"
 #include "user/ops/msg_ring.h"
 #include "user/ops/futex.h"
+#include "user/ops/waitid.h"
 #include "user/types.h"
 
 #define OP(code, nm) [IORING_OP_##code] = { .name = nm
@@ -130,7 +131,8 @@ const struct ar_opdef ar_opdefs[] = {
 	OP(SEND_ZC, "SEND_ZC") },
 	OP(SENDMSG_ZC, "SENDMSG_ZC") },
 	OP_AR(READ_MULTISHOT, "READ_MULTISHOT") },
-	OP_AR(WAITID, "WAITID") },
+	OP_AR(WAITID, "WAITID"),
+		.prep = ar_waitid_prep, .issue = ar_waitid_issue },
 	OP_AR(FUTEX_WAIT, "FUTEX_WAIT"),
 		.prep = ar_futex_prep, .issue = ar_futex_wait_issue },
 	OP_AR(FUTEX_WAKE, "FUTEX_WAKE"),

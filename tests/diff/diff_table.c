@@ -28,5 +28,6 @@ const struct scenario *const diff_families[] = {
 	diff_overflow,
 	diff_msg,
 	diff_futex,
+	diff_waitid,
 	NULL,
 };

@@ -145,7 +145,7 @@ extern const struct scenario diff_nop[], diff_errors[], diff_rw[],
 	diff_cancel[], diff_ring[], diff_linkerr[],
 	diff_chain[], diff_drain[], diff_tmo[], diff_race[],
 	diff_rsrc[], diff_cfg[], diff_ctl[],
-	diff_overflow[], diff_ops[], diff_msg[], diff_futex[];
+	diff_overflow[], diff_ops[], diff_msg[], diff_futex[], diff_waitid[];
 extern const struct scenario *const diff_families[];
 
 /* fills more than one family uses */

@@ -42,6 +42,7 @@
 #include "user/iowq.h"
 #include "user/util.h"
 #include "user/ops/futex.h"
+#include "user/ops/waitid.h"
 
 #ifndef SYS_futex_waitv
 #define SYS_futex_waitv		449
@@ -698,6 +699,8 @@ int ar_futex_cancel_locked(struct ar_ureq *req)
 	default:
 		return -ENOENT;
 	}
+	if (req->opcode == AR_OP_WAITID)
+		return ar_waitid_cancel_locked(req);
 	pthread_mutex_lock(&ar_futexes.lock);
 	if (f->w && !f->w->cancelled) {
 		f->w->cancelled = true;
