@@ -78,6 +78,17 @@ static int fill_wake_none(struct io_uring *ring, struct diff_ctx *c)
 	return 0;
 }
 
+/* a count of 0 wakes none of the waiters; a negative one (-1) wakes one */
+static int fill_wake_zero(struct io_uring *ring, struct diff_ctx *c)
+{
+	prep_wait(ring, c, 1, 0, 0, ANY);
+	prep_wait(ring, c, 2, 0, 0, ANY);
+	prep_wake(ring, c, 3, 0, 0, ANY);
+	prep_wake(ring, c, 4, 0, 0xffffffffULL, ANY);
+	prep_wake(ring, c, 5, 0, 1, ANY);
+	return 0;
+}
+
 static int fill_wait_eagain(struct io_uring *ring, struct diff_ctx *c)
 {
 	*word(c, 0) = 5;
@@ -308,6 +319,8 @@ static int fill_waitv_fault(struct io_uring *ring, struct diff_ctx *c)
 const struct scenario diff_futex[] = {
 	{ .name = "futex_wake_none", .fill = fill_wake_none, .nr_cqes = 2,
 	  .order = ORDER_EXACT, .known = { { 1, 0 }, { 2, 0 } } },
+	{ .name = "futex_wake_zero", .fill = fill_wake_zero, .nr_cqes = 5,
+	  .order = ORDER_ANY, .known = { { 3, 0 }, { 5, 1 } } },
 	{ .name = "futex_wait_eagain", .fill = fill_wait_eagain, .nr_cqes = 1,
 	  .order = ORDER_EXACT, .known = { { 1, -EAGAIN } } },
 	{ .name = "futex_wait_wake", .fill = fill_wait_wake, .nr_cqes = 2,

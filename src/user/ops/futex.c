@@ -656,11 +656,13 @@ int ar_futex_wake_issue(struct ar_ureq *req, unsigned issue_flags)
 		claims = w;
 		count++;
 	}
-	if (count < limit || !count)
+	/* a count of 0 wakes nobody: the kernel only checks the arguments */
+	if (count < limit)
 		paused = ar_futex_pause(f, priv, &nr_paused);
 	pthread_mutex_unlock(&ar_futexes.lock);
 	if (count < limit || !count) {
-		ar_futex_wait_leaving(f);
+		if (count < limit)
+			ar_futex_wait_leaving(f);
 		ret = ar_raw_syscall6(SYS_futex_wake, (long)f->uaddr,
 				      (long)f->mask, count ? limit - count : nr,
 				      (long)f->flags, 0, 0);
