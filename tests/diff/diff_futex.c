@@ -27,6 +27,9 @@ struct waitv {
 	__u32 reserved;
 };
 
+static struct waitv *vec(struct diff_ctx *c);
+static void set_vec(struct diff_ctx *c, unsigned i, unsigned w, __u32 val);
+
 static __u32 *word(struct diff_ctx *c, unsigned i)
 {
 	return (__u32 *)(void *)c->buf[0] + i;
@@ -150,6 +153,30 @@ static int fill_cancel(struct io_uring *ring, struct diff_ctx *c)
 	diff_prep_cancel(ring, c, 4, 1, 0);	/* gone: -ENOENT */
 	prep_wake(ring, c, 5, 0, 1, ANY);	/* nobody left on word 0 */
 	prep_wake(ring, c, 6, 1, 1, ANY);
+	return 0;
+}
+
+/*
+ * A wait with a LINK_TIMEOUT that fires; a WAITV likewise. The link
+ * timeout's result is the count its cancel of the futex returned (1) on
+ * 6.18 (measured), not -ETIME.
+ */
+static int fill_link_timeout(struct io_uring *ring, struct diff_ctx *c)
+{
+	struct io_uring_sqe *sqe;
+
+	diff_ts(c, 0, 20);
+	sqe = prep_wait(ring, c, 1, 0, 0, ANY);
+	sqe->flags |= IOSQE_IO_LINK;
+	sqe = diff_sqe(ring, c);
+	io_uring_prep_link_timeout(sqe, &c->ts[0], 0);
+	diff_tag(sqe, 2, 0);
+	set_vec(c, 0, 2, 0);
+	sqe = prep_waitv(ring, c, 3, vec(c), 1);
+	sqe->flags |= IOSQE_IO_LINK;
+	sqe = diff_sqe(ring, c);
+	io_uring_prep_link_timeout(sqe, &c->ts[0], 0);
+	diff_tag(sqe, 4, 0);
 	return 0;
 }
 
@@ -340,6 +367,11 @@ const struct scenario diff_futex[] = {
 	  .order = ORDER_ANY,
 	  .known = { { 1, -ECANCELED }, { 3, 1 }, { 4, -ENOENT },
 		     { 5, 0 }, { 6, 1 } } },
+	{ .name = "futex_link_timeout", .fill = fill_link_timeout,
+	  .nr_cqes = 4, .order = ORDER_ANY,
+	  /* 6.18's link timeout answers its cancel's count, 1, not -ETIME */
+	  .known = { { 1, -ECANCELED }, { 2, 1 }, { 3, -ECANCELED },
+		     { 4, 1 } } },
 	{ .name = "futex_issue_errors", .fill = fill_issue_errors, .nr_cqes = 8,
 	  .order = ORDER_ANY,
 	  .known = { { 1, -EINVAL }, { 2, -EINVAL }, { 3, -EINVAL },

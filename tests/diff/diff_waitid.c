@@ -226,6 +226,22 @@ static int fill_cancel(struct io_uring *ring, struct diff_ctx *c)
 	return 0;
 }
 
+/* a LINK_TIMEOUT ends the wait: its result is its cancel's count (6.18) */
+static int fill_link_timeout(struct io_uring *ring, struct diff_ctx *c)
+{
+	struct io_uring_sqe *sqe;
+
+	if (child(c, CHILD_PIPE))
+		return -1;
+	diff_ts(c, 0, 20);
+	sqe = prep_waitid(ring, c, 1, P_PID, c->val[0], WEXITED, si_buf(c));
+	sqe->flags |= IOSQE_IO_LINK;
+	sqe = diff_sqe(ring, c);
+	io_uring_prep_link_timeout(sqe, &c->ts[0], 0);
+	diff_tag(sqe, 2, 0);
+	return 0;
+}
+
 static int fill_errors(struct io_uring *ring, struct diff_ctx *c)
 {
 	if (child(c, CHILD_PIPE))
@@ -289,6 +305,8 @@ const struct scenario diff_waitid[] = {
 	WAITID_SCENARIO("waitid_echild", fill_echild, 1, .check = note_si,
 			.known = { { 1, -ECHILD } }),
 	WAITID_SCENARIO("waitid_cancel", fill_cancel, 2, .check = note_si,
+			.known = { { 1, -ECANCELED }, { 2, 1 } }),
+	WAITID_SCENARIO("waitid_link_timeout", fill_link_timeout, 2,
 			.known = { { 1, -ECANCELED }, { 2, 1 } }),
 	WAITID_SCENARIO("waitid_errors", fill_errors, 8,
 			.known = { { 1, -EINVAL }, { 2, -EINVAL },

@@ -43,6 +43,7 @@
 #include "user/util.h"
 #include "user/ops/futex.h"
 #include "user/ops/waitid.h"
+#include "user/ops/timeout.h"
 
 #ifndef SYS_futex_waitv
 #define SYS_futex_waitv		449
@@ -447,6 +448,18 @@ static int ar_fwait_arm(struct ar_ureq *req, struct ar_waitv *vec,
 	vec[nr].uaddr = (unsigned long)&w->stop;
 	vec[nr].val = 0;
 	vec[nr].flags = AR_FUTEX2_SIZE_U32 | AR_FUTEX2_PRIVATE;
+	/*
+	 * Under ctx->lock, armed and in the table at once: a LINK_TIMEOUT
+	 * that fired while it was issued cancels it here (timeout.c), one
+	 * that fires from now on finds it armed (ar_futex_cancel_locked()).
+	 */
+	ar_spin_lock(&req->ctx->lock);
+	if (ar_link_timeout_park_locked(req)) {
+		/* completed -ECANCELED; the lock was dropped */
+		free(vec);
+		free(w);
+		return AR_ISSUE_QUEUED;
+	}
 	ar_req_set_state(req, AR_REQ_ARMED);
 	pthread_mutex_lock(&ar_futexes.lock);
 	for (i = 0; i < nr; i++) {
@@ -464,6 +477,7 @@ static int ar_fwait_arm(struct ar_ureq *req, struct ar_waitv *vec,
 	}
 	f->w = w;
 	pthread_mutex_unlock(&ar_futexes.lock);
+	ar_spin_unlock(&req->ctx->lock);
 	ret = ar_thread_create(&tid, ar_fwait_thread, w);
 	if (!ret) {
 		pthread_detach(tid);
@@ -543,7 +557,7 @@ int ar_futexv_wait_issue(struct ar_ureq *req, unsigned issue_flags)
 	req->alloc = NULL;
 	ret = ar_fwait_arm(req, vec, f->nr, AR_FUTEX_MATCH_ANY, true);
 	if (ret != AR_ISSUE_QUEUED)
-		req->alloc = vec;
+		req->alloc = vec;	/* not armed: the request's again */
 	return (int)ret;
 }
 

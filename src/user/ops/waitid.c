@@ -32,6 +32,7 @@
 #include "user/ctx.h"
 #include "user/util.h"
 #include "user/ops/futex.h"
+#include "user/ops/timeout.h"
 
 struct ar_wid;
 
@@ -47,6 +48,7 @@ struct ar_waitid {
 struct ar_wid {
 	struct ar_ureq *req;		/* under ar_wid_lock; NULL once taken */
 	pthread_t tid;
+	bool has_tid;			/* tid is the thread's */
 	bool cancelled;			/* its thread completes it -ECANCELED */
 	bool exiting;			/* its thread is past its last waitid(2) */
 	int refs;			/* the request's side, the thread's */
@@ -237,6 +239,8 @@ static int ar_wid_arm(struct ar_ureq *req)
 {
 	struct ar_waitid *wi = ar_req_data(req, struct ar_waitid);
 	struct ar_wid *w = calloc(1, sizeof(*w));
+	struct ar_ureq *done = NULL;
+	pthread_t tid;
 	int ret;
 
 	if (!w)
@@ -244,19 +248,45 @@ static int ar_wid_arm(struct ar_ureq *req)
 	w->req = req;
 	w->wi = *wi;
 	w->refs = 2;
+	/*
+	 * Under ctx->lock, armed and findable at once: a LINK_TIMEOUT that
+	 * fired while it was issued cancels it here (timeout.c), one that
+	 * fires from now on finds it armed (ar_waitid_cancel_locked()).
+	 */
+	ar_spin_lock(&req->ctx->lock);
+	if (ar_link_timeout_park_locked(req)) {
+		/* completed -ECANCELED; the lock was dropped */
+		free(w);
+		return AR_ISSUE_QUEUED;
+	}
 	ar_req_set_state(req, AR_REQ_ARMED);
 	pthread_mutex_lock(&ar_wid_lock);
 	wi->w = w;
-	/* tid is written before a cancel can read it: under the lock */
-	ret = ar_thread_create(&w->tid, ar_wid_thread, w);
-	if (!ret)
-		pthread_detach(w->tid);
-	else
-		wi->w = NULL;
 	pthread_mutex_unlock(&ar_wid_lock);
-	if (!ret)
+	ar_spin_unlock(&req->ctx->lock);
+
+	ret = ar_thread_create(&tid, ar_wid_thread, w);
+	pthread_mutex_lock(&ar_wid_lock);
+	if (!ret) {
+		pthread_detach(tid);
+		/* a cancel before the thread was known is delivered now */
+		w->tid = tid;
+		w->has_tid = true;
+		if (w->cancelled && !w->exiting)
+			pthread_cancel(tid);
+		pthread_mutex_unlock(&ar_wid_lock);
 		return AR_ISSUE_QUEUED;
+	}
 	ar_debug("waitid: cannot create a waiting thread");
+	if (w->req)
+		done = ar_wid_take(w);
+	pthread_mutex_unlock(&ar_wid_lock);
+	if (w->cancelled) {
+		/* the cancel holds the ring for the thread that never came */
+		ar_wid_complete(done, ar_waitid_finish(&w->wi, -ECANCELED, NULL));
+		free(w);
+		return AR_ISSUE_QUEUED;
+	}
 	ar_req_set_state(req, AR_REQ_PREP);
 	free(w);
 	return -ENOMEM;
@@ -290,8 +320,11 @@ int ar_waitid_cancel_locked(struct ar_ureq *req)
 	if (wi->w && !wi->w->cancelled) {
 		wi->w->cancelled = true;
 		ar_wid_hold(req->ctx);
-		/* not past its last waitid(2): the thread is there to cancel */
-		if (!wi->w->exiting)
+		/*
+		 * not past its last waitid(2): the thread is there to cancel
+		 * (not known yet: ar_wid_arm() cancels it once it is)
+		 */
+		if (wi->w->has_tid && !wi->w->exiting)
 			pthread_cancel(wi->w->tid);
 		ret = 1;
 	}
