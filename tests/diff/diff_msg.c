@@ -57,6 +57,7 @@ static struct io_uring_sqe *prep_msg(struct io_uring *ring, struct diff_ctx *c,
 static int note_target(struct diff_ctx *c, const struct diff_cqe *cqe,
 		       unsigned nr)
 {
+	struct __kernel_timespec ts = { .tv_sec = DIFF_TIMEOUT_SEC };
 	struct io_uring_cqe *tc;
 	unsigned i = 0;
 
@@ -70,7 +71,14 @@ static int note_target(struct diff_ctx *c, const struct diff_cqe *cqe,
 	if (!getenv("ANYRING_POLICY"))
 		diff_note(c, 999, (int)io_uring_cq_ready(&target));
 	io_uring_get_events(&target);
-	while (i < 3 && !io_uring_peek_cqe(&target, &tc)) {
+	/*
+	 * The CQEs the fill expects (c->val[3], -1 if it set none) are
+	 * waited for: a policy may post them from another thread
+	 * (complete=punt); any more that are there are taken too
+	 */
+	while (i < 3 && ((int)i < c->val[3] ?
+			 !io_uring_wait_cqe_timeout(&target, &tc, &ts) :
+			 !io_uring_peek_cqe(&target, &tc))) {
 		diff_note(c, 1000 + 4 * i, (int)tc->user_data);
 		diff_note(c, 1001 + 4 * i, tc->res);
 		diff_note(c, 1002 + 4 * i, (int)tc->flags);
@@ -83,6 +91,7 @@ static int note_target(struct diff_ctx *c, const struct diff_cqe *cqe,
 
 static int fill_data(struct io_uring *ring, struct diff_ctx *c)
 {
+	c->val[3] = 1;	/* target CQEs */
 	if (target_init(c, 8, 0))
 		return -1;
 	prep_msg(ring, c, 1, target.ring_fd, 0x1234, T_UD + 1, 0);
@@ -93,6 +102,7 @@ static int fill_data_pass(struct io_uring *ring, struct diff_ctx *c)
 {
 	struct io_uring_sqe *sqe;
 
+	c->val[3] = 1;	/* target CQEs */
 	if (target_init(c, 8, 0))
 		return -1;
 	sqe = prep_msg(ring, c, 1, target.ring_fd, 7, T_UD + 1, 0);
@@ -106,6 +116,7 @@ static int fill_data_pass(struct io_uring *ring, struct diff_ctx *c)
 
 static int fill_data_defer(struct io_uring *ring, struct diff_ctx *c)
 {
+	c->val[3] = 2;	/* target CQEs */
 	if (target_init(c, 8, IORING_SETUP_SINGLE_ISSUER |
 			IORING_SETUP_DEFER_TASKRUN))
 		return -1;
@@ -116,6 +127,7 @@ static int fill_data_defer(struct io_uring *ring, struct diff_ctx *c)
 
 static int fill_data_iopoll(struct io_uring *ring, struct diff_ctx *c)
 {
+	c->val[3] = 1;	/* target CQEs */
 	if (target_init(c, 8, IORING_SETUP_IOPOLL))
 		return -1;
 	prep_msg(ring, c, 1, target.ring_fd, 13, T_UD + 1, 0);
@@ -135,6 +147,7 @@ static int fill_data_full(struct io_uring *ring, struct diff_ctx *c)
 {
 	unsigned i;
 
+	c->val[3] = 3;	/* target CQEs */
 	if (target_init(c, 1, 0))
 		return -1;
 	for (i = 1; i <= 3; i++)
@@ -247,6 +260,7 @@ static struct io_uring_sqe *prep_send_fd(struct io_uring *ring,
 
 static int fill_send_fd(struct io_uring *ring, struct diff_ctx *c)
 {
+	c->val[3] = 2;	/* target CQEs */
 	if (send_fd_tables(ring, c, true))
 		return -1;
 	prep_send_fd(ring, c, 1, target.ring_fd, 0, 2, 0);
@@ -284,6 +298,7 @@ static int fill_send_fd_notable(struct io_uring *ring, struct diff_ctx *c)
 static int check_send_fd(struct diff_ctx *c, const struct diff_cqe *cqe,
 			 unsigned nr)
 {
+	struct __kernel_timespec ts = { .tv_sec = DIFF_TIMEOUT_SEC };
 	struct io_uring_sqe *sqe;
 	struct io_uring_cqe *tc;
 	unsigned i;
@@ -299,7 +314,7 @@ static int check_send_fd(struct diff_ctx *c, const struct diff_cqe *cqe,
 	if (io_uring_submit_and_wait(&target, 2) != 2)
 		return diff_fail(c, "target writes");
 	for (i = 0; i < 2; i++) {
-		if (io_uring_peek_cqe(&target, &tc))
+		if (io_uring_wait_cqe_timeout(&target, &tc, &ts))
 			return diff_fail(c, "target write CQE");
 		diff_note(c, 1100 + (unsigned)tc->user_data, tc->res);
 		io_uring_cqe_seen(&target, tc);
