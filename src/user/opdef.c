@@ -15,6 +15,9 @@
 #include "user/ops/net.h"
 #include "user/ops/ops.h"
 #include "user/kbuf.h"
+#include "user/ops/msg_ring.h"
+#include "user/ops/futex.h"
+#include "user/ops/waitid.h"
 #include "user/types.h"
 
 #define OP(code, nm) [IORING_OP_##code] = { .name = nm
@@ -144,7 +147,9 @@ const struct ar_opdef ar_opdefs[] = {
 	OP(LINKAT, "LINKAT"),
 		.prep = ar_linkat_prep, .issue = ar_linkat_issue,
 		.nofail_res = 1 },
-	OP(MSG_RING, "MSG_RING") },
+	OP(MSG_RING, "MSG_RING"),
+		.prep = ar_msg_ring_prep, .issue = ar_msg_ring_issue,
+		.needs_file = 1, .iopoll = 1 },
 	OP(FSETXATTR, "FSETXATTR"),
 		.prep = ar_fsetxattr_prep, .issue = ar_xattr_issue,
 		.cleanup = ar_xattr_cleanup, .needs_file = 1, .nofail_res = 1 },
@@ -169,10 +174,14 @@ const struct ar_opdef ar_opdefs[] = {
 		.prep = ar_sendmsg_zc_prep, .issue = ar_msg_issue,
 		.needs_file = 1, .pollout = 1, .ioprio = 1 },
 	OP_AR(READ_MULTISHOT, "READ_MULTISHOT") },
-	OP_AR(WAITID, "WAITID") },
-	OP_AR(FUTEX_WAIT, "FUTEX_WAIT") },
-	OP_AR(FUTEX_WAKE, "FUTEX_WAKE") },
-	OP_AR(FUTEX_WAITV, "FUTEX_WAITV") },
+	OP_AR(WAITID, "WAITID"),
+		.prep = ar_waitid_prep, .issue = ar_waitid_issue },
+	OP_AR(FUTEX_WAIT, "FUTEX_WAIT"),
+		.prep = ar_futex_prep, .issue = ar_futex_wait_issue },
+	OP_AR(FUTEX_WAKE, "FUTEX_WAKE"),
+		.prep = ar_futex_prep, .issue = ar_futex_wake_issue },
+	OP_AR(FUTEX_WAITV, "FUTEX_WAITV"),
+		.prep = ar_futexv_prep, .issue = ar_futexv_wait_issue },
 	OP_AR(FIXED_FD_INSTALL, "FIXED_FD_INSTALL"),
 		.prep = ar_fixed_fd_install_prep,
 		.issue = ar_fixed_fd_install_issue, .needs_file = 1 },

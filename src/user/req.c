@@ -105,7 +105,10 @@ static void ar_req_push(struct ar_uctx *ctx, struct ar_ureq *first,
 void ar_req_free(struct ar_ureq *req)
 {
 	ar_req_release(req);
-	ar_req_push(req->ctx, req, req);
+	if (req->flags & AR_REQ_F_AUX)
+		free(req);
+	else
+		ar_req_push(req->ctx, req, req);
 }
 
 /*
@@ -121,14 +124,22 @@ static bool ar_req_owner(const struct ar_uctx *ctx)
 /* a batch of one ring's requests, linked by next: one atomic for all */
 void ar_req_free_list(struct ar_uctx *ctx, struct ar_ureq *list)
 {
-	struct ar_ureq *req, *last = NULL;
+	struct ar_ureq *req, *next, *last = NULL, **pp = &list;
 
+	for (req = list; req; req = next) {
+		next = req->next;
+		ar_req_release(req);
+		if (req->flags & AR_REQ_F_AUX) {
+			/* not the cache's (msg_ring.c): unlinked and freed */
+			*pp = next;
+			free(req);
+			continue;
+		}
+		last = req;
+		pp = &req->next;
+	}
 	if (!list)
 		return;
-	for (req = list; req; req = req->next) {
-		ar_req_release(req);
-		last = req;
-	}
 	if (ar_req_owner(ctx)) {
 		last->next = ctx->req_free;
 		ctx->req_free = list;

@@ -156,6 +156,7 @@ struct ar_restrictions {
 #define AR_REQ_F_LT_EXPIRED	(1U << 15)	/* a LINK_TIMEOUT due when armed */
 #define AR_REQ_F_ASYNC_DONE	(1U << 16)	/* finished in a worker (eventfd_async) */
 #define AR_REQ_F_POLL_FIRST	(1U << 17)	/* wait for readiness before the first try (poll.h) */
+#define AR_REQ_F_AUX		(1U << 18)	/* malloc'd CQE carrier (msg_ring.c): freed, not cached */
 /* SEND_ZC, SENDMSG_ZC (ops/net.c): a NOTIF CQE follows the result's (complete.c) */
 #define AR_REQ_F_NOTIF		(1U << 24)
 #define AR_REQ_F_NOTIF_COPIED	(1U << 25)	/* its res: IORING_NOTIF_USAGE_ZC_COPIED */

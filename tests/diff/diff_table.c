@@ -32,5 +32,8 @@ const struct scenario *const diff_families[] = {
 	diff_cfg,
 	diff_ctl,
 	diff_overflow,
+	diff_msg,
+	diff_futex,
+	diff_waitid,
 	NULL,
 };

@@ -28,6 +28,7 @@
 #include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/xattr.h>
+#include <sys/wait.h>
 #include "harness.h"
 #include "compat.h"
 
@@ -64,6 +65,8 @@ enum ua_op {
 	UA_SENDMSG_HDR, UA_RECVMSG_HDR, UA_SENDMSG_IOV, UA_RECVMSG_IOV,
 	UA_SENDMSG_NAME, UA_RECVMSG_NAME, UA_RECVMSG_CONTROL, UA_ACCEPT_ADDR,
 	UA_ACCEPT_ADDRLEN, UA_SEND_ZC_BUF,
+	UA_FUTEX_WAIT, UA_FUTEX_WAKE, UA_FUTEX_WAITV, UA_FUTEX_WAITV_WORD,
+	UA_WAITID_INFOP,
 	/* io_uring_enter */
 	UA_ENTER_ARG, UA_ENTER_TS, UA_ENTER_SIGMASK, UA_ENTER_SIGMASK_PLAIN,
 	UA_ENTER_SIGMASK_READY, UA_ENTER_SIGMASK_SZ_BAD_TS,
@@ -328,6 +331,72 @@ static unsigned ua_timeout(struct io_uring *ring, const struct ua_case *uc)
 		io_uring_submit(ring);
 		io_uring_prep_timeout_remove(ua_sqe(ring, 3), 1, 0);
 		return 3;
+	}
+}
+
+/*
+ * The futex and waitid ops: a bad futex word (FUTEX_WAIT, FUTEX_WAKE,
+ * shared, so that the wake looks at the memory), FUTEX_WAITV's vector or
+ * a word in it (readable ones hold 1, the waits want 0: -EAGAIN, never a
+ * sleep), WAITID's siginfo for a child that has exited (reaped either way).
+ */
+static unsigned ua_waits(struct io_uring *ring, const struct ua_case *uc,
+			 struct diff_run *r)
+{
+	static uint32_t one[2] = { 1, 1 };
+	static struct {
+		__u64 val, uaddr;
+		__u32 flags, reserved;
+	} good[2], bad[2];
+	struct io_uring_sqe *sqe = ua_sqe(ring, 1);
+	siginfo_t si, *sip;
+	void *p;
+	pid_t pid;
+
+	switch (uc->op) {
+	case UA_FUTEX_WAIT:
+	case UA_FUTEX_WAKE:
+		p = ua_ptr(uc->bad, one, sizeof(one[0]), false);
+		io_uring_prep_rw(uc->op == UA_FUTEX_WAIT ? 51 : 52, sqe, 0x02, p,
+				 0, 0);
+		sqe->addr2 = uc->op == UA_FUTEX_WAIT ? 0 : 1;
+		sqe->addr3 = 0xffffffffU;
+		return 1;
+	case UA_FUTEX_WAITV:
+	case UA_FUTEX_WAITV_WORD:
+		good[0].uaddr = (unsigned long)&one[0];
+		good[1].uaddr = (unsigned long)&one[1];
+		good[0].flags = good[1].flags = 0x02 | 128;
+		bad[0] = good[0];
+		bad[1] = good[1];
+		if (uc->op == UA_FUTEX_WAITV_WORD) {
+			bad[1].uaddr = (unsigned long)ua_ptr(uc->bad, one,
+							     sizeof(one[0]), false);
+			p = bad;
+		} else {
+			p = ua_ptr(uc->bad, good, sizeof(good), false);
+		}
+		io_uring_prep_rw(53, sqe, 0, p, 2, 0);
+		return 1;
+	default:
+		pid = fork();
+		if (pid < 0) {
+			snprintf(r->msg, sizeof(r->msg), "fork");
+			return 0;
+		}
+		if (!pid)
+			_exit(0);
+		/* exited before the ring looks */
+		if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT)) {
+			snprintf(r->msg, sizeof(r->msg), "waitid");
+			return 0;
+		}
+		memset(&si, 0, sizeof(si));
+		sip = ua_ptr(uc->bad, &si, sizeof(si), false);
+		io_uring_prep_rw(50, sqe, pid, NULL, P_PID, 0);
+		sqe->file_index = WEXITED;
+		sqe->addr2 = (unsigned long)sip;
+		return 1;
 	}
 }
 
@@ -1059,6 +1128,9 @@ static unsigned ua_sqes(struct io_uring *ring, const struct ua_case *uc,
 		return ua_kbuf(ring, uc, fd);
 	case UA_CONNECT_ADDR ... UA_SEND_ZC_BUF:
 		return ua_net(ring, uc, r);
+	case UA_FUTEX_WAIT: case UA_FUTEX_WAKE: case UA_FUTEX_WAITV:
+	case UA_FUTEX_WAITV_WORD: case UA_WAITID_INFOP:
+		return ua_waits(ring, uc, r);
 	default:
 		return ua_names(ring, uc);
 	}
@@ -1186,6 +1258,12 @@ const struct diff_call diff_uaccess[] = {
 	UA5("recvmsg_control", UA_RECVMSG_CONTROL, 0, 0),
 	UA5("accept_addr", UA_ACCEPT_ADDR, 0, 0),
 	UA5("accept_addrlen", UA_ACCEPT_ADDRLEN, 0, 0),
+	UA6("futex_wait_word", UA_FUTEX_WAIT, 0, 0),
+	UA6("futex_wake_word", UA_FUTEX_WAKE, 0, 0),
+	UA6("futex_waitv_vec", UA_FUTEX_WAITV, 0, 0),
+	UA6("futex_waitv_word", UA_FUTEX_WAITV_WORD, 0, 0),
+	UA5("waitid_infop", UA_WAITID_INFOP, 0, 0),
+	UA("waitid_infop_rdonly", UA_WAITID_INFOP, UA_RDONLY, 0, 0),
 	UA6("enter_ext_arg", UA_ENTER_ARG, 0, 0),
 	/* a NULL timespec is no timeout */
 	UA5("enter_ext_arg_ts", UA_ENTER_TS, 0, 0),

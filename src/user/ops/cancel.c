@@ -25,6 +25,7 @@
 #include "user/poll.h"
 #include "user/ops/timeout.h"
 #include "user/ops/cancel.h"
+#include "user/ops/futex.h"
 #include "user/rsrc.h"
 #include "user/spread.h"
 
@@ -42,12 +43,15 @@ struct ar_cancel {
 
 /*
  * Take req out of where it waits so the caller can complete it with
- * -ECANCELED: 0; 1 when it was found and ends -ECANCELED by itself;
+ * -ECANCELED: 0; AR_CANCEL_OWN(_COUNT) when it was found and ends
+ * -ECANCELED by itself (cancel.h);
  * -EALREADY when a worker runs it; -ENOENT when it is not at a
  * cancellable point. Under ctx->lock.
  */
 int ar_cancel_extract_locked(struct ar_ureq *req)
 {
+	if (ar_futex_waits(req->opcode))
+		return ar_futex_cancel_locked(req);
 	switch (ar_req_state(req)) {
 	case AR_REQ_QUEUED:
 		if (ar_iowq_cancel(req->ctx, req))
@@ -72,7 +76,8 @@ int ar_cancel_extract_locked(struct ar_ureq *req)
 		if (!(req->poll_flags & AR_POLLF_BUSY))
 			return -ENOENT;
 		req->poll_flags |= AR_POLLF_CANCEL;
-		return req->opcode == IORING_OP_POLL_ADD ? 1 : -EALREADY;
+		return req->opcode == IORING_OP_POLL_ADD ? AR_CANCEL_OWN :
+							   -EALREADY;
 	case AR_REQ_ARMED:
 		if (req->opcode == IORING_OP_LINK_TIMEOUT)
 			return -ENOENT;
@@ -173,8 +178,11 @@ static int ar_cancel_run(struct ar_uctx *ctx, struct ar_cancel *c,
 			if (r == -ENOENT)
 				continue;
 			cur->cancel_seq = c->seq;
-			if (r == 1)
-				r = 0;	/* found; it completes by itself */
+			/* found; it completes by itself: the cancel's answer */
+			if (r == AR_CANCEL_OWN)
+				r = 0;
+			else if (r == AR_CANCEL_OWN_COUNT)
+				r = 1;
 			else if (!r) {
 				*tail = cur;
 				tail = &cur->next;

@@ -7,6 +7,16 @@
 
 #include "user/types.h"
 
+/*
+ * ar_cancel_extract_locked()'s answers for a request found that ends
+ * -ECANCELED by itself (the caller does not complete it): the cancel
+ * then answers 0 (a POLL_ADD being woken, as the kernel's poll cancel),
+ * or 1 (a futex wait or a WAITID: the count the kernel's io_futex_cancel
+ * and io_waitid_cancel report).
+ */
+#define AR_CANCEL_OWN		1
+#define AR_CANCEL_OWN_COUNT	2
+
 /* cancel.c */
 int ar_cancel_extract_locked(struct ar_ureq *req);
 void ar_cancel_all(struct ar_uctx *ctx);

@@ -564,6 +564,9 @@ void ar_link_timeout_fire(struct ar_ureq *lt)
 		 */
 		if (ret == -EALREADY)
 			ret = -ENOENT;
+		/* a futex wait or WAITID ends by itself: the kernel's count */
+		if (ret == AR_CANCEL_OWN_COUNT)
+			ret = 1;
 		ar_link_timeout_expire_locked(ctx, lt, target, ret, &b);
 	}
 	ar_complete_timeouts_locked(ctx, &b);
