@@ -424,16 +424,17 @@ static void ar_poll_drop_idle(struct ar_uctx *ctx, struct ar_poll *p, int fd)
 	pthread_mutex_unlock(&p->ctl_lock);
 }
 
-unsigned ar_poll_reap(struct ar_uctx *ctx)
+int ar_poll_try_reap(struct ar_uctx *ctx)
 {
 	struct ar_poll *p = ar_poll_of(ctx);
 	struct epoll_event evs[AR_POLL_BATCH];
 	struct ar_ureq *ready = NULL, **tail = &ready, *req, *next;
-	unsigned nr = 0;
-	int n, i, idle_fd;
+	int n, i, idle_fd, nr = 0;
 
-	if (!p || pthread_mutex_trylock(&p->reap_lock))
+	if (!p)
 		return 0;
+	if (pthread_mutex_trylock(&p->reap_lock))
+		return -EBUSY;
 	/* the fd changes only under reap_lock (ar_poll_exit()) */
 	n = p->epfd >= 0 ? epoll_wait(p->epfd, evs, AR_POLL_BATCH, 0) : 0;
 	if (n <= 0) {
@@ -458,6 +459,13 @@ unsigned ar_poll_reap(struct ar_uctx *ctx)
 		nr++;
 	}
 	return nr;
+}
+
+unsigned ar_poll_reap(struct ar_uctx *ctx)
+{
+	int n = ar_poll_try_reap(ctx);
+
+	return n > 0 ? (unsigned)n : 0;
 }
 
 static int ar_poll_armed_fd(struct ar_poll *p)

@@ -70,6 +70,8 @@ bool ar_poll_disarm_locked(struct ar_ureq *req);
 bool ar_poll_done(struct ar_ureq *req);
 /* Dispatch what is ready: how many requests it reached. Any thread. */
 unsigned ar_poll_reap(struct ar_uctx *ctx);
+/* ... or -EBUSY: another thread is reaping (it dispatches what is ready) */
+int ar_poll_try_reap(struct ar_uctx *ctx);
 /*
  * A waiter about to sleep: the epoll fd to include (-1: nothing armed);
  * when it was one, ar_poll_sleep_end() once awake.

@@ -417,6 +417,7 @@ struct ar_waiter {
 	unsigned target;		/* wake once the CQ tail reaches it */
 	unsigned nr_timeouts;		/* ... or a timeout completed */
 	bool force;
+	bool poll_skip;			/* the next sleep leaves readiness to another reaper */
 };
 
 /*

@@ -205,16 +205,32 @@ static int ar_wait_sleep(struct ar_uctx *ctx, struct ar_waiter *w,
 	 */
 	pfd = -1;
 	/* wake=every, the baseline: readiness comes as posts, as before */
-	if (__atomic_load_n(&ctx->pol.wake, __ATOMIC_RELAXED) != ANYRING_WAKE_EVERY)
+	if (__atomic_load_n(&ctx->pol.wake, __ATOMIC_RELAXED) != ANYRING_WAKE_EVERY &&
+	    !w->poll_skip)
 		pfd = ar_poll_sleep_begin(ctx);
+	w->poll_skip = false;
 	t0 = ar_now_ns();
 	ar_stat_add(ctx, sleeps, 1);
 	ret = ar_waiter_sleep(w, wake_at, sigmask, afd, pfd);
 	ar_stat_add(ctx, sleep_ns, ar_now_ns() - t0);
 	if (pfd >= 0) {
 		ar_poll_sleep_end(ctx);
-		if (ret != -EINTR && ar_poll_reap(ctx))
-			return 1;	/* requests were issued: look again */
+		if (ret != -EINTR) {
+			int n = ar_poll_try_reap(ctx);
+
+			if (n > 0)
+				return 1;	/* requests were issued: look again */
+			/*
+			 * Another thread is reaping what woke this one: until
+			 * it has, the epoll fd stays readable, and sleeping on
+			 * it again would spin. The next sleep leaves it to
+			 * that thread (a CQE it brings wakes this one).
+			 */
+			if (n == -EBUSY) {
+				w->poll_skip = true;
+				return 1;
+			}
+		}
 	}
 	if (!ret)
 		ar_stat_add(ctx, wakeups, 1);
