@@ -51,6 +51,7 @@
 #include "user/ops/misc.h"
 #include "user/ops/net.h"
 #include "user/complete.h"
+#include "user/kbuf.h"
 #include "user/rsrc.h"
 #include "user/types.h"
 
@@ -496,6 +497,7 @@ struct ar_sr {
 	__u16 buf_index;
 	__u8 kind;		/* AR_SK_* */
 	bool send, zc, polled;
+	__u32 sel_len;		/* BUFFER_SELECT: the length asked (0: all) */
 	int addr_len;		/* SEND's destination (sendto) */
 	void *addr;
 	_Alignas(8) unsigned char addr_buf[AR_NET_ADDR_INLINE];
@@ -578,6 +580,8 @@ int ar_recv_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe)
 	ret = ar_recv_checks(req, sqe, sr->flags, sr->msg_flags, false);
 	if (ret)
 		return ret;
+	sr->buf_index = sqe->buf_group;
+	sr->sel_len = sr->len;
 	return ar_sr_setup(req, sqe, sr);
 }
 
@@ -663,9 +667,9 @@ static int ar_sr_import(struct ar_ureq *req, struct ar_sr *sr)
 	if (sr->zc)
 		return (sr->flags & AR_RECVSEND_FIXED_BUF) && !sr->done ?
 		       ar_zc_import_fixed(req, sr) : 0;
-	/* no provided buffers on this engine: the kernel's answer without a group */
+	/* SEND selects no buffer here: the kernel's answer without a group (D74) */
 	if (req->sqe_flags & IOSQE_BUFFER_SELECT)
-		return sr->send ? -ENOENT : -ENOBUFS;
+		return -ENOENT;
 	return 0;
 }
 
@@ -700,6 +704,126 @@ static long ar_sr_call(struct ar_ureq *req, struct ar_sr *sr, unsigned flags,
 }
 
 /*
+ * io_kbuf_recycle() as the kernel's receives call it, on "would block"
+ * and on a result that is no data: a list buffer goes back to its list,
+ * a ring buffer back to the ring unless it was consumed at selection (a
+ * worker's). A request that received part of a MSG_WAITALL keeps it.
+ */
+static void ar_recv_kbuf_recycle(struct ar_ureq *req)
+{
+	ar_kbuf_recycle(req, req->kbuf.state == AR_KBUF_LEGACY);
+}
+
+/*
+ * RECV with IOSQE_BUFFER_SELECT (io_recv_buf_select): the group's next
+ * buffer, at most the SQE's length; a buffer beyond user space -EFAULT
+ * (import_ubuf). One held already (a partial MSG_WAITALL) is kept, with
+ * sr->buf and sr->len past what it received.
+ */
+static int ar_recv_select(struct ar_ureq *req, struct ar_sr *sr,
+			  unsigned issue_flags)
+{
+	size_t len = sr->sel_len;
+	void *addr;
+	int ret;
+
+	if (ar_kbuf_selected(req))
+		return 0;
+	ret = ar_buffer_select(req, sr->buf_index, &addr, &len, issue_flags);
+	if (ret)
+		return ret;
+	if (len > AR_NET_MAX_RW)
+		len = AR_NET_MAX_RW;
+	sr->buf = (uintptr_t)addr;
+	sr->len = (__u32)len;
+	return ar_access_ok(addr, len) ? 0 : -EFAULT;
+}
+
+/*
+ * One receive of io_recv: the result, or AR_ISSUE_AGAIN (the buffer
+ * given back) when the socket would block and the request may wait.
+ * *fail: the request fails (its link breaks).
+ */
+static long ar_recv_once(struct ar_ureq *req, struct ar_sr *sr,
+			 unsigned issue_flags, bool *fail, unsigned *cflags)
+{
+	bool nonblock = issue_flags & AR_ISSUE_NONBLOCK;
+	unsigned flags = sr->msg_flags | (nonblock ? MSG_DONTWAIT : 0);
+	int out_flags = 0;
+	long ret, min_ret;
+
+	*fail = false;
+	*cflags = 0;
+	if (req->sqe_flags & IOSQE_BUFFER_SELECT) {
+		ret = ar_recv_select(req, sr, issue_flags);
+		if (ret) {
+			*fail = true;
+			return ret;
+		}
+	}
+	for (;;) {
+		min_ret = (flags & MSG_WAITALL) ? (long)sr->len : 0;
+		ret = ar_sr_call(req, sr, flags, &out_flags);
+		if (ret >= min_ret)
+			break;
+		/* the program's own MSG_DONTWAIT: -EAGAIN is its answer */
+		if (ret == -EAGAIN && nonblock && !(sr->msg_flags & MSG_DONTWAIT)) {
+			ar_recv_kbuf_recycle(req);
+			return AR_ISSUE_AGAIN;
+		}
+		if (ret > 0 && ar_net_retry(req->fd, &sr->kind, flags)) {
+			sr->buf += (__u64)ret;
+			sr->len -= (__u32)ret;
+			sr->done += (__u32)ret;
+			if (nonblock)
+				return AR_ISSUE_AGAIN;
+			continue;
+		}
+		*fail = true;
+		break;
+	}
+	if (!*fail && (flags & MSG_WAITALL) &&
+	    (out_flags & (MSG_TRUNC | MSG_CTRUNC)))
+		*fail = true;
+	if (ret >= 0)
+		*cflags = ar_net_nonempty(req->fd, &sr->kind,
+					  (__u64)ret >= sr->len);
+	return ret;
+}
+
+/*
+ * io_recv: oneshot, or multishot (IORING_RECV_MULTISHOT), whose every
+ * receive of data consumes a buffer and posts a CQE with MORE while the
+ * CQ has room; it stays armed only once the socket would block. It ends
+ * with an error (-ENOBUFS when the group is empty), EOF (res 0), a full
+ * CQ (that receive's CQE, without MORE), or a cancel. A receive of no
+ * data gives its buffer back.
+ */
+static int ar_recv_issue(struct ar_ureq *req, struct ar_sr *sr,
+			 unsigned issue_flags)
+{
+	bool mshot = sr->flags & AR_RECV_MULTISHOT, fail;
+	unsigned cflags;
+	long ret;
+
+	for (;;) {
+		ret = ar_recv_once(req, sr, issue_flags, &fail, &cflags);
+		if (ret == AR_ISSUE_AGAIN)
+			return AR_ISSUE_AGAIN;
+		if (ret > 0 || sr->done) {
+			ret = ret > 0 ? ret + sr->done : sr->done;
+			cflags |= ar_put_kbuf(req, (int)ret);
+		} else {
+			ar_recv_kbuf_recycle(req);
+		}
+		if (!mshot || ret <= 0 ||
+		    !ar_req_post_more(req, (int)ret, cflags | IORING_CQE_F_MORE))
+			break;
+	}
+	return ar_net_done(req, (int)ret, cflags, fail);
+}
+
+/*
  * io_send, io_recv, io_send_zc: a partial MSG_WAITALL transfer on a
  * stream socket goes on (after readiness, or at once when blocking) and
  * reports the bytes done; other failures fail the request.
@@ -708,7 +832,7 @@ int ar_sendrecv_issue(struct ar_ureq *req, unsigned issue_flags)
 {
 	struct ar_sr *sr = ar_req_data(req, struct ar_sr);
 	bool nonblock = issue_flags & AR_ISSUE_NONBLOCK;
-	unsigned flags = sr->msg_flags, cflags = 0;
+	unsigned flags = sr->msg_flags;
 	bool fail = false;
 	int out_flags = 0;
 	long ret, min_ret;
@@ -722,6 +846,8 @@ int ar_sendrecv_issue(struct ar_ureq *req, unsigned issue_flags)
 		sr->polled = true;
 		return AR_ISSUE_AGAIN;
 	}
+	if (!sr->send)
+		return ar_recv_issue(req, sr, issue_flags);
 	ret = ar_sr_import(req, sr);
 	if (ret)
 		return ar_net_done(req, (int)ret, 0, true);
@@ -747,12 +873,6 @@ again:
 		fail = true;
 		break;
 	}
-	if (!fail && !sr->send && (flags & MSG_WAITALL) &&
-	    (out_flags & (MSG_TRUNC | MSG_CTRUNC)))
-		fail = true;
-	if (!sr->send && ret >= 0)
-		cflags = ar_net_nonempty(req->fd, &sr->kind,
-					 (__u64)ret >= sr->len);
 	if (ret >= 0)
 		ret += sr->done;
 	else if (sr->done)
@@ -765,7 +885,7 @@ again:
 		sr->len = sr->done = 0;
 		goto again;
 	}
-	return ar_net_done(req, (int)ret, cflags, fail);
+	return ar_net_done(req, (int)ret, 0, fail);
 }
 
 /*
