@@ -742,6 +742,8 @@ const struct scenario diff_recvbuf[] = {
 		.setup = setup_pair_10,
 		.fill = fill_recv_legacy,
 		.nr_cqes = 5,
+		/* the kernel posts a cancelled poll's CQE from task work, later */
+		.order = ORDER_ANY,
 		.check = check_recv_legacy,
 		.known = { { 2, 10 }, { 3, -ECANCELED } },
 	}, {
@@ -775,6 +777,11 @@ const struct scenario diff_recvbuf[] = {
 		.setup = setup_pair_40_eof,
 		.fill = fill_mshot_eof_list,
 		.nr_cqes = 5,
+		/*
+		 * the kernel flushes PROVIDE_BUFFERS' deferred CQE before the
+		 * multishot's first; the user engine posts it after (D74)
+		 */
+		.order = ORDER_ANY,
 		.check = check_mshot_40_list,
 	}, {
 		.name = "recvbuf_mshot_tcp_eof",
@@ -789,7 +796,6 @@ const struct scenario diff_recvbuf[] = {
 		.after_submit = after_head,
 		.nr_cqes = 4,
 		.check = check_mshot_100,
-		.known = { { 1, -ENOBUFS } },
 	}, {
 		.name = "recvbuf_mshot_wrap",
 		.setup = setup_pair_100,

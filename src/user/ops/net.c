@@ -907,9 +907,12 @@ struct ar_msg {
 	__u16 flags;
 	__u8 kind;
 	__u8 send : 1, zc : 1, polled : 1, has_name : 1;
-	__u16 buf_index;	/* SENDMSG_ZC with FIXED_BUF */
+	__u16 buf_index;	/* SENDMSG_ZC's FIXED_BUF; RECVMSG's buffer group */
 	struct iovec fast_iov;
-	_Alignas(8) unsigned char name_buf[24];	/* sockaddr_in */
+	union {
+		_Alignas(8) unsigned char name_buf[24];	/* SENDMSG's sockaddr_in */
+		__u32 sel_len;	/* RECVMSG's BUFFER_SELECT: the length asked (0: all) */
+	};
 };
 
 /* __import_iovec's checks on the copied array; the total capped at MAX_RW_COUNT */
@@ -1047,7 +1050,11 @@ int ar_recvmsg_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe)
 	ret = ar_recv_checks(req, sqe, m->flags, m->msg_flags, true);
 	if (ret)
 		return ret;
-	return ar_msg_setup(req, sqe, m);
+	m->buf_index = sqe->buf_group;
+	ret = ar_msg_setup(req, sqe, m);
+	/* BUFFER_SELECT: the one iovec's length is the length asked */
+	m->sel_len = (__u32)m->fast_iov.iov_len;
+	return ret;
 }
 
 int ar_sendmsg_zc_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe)
@@ -1154,6 +1161,176 @@ static int ar_msg_import_fixed(struct ar_ureq *req, struct ar_msg *m)
 	return 0;
 }
 
+/*
+ * RECVMSG with IOSQE_BUFFER_SELECT: the group's next buffer is the one
+ * iovec (a multishot's holds the io_uring_recvmsg_out header, the name
+ * and the control data first). One held already is kept.
+ */
+static int ar_recvmsg_select(struct ar_ureq *req, struct ar_msg *m,
+			     unsigned issue_flags)
+{
+	size_t len = m->sel_len;
+	void *addr;
+	int ret;
+
+	if (ar_kbuf_selected(req))
+		return 0;
+	ret = ar_buffer_select(req, m->buf_index, &addr, &len, issue_flags);
+	if (ret)
+		return ret;
+	if (len > AR_NET_MAX_RW)
+		len = AR_NET_MAX_RW;
+	m->fast_iov.iov_base = addr;
+	m->fast_iov.iov_len = len;
+	m->iov = &m->fast_iov;
+	m->nr_iov = 1;
+	return 0;
+}
+
+/*
+ * One multishot RECVMSG receive (io_recvmsg_prep_multishot and
+ * io_recvmsg_multishot): the buffer is struct io_uring_recvmsg_out,
+ * then namelen bytes for the name, controllen for the control data,
+ * then the payload. The header and the name (as much of it as fits)
+ * are written with the fault-safe copy; the control data and payload
+ * by recvmsg(2). The result counts the whole header, name and control
+ * space and the payload. *finished: the receive got no data (EOF, an
+ * error): the request ends.
+ */
+static long ar_recvmsg_mshot_call(struct ar_ureq *req, struct ar_msg *m,
+				  unsigned flags, bool *finished)
+{
+	struct {
+		struct io_uring_recvmsg_out out;
+		struct sockaddr_storage addr;
+	} hdr;
+	char *buf = m->fast_iov.iov_base;
+	size_t len = m->fast_iov.iov_len, hlen, copy;
+	struct iovec iov;
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	long ret;
+
+	*finished = true;
+	hlen = sizeof(hdr.out) + (size_t)m->namelen + m->controllen;
+	if (len < hlen)
+		return -EFAULT;
+	iov.iov_base = buf + hlen;
+	iov.iov_len = len - hlen;
+	if (m->namelen) {
+		mh.msg_name = &hdr.addr;
+		mh.msg_namelen = sizeof(hdr.addr);
+	}
+	if (m->controllen) {
+		mh.msg_control = buf + hlen - m->controllen;
+		mh.msg_controllen = m->controllen;
+	}
+	ret = ar_sys_recvmsg(req->fd, &mh, flags);
+	*finished = ret <= 0;
+	if (ret < 0)
+		return ret;
+	memset(&hdr.out, 0, sizeof(hdr.out));
+	hdr.out.namelen = m->namelen ? mh.msg_namelen : 0;
+	hdr.out.controllen = m->controllen ? (__u32)mh.msg_controllen : 0;
+	hdr.out.payloadlen = (__u32)ret;
+	hdr.out.flags = (__u32)mh.msg_flags;
+	if ((size_t)ret > iov.iov_len)
+		ret = (long)iov.iov_len;	/* MSG_TRUNC asked: the real length */
+	copy = sizeof(hdr.out) + (hdr.out.namelen < (__u32)m->namelen ?
+				  hdr.out.namelen : (size_t)m->namelen);
+	if (ar_copy_to_user(buf, &hdr, copy)) {
+		*finished = true;
+		return -EFAULT;
+	}
+	return (long)hlen + ret;
+}
+
+/*
+ * One receive of io_recvmsg with a selected buffer: the result, or
+ * AR_ISSUE_AGAIN (the buffer given back). *fail: the request fails;
+ * *finished: a multishot ends.
+ */
+static long ar_recvmsg_once(struct ar_ureq *req, struct ar_msg *m,
+			    unsigned issue_flags, bool *fail, bool *finished)
+{
+	bool nonblock = issue_flags & AR_ISSUE_NONBLOCK;
+	bool mshot = m->flags & AR_RECV_MULTISHOT;
+	unsigned flags = m->msg_flags | (nonblock ? MSG_DONTWAIT : 0);
+	int out_flags = 0;
+	long ret, min_ret;
+
+	*fail = false;
+	*finished = true;
+	ret = ar_recvmsg_select(req, m, issue_flags);
+	if (ret) {
+		*fail = true;
+		return ret;
+	}
+	for (;;) {
+		/* recvmsg with control data does not retry a partial MSG_WAITALL */
+		min_ret = (flags & MSG_WAITALL) && !m->controllen ?
+			  (long)ar_msg_left(m) : 0;
+		if (mshot) {
+			ret = ar_recvmsg_mshot_call(req, m, flags, finished);
+		} else {
+			ret = ar_msg_call(req, m, flags, &out_flags);
+			*finished = ret <= 0;
+		}
+		if (ret >= min_ret)
+			break;
+		if (ret == -EAGAIN && nonblock && !(m->msg_flags & MSG_DONTWAIT)) {
+			ar_recv_kbuf_recycle(req);
+			return AR_ISSUE_AGAIN;
+		}
+		if (ret > 0 && ar_net_retry(req->fd, &m->kind, flags)) {
+			ar_msg_advance(m, (size_t)ret);
+			m->done += (__u32)ret;
+			if (nonblock)
+				return AR_ISSUE_AGAIN;
+			continue;
+		}
+		*fail = true;
+		break;
+	}
+	if (!*fail && (flags & MSG_WAITALL) &&
+	    (out_flags & (MSG_TRUNC | MSG_CTRUNC)))
+		*fail = true;
+	return ret;
+}
+
+/*
+ * io_recvmsg with a selected buffer, oneshot or multishot: as RECV's
+ * (ar_recv_issue); a multishot CQE's result is its header, name and
+ * control space plus the payload, and the application's msghdr is not
+ * written.
+ */
+static int ar_recvmsg_sel_issue(struct ar_ureq *req, struct ar_msg *m,
+				unsigned issue_flags)
+{
+	bool mshot = m->flags & AR_RECV_MULTISHOT, fail, finished;
+	unsigned cflags;
+	long ret;
+
+	for (;;) {
+		cflags = 0;
+		ret = ar_recvmsg_once(req, m, issue_flags, &fail, &finished);
+		if (ret == AR_ISSUE_AGAIN)
+			return AR_ISSUE_AGAIN;
+		if (ret >= 0 && !fail)
+			cflags = ar_net_nonempty(req->fd, &m->kind,
+						 mshot || (size_t)ret >= ar_msg_left(m));
+		if (ret > 0 || m->done) {
+			ret = ret > 0 ? ret + m->done : m->done;
+			cflags |= ar_put_kbuf(req, (int)ret);
+		} else {
+			ar_recv_kbuf_recycle(req);
+		}
+		if (!mshot || finished ||
+		    !ar_req_post_more(req, (int)ret, cflags | IORING_CQE_F_MORE))
+			break;
+	}
+	return ar_net_done(req, (int)ret, cflags, fail);
+}
+
 /* io_sendmsg, io_recvmsg, io_sendmsg_zc */
 int ar_msg_issue(struct ar_ureq *req, unsigned issue_flags)
 {
@@ -1177,7 +1354,7 @@ int ar_msg_issue(struct ar_ureq *req, unsigned issue_flags)
 		return AR_ISSUE_AGAIN;
 	}
 	if (!m->send && (req->sqe_flags & IOSQE_BUFFER_SELECT))
-		return ar_net_done(req, -ENOBUFS, 0, true);
+		return ar_recvmsg_sel_issue(req, m, issue_flags);
 
 	if (nonblock)
 		flags |= MSG_DONTWAIT;
