@@ -451,6 +451,9 @@ int ar_read_mshot_issue(struct ar_ureq *req, unsigned issue_flags)
 	unsigned cflags;
 	int ret;
 
+	/* the fd cache may remember a file that had this number: look once */
+	if (!(req->flags & AR_REQ_F_POLLED))
+		ar_req_file_recheck(req);
 	if (!req->file.be->pollable)
 		return -EBADFD;
 	for (;;) {
