@@ -11,11 +11,11 @@
  * thread) writes a message of varying size on every connection, then
  * reads each echo back with plain system calls, byte for byte.
  *
- * "api-recvbuf bench MB" instead streams MB megabytes over a socketpair
- * from a writer thread and receives them on the ring: oneshot RECV
- * (QD1, one 16 KiB buffer) and multishot RECV from a ring of 64 16 KiB
- * buffers, in turn, three times each, and prints MB/s for each run; it
- * asserts nothing about time.
+ * "api-recvbuf bench MB [BSZ]" instead streams MB megabytes over a
+ * socketpair from a writer thread and receives them on the ring:
+ * oneshot RECV (QD1, one BSZ buffer, 16 KiB by default) and multishot
+ * RECV from a ring of 64 BSZ buffers, in turn, three times each, and
+ * prints MB/s for each run; it asserts nothing about time.
  */
 #include <pthread.h>
 #include <sys/socket.h>
@@ -252,9 +252,11 @@ static void t_echo(void)
 
 /* ---- bench: streaming receive, oneshot vs multishot ---- */
 
-#define B_BSZ		16384
+#define B_BSZ_MAX	16384
 #define B_NBUF		64
 #define B_CHUNK		65536
+
+static unsigned B_BSZ = B_BSZ_MAX;	/* "bench MB [BSZ]" */
 
 struct t_writer {
 	int fd;
@@ -281,13 +283,13 @@ static void *t_writer_main(void *arg)
 
 static size_t t_bench_oneshot(struct io_uring *ring, int fd)
 {
-	static char buf[B_BSZ];
+	static char buf[B_BSZ_MAX];
 	struct io_uring_cqe *cqe;
 	size_t got = 0;
 	int res;
 
 	for (;;) {
-		io_uring_prep_recv(t_sqe(ring), fd, buf, sizeof(buf), 0);
+		io_uring_prep_recv(t_sqe(ring), fd, buf, B_BSZ, 0);
 		CHECK(io_uring_submit_and_wait(ring, 1) >= 0);
 		CHECK_EQ(io_uring_peek_cqe(ring, &cqe), 0);
 		res = cqe->res;
@@ -352,7 +354,7 @@ static void t_bench(unsigned mb)
 
 	t_ring(&ring, 64, NULL);
 	br = t_buf_ring(&ring, B_NBUF, 1);
-	bufs = malloc((size_t)B_NBUF * B_BSZ);
+	bufs = malloc((size_t)B_NBUF * B_BSZ_MAX);
 	CHECK(bufs != NULL);
 	for (unsigned i = 0; i < B_NBUF; i++)
 		io_uring_buf_ring_add(br, bufs + (size_t)i * B_BSZ, B_BSZ,
@@ -372,8 +374,9 @@ static void t_bench(unsigned mb)
 		t1 = t_now_ns();
 		CHECK(!pthread_join(th, NULL));
 		CHECK_EQ(got, w.total);
-		printf("stream %u MB (%s) %s RECV: %.0f MB/s\n", mb, t_engine(),
-		       mshot ? "multishot ring" : "oneshot", mb * 1e9 / (double)(t1 - t0));
+		printf("stream %u MB, %u B buffers (%s) %s RECV: %.0f MB/s\n", mb,
+		       B_BSZ, t_engine(), mshot ? "multishot ring" : "oneshot",
+		       mb * 1e9 / (double)(t1 - t0));
 		close(sv[0]);
 		close(sv[1]);
 	}
@@ -385,6 +388,9 @@ static void t_bench(unsigned mb)
 int main(int argc, char **argv)
 {
 	if (argc > 2 && !strcmp(argv[1], "bench")) {
+		if (argc > 3)
+			B_BSZ = (unsigned)atoi(argv[3]);
+		CHECK(B_BSZ > 0 && B_BSZ <= B_BSZ_MAX);
 		t_bench((unsigned)atoi(argv[2]));
 		return 0;
 	}

@@ -31,9 +31,14 @@
  *  - CONNECT on a blocking socket is a blocking connect() in a worker;
  *  - SOCK_NONEMPTY is found with SIOCINQ (and a peek for TCP's FIN)
  *    after the receive, not atomically with it;
- *  - provided buffers (IOSQE_BUFFER_SELECT) are not there yet: -ENOBUFS
- *    (RECV, RECVMSG) and -ENOENT (SEND), the kernel's answers when no
- *    buffer group is registered.
+ *  - SEND selects no provided buffer (-ENOENT, the kernel's answer with
+ *    no buffer group), and a RECV bundle takes one buffer per CQE.
+ *
+ * RECV and RECVMSG take IOSQE_BUFFER_SELECT (user/kbuf.h): a buffer is
+ * selected per receive, given back on "would block" or when nothing was
+ * received, consumed with data; a multishot receive posts one CQE with
+ * MORE per buffer (ar_req_post_more()) and stays armed only once the
+ * socket would block.
  */
 #include <errno.h>
 #include <fcntl.h>
