@@ -19,6 +19,7 @@ const struct scenario *const diff_families[] = {
 	diff_misc,
 	diff_kbuf,
 	diff_net,
+	diff_recvbuf,
 	diff_link,
 	diff_linkerr,
 	diff_chain,

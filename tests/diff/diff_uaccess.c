@@ -60,6 +60,7 @@ enum ua_op {
 	UA_EPOLL_CTL_EVENT, UA_EPOLL_WAIT_EVENTS, UA_PIPE_FDS,
 	UA_PIPE_FDS_DIRECT, UA_READV_FIXED_IOV, UA_WRITEV_FIXED_IOV,
 	UA_PROVIDE_BUFS, UA_READV_SELECT_IOV,
+	UA_RECV_SELECT_BUF, UA_RECVMSG_MSHOT_BUF,
 	/* sockets (ops/net.c) */
 	UA_CONNECT_ADDR, UA_BIND_ADDR, UA_SENDTO_ADDR, UA_SEND_BUF, UA_RECV_BUF,
 	UA_SENDMSG_HDR, UA_RECVMSG_HDR, UA_SENDMSG_IOV, UA_RECVMSG_IOV,
@@ -1104,6 +1105,39 @@ static void ua_cleanup(void)
 		rmdir(cwd);
 }
 
+/*
+ * A provided buffer at a bad address (PROVIDE_BUFFERS takes it) that a
+ * RECV with BUFFER_SELECT receives into, or a multishot RECVMSG writes
+ * its io_uring_recvmsg_out header and payload into; data is queued
+ * first. 2 CQEs: the multishot ends on the fault.
+ */
+static unsigned ua_recvbuf(struct io_uring *ring, const struct ua_case *uc,
+			   struct diff_run *r)
+{
+	static struct msghdr msg;
+	struct io_uring_sqe *sqe = ua_sqe(ring, 1);
+	int sv[2];
+
+	if (socketpair(AF_UNIX, SOCK_DGRAM, 0, sv) || write(sv[0], "data", 4) != 4) {
+		snprintf(r->msg, sizeof(r->msg), "sockets: %s", strerror(errno));
+		sqe->opcode = IORING_OP_NOP;
+		return 1;
+	}
+	io_uring_prep_provide_buffers(sqe, ua_ptr(uc->bad, ua_buf[0], 128, false),
+				      128, 1, 1, 0);
+	sqe = ua_sqe(ring, 2);
+	if (uc->op == UA_RECV_SELECT_BUF) {
+		io_uring_prep_recv(sqe, sv[1], NULL, 0, 0);
+	} else {
+		memset(&msg, 0, sizeof(msg));
+		io_uring_prep_recvmsg(sqe, sv[1], &msg, 0);
+		sqe->ioprio |= IORING_RECV_MULTISHOT;
+	}
+	sqe->flags |= IOSQE_BUFFER_SELECT | (__u8)uc->sqe_flags;
+	sqe->buf_group = 1;
+	return 2;
+}
+
 static unsigned ua_sqes(struct io_uring *ring, const struct ua_case *uc,
 			int fd, struct diff_run *r)
 {
@@ -1126,6 +1160,8 @@ static unsigned ua_sqes(struct io_uring *ring, const struct ua_case *uc,
 		return ua_rw_fixed(ring, uc, fd, r);
 	case UA_PROVIDE_BUFS: case UA_READV_SELECT_IOV:
 		return ua_kbuf(ring, uc, fd);
+	case UA_RECV_SELECT_BUF: case UA_RECVMSG_MSHOT_BUF:
+		return ua_recvbuf(ring, uc, r);
 	case UA_CONNECT_ADDR ... UA_SEND_ZC_BUF:
 		return ua_net(ring, uc, r);
 	case UA_FUTEX_WAIT: case UA_FUTEX_WAKE: case UA_FUTEX_WAITV:
@@ -1311,6 +1347,10 @@ const struct diff_call diff_uaccess[] = {
 	UA6("reg_restrictions", UA_REG_RESTRICTIONS, IORING_SETUP_R_DISABLED, 0),
 	UA6("provide_buffers_addr", UA_PROVIDE_BUFS, IORING_SETUP_SUBMIT_ALL, 0),
 	UA6("readv_select_iov", UA_READV_SELECT_IOV, 0, 0),
+	UA6("recv_select_buf", UA_RECV_SELECT_BUF, 0, 0),
+	UA("recv_select_buf_rdonly", UA_RECV_SELECT_BUF, UA_RDONLY, 0, 0),
+	UA6("recvmsg_mshot_buf", UA_RECVMSG_MSHOT_BUF, 0, 0),
+	UA("recvmsg_mshot_buf_rdonly", UA_RECVMSG_MSHOT_BUF, UA_RDONLY, 0, 0),
 	UA6("reg_pbuf_ring_arg", UA_REG_PBUF_RING, 0, 0),
 	UA6("reg_pbuf_ring_mem", UA_REG_PBUF_RING_MEM, 0, 0),
 	UA("reg_pbuf_ring_mem_rdonly", UA_REG_PBUF_RING_MEM, UA_RDONLY, 0, 0),

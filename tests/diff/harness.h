@@ -147,6 +147,7 @@ extern const struct scenario diff_nop[], diff_errors[], diff_rw[],
 	diff_rsrc[], diff_cfg[], diff_ctl[],
 	diff_overflow[], diff_ops[],
 	diff_xattr[], diff_splice[], diff_misc[], diff_kbuf[], diff_poll[],
+	diff_recvbuf[],
 	diff_net[], diff_msg[], diff_futex[], diff_waitid[];
 extern const struct scenario *const diff_families[];
 

@@ -31,9 +31,14 @@
  *  - CONNECT on a blocking socket is a blocking connect() in a worker;
  *  - SOCK_NONEMPTY is found with SIOCINQ (and a peek for TCP's FIN)
  *    after the receive, not atomically with it;
- *  - provided buffers (IOSQE_BUFFER_SELECT) are not there yet: -ENOBUFS
- *    (RECV, RECVMSG) and -ENOENT (SEND), the kernel's answers when no
- *    buffer group is registered.
+ *  - SEND selects no provided buffer (-ENOENT, the kernel's answer with
+ *    no buffer group), and a RECV bundle takes one buffer per CQE.
+ *
+ * RECV and RECVMSG take IOSQE_BUFFER_SELECT (user/kbuf.h): a buffer is
+ * selected per receive, given back on "would block" or when nothing was
+ * received, consumed with data; a multishot receive posts one CQE with
+ * MORE per buffer (ar_req_post_more()) and stays armed only once the
+ * socket would block.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -51,6 +56,7 @@
 #include "user/ops/misc.h"
 #include "user/ops/net.h"
 #include "user/complete.h"
+#include "user/kbuf.h"
 #include "user/rsrc.h"
 #include "user/types.h"
 
@@ -496,6 +502,7 @@ struct ar_sr {
 	__u16 buf_index;
 	__u8 kind;		/* AR_SK_* */
 	bool send, zc, polled;
+	__u32 sel_len;		/* BUFFER_SELECT: the length asked (0: all) */
 	int addr_len;		/* SEND's destination (sendto) */
 	void *addr;
 	_Alignas(8) unsigned char addr_buf[AR_NET_ADDR_INLINE];
@@ -578,6 +585,8 @@ int ar_recv_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe)
 	ret = ar_recv_checks(req, sqe, sr->flags, sr->msg_flags, false);
 	if (ret)
 		return ret;
+	sr->buf_index = sqe->buf_group;
+	sr->sel_len = sr->len;
 	return ar_sr_setup(req, sqe, sr);
 }
 
@@ -663,9 +672,9 @@ static int ar_sr_import(struct ar_ureq *req, struct ar_sr *sr)
 	if (sr->zc)
 		return (sr->flags & AR_RECVSEND_FIXED_BUF) && !sr->done ?
 		       ar_zc_import_fixed(req, sr) : 0;
-	/* no provided buffers on this engine: the kernel's answer without a group */
+	/* SEND selects no buffer here: the kernel's answer without a group (D74) */
 	if (req->sqe_flags & IOSQE_BUFFER_SELECT)
-		return sr->send ? -ENOENT : -ENOBUFS;
+		return -ENOENT;
 	return 0;
 }
 
@@ -700,6 +709,126 @@ static long ar_sr_call(struct ar_ureq *req, struct ar_sr *sr, unsigned flags,
 }
 
 /*
+ * io_kbuf_recycle() as the kernel's receives call it, on "would block"
+ * and on a result that is no data: a list buffer goes back to its list,
+ * a ring buffer back to the ring unless it was consumed at selection (a
+ * worker's). A request that received part of a MSG_WAITALL keeps it.
+ */
+static void ar_recv_kbuf_recycle(struct ar_ureq *req)
+{
+	ar_kbuf_recycle(req, req->kbuf.state == AR_KBUF_LEGACY);
+}
+
+/*
+ * RECV with IOSQE_BUFFER_SELECT (io_recv_buf_select): the group's next
+ * buffer, at most the SQE's length; a buffer beyond user space -EFAULT
+ * (import_ubuf). One held already (a partial MSG_WAITALL) is kept, with
+ * sr->buf and sr->len past what it received.
+ */
+static int ar_recv_select(struct ar_ureq *req, struct ar_sr *sr,
+			  unsigned issue_flags)
+{
+	size_t len = sr->sel_len;
+	void *addr;
+	int ret;
+
+	if (ar_kbuf_selected(req))
+		return 0;
+	ret = ar_buffer_select(req, sr->buf_index, &addr, &len, issue_flags);
+	if (ret)
+		return ret;
+	if (len > AR_NET_MAX_RW)
+		len = AR_NET_MAX_RW;
+	sr->buf = (uintptr_t)addr;
+	sr->len = (__u32)len;
+	return ar_access_ok(addr, len) ? 0 : -EFAULT;
+}
+
+/*
+ * One receive of io_recv: the result, or AR_ISSUE_AGAIN (the buffer
+ * given back) when the socket would block and the request may wait.
+ * *fail: the request fails (its link breaks).
+ */
+static long ar_recv_once(struct ar_ureq *req, struct ar_sr *sr,
+			 unsigned issue_flags, bool *fail, unsigned *cflags)
+{
+	bool nonblock = issue_flags & AR_ISSUE_NONBLOCK;
+	unsigned flags = sr->msg_flags | (nonblock ? MSG_DONTWAIT : 0);
+	int out_flags = 0;
+	long ret, min_ret;
+
+	*fail = false;
+	*cflags = 0;
+	if (req->sqe_flags & IOSQE_BUFFER_SELECT) {
+		ret = ar_recv_select(req, sr, issue_flags);
+		if (ret) {
+			*fail = true;
+			return ret;
+		}
+	}
+	for (;;) {
+		min_ret = (flags & MSG_WAITALL) ? (long)sr->len : 0;
+		ret = ar_sr_call(req, sr, flags, &out_flags);
+		if (ret >= min_ret)
+			break;
+		/* the program's own MSG_DONTWAIT: -EAGAIN is its answer */
+		if (ret == -EAGAIN && nonblock && !(sr->msg_flags & MSG_DONTWAIT)) {
+			ar_recv_kbuf_recycle(req);
+			return AR_ISSUE_AGAIN;
+		}
+		if (ret > 0 && ar_net_retry(req->fd, &sr->kind, flags)) {
+			sr->buf += (__u64)ret;
+			sr->len -= (__u32)ret;
+			sr->done += (__u32)ret;
+			if (nonblock)
+				return AR_ISSUE_AGAIN;
+			continue;
+		}
+		*fail = true;
+		break;
+	}
+	if (!*fail && (flags & MSG_WAITALL) &&
+	    (out_flags & (MSG_TRUNC | MSG_CTRUNC)))
+		*fail = true;
+	if (ret >= 0)
+		*cflags = ar_net_nonempty(req->fd, &sr->kind,
+					  (__u64)ret >= sr->len);
+	return ret;
+}
+
+/*
+ * io_recv: oneshot, or multishot (IORING_RECV_MULTISHOT), whose every
+ * receive of data consumes a buffer and posts a CQE with MORE while the
+ * CQ has room; it stays armed only once the socket would block. It ends
+ * with an error (-ENOBUFS when the group is empty), EOF (res 0), a full
+ * CQ (that receive's CQE, without MORE), or a cancel. A receive of no
+ * data gives its buffer back.
+ */
+static int ar_recv_issue(struct ar_ureq *req, struct ar_sr *sr,
+			 unsigned issue_flags)
+{
+	bool mshot = sr->flags & AR_RECV_MULTISHOT, fail;
+	unsigned cflags;
+	long ret;
+
+	for (;;) {
+		ret = ar_recv_once(req, sr, issue_flags, &fail, &cflags);
+		if (ret == AR_ISSUE_AGAIN)
+			return AR_ISSUE_AGAIN;
+		if (ret > 0 || sr->done) {
+			ret = ret > 0 ? ret + sr->done : sr->done;
+			cflags |= ar_put_kbuf(req, (int)ret);
+		} else {
+			ar_recv_kbuf_recycle(req);
+		}
+		if (!mshot || ret <= 0 ||
+		    !ar_req_post_more(req, (int)ret, cflags | IORING_CQE_F_MORE))
+			break;
+	}
+	return ar_net_done(req, (int)ret, cflags, fail);
+}
+
+/*
  * io_send, io_recv, io_send_zc: a partial MSG_WAITALL transfer on a
  * stream socket goes on (after readiness, or at once when blocking) and
  * reports the bytes done; other failures fail the request.
@@ -708,7 +837,7 @@ int ar_sendrecv_issue(struct ar_ureq *req, unsigned issue_flags)
 {
 	struct ar_sr *sr = ar_req_data(req, struct ar_sr);
 	bool nonblock = issue_flags & AR_ISSUE_NONBLOCK;
-	unsigned flags = sr->msg_flags, cflags = 0;
+	unsigned flags = sr->msg_flags;
 	bool fail = false;
 	int out_flags = 0;
 	long ret, min_ret;
@@ -722,6 +851,8 @@ int ar_sendrecv_issue(struct ar_ureq *req, unsigned issue_flags)
 		sr->polled = true;
 		return AR_ISSUE_AGAIN;
 	}
+	if (!sr->send)
+		return ar_recv_issue(req, sr, issue_flags);
 	ret = ar_sr_import(req, sr);
 	if (ret)
 		return ar_net_done(req, (int)ret, 0, true);
@@ -747,12 +878,6 @@ again:
 		fail = true;
 		break;
 	}
-	if (!fail && !sr->send && (flags & MSG_WAITALL) &&
-	    (out_flags & (MSG_TRUNC | MSG_CTRUNC)))
-		fail = true;
-	if (!sr->send && ret >= 0)
-		cflags = ar_net_nonempty(req->fd, &sr->kind,
-					 (__u64)ret >= sr->len);
 	if (ret >= 0)
 		ret += sr->done;
 	else if (sr->done)
@@ -765,7 +890,7 @@ again:
 		sr->len = sr->done = 0;
 		goto again;
 	}
-	return ar_net_done(req, (int)ret, cflags, fail);
+	return ar_net_done(req, (int)ret, 0, fail);
 }
 
 /*
@@ -787,9 +912,12 @@ struct ar_msg {
 	__u16 flags;
 	__u8 kind;
 	__u8 send : 1, zc : 1, polled : 1, has_name : 1;
-	__u16 buf_index;	/* SENDMSG_ZC with FIXED_BUF */
+	__u16 buf_index;	/* SENDMSG_ZC's FIXED_BUF; RECVMSG's buffer group */
 	struct iovec fast_iov;
-	_Alignas(8) unsigned char name_buf[24];	/* sockaddr_in */
+	union {
+		_Alignas(8) unsigned char name_buf[24];	/* SENDMSG's sockaddr_in */
+		__u32 sel_len;	/* RECVMSG's BUFFER_SELECT: the length asked (0: all) */
+	};
 };
 
 /* __import_iovec's checks on the copied array; the total capped at MAX_RW_COUNT */
@@ -927,7 +1055,11 @@ int ar_recvmsg_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe)
 	ret = ar_recv_checks(req, sqe, m->flags, m->msg_flags, true);
 	if (ret)
 		return ret;
-	return ar_msg_setup(req, sqe, m);
+	m->buf_index = sqe->buf_group;
+	ret = ar_msg_setup(req, sqe, m);
+	/* BUFFER_SELECT: the one iovec's length is the length asked */
+	m->sel_len = (__u32)m->fast_iov.iov_len;
+	return ret;
 }
 
 int ar_sendmsg_zc_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe)
@@ -1034,6 +1166,176 @@ static int ar_msg_import_fixed(struct ar_ureq *req, struct ar_msg *m)
 	return 0;
 }
 
+/*
+ * RECVMSG with IOSQE_BUFFER_SELECT: the group's next buffer is the one
+ * iovec (a multishot's holds the io_uring_recvmsg_out header, the name
+ * and the control data first). One held already is kept.
+ */
+static int ar_recvmsg_select(struct ar_ureq *req, struct ar_msg *m,
+			     unsigned issue_flags)
+{
+	size_t len = m->sel_len;
+	void *addr;
+	int ret;
+
+	if (ar_kbuf_selected(req))
+		return 0;
+	ret = ar_buffer_select(req, m->buf_index, &addr, &len, issue_flags);
+	if (ret)
+		return ret;
+	if (len > AR_NET_MAX_RW)
+		len = AR_NET_MAX_RW;
+	m->fast_iov.iov_base = addr;
+	m->fast_iov.iov_len = len;
+	m->iov = &m->fast_iov;
+	m->nr_iov = 1;
+	return 0;
+}
+
+/*
+ * One multishot RECVMSG receive (io_recvmsg_prep_multishot and
+ * io_recvmsg_multishot): the buffer is struct io_uring_recvmsg_out,
+ * then namelen bytes for the name, controllen for the control data,
+ * then the payload. The header and the name (as much of it as fits)
+ * are written with the fault-safe copy; the control data and payload
+ * by recvmsg(2). The result counts the whole header, name and control
+ * space and the payload. *finished: the receive got no data (EOF, an
+ * error): the request ends.
+ */
+static long ar_recvmsg_mshot_call(struct ar_ureq *req, struct ar_msg *m,
+				  unsigned flags, bool *finished)
+{
+	struct {
+		struct io_uring_recvmsg_out out;
+		struct sockaddr_storage addr;
+	} hdr;
+	char *buf = m->fast_iov.iov_base;
+	size_t len = m->fast_iov.iov_len, hlen, copy;
+	struct iovec iov;
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	long ret;
+
+	*finished = true;
+	hlen = sizeof(hdr.out) + (size_t)m->namelen + m->controllen;
+	if (len < hlen)
+		return -EFAULT;
+	iov.iov_base = buf + hlen;
+	iov.iov_len = len - hlen;
+	if (m->namelen) {
+		mh.msg_name = &hdr.addr;
+		mh.msg_namelen = sizeof(hdr.addr);
+	}
+	if (m->controllen) {
+		mh.msg_control = buf + hlen - m->controllen;
+		mh.msg_controllen = m->controllen;
+	}
+	ret = ar_sys_recvmsg(req->fd, &mh, flags);
+	*finished = ret <= 0;
+	if (ret < 0)
+		return ret;
+	memset(&hdr.out, 0, sizeof(hdr.out));
+	hdr.out.namelen = m->namelen ? mh.msg_namelen : 0;
+	hdr.out.controllen = m->controllen ? (__u32)mh.msg_controllen : 0;
+	hdr.out.payloadlen = (__u32)ret;
+	hdr.out.flags = (__u32)mh.msg_flags;
+	if ((size_t)ret > iov.iov_len)
+		ret = (long)iov.iov_len;	/* MSG_TRUNC asked: the real length */
+	copy = sizeof(hdr.out) + (hdr.out.namelen < (__u32)m->namelen ?
+				  hdr.out.namelen : (size_t)m->namelen);
+	if (ar_copy_to_user(buf, &hdr, copy)) {
+		*finished = true;
+		return -EFAULT;
+	}
+	return (long)hlen + ret;
+}
+
+/*
+ * One receive of io_recvmsg with a selected buffer: the result, or
+ * AR_ISSUE_AGAIN (the buffer given back). *fail: the request fails;
+ * *finished: a multishot ends.
+ */
+static long ar_recvmsg_once(struct ar_ureq *req, struct ar_msg *m,
+			    unsigned issue_flags, bool *fail, bool *finished)
+{
+	bool nonblock = issue_flags & AR_ISSUE_NONBLOCK;
+	bool mshot = m->flags & AR_RECV_MULTISHOT;
+	unsigned flags = m->msg_flags | (nonblock ? MSG_DONTWAIT : 0);
+	int out_flags = 0;
+	long ret, min_ret;
+
+	*fail = false;
+	*finished = true;
+	ret = ar_recvmsg_select(req, m, issue_flags);
+	if (ret) {
+		*fail = true;
+		return ret;
+	}
+	for (;;) {
+		/* recvmsg with control data does not retry a partial MSG_WAITALL */
+		min_ret = (flags & MSG_WAITALL) && !m->controllen ?
+			  (long)ar_msg_left(m) : 0;
+		if (mshot) {
+			ret = ar_recvmsg_mshot_call(req, m, flags, finished);
+		} else {
+			ret = ar_msg_call(req, m, flags, &out_flags);
+			*finished = ret <= 0;
+		}
+		if (ret >= min_ret)
+			break;
+		if (ret == -EAGAIN && nonblock && !(m->msg_flags & MSG_DONTWAIT)) {
+			ar_recv_kbuf_recycle(req);
+			return AR_ISSUE_AGAIN;
+		}
+		if (ret > 0 && ar_net_retry(req->fd, &m->kind, flags)) {
+			ar_msg_advance(m, (size_t)ret);
+			m->done += (__u32)ret;
+			if (nonblock)
+				return AR_ISSUE_AGAIN;
+			continue;
+		}
+		*fail = true;
+		break;
+	}
+	if (!*fail && (flags & MSG_WAITALL) &&
+	    (out_flags & (MSG_TRUNC | MSG_CTRUNC)))
+		*fail = true;
+	return ret;
+}
+
+/*
+ * io_recvmsg with a selected buffer, oneshot or multishot: as RECV's
+ * (ar_recv_issue); a multishot CQE's result is its header, name and
+ * control space plus the payload, and the application's msghdr is not
+ * written.
+ */
+static int ar_recvmsg_sel_issue(struct ar_ureq *req, struct ar_msg *m,
+				unsigned issue_flags)
+{
+	bool mshot = m->flags & AR_RECV_MULTISHOT, fail, finished;
+	unsigned cflags;
+	long ret;
+
+	for (;;) {
+		cflags = 0;
+		ret = ar_recvmsg_once(req, m, issue_flags, &fail, &finished);
+		if (ret == AR_ISSUE_AGAIN)
+			return AR_ISSUE_AGAIN;
+		if (ret >= 0 && !fail)
+			cflags = ar_net_nonempty(req->fd, &m->kind,
+						 mshot || (size_t)ret >= ar_msg_left(m));
+		if (ret > 0 || m->done) {
+			ret = ret > 0 ? ret + m->done : m->done;
+			cflags |= ar_put_kbuf(req, (int)ret);
+		} else {
+			ar_recv_kbuf_recycle(req);
+		}
+		if (!mshot || finished ||
+		    !ar_req_post_more(req, (int)ret, cflags | IORING_CQE_F_MORE))
+			break;
+	}
+	return ar_net_done(req, (int)ret, cflags, fail);
+}
+
 /* io_sendmsg, io_recvmsg, io_sendmsg_zc */
 int ar_msg_issue(struct ar_ureq *req, unsigned issue_flags)
 {
@@ -1057,7 +1359,7 @@ int ar_msg_issue(struct ar_ureq *req, unsigned issue_flags)
 		return AR_ISSUE_AGAIN;
 	}
 	if (!m->send && (req->sqe_flags & IOSQE_BUFFER_SELECT))
-		return ar_net_done(req, -ENOBUFS, 0, true);
+		return ar_recvmsg_sel_issue(req, m, issue_flags);
 
 	if (nonblock)
 		flags |= MSG_DONTWAIT;

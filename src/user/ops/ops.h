@@ -20,6 +20,8 @@ int ar_write_fixed_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe);
 int ar_readv_fixed_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe);
 int ar_writev_fixed_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe);
 int ar_read_issue(struct ar_ureq *req, unsigned issue_flags);
+int ar_read_mshot_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe);
+int ar_read_mshot_issue(struct ar_ureq *req, unsigned issue_flags);
 int ar_write_issue(struct ar_ureq *req, unsigned issue_flags);
 
 int ar_timeout_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe);

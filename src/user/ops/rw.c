@@ -22,6 +22,7 @@
 #include "lib/uaccess.h"
 #include "user/types.h"
 #include "user/rsrc.h"
+#include "user/complete.h"
 #include "user/kbuf.h"
 #include "user/ops/ops.h"
 #include "user/backend/backend.h"
@@ -402,4 +403,74 @@ int ar_read_issue(struct ar_ureq *req, unsigned issue_flags)
 int ar_write_issue(struct ar_ureq *req, unsigned issue_flags)
 {
 	return ar_rw_issue(req, issue_flags);
+}
+
+/*
+ * READ_MULTISHOT (io_read_mshot_prep): provided buffers required, then
+ * the read's checks, and no address or length of its own (-EINVAL).
+ */
+int ar_read_mshot_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe)
+{
+	int ret;
+
+	if (!(sqe->flags & IOSQE_BUFFER_SELECT))
+		return -EINVAL;
+	ret = ar_rw_prep(req, sqe, false, false, false);
+	if (ret)
+		return ret;
+	if (sqe->addr || sqe->len)
+		return -EINVAL;
+	return 0;
+}
+
+/* one read into the group's next buffer: bytes, -errno or AR_ISSUE_* */
+static int ar_read_mshot_once(struct ar_ureq *req, struct ar_rw *rw,
+			      unsigned issue_flags)
+{
+	int ret = ar_rw_check(req, rw, issue_flags);
+
+	if (ret)
+		return ret;
+	rw->io.done = 0;
+	return req->file.be->rw(req, &rw->io, issue_flags);
+}
+
+/*
+ * io_read_mshot: on a file that can be polled only (-EBADFD), each read
+ * of data consumes a buffer and posts a CQE with MORE while the CQ has
+ * room; "would block" gives the buffer back and waits for readiness. It
+ * ends with EOF (0), an error (-ENOBUFS when the group is empty), a full
+ * CQ (that read's CQE, without MORE) or a cancel. A file read without
+ * RWF_NOWAIT (in a worker, blocking) is read once, as the kernel stays
+ * single shot on a file without NOWAIT.
+ */
+int ar_read_mshot_issue(struct ar_ureq *req, unsigned issue_flags)
+{
+	struct ar_rw *rw = ar_req_data(req, struct ar_rw);
+	bool mshot = issue_flags & AR_ISSUE_NONBLOCK;
+	unsigned cflags;
+	int ret;
+
+	/* the fd cache may remember a file that had this number: look once */
+	if (!(req->flags & AR_REQ_F_POLLED))
+		ar_req_file_recheck(req);
+	if (!req->file.be->pollable)
+		return -EBADFD;
+	for (;;) {
+		ret = ar_read_mshot_once(req, rw, issue_flags);
+		if (ret == AR_ISSUE_AGAIN || ret == AR_ISSUE_PUNT) {
+			ar_kbuf_recycle(req, false);
+			return ret;
+		}
+		if (ret <= 0) {
+			/* nothing read: the buffer goes back */
+			ar_kbuf_recycle(req, req->kbuf.state == AR_KBUF_LEGACY);
+			return ret;
+		}
+		cflags = ar_put_kbuf(req, ret);
+		if (!mshot || !ar_req_post_more(req, ret, cflags | IORING_CQE_F_MORE))
+			break;
+	}
+	req->cflags = cflags;
+	return ret;
 }
