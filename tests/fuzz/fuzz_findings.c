@@ -58,6 +58,17 @@ void fz_avoid_findings(struct fz_batch *b)
 	if (fz_keep_findings)
 		return;
 	/*
+	 * FINDING: recv-buffer-select-enobufs (docs/semantics.md D74):
+	 * PROVIDE_BUFFERS into group 100, then RECV with BUFFER_SELECT from
+	 * that group on a socket holding data: the kernel takes a buffer
+	 * (IORING_CQE_F_BUFFER), the user engine's RECV and SEND do not
+	 * select yet and answer -ENOBUFS (SEND: -ENOENT). Such requests
+	 * lose BUFFER_SELECT here.
+	 */
+	for (i = 0; i < b->nr; i++)
+		if (b->sqe[i].op == FZ_SEND || b->sqe[i].op == FZ_RECV)
+			b->sqe[i].flags &= ~IOSQE_BUFFER_SELECT;
+	/*
 	 * FINDING: drain-in-chain-drains-next-request: NOP IO_LINK, NOP
 	 * IO_DRAIN, TIMEOUT 1.5 s, NOP: IOSQE_IO_DRAIN on a chain member
 	 * drains the chain's head and, on the kernel, also the next request
