@@ -53,9 +53,10 @@ enum fz_op {
 	FZ_SEND = FZ_NR_BASE_OPS, FZ_RECV, FZ_POLL_ADD, FZ_SHUTDOWN,
 	FZ_SOCKET, FZ_PROVIDE_BUFFERS, FZ_REMOVE_BUFFERS, FZ_FTRUNCATE,
 	FZ_FSETXATTR, FZ_FGETXATTR, FZ_EPOLL_CTL, FZ_URING_CMD,
+	FZ_ACCEPT, FZ_LISTEN, FZ_BIND, FZ_PIPE,
 	FZ_NR_OPS
 };
-#define FZ_NET_OP_BYTE	0xe0	/* 0xe0 .. 0xe0 + FZ_NR_NET_OPS - 1 */
+#define FZ_NET_OP_BYTE	0xe0	/* 0xe0 .. 0xe0 + FZ_NR_NET_OPS - 1 (0xef) */
 #define FZ_NR_NET_OPS	(FZ_NR_OPS - FZ_NR_BASE_OPS)
 
 /* the run's fd table, by index; FZ_FD_BAD is a number known to be closed */
@@ -65,11 +66,14 @@ enum fz_fd {
 	/*
 	 * fuzz_net.c's, named only by the new ops: a unix socketpair sa/sb
 	 * holding data both ways, sc whose peer sd wrote and shut down (sc
-	 * reads to EOF: never waits), connected loopback UDP sockets ua/ub
-	 * (ua holds two datagrams), an eventfd (count 1), an epoll fd
+	 * reads to EOF: never waits), loopback UDP sockets ua/ub (ua holds
+	 * a datagram), an eventfd (count 1), an epoll fd, a loopback TCP
+	 * listener tl with one connection queued (its client tc wrote and
+	 * shut down), a TCP socket tu neither bound nor connected
 	 */
 	FZ_FD_SA = FZ_NR_FDS, FZ_FD_SB, FZ_FD_SC, FZ_FD_UA, FZ_FD_UB,
-	FZ_FD_EV, FZ_FD_EP, FZ_FD_SD, FZ_NR_ALL_FDS
+	FZ_FD_EV, FZ_FD_EP, FZ_FD_TL, FZ_FD_TU, FZ_FD_SD, FZ_FD_TC,
+	FZ_NR_ALL_FDS
 };
 #define FZ_NR_FILES	3	/* f0, f1, f2: the harness's regular files */
 
@@ -223,7 +227,7 @@ struct fz_result {
 	off_t file_size[FZ_NR_FILES];
 	int pipe_bytes;
 	uint64_t net_hash;		/* fuzz_net.c: sockets' queues, epoll */
-	int sockets;			/* sockets the run's requests made */
+	int made;			/* sockets and pipes requests made */
 	uint64_t arena_hash;
 	uint64_t pool_hash;		/* the bad pool's writable pages */
 	long long usec;			/* how long the run took */

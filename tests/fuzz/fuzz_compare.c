@@ -132,7 +132,7 @@ static void print_run(const struct fz_batch *b, const struct fz_result *r)
 		printf("    fd f%u: size %lld hash %016llx\n", i,
 		       (long long)r->file_size[i],
 		       (unsigned long long)r->file_hash[i]);
-	printf("    sockets made %d, net hash %016llx\n", r->sockets,
+	printf("    sockets and pipes made %d, net hash %016llx\n", r->made,
 	       (unsigned long long)r->net_hash);
 	printf("    arena hash %016llx, bad-pointer pool hash %016llx\n",
 	       (unsigned long long)r->arena_hash,
@@ -182,8 +182,8 @@ static const char *differ(const struct fz_batch *b, const struct fz_result *a,
 			return "harness file contents";
 	if (a->pipe_bytes != c->pipe_bytes)
 		return "bytes left in the pipe";
-	if (a->sockets != c->sockets)
-		return "sockets SOCKET made";
+	if (a->made != c->made)
+		return "sockets and pipes requests made";
 	if (a->net_hash != c->net_hash)
 		return "socket queues or epoll ready list";
 	if (a->arena_hash != c->arena_hash)

@@ -54,7 +54,7 @@ const char *const fz_op_names[] = {
 	"FILES_UPDATE", "INVALID(255)",
 	"SEND", "RECV", "POLL_ADD", "SHUTDOWN", "SOCKET", "PROVIDE_BUFFERS",
 	"REMOVE_BUFFERS", "FTRUNCATE", "FSETXATTR", "FGETXATTR", "EPOLL_CTL",
-	"URING_CMD",
+	"URING_CMD", "ACCEPT", "LISTEN", "BIND", "PIPE",
 };
 
 #define PICK(tab, byte)	((tab)[(byte) % (sizeof(tab) / sizeof((tab)[0]))])

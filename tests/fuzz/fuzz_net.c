@@ -2,15 +2,18 @@
 /*
  * fuzz_net.c - the opcodes of the readiness era in the fuzzer: SEND, RECV,
  * POLL_ADD, SHUTDOWN, SOCKET, PROVIDE_BUFFERS, REMOVE_BUFFERS, FTRUNCATE,
- * FSETXATTR, FGETXATTR, EPOLL_CTL and URING_CMD (SIOCINQ/SIOCOUTQ). An op
- * byte from FZ_NET_OP_BYTE (0xe0) on picks them; no stored input had an
- * op byte in 0xe0..0xf7, so every one decodes as before.
+ * FSETXATTR, FGETXATTR, EPOLL_CTL, URING_CMD (SIOCINQ/SIOCOUTQ), ACCEPT,
+ * LISTEN, BIND and PIPE. An op byte from FZ_NET_OP_BYTE (0xe0) to 0xef
+ * picks them; no stored input had an op byte in 0xda..0xfa, so every
+ * one decodes as before.
  *
  * The files (fz_net_open()): a unix socketpair sa/sb holding data both
  * ways, sc whose peer sd (not selectable) wrote 50 bytes and shut down
  * its sending side, loopback UDP sockets ua and ub both connected to a
  * third (uc, not selectable; ua holds one datagram from it), an eventfd
- * with count 1 and an empty epoll fd.
+ * with count 1, an empty epoll fd, a loopback TCP listener tl with one
+ * connection queued (its client tc, not selectable, shut down its
+ * sending side) and a TCP socket tu, neither bound nor connected.
  *
  * Determinism, per op:
  *  - nothing waits for good: every RECV but one on sc (which reads to
@@ -26,9 +29,13 @@
  *    65535, never those a poked READ can name), xattrs another.
  *  - SEND/RECV with IORING_RECVSEND_POLL_FIRST, SHUTDOWN, FTRUNCATE and
  *    the xattr ops are not "inline" (task work or io-wq on the kernel).
- *  - SOCKET's fd is compared as "an fd"; direct SOCKET makes only stream
- *    and seqpacket sockets (a read on an unconnected datagram socket in
- *    a slot would wait for good).
+ *  - ACCEPT always says IORING_ACCEPT_DONTWAIT and is never multishot
+ *    (no second connection ever comes); PIPE and ACCEPT are never direct
+ *    by a poke, and a direct ACCEPT's socket reads EOF.
+ *  - SOCKET's and ACCEPT's fds are compared as "an fd"; direct SOCKET
+ *    makes only stream and seqpacket sockets (a read on an unconnected
+ *    datagram socket in a slot would wait for good). BIND binds to
+ *    127.0.0.1 port 0; no port or peer address is compared.
  * Compared besides the CQEs (fz_net_hash()): what sa, sb, sc, sd and ua
  * hold (SIOCINQ and a peek), the ready list of the epoll fd, and the
  * temp dir's xattrs (fuzz_run.c); sockets the requests made are counted
@@ -51,7 +58,13 @@
 #include <linux/sockios.h>
 #include "fuzz.h"
 
-#define FZ_OP_FTRUNCATE	55	/* IORING_OP_FTRUNCATE, after liburing 2.3 */
+/* opcodes after liburing 2.3 */
+#define FZ_OP_FTRUNCATE	55	/* IORING_OP_FTRUNCATE */
+#define FZ_OP_BIND	56	/* IORING_OP_BIND */
+#define FZ_OP_LISTEN	57	/* IORING_OP_LISTEN */
+#define FZ_OP_PIPE	62	/* IORING_OP_PIPE */
+#define FZ_ACCEPT_DONTWAIT	(1U << 1)	/* IORING_ACCEPT_DONTWAIT */
+#define FZ_ACCEPT_POLL_FIRST	(1U << 2)	/* IORING_ACCEPT_POLL_FIRST */
 #define FZ_SIOCINQ	0	/* SOCKET_URING_OP_SIOCINQ */
 #define FZ_SIOCOUTQ	1	/* SOCKET_URING_OP_SIOCOUTQ */
 #define FZ_PBUF_BASE	(7 * FZ_BUFSZ)	/* provided buffers: arena buf 7 */
@@ -61,7 +74,25 @@
 static const int net_fds[] = {
 	FZ_FD_SA, FZ_FD_SB, FZ_FD_SC, FZ_FD_UA, FZ_FD_UB, FZ_FD_EV, FZ_FD_EP,
 	FZ_FD_F0, FZ_FD_F1, FZ_FD_PIPE_R, FZ_FD_PIPE_W, FZ_FD_NEG, FZ_FD_BAD,
+	FZ_FD_TL, FZ_FD_TU,
 };
+static const int accept_fds[] = {
+	FZ_FD_TL, FZ_FD_TL, FZ_FD_TL, FZ_FD_TU, FZ_FD_SA, FZ_FD_F0, FZ_FD_NEG,
+	FZ_FD_BAD,
+};
+static const int listen_fds[] = {
+	FZ_FD_TU, FZ_FD_TL, FZ_FD_SA, FZ_FD_UA, FZ_FD_F0, FZ_FD_NEG,
+};
+static const uint32_t accept_iou[] = {
+	FZ_ACCEPT_DONTWAIT, FZ_ACCEPT_DONTWAIT,
+	FZ_ACCEPT_DONTWAIT | FZ_ACCEPT_POLL_FIRST, FZ_ACCEPT_DONTWAIT | (1U << 3),
+};
+static const uint32_t accept_flags[] = { 0, SOCK_NONBLOCK, SOCK_CLOEXEC, 1 };
+static const uint32_t backlogs[] = { 0, 5, 0x7fffffff };
+static const uint32_t bind_lens[] = {
+	sizeof(struct sockaddr_in), sizeof(struct sockaddr_in), 0, 4, 200,
+};
+static const uint32_t pipe_flags[] = { 0, O_CLOEXEC, O_NONBLOCK, O_DIRECT, 1 };
 static const int poll_fds[] = {
 	FZ_FD_SA, FZ_FD_SB, FZ_FD_SC, FZ_FD_UA, FZ_FD_UB, FZ_FD_EV, FZ_FD_F0,
 	FZ_FD_PIPE_W, FZ_FD_NEG, FZ_FD_BAD,
@@ -242,6 +273,24 @@ void fz_net_decode(struct fz_sqe *s, const uint8_t *p)
 		    (s->fd == FZ_FD_UA || s->fd == FZ_FD_UB))
 			s->op_flags = FZ_SIOCINQ;
 		break;
+	case FZ_ACCEPT:
+		/* DONTWAIT: nothing else ever connects; never multishot */
+		s->fd = NETSEL(s, accept_fds, p[0]);
+		s->mode = PICK(accept_iou, p[1]);
+		s->op_flags = PICK(accept_flags, p[2]);
+		s->slot = p[3] < 0xa0 ? -1 : (p[3] % 10 == 9 ? -2 : p[3] % 10);
+		break;
+	case FZ_LISTEN:
+		s->fd = NETSEL(s, listen_fds, p[0]);
+		s->len = PICK(backlogs, p[1]);
+		break;
+	case FZ_BIND:
+		s->fd = NETSEL(s, listen_fds, p[0] + 1);
+		s->len = PICK(bind_lens, p[1]);
+		break;
+	case FZ_PIPE:
+		s->op_flags = PICK(pipe_flags, p[0]);
+		break;
 	default:
 		break;
 	}
@@ -262,7 +311,9 @@ int fz_net_poke_ok(const struct fz_sqe *s, int field)
 			s->op != FZ_PROVIDE_BUFFERS &&
 			s->op != FZ_REMOVE_BUFFERS;
 	case FZ_POKE_FILE_INDEX:
-		return s->op != FZ_SOCKET;
+		/* a direct pipe's read end could make a fixed READ wait */
+		return s->op != FZ_SOCKET && s->op != FZ_ACCEPT &&
+			s->op != FZ_PIPE;
 	default:
 		return 0;
 	}
@@ -275,6 +326,8 @@ int fz_net_pointers(const struct fz_sqe *s)
 	case FZ_SEND:
 	case FZ_PROVIDE_BUFFERS:
 	case FZ_EPOLL_CTL:
+	case FZ_BIND:
+	case FZ_PIPE:
 		return 1;
 	case FZ_RECV:
 		return s->flags & IOSQE_BUFFER_SELECT ? 0 : 1;
@@ -295,7 +348,10 @@ int fz_net_inline(const struct fz_sqe *s)
 		return !(s->mode & IORING_RECVSEND_POLL_FIRST);
 	case FZ_POLL_ADD: case FZ_SOCKET: case FZ_PROVIDE_BUFFERS:
 	case FZ_REMOVE_BUFFERS: case FZ_EPOLL_CTL: case FZ_URING_CMD:
+	case FZ_LISTEN: case FZ_BIND: case FZ_PIPE:
 		return 1;
+	case FZ_ACCEPT:
+		return !(s->mode & FZ_ACCEPT_POLL_FIRST);
 	default:
 		return 0;
 	}
@@ -303,7 +359,7 @@ int fz_net_inline(const struct fz_sqe *s)
 
 int fz_net_returns_fd(const struct fz_sqe *s)
 {
-	return s->op == FZ_SOCKET && s->slot == -1;
+	return (s->op == FZ_SOCKET || s->op == FZ_ACCEPT) && s->slot == -1;
 }
 
 static void die(const char *what)
@@ -345,6 +401,37 @@ static void udp_connect(int fd, const struct sockaddr_in *to)
 
 static int uc = -1;
 
+/*
+ * tl listening on loopback with one connection queued whose client tc
+ * shut down its sending side (an accepted socket reads EOF, never waits),
+ * tu a TCP socket neither bound nor connected
+ */
+static void tcp_open(int *fd)
+{
+	struct sockaddr_in sin;
+	socklen_t sl = sizeof(sin);
+	struct pollfd pfd;
+
+	fd[FZ_FD_TL] = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	fd[FZ_FD_TC] = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	fd[FZ_FD_TU] = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd[FZ_FD_TL] < 0 || fd[FZ_FD_TC] < 0 || fd[FZ_FD_TU] < 0)
+		die("tcp socket");
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (bind(fd[FZ_FD_TL], (struct sockaddr *)&sin, sizeof(sin)) ||
+	    getsockname(fd[FZ_FD_TL], (struct sockaddr *)&sin, &sl) ||
+	    listen(fd[FZ_FD_TL], 8) ||
+	    connect(fd[FZ_FD_TC], (struct sockaddr *)&sin, sizeof(sin)) ||
+	    shutdown(fd[FZ_FD_TC], SHUT_WR))
+		die("tcp listener");
+	pfd.fd = fd[FZ_FD_TL];
+	pfd.events = POLLIN;
+	if (poll(&pfd, 1, 10000) != 1)
+		die("tcp connection not queued");
+}
+
 void fz_net_open(int *fd)
 {
 	struct sockaddr_in a, b, c;
@@ -376,6 +463,7 @@ void fz_net_open(int *fd)
 	pfd.events = POLLIN;
 	if (poll(&pfd, 1, 10000) != 1)
 		die("udp datagram not delivered");
+	tcp_open(fd);
 	fd[FZ_FD_EV] = eventfd(1, EFD_CLOEXEC);
 	fd[FZ_FD_EP] = epoll_create1(EPOLL_CLOEXEC);
 	if (fd[FZ_FD_EV] < 0 || fd[FZ_FD_EP] < 0)
@@ -411,6 +499,8 @@ void fz_net_prep(const struct fz_sqe *s, unsigned i, const int *fd,
 {
 	static struct epoll_event ev[FZ_MAX_SQES];
 	static char names[FZ_MAX_SQES][16];
+	static struct sockaddr_in sin[FZ_MAX_SQES];
+	static int pfds[FZ_MAX_SQES][2];
 	void *buf = arena + s->buf * FZ_BUFSZ + s->boff;
 
 	switch (s->op) {
@@ -482,6 +572,36 @@ void fz_net_prep(const struct fz_sqe *s, unsigned i, const int *fd,
 		io_uring_prep_epoll_ctl(sqe, fd[s->fd], fd[s->fd2], s->mode,
 			obj(s, i, FZ_BF_BUF, &ev[i], sizeof(ev[i])));
 		break;
+	case FZ_ACCEPT:
+		if (s->slot == -1)
+			io_uring_prep_accept(sqe, fd_of(s, fd, s->fd), NULL, NULL,
+					     s->op_flags);
+		else if (s->slot == -2)
+			io_uring_prep_accept_direct(sqe, fd_of(s, fd, s->fd),
+				NULL, NULL, s->op_flags, IORING_FILE_INDEX_ALLOC);
+		else
+			io_uring_prep_accept_direct(sqe, fd_of(s, fd, s->fd),
+				NULL, NULL, s->op_flags, s->slot);
+		sqe->ioprio = s->mode;
+		break;
+	case FZ_LISTEN:
+		io_uring_prep_rw(FZ_OP_LISTEN, sqe, fd_of(s, fd, s->fd), NULL,
+				 s->len, 0);
+		break;
+	case FZ_BIND:
+		memset(&sin[i], 0, sizeof(sin[i]));
+		sin[i].sin_family = AF_INET;
+		sin[i].sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		io_uring_prep_rw(FZ_OP_BIND, sqe, fd_of(s, fd, s->fd),
+				 obj(s, i, FZ_BF_BUF, &sin[i], sizeof(sin[i])),
+				 0, s->len);
+		break;
+	case FZ_PIPE:
+		io_uring_prep_rw(FZ_OP_PIPE, sqe, 0,
+				 obj(s, i, FZ_BF_BUF, pfds[i], sizeof(pfds[i])),
+				 0, 0);
+		sqe->rw_flags = s->op_flags;
+		break;
 	case FZ_URING_CMD:
 		io_uring_prep_rw(IORING_OP_URING_CMD, sqe, fd_of(s, fd, s->fd),
 				 NULL, 0, 0);
@@ -540,13 +660,14 @@ uint64_t fz_net_hash(const int *fd)
 
 static const char *const fd_names[] = {
 	"f0", "f1", "f2", "pipe_r", "pipe_w", "dirfd", "-1", "9999(closed)",
-	"sa", "sb", "sc", "ua", "ub", "eventfd", "epoll", "sd",
+	"sa", "sb", "sc", "ua", "ub", "eventfd", "epoll", "tl", "tu", "sd",
+	"tc",
 };
 
 void fz_net_print(const struct fz_sqe *s)
 {
 	if (s->op != FZ_SOCKET && s->op != FZ_PROVIDE_BUFFERS &&
-	    s->op != FZ_REMOVE_BUFFERS) {
+	    s->op != FZ_REMOVE_BUFFERS && s->op != FZ_PIPE) {
 		if (s->flags & IOSQE_FIXED_FILE)
 			printf(" slot=%d", s->fd);
 		else
@@ -589,6 +710,19 @@ void fz_net_print(const struct fz_sqe *s)
 		break;
 	case FZ_URING_CMD:
 		printf(" cmd_op=%u", s->op_flags);
+		break;
+	case FZ_ACCEPT:
+		printf(" ioprio=0x%x flags=0x%x slot=%d", s->mode, s->op_flags,
+		       s->slot);
+		break;
+	case FZ_LISTEN:
+		printf(" backlog=%u", s->len);
+		break;
+	case FZ_BIND:
+		printf(" addrlen=%u", s->len);
+		break;
+	case FZ_PIPE:
+		printf(" flags=0x%x", s->op_flags);
 		break;
 	default:
 		break;

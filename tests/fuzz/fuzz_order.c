@@ -309,8 +309,11 @@ static void net_props(const struct fz_sqe *s, unsigned *r, unsigned *w)
 	case FZ_POLL_ADD: case FZ_URING_CMD:
 		*r |= net;
 		break;
-	case FZ_SHUTDOWN:
+	case FZ_SHUTDOWN: case FZ_LISTEN: case FZ_BIND:
 		*w |= net;
+		break;
+	case FZ_ACCEPT:
+		*w |= net | (s->slot != -1 ? RES_SLOTS : 0);
 		break;
 	case FZ_EPOLL_CTL:
 		*w |= RES_NET;
@@ -750,7 +753,8 @@ void fz_order(struct fz_batch *b)
 		const struct fz_sqe *s = &b->sqe[i];
 
 		if (s->op == FZ_FILES_UPDATE || s->op == FZ_CLOSE ||
-		    ((s->op == FZ_OPENAT || s->op == FZ_SOCKET) &&
+		    ((s->op == FZ_OPENAT || s->op == FZ_SOCKET ||
+		      s->op == FZ_ACCEPT) &&
 		     s->slot != -1))
 			o.slot_writers = 1;
 	}

@@ -607,8 +607,12 @@ static void take(struct io_uring *ring, struct io_uring_cqe *cqe,
 		r->cqe[r->nr_cqe].flags = cqe->flags;
 	}
 	r->nr_cqe++;
-	if (cqe->user_data && cqe->user_data <= FZ_MAX_SQES)
+	if (cqe->user_data && cqe->user_data <= FZ_MAX_SQES) {
 		rp->got[cqe->user_data]++;
+		/* multishot (ACCEPT): another CQE of it is to come */
+		if (cqe->flags & IORING_CQE_F_MORE)
+			rp->need[cqe->user_data]++;
+	}
 	io_uring_cqe_seen(ring, cqe);
 }
 
@@ -873,8 +877,9 @@ static void fd_cleanup(struct env *e, struct fz_result *r)
 		if (n > (ssize_t)dlen && !strncmp(target, e->dir, dlen) &&
 		    target[dlen] == '/')
 			close(fd);
-		else if (!strncmp(target, "socket:", 7))
-			close(fd), r->sockets++;	/* SOCKET's */
+		else if (!strncmp(target, "socket:", 7) ||
+			 !strncmp(target, "pipe:", 5))
+			close(fd), r->made++;	/* SOCKET, ACCEPT, PIPE */
 		else if (!r->extra_fds++)
 			snprintf(r->extra_what, sizeof(r->extra_what),
 				 "fd %d %s", fd, target);
