@@ -8,8 +8,9 @@
  * fds, the bytes left in the pipe, the arena, and what the requests wrote
  * into the bad-pointer pool (the mapped part of its straddle pages).
  *
- * The only normalization: an OPENAT's fd number (which depends on what
- * else the process has open) becomes FZ_RES_FD, and CQEs fuzz_order.c
+ * The only normalization: an OPENAT's, SOCKET's or ACCEPT's fd number
+ * (which depends on what else the process has open) becomes FZ_RES_FD,
+ * and CQEs fuzz_order.c
  * marked as racing (a cancel that may or may not find its target, and
  * that target) are left out. Anything else that differs is a finding.
  */
@@ -35,8 +36,14 @@ static int openat_ud(const struct fz_batch *b, uint64_t ud)
 	for (i = 0; i < b->nr; i++) {
 		const struct fz_sqe *s = &b->sqe[i];
 
+		/*
+		 * OPENAT "direct ALLOC" (slot -2) too: liburing 2.3's
+		 * io_uring_prep_openat_direct() encodes IORING_FILE_INDEX_ALLOC
+		 * as file_index ALLOC + 1 = 0, a plain open; and the user
+		 * engine holds more fds of its own than a kernel ring
+		 */
 		if (s->ud == ud && !s->nopped && ((s->op == FZ_OPENAT &&
-		    s->slot == -1) || fz_net_returns_fd(s)))
+		    s->slot < 0) || fz_net_returns_fd(s)))
 			return 1;
 	}
 	return 0;
