@@ -7,6 +7,7 @@
  * the rule when the engine is fixed (its reproducer then passes, and goes
  * into tests/fuzz/findings/FIXED, which tests/fuzz.sh replays).
  */
+#include <sys/socket.h>
 #include <linux/fs.h>
 #include "fuzz.h"
 
@@ -68,6 +69,26 @@ void fz_avoid_findings(struct fz_batch *b)
 	for (i = 0; i < b->nr; i++)
 		if (b->sqe[i].op == FZ_SEND || b->sqe[i].op == FZ_RECV)
 			b->sqe[i].flags &= ~IOSQE_BUFFER_SELECT;
+	/*
+	 * FINDING: poll-first-dontwait-eagain, -send, -accept, -orig: RECV
+	 * on sb (100 bytes queued) with MSG_DONTWAIT and
+	 * IORING_RECVSEND_POLL_FIRST (SEND with both; ACCEPT with
+	 * IORING_ACCEPT_DONTWAIT | IORING_ACCEPT_POLL_FIRST on a listener
+	 * with a connection queued): POLL_FIRST makes the kernel's first
+	 * issue -EAGAIN without trying, and the program's DONTWAIT
+	 * (REQ_F_NOWAIT) makes that the result, -EAGAIN; the user engine
+	 * arms readiness and then transfers (100, 64, an fd). POLL_FIRST is
+	 * taken off where the program says DONTWAIT.
+	 */
+	for (i = 0; i < b->nr; i++) {
+		struct fz_sqe *s = &b->sqe[i];
+
+		if ((s->op == FZ_SEND || s->op == FZ_RECV) &&
+		    (s->op_flags & MSG_DONTWAIT))
+			s->mode &= ~IORING_RECVSEND_POLL_FIRST;
+		if (s->op == FZ_ACCEPT)
+			s->mode &= ~(1U << 2);	/* IORING_ACCEPT_POLL_FIRST */
+	}
 	/*
 	 * FINDING: drain-in-chain-drains-next-request: NOP IO_LINK, NOP
 	 * IO_DRAIN, TIMEOUT 1.5 s, NOP: IOSQE_IO_DRAIN on a chain member
