@@ -576,9 +576,12 @@ void fz_net_prep(const struct fz_sqe *s, unsigned i, const int *fd,
 		if (s->slot == -1)
 			io_uring_prep_accept(sqe, fd_of(s, fd, s->fd), NULL, NULL,
 					     s->op_flags);
-		else if (s->slot == -2)
-			io_uring_prep_accept_direct(sqe, fd_of(s, fd, s->fd),
-				NULL, NULL, s->op_flags, IORING_FILE_INDEX_ALLOC);
+		else if (s->slot == -2) {
+			/* liburing 2.3 would encode ALLOC + 1 = 0: not direct */
+			io_uring_prep_accept(sqe, fd_of(s, fd, s->fd), NULL, NULL,
+					     s->op_flags);
+			sqe->file_index = IORING_FILE_INDEX_ALLOC;
+		}
 		else
 			io_uring_prep_accept_direct(sqe, fd_of(s, fd, s->fd),
 				NULL, NULL, s->op_flags, s->slot);
