@@ -90,6 +90,17 @@ void fz_avoid_findings(struct fz_batch *b)
 			s->mode &= ~(1U << 2);	/* IORING_ACCEPT_POLL_FIRST */
 	}
 	/*
+	 * FINDING: recv-waitall-dontwait-partial-waits, -orig: RECV of 4096
+	 * bytes on sb (100 queued) with MSG_WAITALL and MSG_DONTWAIT: the
+	 * kernel answers 100 (the partial transfer, once REQ_F_NOWAIT ends
+	 * the retry); the user engine waits for the rest, its CQE never
+	 * comes. MSG_WAITALL is taken off a RECV that says MSG_DONTWAIT.
+	 */
+	for (i = 0; i < b->nr; i++)
+		if (b->sqe[i].op == FZ_RECV &&
+		    (b->sqe[i].op_flags & MSG_DONTWAIT))
+			b->sqe[i].op_flags &= ~MSG_WAITALL;
+	/*
 	 * FINDING: drain-in-chain-drains-next-request: NOP IO_LINK, NOP
 	 * IO_DRAIN, TIMEOUT 1.5 s, NOP: IOSQE_IO_DRAIN on a chain member
 	 * drains the chain's head and, on the kernel, also the next request
