@@ -96,6 +96,15 @@ void fz_avoid_findings(struct fz_batch *b)
 	 * the retry); the user engine waits for the rest, its CQE never
 	 * comes. MSG_WAITALL is taken off a RECV that says MSG_DONTWAIT.
 	 */
+	/*
+	 * FINDING: shutdown-error-does-not-break-link: SHUTDOWN of sa with
+	 * how 3 (-EINVAL) and IO_LINK, then NOP: the kernel's io_shutdown()
+	 * does not mark a failure, so the NOP runs (0); the user engine
+	 * breaks the link (NOP -ECANCELED). SHUTDOWN loses IO_LINK here.
+	 */
+	for (i = 0; i < b->nr; i++)
+		if (b->sqe[i].op == FZ_SHUTDOWN)
+			b->sqe[i].flags &= ~IOSQE_IO_LINK;
 	for (i = 0; i < b->nr; i++)
 		if (b->sqe[i].op == FZ_RECV &&
 		    (b->sqe[i].op_flags & MSG_DONTWAIT))
