@@ -48,13 +48,32 @@ enum fz_op {
 	FZ_OPENAT, FZ_CLOSE, FZ_MKDIRAT, FZ_UNLINKAT, FZ_RENAMEAT,
 	FZ_SYMLINKAT, FZ_LINKAT, FZ_TIMEOUT, FZ_TIMEOUT_REMOVE,
 	FZ_LINK_TIMEOUT, FZ_ASYNC_CANCEL, FZ_FILES_UPDATE, FZ_INVALID,
+	FZ_NR_BASE_OPS,		/* op bytes below FZ_NET_OP_BYTE: these */
+	/* op bytes FZ_NET_OP_BYTE.. (fuzz_net.c): the socket-era opcodes */
+	FZ_SEND = FZ_NR_BASE_OPS, FZ_RECV, FZ_POLL_ADD, FZ_SHUTDOWN,
+	FZ_SOCKET, FZ_PROVIDE_BUFFERS, FZ_REMOVE_BUFFERS, FZ_FTRUNCATE,
+	FZ_FSETXATTR, FZ_FGETXATTR, FZ_EPOLL_CTL, FZ_URING_CMD,
+	FZ_ACCEPT, FZ_LISTEN, FZ_BIND, FZ_PIPE,
 	FZ_NR_OPS
 };
+#define FZ_NET_OP_BYTE	0xe0	/* 0xe0 .. 0xe0 + FZ_NR_NET_OPS - 1 (0xef) */
+#define FZ_NR_NET_OPS	(FZ_NR_OPS - FZ_NR_BASE_OPS)
 
 /* the run's fd table, by index; FZ_FD_BAD is a number known to be closed */
 enum fz_fd {
 	FZ_FD_F0, FZ_FD_F1, FZ_FD_F2, FZ_FD_PIPE_R, FZ_FD_PIPE_W, FZ_FD_DIR,
-	FZ_FD_NEG, FZ_FD_BAD, FZ_NR_FDS
+	FZ_FD_NEG, FZ_FD_BAD, FZ_NR_FDS,
+	/*
+	 * fuzz_net.c's, named only by the new ops: a unix socketpair sa/sb
+	 * holding data both ways, sc whose peer sd wrote and shut down (sc
+	 * reads to EOF: never waits), loopback UDP sockets ua/ub (ua holds
+	 * a datagram), an eventfd (count 1), an epoll fd, a loopback TCP
+	 * listener tl with one connection queued (its client tc wrote and
+	 * shut down), a TCP socket tu neither bound nor connected
+	 */
+	FZ_FD_SA = FZ_NR_FDS, FZ_FD_SB, FZ_FD_SC, FZ_FD_UA, FZ_FD_UB,
+	FZ_FD_EV, FZ_FD_EP, FZ_FD_TL, FZ_FD_TU, FZ_FD_SD, FZ_FD_TC,
+	FZ_NR_ALL_FDS
 };
 #define FZ_NR_FILES	3	/* f0, f1, f2: the harness's regular files */
 
@@ -183,6 +202,7 @@ struct fz_entry {
 	nlink_t nlink;
 	off_t size;
 	uint64_t hash;		/* content, or symlink target */
+	uint64_t xhash;		/* extended attributes, names and values */
 };
 #define FZ_MAX_ENTRIES	64
 
@@ -206,10 +226,26 @@ struct fz_result {
 	uint64_t file_hash[FZ_NR_FILES];	/* f0..f2 through their fds */
 	off_t file_size[FZ_NR_FILES];
 	int pipe_bytes;
+	uint64_t net_hash;		/* fuzz_net.c: sockets' queues, epoll */
+	int made;			/* sockets and pipes requests made */
 	uint64_t arena_hash;
 	uint64_t pool_hash;		/* the bad pool's writable pages */
 	long long usec;			/* how long the run took */
 };
+
+/* fuzz_net.c: the new ops and the files they work on */
+int fz_is_net(const struct fz_sqe *s);
+void fz_net_decode(struct fz_sqe *s, const uint8_t *p);
+int fz_net_poke_ok(const struct fz_sqe *s, int field);
+int fz_net_pointers(const struct fz_sqe *s);
+int fz_net_inline(const struct fz_sqe *s);
+int fz_net_returns_fd(const struct fz_sqe *s);
+void fz_net_open(int *fd);
+void fz_net_close(int *fd);
+void fz_net_prep(const struct fz_sqe *s, unsigned i, const int *fd,
+		 unsigned char *arena, struct io_uring_sqe *sqe);
+uint64_t fz_net_hash(const int *fd);
+void fz_net_print(const struct fz_sqe *s);
 
 /* fuzz_run.c: run the batch on one engine */
 void fz_run(const struct fz_batch *b, const char *engine,

@@ -8,8 +8,9 @@
  * fds, the bytes left in the pipe, the arena, and what the requests wrote
  * into the bad-pointer pool (the mapped part of its straddle pages).
  *
- * The only normalization: an OPENAT's fd number (which depends on what
- * else the process has open) becomes FZ_RES_FD, and CQEs fuzz_order.c
+ * The only normalization: an OPENAT's, SOCKET's or ACCEPT's fd number
+ * (which depends on what else the process has open) becomes FZ_RES_FD,
+ * and CQEs fuzz_order.c
  * marked as racing (a cancel that may or may not find its target, and
  * that target) are left out. Anything else that differs is a finding.
  */
@@ -35,8 +36,14 @@ static int openat_ud(const struct fz_batch *b, uint64_t ud)
 	for (i = 0; i < b->nr; i++) {
 		const struct fz_sqe *s = &b->sqe[i];
 
-		if (s->ud == ud && !s->nopped && s->op == FZ_OPENAT &&
-		    s->slot == -1)
+		/*
+		 * OPENAT "direct ALLOC" (slot -2) too: liburing 2.3's
+		 * io_uring_prep_openat_direct() encodes IORING_FILE_INDEX_ALLOC
+		 * as file_index ALLOC + 1 = 0, a plain open; and the user
+		 * engine holds more fds of its own than a kernel ring
+		 */
+		if (s->ud == ud && !s->nopped && ((s->op == FZ_OPENAT &&
+		    s->slot < 0) || fz_net_returns_fd(s)))
 			return 1;
 	}
 	return 0;
@@ -122,14 +129,18 @@ static void print_run(const struct fz_batch *b, const struct fz_result *r)
 		   r->nr_cqe : FZ_MAX_CQES);
 	print_cqes("compared", norm, n);
 	for (i = 0; i < r->nr_ent; i++)
-		printf("    %-12s mode 0%o nlink %lu size %lld hash %016llx\n",
+		printf("    %-12s mode 0%o nlink %lu size %lld hash %016llx "
+		       "xattrs %016llx\n",
 		       r->ent[i].path, r->ent[i].mode,
 		       (unsigned long)r->ent[i].nlink, (long long)r->ent[i].size,
-		       (unsigned long long)r->ent[i].hash);
+		       (unsigned long long)r->ent[i].hash,
+		       (unsigned long long)r->ent[i].xhash);
 	for (i = 0; i < FZ_NR_FILES; i++)
 		printf("    fd f%u: size %lld hash %016llx\n", i,
 		       (long long)r->file_size[i],
 		       (unsigned long long)r->file_hash[i]);
+	printf("    sockets and pipes made %d, net hash %016llx\n", r->made,
+	       (unsigned long long)r->net_hash);
 	printf("    arena hash %016llx, bad-pointer pool hash %016llx\n",
 	       (unsigned long long)r->arena_hash,
 	       (unsigned long long)r->pool_hash);
@@ -169,7 +180,7 @@ static const char *differ(const struct fz_batch *b, const struct fz_result *a,
 
 		if (strcmp(x->path, y->path) || x->mode != y->mode ||
 		    x->nlink != y->nlink || x->size != y->size ||
-		    x->hash != y->hash)
+		    x->hash != y->hash || x->xhash != y->xhash)
 			return "temp dir entries";
 	}
 	for (i = 0; i < FZ_NR_FILES; i++)
@@ -178,6 +189,10 @@ static const char *differ(const struct fz_batch *b, const struct fz_result *a,
 			return "harness file contents";
 	if (a->pipe_bytes != c->pipe_bytes)
 		return "bytes left in the pipe";
+	if (a->made != c->made)
+		return "sockets and pipes requests made";
+	if (a->net_hash != c->net_hash)
+		return "socket queues or epoll ready list";
 	if (a->arena_hash != c->arena_hash)
 		return "buffer contents";
 	if (a->pool_hash != c->pool_hash)

@@ -6,7 +6,9 @@
  *
  *   op  flags  p0 p1 p2 p3 p4  poke  udsel
  *
- * op picks from enum fz_op (FZ_INVALID is opcode 255), flags is
+ * op picks from enum fz_op (FZ_INVALID is opcode 255; bytes from
+ * FZ_NET_OP_BYTE pick fuzz_net.c's ops, which no input stored before
+ * them used), flags is
  * sqe->flags as is (bit 7 is invalid, BUFFER_SELECT is allowed), p0..p4
  * are the op's arguments, each mapped onto a small table of values (fds of
  * the run, names, lengths bounded by the buffers), poke puts a small
@@ -50,6 +52,9 @@ const char *const fz_op_names[] = {
 	"CLOSE", "MKDIRAT", "UNLINKAT", "RENAMEAT", "SYMLINKAT", "LINKAT",
 	"TIMEOUT", "TIMEOUT_REMOVE", "LINK_TIMEOUT", "ASYNC_CANCEL",
 	"FILES_UPDATE", "INVALID(255)",
+	"SEND", "RECV", "POLL_ADD", "SHUTDOWN", "SOCKET", "PROVIDE_BUFFERS",
+	"REMOVE_BUFFERS", "FTRUNCATE", "FSETXATTR", "FGETXATTR", "EPOLL_CTL",
+	"URING_CMD", "ACCEPT", "LISTEN", "BIND", "PIPE",
 };
 
 #define PICK(tab, byte)	((tab)[(byte) % (sizeof(tab) / sizeof((tab)[0]))])
@@ -290,6 +295,8 @@ static void decode_one(struct fz_sqe *s, const uint8_t *p)
 		s->fu[3] = (p[3] >> 4) % 9;
 		break;
 	default:
+		if (fz_is_net(s))
+			fz_net_decode(s, p);
 		break;
 	}
 }
@@ -312,7 +319,7 @@ static int nr_pointers(const struct fz_sqe *s)
 		/* only an update reads a timespec */
 		return s->op_flags & IORING_TIMEOUT_UPDATE_MASK ? 1 : 0;
 	default:
-		return 0;
+		return fz_is_net(s) ? fz_net_pointers(s) : 0;
 	}
 }
 
@@ -347,6 +354,13 @@ static void decode_poke(struct fz_sqe *s, uint8_t poke, const uint8_t *p)
 		return;
 	if (field == FZ_POKE_NONE) {
 		decode_bad(s, (poke >> 3) & 15, p);
+		return;
+	}
+	if (fz_is_net(s)) {
+		if (fz_net_poke_ok(s, field)) {
+			s->poke = field;
+			s->poke_val = ((poke >> 3) & 15) + 1;
+		}
 		return;
 	}
 	switch (field) {
@@ -412,7 +426,12 @@ void fz_decode(const uint8_t *data, size_t size, struct fz_batch *b)
 
 		for (j = 0; j < FZ_REC_LEN; j++)
 			rec[j] = next(&c);
-		s->op = rec[0] % FZ_NR_OPS;
+		/* 0xe0..: the new ops; no stored input has such a byte */
+		if (rec[0] >= FZ_NET_OP_BYTE &&
+		    rec[0] < FZ_NET_OP_BYTE + FZ_NR_NET_OPS)
+			s->op = FZ_NR_BASE_OPS + rec[0] - FZ_NET_OP_BYTE;
+		else
+			s->op = rec[0] % FZ_NR_BASE_OPS;
 		s->flags = rec[1];
 		s->ud = i + 1;
 		/* 1 in 4 with the top bits set: an earlier SQE's user_data */

@@ -50,6 +50,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <linux/fs.h>
 #include "fuzz.h"
 
@@ -61,6 +62,9 @@
 #define RES_NAMES	(1U << 12)
 #define RES_SLOTS	(1U << 13)
 #define RES_BUFS	0xffU
+#define RES_NET		(1U << 14)	/* fuzz_net.c's sockets, eventfd, epoll */
+#define RES_PBUF	(1U << 15)	/* provided buffers */
+#define RES_XATTR	(1U << 16)	/* the temp dir's xattrs */
 
 #define LINKS		(IOSQE_IO_LINK | IOSQE_IO_HARDLINK)
 
@@ -114,6 +118,8 @@ static int inline_type(const struct fz_sqe *s)
 	default:
 		break;
 	}
+	if (fz_is_net(s))
+		return fz_net_inline(s);
 	if (!is_rw(s) || (s->flags & IOSQE_FIXED_FILE))
 		return 0;
 	return s->fd == FZ_FD_PIPE_R || s->fd == FZ_FD_PIPE_W ||
@@ -250,7 +256,7 @@ static unsigned targets(const struct order *o, unsigned c, unsigned *t)
 		} else if (s->op_flags & IORING_ASYNC_CANCEL_ANY) {
 			t[n++] = i;
 		} else if (s->op_flags & IORING_ASYNC_CANCEL_FD) {
-			if (uses_file(x))
+			if (uses_file(x) || (fz_is_net(x) && !x->nopped))
 				t[n++] = i;
 		} else if (x->ud == s->target) {
 			t[n++] = i;
@@ -272,6 +278,70 @@ static int chain_open(const struct fz_batch *b, unsigned i)
 	while (i + 1 < end && (b->sqe[i].flags & LINKS))
 		i++;
 	return !!(b->sqe[i].flags & LINKS);
+}
+
+/*
+ * What a fuzz_net.c op reads and writes: the socket state (RES_NET:
+ * queues, shutdowns, the epoll set), provided buffers and the memory
+ * they point into (arena buffer 7), xattrs, a harness file's size.
+ */
+static void net_props(const struct fz_sqe *s, unsigned *r, unsigned *w)
+{
+	int fixed = !!(s->flags & IOSQE_FIXED_FILE);
+	unsigned net = fixed || s->fd >= FZ_FD_SA ? RES_NET : 0;
+	unsigned buf = s->buf >= 0 ? RES_BUF(s->buf) : 0;
+	int select = !!(s->flags & IOSQE_BUFFER_SELECT);
+
+	if (fixed)
+		*r |= RES_SLOTS;
+	switch (s->op) {
+	case FZ_SEND:
+		*r |= select ? RES_BUF(7) : buf;
+		*w |= net | (select ? RES_PBUF : 0);
+		break;
+	case FZ_RECV:
+		*w |= select ? RES_BUF(7) | RES_PBUF : buf;
+		if (s->op_flags & MSG_PEEK)
+			*r |= net;
+		else
+			*w |= net;
+		break;
+	case FZ_POLL_ADD: case FZ_URING_CMD:
+		*r |= net;
+		break;
+	case FZ_SHUTDOWN: case FZ_LISTEN: case FZ_BIND:
+		*w |= net;
+		break;
+	case FZ_ACCEPT:
+		*w |= net | (s->slot != -1 ? RES_SLOTS : 0);
+		break;
+	case FZ_EPOLL_CTL:
+		*w |= RES_NET;
+		break;
+	case FZ_SOCKET:
+		if (s->slot != -1)
+			*w |= RES_SLOTS;
+		break;
+	case FZ_PROVIDE_BUFFERS: case FZ_REMOVE_BUFFERS:
+		*w |= RES_PBUF;
+		break;
+	case FZ_FTRUNCATE:
+		if (fixed)
+			*w |= RES_FILES;
+		else if (s->fd <= FZ_FD_F2)
+			*w |= RES_FILE(s->fd);
+		break;
+	case FZ_FSETXATTR:
+		*r |= buf;
+		*w |= RES_XATTR;
+		break;
+	case FZ_FGETXATTR:
+		*w |= buf;
+		*r |= RES_XATTR;
+		break;
+	default:
+		break;
+	}
 }
 
 /* the properties of SQE i, given those of the SQEs before it */
@@ -361,6 +431,8 @@ static void props(struct order *o, unsigned i)
 				r |= RES_SLOTS;
 			break;
 		default:
+			if (fz_is_net(s))
+				net_props(s, &r, &w);
 			break;
 		}
 	}
@@ -681,7 +753,9 @@ void fz_order(struct fz_batch *b)
 		const struct fz_sqe *s = &b->sqe[i];
 
 		if (s->op == FZ_FILES_UPDATE || s->op == FZ_CLOSE ||
-		    (s->op == FZ_OPENAT && s->slot != -1))
+		    ((s->op == FZ_OPENAT || s->op == FZ_SOCKET ||
+		      s->op == FZ_ACCEPT) &&
+		     s->slot != -1))
 			o.slot_writers = 1;
 	}
 	rule_conflicts(&o);

@@ -49,6 +49,10 @@ static void print_ts(int ts)
 
 static void print_args(const struct fz_sqe *s)
 {
+	if (fz_is_net(s)) {
+		fz_net_print(s);
+		return;
+	}
 	switch (s->op) {
 	case FZ_READ: case FZ_WRITE:
 		print_fd(s, s->fd);

@@ -30,6 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
+#include <sys/xattr.h>
 #include <linux/openat2.h>
 #include "anyring.h"
 #include "fuzz.h"
@@ -40,7 +41,7 @@
 struct env {
 	char dir[256];
 	int dirfd;
-	int fd[FZ_NR_FDS];
+	int fd[FZ_NR_ALL_FDS];
 	unsigned char *arena;
 	struct iovec *iov;
 	struct iovec reg_iov[2];
@@ -231,6 +232,7 @@ static void env_init(struct env *e)
 	e->fd[FZ_FD_DIR] = e->dirfd;
 	e->fd[FZ_FD_NEG] = -1;
 	e->fd[FZ_FD_BAD] = FZ_BAD_FD;
+	fz_net_open(e->fd);
 	if (fcntl(FZ_BAD_FD, F_GETFD) != -1) {
 		fprintf(stderr, "fuzz: fd %d is open, it must not be\n",
 			FZ_BAD_FD);
@@ -269,6 +271,7 @@ static void env_fini(struct env *e)
 
 	for (i = FZ_FD_F0; i <= FZ_FD_PIPE_W; i++)
 		close(e->fd[i]);
+	fz_net_close(e->fd);
 	close(e->dirfd);
 	for (i = 0; i < FZ_MAX_SQES; i++)
 		free(e->bad_iov[i]);
@@ -559,6 +562,8 @@ static void prep(struct env *e, const struct fz_sqe *s, unsigned i,
 {
 	if (s->nopped)
 		io_uring_prep_nop(sqe);
+	else if (fz_is_net(s))
+		fz_net_prep(s, i, e->fd, e->arena, sqe);
 	else if (s->op >= FZ_READ && s->op <= FZ_WRITE_FIXED)
 		prep_rw(e, s, i, sqe);
 	else if (s->op == FZ_STATX || s->op == FZ_OPENAT ||
@@ -602,8 +607,12 @@ static void take(struct io_uring *ring, struct io_uring_cqe *cqe,
 		r->cqe[r->nr_cqe].flags = cqe->flags;
 	}
 	r->nr_cqe++;
-	if (cqe->user_data && cqe->user_data <= FZ_MAX_SQES)
+	if (cqe->user_data && cqe->user_data <= FZ_MAX_SQES) {
 		rp->got[cqe->user_data]++;
+		/* multishot (ACCEPT): another CQE of it is to come */
+		if (cqe->flags & IORING_CQE_F_MORE)
+			rp->need[cqe->user_data]++;
+	}
 	io_uring_cqe_seen(ring, cqe);
 }
 
@@ -768,6 +777,26 @@ static uint64_t hash_fd(int fd, off_t *size)
 	return h;
 }
 
+/* the names (in listing order) and values of a file's xattrs */
+static uint64_t hash_xattrs(const char *path)
+{
+	char list[1024], val[256];
+	uint64_t h = 0xcbf29ce484222325ULL;
+	ssize_t n, v, k;
+
+	n = llistxattr(path, list, sizeof(list));
+	if (n < 0)
+		return fz_hash(&errno, sizeof(errno), h);
+	for (k = 0; k < n; k += strlen(list + k) + 1) {
+		h = fz_hash(list + k, strlen(list + k) + 1, h);
+		v = lgetxattr(path, list + k, val, sizeof(val));
+		h = fz_hash(&v, sizeof(v), h);
+		if (v > 0)
+			h = fz_hash(val, v, h);
+	}
+	return h;
+}
+
 static int snap_one(const char *path, const struct stat *st, int type,
 		    struct FTW *ftw)
 {
@@ -797,6 +826,8 @@ static int snap_one(const char *path, const struct stat *st, int type,
 		n = readlink(path, target, sizeof(target));
 		ent->hash = fz_hash(target, n > 0 ? n : 0, 1);
 	}
+	if (!S_ISLNK(st->st_mode))
+		ent->xhash = hash_xattrs(path);
 	return 0;
 }
 
@@ -818,6 +849,7 @@ static void snapshot(struct env *e, struct fz_result *r)
 		r->file_hash[i] = hash_fd(e->fd[i], &r->file_size[i]);
 	if (ioctl(e->fd[FZ_FD_PIPE_R], FIONREAD, &r->pipe_bytes))
 		r->pipe_bytes = -errno;
+	r->net_hash = fz_net_hash(e->fd);
 	r->arena_hash = fz_hash(e->arena, FZ_ARENA, 0xcbf29ce484222325ULL);
 	r->pool_hash = fz_pool_hash();
 }
@@ -845,6 +877,9 @@ static void fd_cleanup(struct env *e, struct fz_result *r)
 		if (n > (ssize_t)dlen && !strncmp(target, e->dir, dlen) &&
 		    target[dlen] == '/')
 			close(fd);
+		else if (!strncmp(target, "socket:", 7) ||
+			 !strncmp(target, "pipe:", 5))
+			close(fd), r->made++;	/* SOCKET, ACCEPT, PIPE */
 		else if (!r->extra_fds++)
 			snprintf(r->extra_what, sizeof(r->extra_what),
 				 "fd %d %s", fd, target);

@@ -6,7 +6,10 @@
  * 16 SQEs: NOP, READ, WRITE, READV, WRITEV, READ_FIXED, WRITE_FIXED, FSYNC,
  * FALLOCATE, FADVISE, STATX, OPENAT, CLOSE (of a direct slot), MKDIRAT,
  * UNLINKAT, RENAMEAT, SYMLINKAT, LINKAT, TIMEOUT, TIMEOUT_REMOVE,
- * LINK_TIMEOUT, ASYNC_CANCEL, FILES_UPDATE and opcode 255, with any
+ * LINK_TIMEOUT, ASYNC_CANCEL, FILES_UPDATE and opcode 255 (and, from
+ * fuzz_net.c, SEND, RECV, POLL_ADD, SHUTDOWN, SOCKET, PROVIDE_BUFFERS,
+ * REMOVE_BUFFERS, FTRUNCATE, FSETXATTR, FGETXATTR, EPOLL_CTL and
+ * URING_CMD on sockets, an eventfd and an epoll fd it makes), with any
  * sqe->flags, sometimes a small value in a field the op does not use,
  * sometimes a bad address in one of its pointers (NULL, 1, PROT_NONE,
  * unmapped, running into an unmapped page, non-canonical, read-only, a

@@ -34,7 +34,9 @@ static int ar_rw_iter(const struct ar_rw_io *io, struct iovec *tmp, int max,
 	while (i < io->nr_vecs && skip >= io->vecs[i].iov_len)
 		skip -= io->vecs[i++].iov_len;
 	for (; i < io->nr_vecs && n < max; i++, n++) {
-		tmp[n].iov_base = (char *)io->vecs[i].iov_base + skip;
+		/* no arithmetic on a NULL base (a bad iovec): it stays NULL */
+		tmp[n].iov_base = skip ? (char *)io->vecs[i].iov_base + skip :
+			io->vecs[i].iov_base;
 		tmp[n].iov_len = io->vecs[i].iov_len - skip;
 		skip = 0;
 	}

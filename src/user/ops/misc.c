@@ -70,6 +70,9 @@ int ar_ftruncate_issue(struct ar_ureq *req, unsigned issue_flags)
 
 	if (issue_flags & AR_ISSUE_NONBLOCK)
 		return -EAGAIN;		/* REQ_F_FORCE_ASYNC */
+	/* ftruncate(2) checks the length first; the kernel has the file */
+	if (ft->len < 0 && fcntl(req->fd, F_GETFD) < 0)
+		return -EBADF;
 	return ar_misc_ret(ftruncate(req->fd, (off_t)ft->len));
 }
 

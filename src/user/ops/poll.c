@@ -63,6 +63,9 @@ static int ar_poll_now(struct ar_ureq *req, __u32 events, __u32 *mask)
 {
 	struct pollfd pfd = { .fd = req->fd, .events = (short)events };
 
+	/* poll(2) skips a negative fd (revents 0): it would be armed */
+	if (req->fd < 0)
+		return -EBADF;
 	if (poll(&pfd, 1, 0) < 0)
 		return -errno;
 	if (pfd.revents & POLLNVAL)

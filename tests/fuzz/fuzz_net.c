@@ -1,0 +1,733 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fuzz_net.c - the opcodes of the readiness era in the fuzzer: SEND, RECV,
+ * POLL_ADD, SHUTDOWN, SOCKET, PROVIDE_BUFFERS, REMOVE_BUFFERS, FTRUNCATE,
+ * FSETXATTR, FGETXATTR, EPOLL_CTL, URING_CMD (SIOCINQ/SIOCOUTQ), ACCEPT,
+ * LISTEN, BIND and PIPE. An op byte from FZ_NET_OP_BYTE (0xe0) to 0xef
+ * picks them; no stored input had an op byte in 0xda..0xfa, so every
+ * one decodes as before.
+ *
+ * The files (fz_net_open()): a unix socketpair sa/sb holding data both
+ * ways, sc whose peer sd (not selectable) wrote 50 bytes and shut down
+ * its sending side, loopback UDP sockets ua and ub both connected to a
+ * third (uc, not selectable; ua holds one datagram from it), an eventfd
+ * with count 1, an empty epoll fd, a loopback TCP listener tl with one
+ * connection queued (its client tc, not selectable, shut down its
+ * sending side) and a TCP socket tu, neither bound nor connected.
+ *
+ * Determinism, per op:
+ *  - nothing waits for good: every RECV but one on sc (which reads to
+ *    EOF) gets MSG_DONTWAIT (so -EAGAIN, not a wait, when empty); a
+ *    POLL_ADD asks only for what is always ready (POLLOUT, or POLLIN on sc,
+ *    the eventfd or f0), is never multishot and never uses a fixed file
+ *    (a slot may hold the pipe's read end); SENDs are at most 2 KiB, so
+ *    16 never fill a socket's send buffer.
+ *  - UDP sends go to uc, which nothing reads, so no result depends on
+ *    when loopback delivers; SIOCOUTQ is not asked of UDP (in-flight).
+ *  - the socket state is one resource for fuzz_order.c's rule 1
+ *    (RES_NET), provided buffers another (RES_PBUF, groups 100, 101 and
+ *    65535, never those a poked READ can name), xattrs another.
+ *  - SEND/RECV with IORING_RECVSEND_POLL_FIRST, SHUTDOWN, FTRUNCATE and
+ *    the xattr ops are not "inline" (task work or io-wq on the kernel).
+ *  - ACCEPT always says IORING_ACCEPT_DONTWAIT and is never multishot
+ *    (no second connection ever comes); PIPE and ACCEPT are never direct
+ *    by a poke, and a direct ACCEPT's socket reads EOF.
+ *  - SOCKET's and ACCEPT's fds are compared as "an fd"; direct SOCKET
+ *    makes only stream and seqpacket sockets (a read on an unconnected
+ *    datagram socket in a slot would wait for good). BIND binds to
+ *    127.0.0.1 port 0; no port or peer address is compared.
+ * Compared besides the CQEs (fz_net_hash()): what sa, sb, sc, sd and ua
+ * hold (SIOCINQ and a peek), the ready list of the epoll fd, and the
+ * temp dir's xattrs (fuzz_run.c); sockets the requests made are counted
+ * and closed.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
+#include <sys/epoll.h>
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/xattr.h>
+#include <linux/sockios.h>
+#include "fuzz.h"
+
+/* opcodes after liburing 2.3 */
+#define FZ_OP_FTRUNCATE	55	/* IORING_OP_FTRUNCATE */
+#define FZ_OP_BIND	56	/* IORING_OP_BIND */
+#define FZ_OP_LISTEN	57	/* IORING_OP_LISTEN */
+#define FZ_OP_PIPE	62	/* IORING_OP_PIPE */
+#define FZ_ACCEPT_DONTWAIT	(1U << 1)	/* IORING_ACCEPT_DONTWAIT */
+#define FZ_ACCEPT_POLL_FIRST	(1U << 2)	/* IORING_ACCEPT_POLL_FIRST */
+#define FZ_SIOCINQ	0	/* SOCKET_URING_OP_SIOCINQ */
+#define FZ_SIOCOUTQ	1	/* SOCKET_URING_OP_SIOCOUTQ */
+#define FZ_PBUF_BASE	(7 * FZ_BUFSZ)	/* provided buffers: arena buf 7 */
+
+#define PICK(tab, byte)	((tab)[(byte) % (sizeof(tab) / sizeof((tab)[0]))])
+
+static const int net_fds[] = {
+	FZ_FD_SA, FZ_FD_SB, FZ_FD_SC, FZ_FD_UA, FZ_FD_UB, FZ_FD_EV, FZ_FD_EP,
+	FZ_FD_F0, FZ_FD_F1, FZ_FD_PIPE_R, FZ_FD_PIPE_W, FZ_FD_NEG, FZ_FD_BAD,
+	FZ_FD_TL, FZ_FD_TU,
+};
+static const int accept_fds[] = {
+	FZ_FD_TL, FZ_FD_TL, FZ_FD_TL, FZ_FD_TU, FZ_FD_SA, FZ_FD_F0, FZ_FD_NEG,
+	FZ_FD_BAD,
+};
+static const int listen_fds[] = {
+	FZ_FD_TU, FZ_FD_TL, FZ_FD_SA, FZ_FD_UA, FZ_FD_F0, FZ_FD_NEG,
+};
+static const uint32_t accept_iou[] = {
+	FZ_ACCEPT_DONTWAIT, FZ_ACCEPT_DONTWAIT,
+	FZ_ACCEPT_DONTWAIT | FZ_ACCEPT_POLL_FIRST, FZ_ACCEPT_DONTWAIT | (1U << 3),
+};
+static const uint32_t accept_flags[] = { 0, SOCK_NONBLOCK, SOCK_CLOEXEC, 1 };
+static const uint32_t backlogs[] = { 0, 5, 0x7fffffff };
+static const uint32_t bind_lens[] = {
+	sizeof(struct sockaddr_in), sizeof(struct sockaddr_in), 0, 4, 200,
+};
+static const uint32_t pipe_flags[] = { 0, O_CLOEXEC, O_NONBLOCK, O_DIRECT, 1 };
+static const int poll_fds[] = {
+	FZ_FD_SA, FZ_FD_SB, FZ_FD_SC, FZ_FD_UA, FZ_FD_UB, FZ_FD_EV, FZ_FD_F0,
+	FZ_FD_PIPE_W, FZ_FD_NEG, FZ_FD_BAD,
+};
+static const int file_fds[] = {
+	FZ_FD_F0, FZ_FD_F1, FZ_FD_F2, FZ_FD_DIR, FZ_FD_PIPE_R, FZ_FD_SA,
+	FZ_FD_NEG, FZ_FD_BAD,
+};
+static const int epoll_fds[] = {
+	FZ_FD_EP, FZ_FD_EP, FZ_FD_EP, FZ_FD_SA, FZ_FD_F0, FZ_FD_NEG,
+};
+static const int epoll_targets[] = {
+	FZ_FD_SA, FZ_FD_SB, FZ_FD_SC, FZ_FD_UA, FZ_FD_EV, FZ_FD_F0, FZ_FD_EP,
+	FZ_FD_PIPE_R, FZ_FD_PIPE_W, FZ_FD_NEG,
+};
+static const uint32_t send_lens[] = { 0, 1, 64, 300, 2048, 100 };
+static const uint32_t recv_lens[] = { 0, 1, 16, 100, 512, 4096 };
+static const uint32_t send_flags[] = {
+	0, 0, MSG_DONTWAIT, MSG_NOSIGNAL, MSG_MORE, MSG_OOB, MSG_WAITALL,
+	MSG_CONFIRM,
+};
+static const uint32_t recv_flags[] = {
+	0, 0, MSG_PEEK, MSG_WAITALL, MSG_TRUNC, MSG_DONTWAIT, MSG_OOB,
+	MSG_ERRQUEUE,
+};
+static const uint32_t recvsend_flags[] = {
+	0, 0, IORING_RECVSEND_POLL_FIRST, 1U << 7,
+};
+static const uint32_t groups[] = { 100, 101, 100, 65535 };
+static const uint32_t poll_events[] = {
+	POLLOUT, POLLIN, POLLIN | POLLOUT, POLLOUT | POLLPRI,
+	POLLIN | POLLRDHUP, POLLOUT | EPOLLEXCLUSIVE, POLLOUT | EPOLLONESHOT,
+};
+static const uint32_t poll_flags[] = {
+	0, 0, IORING_POLL_ADD_LEVEL, 1U << 5, IORING_POLL_UPDATE_EVENTS,
+};
+static const int domains[] = { AF_UNIX, AF_INET, AF_INET6, 1234 };
+static const int types[] = {
+	SOCK_STREAM, SOCK_DGRAM, SOCK_SEQPACKET, SOCK_STREAM | SOCK_NONBLOCK,
+	SOCK_DGRAM | SOCK_CLOEXEC, 0, 77,
+};
+static const int protocols[] = { 0, 0, IPPROTO_TCP, IPPROTO_UDP, 255 };
+static const uint32_t pbuf_offs[] = { 0, 512, 1024, 2048 };
+static const uint32_t pbuf_lens[] = { 64, 256, 0, 64 };
+static const uint32_t pbuf_nrs[] = { 1, 2, 4, 8, 0, 65537 };
+static const uint32_t pbuf_bids[] = { 0, 1, 65535, 7 };
+static const uint32_t remove_nrs[] = { 1, 4, 0, 65537 };
+static const uint64_t trunc_lens[] = { 0, 100, 8192, 20000, -1ULL };
+static const char *const xattr_names[] = {
+	"user.a", "user.b", "trusted.t", "bogus.x", "user.", "",
+};
+static const uint32_t setx_lens[] = { 0, 5, 64, 65537 };
+static const uint32_t getx_lens[] = { 0, 5, 64, 1 };
+static const uint32_t setx_flags[] = { 0, 0, XATTR_CREATE, XATTR_REPLACE, 8 };
+static const uint32_t getx_flags[] = { 0, 0, 0, 1 };
+static const int epoll_ops[] = {
+	EPOLL_CTL_ADD, EPOLL_CTL_ADD, EPOLL_CTL_DEL, EPOLL_CTL_MOD, 0, 9,
+};
+static const uint32_t epoll_events[] = {
+	EPOLLIN, EPOLLOUT, EPOLLIN | EPOLLET, EPOLLIN | EPOLLEXCLUSIVE,
+	EPOLLIN | EPOLLONESHOT, 0,
+};
+static const uint32_t uring_cmds[] = {
+	FZ_SIOCINQ, FZ_SIOCOUTQ, FZ_SIOCINQ, FZ_SIOCOUTQ, 99,
+};
+
+int fz_is_net(const struct fz_sqe *s)
+{
+	return s->op >= FZ_NR_BASE_OPS && s->op < FZ_NR_OPS;
+}
+
+/* an fd of net_fds, or a slot when the SQE says FIXED_FILE */
+static int netsel(const struct fz_sqe *s, const int *tab, unsigned n,
+		  uint8_t v)
+{
+	if (s->flags & IOSQE_FIXED_FILE)
+		return v % (FZ_NSLOTS + 2);
+	return tab[v % n];
+}
+#define NETSEL(s, tab, v) netsel(s, tab, sizeof(tab) / sizeof(tab[0]), v)
+
+/* an arena buffer 0..6 (7 holds the provided buffers) and an offset */
+static void net_buf(struct fz_sqe *s, uint8_t b, uint32_t len)
+{
+	s->buf = b % 7;
+	s->boff = ((b >> 3) % 16) * 64;
+	s->len = len;
+	if (s->boff + s->len > FZ_BUFSZ)
+		s->len = FZ_BUFSZ - s->boff;
+}
+
+static void decode_sendrecv(struct fz_sqe *s, const uint8_t *p)
+{
+	s->fd = NETSEL(s, net_fds, p[0]);
+	if (s->op == FZ_SEND) {
+		net_buf(s, p[1], PICK(send_lens, p[2]));
+		s->op_flags = PICK(send_flags, p[3]);
+	} else {
+		net_buf(s, p[1], PICK(recv_lens, p[2]));
+		s->op_flags = PICK(recv_flags, p[3]);
+		/* only sc (EOF behind its data) may be read without it */
+		if ((s->flags & IOSQE_FIXED_FILE) || s->fd != FZ_FD_SC)
+			s->op_flags |= MSG_DONTWAIT;
+	}
+	s->mode = PICK(recvsend_flags, p[4]);
+	s->count = PICK(groups, p[4] >> 3);
+}
+
+void fz_net_decode(struct fz_sqe *s, const uint8_t *p)
+{
+	switch (s->op) {
+	case FZ_SEND:
+	case FZ_RECV:
+		decode_sendrecv(s, p);
+		break;
+	case FZ_POLL_ADD:
+		s->flags &= ~IOSQE_FIXED_FILE;
+		s->fd = PICK(poll_fds, p[0]);
+		s->op_flags = PICK(poll_events, p[1]);
+		if (s->fd != FZ_FD_SC && s->fd != FZ_FD_EV && s->fd != FZ_FD_F0)
+			s->op_flags |= POLLOUT;
+		s->mode = PICK(poll_flags, p[2]);
+		break;
+	case FZ_SHUTDOWN:
+		s->fd = NETSEL(s, net_fds, p[0]);
+		s->mode = p[1] % 4;
+		break;
+	case FZ_SOCKET:
+		s->op_flags = PICK(domains, p[0]);
+		s->mode = PICK(types, p[1]);
+		s->off = PICK(protocols, p[2]);
+		s->slot = p[3] < 0xa0 ? -1 : (p[3] % 10 == 9 ? -2 : p[3] % 10);
+		if (s->slot != -1 && (s->mode & 0xf) != SOCK_STREAM &&
+		    (s->mode & 0xf) != SOCK_SEQPACKET)
+			s->mode = SOCK_STREAM;
+		break;
+	case FZ_PROVIDE_BUFFERS:
+		s->boff = FZ_PBUF_BASE + PICK(pbuf_offs, p[0]);
+		s->len = PICK(pbuf_lens, p[1]);
+		s->nr = PICK(pbuf_nrs, p[2]);
+		s->count = PICK(groups, p[3]);
+		s->target = PICK(pbuf_bids, p[4]);
+		break;
+	case FZ_REMOVE_BUFFERS:
+		s->nr = PICK(remove_nrs, p[0]);
+		s->count = PICK(groups, p[1]);
+		break;
+	case FZ_FTRUNCATE:
+		s->fd = NETSEL(s, file_fds, p[0]);
+		s->off = PICK(trunc_lens, p[1]);
+		break;
+	case FZ_FSETXATTR:
+	case FZ_FGETXATTR:
+		s->fd = NETSEL(s, file_fds, p[0]);
+		s->name = p[1] % (sizeof(xattr_names) / sizeof(xattr_names[0]));
+		if (s->op == FZ_FSETXATTR) {
+			net_buf(s, p[2], PICK(setx_lens, p[3]));
+			/* E2BIG before any copy: the length as it is */
+			s->len = PICK(setx_lens, p[3]);
+			s->op_flags = PICK(setx_flags, p[4]);
+		} else {
+			net_buf(s, p[2], PICK(getx_lens, p[3]));
+			s->op_flags = PICK(getx_flags, p[4]);
+		}
+		break;
+	case FZ_EPOLL_CTL:
+		s->flags &= ~IOSQE_FIXED_FILE;
+		s->fd = PICK(epoll_fds, p[0]);
+		s->mode = PICK(epoll_ops, p[1]);
+		s->fd2 = PICK(epoll_targets, p[2]);
+		s->op_flags = PICK(epoll_events, p[3]);
+		break;
+	case FZ_URING_CMD:
+		s->fd = NETSEL(s, net_fds, p[0]);
+		s->op_flags = PICK(uring_cmds, p[1]);
+		/* a UDP send's bytes stay queued until loopback delivers */
+		if (s->op_flags == FZ_SIOCOUTQ && !(s->flags & IOSQE_FIXED_FILE) &&
+		    (s->fd == FZ_FD_UA || s->fd == FZ_FD_UB))
+			s->op_flags = FZ_SIOCINQ;
+		break;
+	case FZ_ACCEPT:
+		/* DONTWAIT: nothing else ever connects; never multishot */
+		s->fd = NETSEL(s, accept_fds, p[0]);
+		s->mode = PICK(accept_iou, p[1]);
+		s->op_flags = PICK(accept_flags, p[2]);
+		s->slot = p[3] < 0xa0 ? -1 : (p[3] % 10 == 9 ? -2 : p[3] % 10);
+		break;
+	case FZ_LISTEN:
+		s->fd = NETSEL(s, listen_fds, p[0]);
+		s->len = PICK(backlogs, p[1]);
+		break;
+	case FZ_BIND:
+		s->fd = NETSEL(s, listen_fds, p[0] + 1);
+		s->len = PICK(bind_lens, p[1]);
+		break;
+	case FZ_PIPE:
+		s->op_flags = PICK(pipe_flags, p[0]);
+		break;
+	default:
+		break;
+	}
+}
+
+/* pokes: only fields the op does not read (a wrong one could wait) */
+int fz_net_poke_ok(const struct fz_sqe *s, int field)
+{
+	switch (field) {
+	case FZ_POKE_PERSONALITY:
+		return 1;
+	case FZ_POKE_IOPRIO:
+		/* SEND/RECV: recvsend flags (multishot would never end) */
+		return s->op != FZ_SEND && s->op != FZ_RECV;
+	case FZ_POKE_BUF_INDEX:
+		/* a group or a fixed buffer for these */
+		return s->op != FZ_SEND && s->op != FZ_RECV &&
+			s->op != FZ_PROVIDE_BUFFERS &&
+			s->op != FZ_REMOVE_BUFFERS;
+	case FZ_POKE_FILE_INDEX:
+		/* a direct pipe's read end could make a fixed READ wait */
+		return s->op != FZ_SOCKET && s->op != FZ_ACCEPT &&
+			s->op != FZ_PIPE;
+	default:
+		return 0;
+	}
+}
+
+/* how many pointers a bad address may replace (FZ_BF_BUF, _SECOND) */
+int fz_net_pointers(const struct fz_sqe *s)
+{
+	switch (s->op) {
+	case FZ_SEND:
+	case FZ_PROVIDE_BUFFERS:
+	case FZ_EPOLL_CTL:
+	case FZ_BIND:
+	case FZ_PIPE:
+		return 1;
+	case FZ_RECV:
+		return s->flags & IOSQE_BUFFER_SELECT ? 0 : 1;
+	case FZ_FSETXATTR:
+	case FZ_FGETXATTR:
+		return 2;
+	default:
+		return 0;
+	}
+}
+
+/* does the kernel settle it during the submit, in order? */
+int fz_net_inline(const struct fz_sqe *s)
+{
+	switch (s->op) {
+	case FZ_SEND:
+	case FZ_RECV:
+		return !(s->mode & IORING_RECVSEND_POLL_FIRST);
+	case FZ_POLL_ADD: case FZ_SOCKET: case FZ_PROVIDE_BUFFERS:
+	case FZ_REMOVE_BUFFERS: case FZ_EPOLL_CTL: case FZ_URING_CMD:
+	case FZ_LISTEN: case FZ_BIND: case FZ_PIPE:
+		return 1;
+	case FZ_ACCEPT:
+		return !(s->mode & FZ_ACCEPT_POLL_FIRST);
+	default:
+		return 0;
+	}
+}
+
+int fz_net_returns_fd(const struct fz_sqe *s)
+{
+	return (s->op == FZ_SOCKET || s->op == FZ_ACCEPT) && s->slot == -1;
+}
+
+static void die(const char *what)
+{
+	fprintf(stderr, "fuzz: net: %s: %s\n", what, strerror(errno));
+	abort();
+}
+
+static void fill(int fd, size_t len, unsigned seed)
+{
+	char buf[512];
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		buf[i] = (char)('A' + (i * 5 + seed) % 26);
+	if (send(fd, buf, len, MSG_NOSIGNAL) != (ssize_t)len)
+		die("fill");
+}
+
+static int udp_socket(struct sockaddr_in *sin)
+{
+	socklen_t sl = sizeof(*sin);
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+	memset(sin, 0, sizeof(*sin));
+	sin->sin_family = AF_INET;
+	sin->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (fd < 0 || bind(fd, (struct sockaddr *)sin, sizeof(*sin)) ||
+	    getsockname(fd, (struct sockaddr *)sin, &sl))
+		die("udp socket");
+	return fd;
+}
+
+static void udp_connect(int fd, const struct sockaddr_in *to)
+{
+	if (connect(fd, (const struct sockaddr *)to, sizeof(*to)))
+		die("udp connect");
+}
+
+static int uc = -1;
+
+/*
+ * tl listening on loopback with one connection queued whose client tc
+ * shut down its sending side (an accepted socket reads EOF, never waits),
+ * tu a TCP socket neither bound nor connected
+ */
+static void tcp_open(int *fd)
+{
+	struct sockaddr_in sin;
+	socklen_t sl = sizeof(sin);
+	struct pollfd pfd;
+
+	fd[FZ_FD_TL] = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	fd[FZ_FD_TC] = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	fd[FZ_FD_TU] = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd[FZ_FD_TL] < 0 || fd[FZ_FD_TC] < 0 || fd[FZ_FD_TU] < 0)
+		die("tcp socket");
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (bind(fd[FZ_FD_TL], (struct sockaddr *)&sin, sizeof(sin)) ||
+	    getsockname(fd[FZ_FD_TL], (struct sockaddr *)&sin, &sl) ||
+	    listen(fd[FZ_FD_TL], 8) ||
+	    connect(fd[FZ_FD_TC], (struct sockaddr *)&sin, sizeof(sin)) ||
+	    shutdown(fd[FZ_FD_TC], SHUT_WR))
+		die("tcp listener");
+	pfd.fd = fd[FZ_FD_TL];
+	pfd.events = POLLIN;
+	if (poll(&pfd, 1, 10000) != 1)
+		die("tcp connection not queued");
+}
+
+void fz_net_open(int *fd)
+{
+	struct sockaddr_in a, b, c;
+	struct pollfd pfd;
+	int sv[2];
+
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
+		die("socketpair");
+	fd[FZ_FD_SA] = sv[0];
+	fd[FZ_FD_SB] = sv[1];
+	fill(sv[1], 300, 1);
+	fill(sv[0], 100, 2);
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
+		die("socketpair");
+	fd[FZ_FD_SC] = sv[0];
+	fd[FZ_FD_SD] = sv[1];
+	fill(sv[1], 50, 3);
+	if (shutdown(sv[1], SHUT_WR))
+		die("shutdown");
+	fd[FZ_FD_UA] = udp_socket(&a);
+	fd[FZ_FD_UB] = udp_socket(&b);
+	uc = udp_socket(&c);
+	udp_connect(fd[FZ_FD_UA], &c);
+	udp_connect(fd[FZ_FD_UB], &c);
+	udp_connect(uc, &a);
+	fill(uc, 40, 4);
+	/* loopback may deliver from softirq later: wait until it is there */
+	pfd.fd = fd[FZ_FD_UA];
+	pfd.events = POLLIN;
+	if (poll(&pfd, 1, 10000) != 1)
+		die("udp datagram not delivered");
+	tcp_open(fd);
+	fd[FZ_FD_EV] = eventfd(1, EFD_CLOEXEC);
+	fd[FZ_FD_EP] = epoll_create1(EPOLL_CLOEXEC);
+	if (fd[FZ_FD_EV] < 0 || fd[FZ_FD_EP] < 0)
+		die("eventfd/epoll");
+}
+
+void fz_net_close(int *fd)
+{
+	int i;
+
+	for (i = FZ_FD_SA; i < FZ_NR_ALL_FDS; i++)
+		close(fd[i]);
+	close(uc);
+	uc = -1;
+}
+
+/* SQE i's object good (size bytes), or its bad form */
+static void *obj(const struct fz_sqe *s, unsigned i, int field, void *good,
+		 size_t size)
+{
+	if (!s->bad || s->bad_field != field)
+		return good;
+	return fz_bad_ptr(s->bad, i, good, size);
+}
+
+static int fd_of(const struct fz_sqe *s, const int *fd, int k)
+{
+	return s->flags & IOSQE_FIXED_FILE ? k : fd[k];
+}
+
+void fz_net_prep(const struct fz_sqe *s, unsigned i, const int *fd,
+		 unsigned char *arena, struct io_uring_sqe *sqe)
+{
+	static struct epoll_event ev[FZ_MAX_SQES];
+	static char names[FZ_MAX_SQES][16];
+	static struct sockaddr_in sin[FZ_MAX_SQES];
+	static int pfds[FZ_MAX_SQES][2];
+	void *buf = arena + s->buf * FZ_BUFSZ + s->boff;
+
+	switch (s->op) {
+	case FZ_SEND:
+		io_uring_prep_send(sqe, fd_of(s, fd, s->fd),
+				   obj(s, i, FZ_BF_BUF, buf, s->len), s->len,
+				   s->op_flags);
+		sqe->ioprio = s->mode;
+		sqe->buf_group = s->count;
+		break;
+	case FZ_RECV:
+		if (s->flags & IOSQE_BUFFER_SELECT)
+			buf = NULL;
+		io_uring_prep_recv(sqe, fd_of(s, fd, s->fd),
+				   obj(s, i, FZ_BF_BUF, buf, s->len), s->len,
+				   s->op_flags);
+		sqe->ioprio = s->mode;
+		sqe->buf_group = s->count;
+		break;
+	case FZ_POLL_ADD:
+		io_uring_prep_poll_add(sqe, fd[s->fd], s->op_flags);
+		sqe->len = s->mode;
+		break;
+	case FZ_SHUTDOWN:
+		io_uring_prep_shutdown(sqe, fd_of(s, fd, s->fd), s->mode);
+		break;
+	case FZ_SOCKET:
+		if (s->slot == -1)
+			io_uring_prep_socket(sqe, s->op_flags, s->mode, s->off, 0);
+		else if (s->slot == -2)
+			io_uring_prep_socket_direct_alloc(sqe, s->op_flags,
+							  s->mode, s->off, 0);
+		else
+			io_uring_prep_socket_direct(sqe, s->op_flags, s->mode,
+						    s->off, s->slot, 0);
+		break;
+	case FZ_PROVIDE_BUFFERS:
+		io_uring_prep_provide_buffers(sqe,
+			obj(s, i, FZ_BF_BUF, arena + s->boff,
+			    (size_t)s->len * (s->nr > 8 ? 1 : s->nr)),
+			s->len, s->nr, s->count, s->target);
+		break;
+	case FZ_REMOVE_BUFFERS:
+		io_uring_prep_remove_buffers(sqe, s->nr, s->count);
+		break;
+	case FZ_FTRUNCATE:
+		io_uring_prep_rw(FZ_OP_FTRUNCATE, sqe, fd_of(s, fd, s->fd), NULL,
+				 0, s->off);
+		break;
+	case FZ_FSETXATTR:
+	case FZ_FGETXATTR:
+		snprintf(names[i], sizeof(names[i]), "%s", xattr_names[s->name]);
+		if (s->op == FZ_FSETXATTR)
+			io_uring_prep_fsetxattr(sqe, fd_of(s, fd, s->fd),
+				obj(s, i, FZ_BF_BUF, names[i], strlen(names[i]) + 1),
+				obj(s, i, FZ_BF_SECOND, buf,
+				    s->len > FZ_BUFSZ ? FZ_BUFSZ : s->len),
+				s->op_flags, s->len);
+		else
+			io_uring_prep_fgetxattr(sqe, fd_of(s, fd, s->fd),
+				obj(s, i, FZ_BF_BUF, names[i], strlen(names[i]) + 1),
+				obj(s, i, FZ_BF_SECOND, buf, s->len), s->len);
+		sqe->xattr_flags = s->op_flags;
+		break;
+	case FZ_EPOLL_CTL:
+		memset(&ev[i], 0, sizeof(ev[i]));
+		ev[i].events = s->op_flags;
+		ev[i].data.u64 = s->fd2;
+		io_uring_prep_epoll_ctl(sqe, fd[s->fd], fd[s->fd2], s->mode,
+			obj(s, i, FZ_BF_BUF, &ev[i], sizeof(ev[i])));
+		break;
+	case FZ_ACCEPT:
+		if (s->slot == -1)
+			io_uring_prep_accept(sqe, fd_of(s, fd, s->fd), NULL, NULL,
+					     s->op_flags);
+		else if (s->slot == -2) {
+			/* liburing 2.3 would encode ALLOC + 1 = 0: not direct */
+			io_uring_prep_accept(sqe, fd_of(s, fd, s->fd), NULL, NULL,
+					     s->op_flags);
+			sqe->file_index = IORING_FILE_INDEX_ALLOC;
+		}
+		else
+			io_uring_prep_accept_direct(sqe, fd_of(s, fd, s->fd),
+				NULL, NULL, s->op_flags, s->slot);
+		sqe->ioprio = s->mode;
+		break;
+	case FZ_LISTEN:
+		io_uring_prep_rw(FZ_OP_LISTEN, sqe, fd_of(s, fd, s->fd), NULL,
+				 s->len, 0);
+		break;
+	case FZ_BIND:
+		memset(&sin[i], 0, sizeof(sin[i]));
+		sin[i].sin_family = AF_INET;
+		sin[i].sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		io_uring_prep_rw(FZ_OP_BIND, sqe, fd_of(s, fd, s->fd),
+				 obj(s, i, FZ_BF_BUF, &sin[i], sizeof(sin[i])),
+				 0, s->len);
+		break;
+	case FZ_PIPE:
+		io_uring_prep_rw(FZ_OP_PIPE, sqe, 0,
+				 obj(s, i, FZ_BF_BUF, pfds[i], sizeof(pfds[i])),
+				 0, 0);
+		sqe->rw_flags = s->op_flags;
+		break;
+	case FZ_URING_CMD:
+		io_uring_prep_rw(IORING_OP_URING_CMD, sqe, fd_of(s, fd, s->fd),
+				 NULL, 0, 0);
+		sqe->cmd_op = s->op_flags;
+		break;
+	default:
+		io_uring_prep_nop(sqe);
+		break;
+	}
+}
+
+/* SIOCINQ and the first bytes (a peek) of one socket */
+static uint64_t hash_queue(int fd, uint64_t h)
+{
+	static char buf[65536];
+	ssize_t n;
+	int inq = -1;
+
+	if (ioctl(fd, SIOCINQ, &inq))
+		inq = -errno;
+	h = fz_hash(&inq, sizeof(inq), h);
+	n = recv(fd, buf, sizeof(buf), MSG_PEEK | MSG_DONTWAIT);
+	if (n < 0)
+		n = -errno;
+	h = fz_hash(&n, sizeof(n), h);
+	return n > 0 ? fz_hash(buf, n, h) : h;
+}
+
+static int ev_cmp(const void *a, const void *b)
+{
+	const struct epoll_event *x = a, *y = b;
+
+	if (x->data.u64 != y->data.u64)
+		return x->data.u64 < y->data.u64 ? -1 : 1;
+	return (x->events > y->events) - (x->events < y->events);
+}
+
+uint64_t fz_net_hash(const int *fd)
+{
+	static const int q[] = { FZ_FD_SA, FZ_FD_SB, FZ_FD_SC, FZ_FD_SD, FZ_FD_UA };
+	struct epoll_event ev[16];
+	uint64_t h = 0xcbf29ce484222325ULL;
+	unsigned k;
+	int n;
+
+	for (k = 0; k < sizeof(q) / sizeof(q[0]); k++)
+		h = hash_queue(fd[q[k]], h);
+	memset(ev, 0, sizeof(ev));
+	n = epoll_wait(fd[FZ_FD_EP], ev, 16, 0);
+	if (n > 0) {
+		qsort(ev, n, sizeof(ev[0]), ev_cmp);
+		h = fz_hash(ev, n * sizeof(ev[0]), h);
+	}
+	return fz_hash(&n, sizeof(n), h);
+}
+
+static const char *const fd_names[] = {
+	"f0", "f1", "f2", "pipe_r", "pipe_w", "dirfd", "-1", "9999(closed)",
+	"sa", "sb", "sc", "ua", "ub", "eventfd", "epoll", "tl", "tu", "sd",
+	"tc",
+};
+
+void fz_net_print(const struct fz_sqe *s)
+{
+	if (s->op != FZ_SOCKET && s->op != FZ_PROVIDE_BUFFERS &&
+	    s->op != FZ_REMOVE_BUFFERS && s->op != FZ_PIPE) {
+		if (s->flags & IOSQE_FIXED_FILE)
+			printf(" slot=%d", s->fd);
+		else
+			printf(" fd=%s", fd_names[s->fd]);
+	}
+	switch (s->op) {
+	case FZ_SEND: case FZ_RECV:
+		printf(" buf=%d+%u len=%u msg_flags=0x%x ioprio=0x%x group=%u",
+		       s->buf, s->boff, s->len, s->op_flags, s->mode, s->count);
+		break;
+	case FZ_POLL_ADD:
+		printf(" events=0x%x len=0x%x", s->op_flags, s->mode);
+		break;
+	case FZ_SHUTDOWN:
+		printf(" how=%u", s->mode);
+		break;
+	case FZ_SOCKET:
+		printf(" domain=%u type=0x%x protocol=%llu slot=%d", s->op_flags,
+		       s->mode, (unsigned long long)s->off, s->slot);
+		break;
+	case FZ_PROVIDE_BUFFERS:
+		printf(" addr=arena+%u len=%u nbufs=%d bgid=%u bid=%llu",
+		       s->boff, s->len, s->nr, s->count,
+		       (unsigned long long)s->target);
+		break;
+	case FZ_REMOVE_BUFFERS:
+		printf(" nbufs=%d bgid=%u", s->nr, s->count);
+		break;
+	case FZ_FTRUNCATE:
+		printf(" len=%lld", (long long)s->off);
+		break;
+	case FZ_FSETXATTR: case FZ_FGETXATTR:
+		printf(" name=\"%s\" value=%d+%u len=%u flags=0x%x",
+		       xattr_names[s->name], s->buf, s->boff, s->len,
+		       s->op_flags);
+		break;
+	case FZ_EPOLL_CTL:
+		printf(" op=%u target=%s events=0x%x", s->mode,
+		       fd_names[s->fd2], s->op_flags);
+		break;
+	case FZ_URING_CMD:
+		printf(" cmd_op=%u", s->op_flags);
+		break;
+	case FZ_ACCEPT:
+		printf(" ioprio=0x%x flags=0x%x slot=%d", s->mode, s->op_flags,
+		       s->slot);
+		break;
+	case FZ_LISTEN:
+		printf(" backlog=%u", s->len);
+		break;
+	case FZ_BIND:
+		printf(" addrlen=%u", s->len);
+		break;
+	case FZ_PIPE:
+		printf(" flags=0x%x", s->op_flags);
+		break;
+	default:
+		break;
+	}
+}
