@@ -70,33 +70,6 @@ void fz_avoid_findings(struct fz_batch *b)
 		if (b->sqe[i].op == FZ_SEND || b->sqe[i].op == FZ_RECV)
 			b->sqe[i].flags &= ~IOSQE_BUFFER_SELECT;
 	/*
-	 * FINDING: poll-first-dontwait-eagain, -send, -accept, -orig: RECV
-	 * on sb (100 bytes queued) with MSG_DONTWAIT and
-	 * IORING_RECVSEND_POLL_FIRST (SEND with both; ACCEPT with
-	 * IORING_ACCEPT_DONTWAIT | IORING_ACCEPT_POLL_FIRST on a listener
-	 * with a connection queued): POLL_FIRST makes the kernel's first
-	 * issue -EAGAIN without trying, and the program's DONTWAIT
-	 * (REQ_F_NOWAIT) makes that the result, -EAGAIN; the user engine
-	 * arms readiness and then transfers (100, 64, an fd). POLL_FIRST is
-	 * taken off where the program says DONTWAIT.
-	 */
-	for (i = 0; i < b->nr; i++) {
-		struct fz_sqe *s = &b->sqe[i];
-
-		if ((s->op == FZ_SEND || s->op == FZ_RECV) &&
-		    (s->op_flags & MSG_DONTWAIT))
-			s->mode &= ~IORING_RECVSEND_POLL_FIRST;
-		if (s->op == FZ_ACCEPT)
-			s->mode &= ~(1U << 2);	/* IORING_ACCEPT_POLL_FIRST */
-	}
-	/*
-	 * FINDING: recv-waitall-dontwait-partial-waits, -orig: RECV of 4096
-	 * bytes on sb (100 queued) with MSG_WAITALL and MSG_DONTWAIT: the
-	 * kernel answers 100 (the partial transfer, once REQ_F_NOWAIT ends
-	 * the retry); the user engine waits for the rest, its CQE never
-	 * comes. MSG_WAITALL is taken off a RECV that says MSG_DONTWAIT.
-	 */
-	/*
 	 * FINDING: shutdown-error-does-not-break-link: SHUTDOWN of sa with
 	 * how 3 (-EINVAL) and IO_LINK, then NOP: the kernel's io_shutdown()
 	 * does not mark a failure, so the NOP runs (0); the user engine
@@ -105,10 +78,6 @@ void fz_avoid_findings(struct fz_batch *b)
 	for (i = 0; i < b->nr; i++)
 		if (b->sqe[i].op == FZ_SHUTDOWN)
 			b->sqe[i].flags &= ~IOSQE_IO_LINK;
-	for (i = 0; i < b->nr; i++)
-		if (b->sqe[i].op == FZ_RECV &&
-		    (b->sqe[i].op_flags & MSG_DONTWAIT))
-			b->sqe[i].op_flags &= ~MSG_WAITALL;
 	/*
 	 * FINDING: drain-in-chain-drains-next-request: NOP IO_LINK, NOP
 	 * IO_DRAIN, TIMEOUT 1.5 s, NOP: IOSQE_IO_DRAIN on a chain member

@@ -473,6 +473,9 @@ int ar_accept_issue(struct ar_ureq *req, unsigned issue_flags)
 	int ret;
 
 	if ((a->iou_flags & AR_ACCEPT_POLL_FIRST) && !a->polled && nonblock) {
+		/* DONTWAIT is the kernel's REQ_F_NOWAIT: no wait, -EAGAIN */
+		if (a->iou_flags & AR_ACCEPT_DONTWAIT)
+			return -EAGAIN;
 		a->polled = true;
 		return AR_ISSUE_AGAIN;
 	}
@@ -780,7 +783,11 @@ static long ar_recv_once(struct ar_ureq *req, struct ar_sr *sr,
 			sr->buf += (__u64)ret;
 			sr->len -= (__u32)ret;
 			sr->done += (__u32)ret;
-			if (nonblock)
+			/*
+			 * With the program's MSG_DONTWAIT nothing waits: the
+			 * next call's -EAGAIN ends it with the bytes done.
+			 */
+			if (nonblock && !(sr->msg_flags & MSG_DONTWAIT))
 				return AR_ISSUE_AGAIN;
 			continue;
 		}
@@ -848,6 +855,9 @@ int ar_sendrecv_issue(struct ar_ureq *req, unsigned issue_flags)
 			return ar_net_done(req, (int)ret, 0, true);
 	}
 	if ((sr->flags & AR_RECVSEND_POLL_FIRST) && !sr->polled && nonblock) {
+		/* the program's MSG_DONTWAIT is REQ_F_NOWAIT: -EAGAIN */
+		if (sr->msg_flags & MSG_DONTWAIT)
+			return -EAGAIN;
 		sr->polled = true;
 		return AR_ISSUE_AGAIN;
 	}
@@ -871,7 +881,7 @@ again:
 			sr->buf += (__u64)ret;
 			sr->len -= (__u32)ret;
 			sr->done += (__u32)ret;
-			if (nonblock)
+			if (nonblock && !(sr->msg_flags & MSG_DONTWAIT))
 				return AR_ISSUE_AGAIN;
 			continue;
 		}
@@ -1289,7 +1299,7 @@ static long ar_recvmsg_once(struct ar_ureq *req, struct ar_msg *m,
 		if (ret > 0 && ar_net_retry(req->fd, &m->kind, flags)) {
 			ar_msg_advance(m, (size_t)ret);
 			m->done += (__u32)ret;
-			if (nonblock)
+			if (nonblock && !(m->msg_flags & MSG_DONTWAIT))
 				return AR_ISSUE_AGAIN;
 			continue;
 		}
@@ -1355,6 +1365,8 @@ int ar_msg_issue(struct ar_ureq *req, unsigned issue_flags)
 			return ar_net_done(req, (int)ret, 0, true);
 	}
 	if ((m->flags & AR_RECVSEND_POLL_FIRST) && !m->polled && nonblock) {
+		if (m->msg_flags & MSG_DONTWAIT)
+			return -EAGAIN;
 		m->polled = true;
 		return AR_ISSUE_AGAIN;
 	}
@@ -1379,7 +1391,7 @@ int ar_msg_issue(struct ar_ureq *req, unsigned issue_flags)
 				m->control = NULL;
 				m->controllen = 0;
 			}
-			if (nonblock)
+			if (nonblock && !(m->msg_flags & MSG_DONTWAIT))
 				return AR_ISSUE_AGAIN;
 			continue;
 		}
