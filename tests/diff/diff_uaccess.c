@@ -1202,8 +1202,14 @@ static void run_ua(const char *engine, const void *arg, struct diff_run *r)
 	} else {
 		nr = ua_sqes(&ring, uc, fd, r);
 		if (nr) {
-			diff_put(r, "submit", io_uring_submit(&ring));
-			ua_reap(&ring, r, nr);
+			ret = io_uring_submit(&ring);
+			diff_put(r, "submit", ret);
+			/*
+			 * An SQE refused at submit ends the submit there: the
+			 * SQEs after it are not consumed and post nothing.
+			 */
+			ua_reap(&ring, r, ret < 0 ? 0 :
+				(unsigned)ret < nr ? (unsigned)ret : nr);
 		}
 	}
 	io_uring_queue_exit(&ring);
