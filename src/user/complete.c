@@ -206,7 +206,11 @@ static void ar_ring_fd_signal(struct ar_uctx *ctx)
 				      memory_order_relaxed) &&
 	    (fd = __atomic_load_n(&ctx->ring_fd, __ATOMIC_ACQUIRE)) >= 0) {
 		(void)!write(fd, &one, sizeof(one));
-		/* programs the trap serves may poll it and never enter: svc.c */
+		/*
+		 * Programs the trap serves may poll it and never enter
+		 * (svc.c). The eventfd load is relaxed: a hint, as in
+		 * ar_user_cq_idle(), which looks again.
+		 */
 		if (ar_trap_active() &&
 		    __atomic_load_n(&ctx->eventfd, __ATOMIC_RELAXED) < 0)
 			ar_svc_fdcheck(ctx);
