@@ -784,11 +784,11 @@ static long ar_recv_once(struct ar_ureq *req, struct ar_sr *sr,
 			sr->len -= (__u32)ret;
 			sr->done += (__u32)ret;
 			/*
-			 * With the program's MSG_DONTWAIT nothing waits: the
-			 * next call's -EAGAIN ends it with the bytes done.
+			 * Try again at once: only "would block" may wait
+			 * (poll.h: an edge that came already is not seen
+			 * again, as at EOF); with the program's MSG_DONTWAIT
+			 * that -EAGAIN ends it with the bytes done.
 			 */
-			if (nonblock && !(sr->msg_flags & MSG_DONTWAIT))
-				return AR_ISSUE_AGAIN;
 			continue;
 		}
 		*fail = true;
@@ -881,9 +881,7 @@ again:
 			sr->buf += (__u64)ret;
 			sr->len -= (__u32)ret;
 			sr->done += (__u32)ret;
-			if (nonblock && !(sr->msg_flags & MSG_DONTWAIT))
-				return AR_ISSUE_AGAIN;
-			continue;
+			continue;	/* as above: only "would block" waits */
 		}
 		fail = true;
 		break;
@@ -1299,9 +1297,7 @@ static long ar_recvmsg_once(struct ar_ureq *req, struct ar_msg *m,
 		if (ret > 0 && ar_net_retry(req->fd, &m->kind, flags)) {
 			ar_msg_advance(m, (size_t)ret);
 			m->done += (__u32)ret;
-			if (nonblock && !(m->msg_flags & MSG_DONTWAIT))
-				return AR_ISSUE_AGAIN;
-			continue;
+			continue;	/* as above: only "would block" waits */
 		}
 		*fail = true;
 		break;
@@ -1391,9 +1387,7 @@ int ar_msg_issue(struct ar_ureq *req, unsigned issue_flags)
 				m->control = NULL;
 				m->controllen = 0;
 			}
-			if (nonblock && !(m->msg_flags & MSG_DONTWAIT))
-				return AR_ISSUE_AGAIN;
-			continue;
+			continue;	/* as above: only "would block" waits */
 		}
 		fail = true;
 		break;
