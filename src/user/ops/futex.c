@@ -18,12 +18,15 @@
  *    plus a private stop word, so that a wake from anywhere else (another
  *    process, a thread calling futex(2)) ends it too.
  * Whoever claims an armed wait first (a FUTEX_WAKE here, the thread
- * seeing a wake from outside, a cancel, ring exit) completes it; the
+ * seeing a wake from outside, a cancel, ring exit) decides its result; the
  * others see it gone. A claim by anyone but the thread sets the stop word
- * and wakes it, so the thread leaves the kernel; a FUTEX_WAKE that still
+ * and wakes it, so the thread leaves the kernel. The CQE of a wait whose
+ * thread was in the kernel is posted by that thread once it is out, so
+ * that a wake the application sends after seeing the CQE cannot be taken
+ * by a thread of ours still queued on the word. A FUTEX_WAKE that still
  * has wakes to hand out after its claims waits for those threads to have
- * left (ar_fwait.out) before it asks the kernel, so that a claimed wait
- * is not woken twice and the count is the kernel's.
+ * left (ar_futexes.leaving) before it asks the kernel, so that a claimed
+ * wait is not woken twice and the count is the kernel's.
  *
  * The cost: one thread per armed wait (created at arming, about 30 us,
  * ending with the wait); see docs/semantics.md D91 for what differs.
@@ -108,6 +111,11 @@ struct ar_fwait {
 	bool waitv;
 	struct ar_ureq *claimed;	/* its waker's: the request taken */
 	struct ar_fwait *claim_next;	/* its waker's list */
+	/*
+	 * claimed while the thread was in the kernel: the thread completes
+	 * it once out (ar_fwait_thread())
+	 */
+	struct ar_ureq *done;
 	struct ar_waitv *vec;		/* nr words + the stop word */
 	struct ar_fkey keys[];
 };
@@ -272,7 +280,7 @@ static void ar_fwait_kick(struct ar_fwait *w)
 
 /*
  * Under the lock: the thread left the kernel. Its buckets' counts go
- * down; returns whether to wake wakers waiting on them (after the lock).
+ * down; returns whether to wake wakers waiting on them.
  */
 static bool ar_fwait_left(struct ar_fwait *w)
 {
@@ -379,15 +387,19 @@ static void *ar_fwait_thread(void *arg)
 {
 	struct ar_fwait *w = arg;
 	struct ar_ureq *req = NULL;
-	bool wake_leaving = false;
 	unsigned gen;
 	long ret;
 	int res = 0;
 
 	pthread_mutex_lock(&ar_futexes.lock);
 	for (;;) {
-		if (!w->req)
+		if (!w->req) {
+			/* a waker's claim, left to this thread: it is out now */
+			req = w->done;
+			res = w->res;
+			w->done = NULL;
 			break;
+		}
 		if (w->cancelled) {
 			/* the cancel holds the ring for this completion */
 			req = ar_fwait_take(w, false);
@@ -407,7 +419,13 @@ static void *ar_fwait_thread(void *arg)
 			ret = ar_sys_futex_waitv(w->vec, w->nr + 1, NULL);
 		} while (ret == -EINTR);
 		pthread_mutex_lock(&ar_futexes.lock);
-		wake_leaving |= ar_fwait_left(w);
+		/*
+		 * At once, under the lock: a paused thread goes on to wait
+		 * for its waker's unpause, and that waker may be asleep on
+		 * the count until this wake; deferring it deadlocks both.
+		 */
+		if (ar_fwait_left(w))
+			ar_fwait_wake_leaving(w);
 		if (!w->req || w->cancelled)
 			continue;
 		/* the stop word, or a pause since: not a wake of its words */
@@ -419,8 +437,6 @@ static void *ar_fwait_thread(void *arg)
 		break;
 	}
 	pthread_mutex_unlock(&ar_futexes.lock);
-	if (wake_leaving)
-		ar_fwait_wake_leaving(w);
 	if (req)
 		ar_fwait_complete(req, res);
 	ar_fwait_put(w);
@@ -663,13 +679,23 @@ int ar_futex_wake_issue(struct ar_ureq *req, unsigned issue_flags)
 	pthread_mutex_lock(&ar_futexes.lock);
 	while (count < limit && (k = ar_futex_match(f, priv))) {
 		w = k->w;
-		w->refs++;	/* the claims list's */
 		w->res = w->waitv ? (int)k->index : 0;
+		count++;
+		if (w->in_kernel) {
+			/*
+			 * Its CQE waits for the thread to be off the word:
+			 * once the application sees it, no thread of this
+			 * engine takes a wake meant for another waiter.
+			 */
+			w->done = ar_fwait_take(w, true);
+			ar_fwait_kick(w);
+			continue;
+		}
+		w->refs++;	/* the claims list's */
 		w->claimed = ar_fwait_take(w, true);
 		ar_fwait_kick(w);
 		w->claim_next = claims;
 		claims = w;
-		count++;
 	}
 	/* a count of 0 wakes nobody: the kernel only checks the arguments */
 	if (count < limit)
