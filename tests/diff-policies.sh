@@ -1,7 +1,8 @@
 #!/bin/sh
 # diff-policies: the differential suite's scenarios (kernel vs user,
 # tests/diff; -m scenarios: the call cases, setup/register/enter results,
-# run once in the differential test) under every completion-path policy
+# run once in the differential test, but for the enter arguments' bad
+# pointers, ua_enter*, which a wait= policy reads) under every completion-path policy
 # combination: wake= x complete= x wait= (2 x 3 x 4 = 24). ANYRING_POLICY applies to the rings of both engines
 # (the kernel engine takes wait= only). With a sanitizer, where one run
 # takes several seconds, each value of each axis runs once at least
@@ -25,12 +26,13 @@ for complete in inline deferred punt; do
 		for wait in $ws; do
 			pol="wake=$wake,complete=$complete,wait=$wait"
 			runs=$((runs + 1))
-			if out=$(ANYRING_POLICY=$pol "$BIN" -m scenarios 2>&1); then
+			if out=$(ANYRING_POLICY=$pol "$BIN" -m scenarios 2>&1) &&
+			   out2=$(ANYRING_POLICY=$pol "$BIN" -m calls ua_enter 2>&1); then
 				echo "ok   $pol: $(echo "$out" | tail -n 1)"
 			else
 				fails=$((fails + 1))
 				echo "FAIL $pol:"
-				echo "$out" | grep -v '^PASS' | tail -n 30
+				echo "$out" "${out2:-}" | grep -v '^PASS' | tail -n 30
 			fi
 		done
 	done

@@ -14,6 +14,7 @@
 #include <sys/mman.h>
 #include "engine/engine.h"
 #include "lib/clock.h"
+#include "lib/uaccess.h"
 #include "lib/waitpol.h"
 #include "lib/waitloop.h"
 
@@ -267,45 +268,52 @@ static bool ar_kring_poll(struct ar_kring *kr, unsigned min_complete,
  * timeout or min_wait to keep exact.
  */
 static bool ar_kring_may_poll(const struct ar_kring *kr, unsigned flags,
-			      const void *arg, const sigset_t **sigmask)
+			      const void *arg, size_t argsz,
+			      const sigset_t **sigmask)
 {
-	const struct ar_getevents_arg *ea = arg;
+	struct ar_getevents_arg ea;
 
 	if (!kr->cq_ktail || kr->pol.wait == ANYRING_WAITP_SLEEP ||
 	    (kr->flags & (IORING_SETUP_IOPOLL | IORING_SETUP_DEFER_TASKRUN)))
 		return false;
+	if (flags & IORING_ENTER_EXT_ARG_REG)
+		return false;	/* an offset in a registered wait region */
 	if (!(flags & IORING_ENTER_EXT_ARG)) {
 		*sigmask = arg;
 		return true;
 	}
-	if (!ea || ea->ts || ea->min_wait_usec)
+	/*
+	 * The argument is the application's: copied fault-safe. One the
+	 * kernel would refuse (NULL, a bad size, a fault) goes to it
+	 * unpolled, to get its errno.
+	 */
+	if (!arg || argsz != sizeof(ea) ||
+	    ar_copy_from_user(&ea, arg, sizeof(ea)) || ea.ts ||
+	    ea.min_wait_usec)
 		return false;
-	*sigmask = (const sigset_t *)(unsigned long)ea->sigmask;
+	*sigmask = (const sigset_t *)(unsigned long)ea.sigmask;
 	return true;
 }
 
-/* io_uring_enter on a kernel ring the library knows: policies, counters */
-static int ar_kring_enter(struct ar_kring *kr, unsigned fd, unsigned to_submit,
-			  unsigned min_complete, unsigned flags,
-			  const void *arg, size_t argsz)
+/*
+ * A wait that a wait= or iowait= policy shapes: poll first (hybrid, spin,
+ * adaptive), learn the sleep's length, NO_IOWAIT. Out of line, so that
+ * the default enter stays as short as liburing's.
+ */
+static __attribute__((noinline)) int
+ar_kring_enter_policy(struct ar_kring *kr, unsigned fd, unsigned to_submit,
+		      unsigned min_complete, unsigned flags, const void *arg,
+		      size_t argsz)
 {
 	const sigset_t *sigmask = NULL;
 	int ret, submitted = 0;
 	bool sleep, learn;
 	__u64 t0;
 
-	ar_kadd(kr, enters, 1);
-	if (!(flags & IORING_ENTER_GETEVENTS) || !min_complete || !kr->cq_ktail ||
-	    ar_kring_ready(kr) >= min_complete) {
-		ret = ar_sys_enter(fd, to_submit, min_complete, flags, arg, argsz);
-		if (ret > 0 && to_submit)
-			ar_kadd(kr, submissions, (unsigned)ret);
-		return ret;
-	}
 	if (kr->pol.iowait == ANYRING_IOWAIT_OFF)
 		flags |= IORING_ENTER_NO_IOWAIT;
 	if (kr->pol.wait != ANYRING_WAITP_SLEEP &&
-	    ar_kring_may_poll(kr, flags, arg, &sigmask)) {
+	    ar_kring_may_poll(kr, flags, arg, argsz, &sigmask)) {
 		if (to_submit) {
 			ret = ar_sys_enter(fd, to_submit, 0, flags &
 					   (IORING_ENTER_SQ_WAKEUP |
@@ -345,6 +353,53 @@ static int ar_kring_enter(struct ar_kring *kr, unsigned fd, unsigned to_submit,
 }
 
 /*
+ * io_uring_enter on a kernel ring the library knows: the counters, and
+ * the policies for a wait that would sleep (the default, wait=sleep with
+ * iowait on, is a plain enter).
+ */
+static int ar_kring_enter(struct ar_kring *kr, unsigned fd, unsigned to_submit,
+			  unsigned min_complete, unsigned flags,
+			  const void *arg, size_t argsz)
+{
+	bool wait;
+	int ret;
+
+	ar_kadd(kr, enters, 1);
+	wait = (flags & IORING_ENTER_GETEVENTS) && min_complete &&
+	       kr->cq_ktail && ar_kring_ready(kr) < min_complete;
+	if (wait && (kr->pol.wait != ANYRING_WAITP_SLEEP ||
+		     kr->pol.iowait == ANYRING_IOWAIT_OFF))
+		return ar_kring_enter_policy(kr, fd, to_submit, min_complete,
+					     flags, arg, argsz);
+	ret = ar_sys_enter(fd, to_submit, min_complete, flags, arg, argsz);
+	if (ret > 0 && to_submit)
+		ar_kadd(kr, submissions, (unsigned)ret);
+	if (wait) {
+		ar_kadd(kr, sleeps, 1);
+		if (ret >= 0)
+			ar_kadd(kr, wakeups, 1);
+	}
+	return ret;
+}
+
+/* an fd no engine claimed: the kernel's, or a dup of a user ring's */
+static __attribute__((noinline)) int
+ar_kernel_enter_bare(unsigned fd, unsigned to_submit, unsigned min_complete,
+		     unsigned flags, const void *arg, size_t argsz)
+{
+	const struct ar_engine *e;
+	void *obj;
+	int ret;
+
+	ret = ar_sys_enter(fd, to_submit, min_complete, flags, arg, argsz);
+	if (ret < 0 && (e = ar_engine_disowned((int)fd,
+			flags & IORING_ENTER_REGISTERED_RING, ret, &obj)))
+		ret = e->enter(obj, fd, to_submit, min_complete, flags, arg,
+			       argsz);
+	return ret;
+}
+
+/*
  * io_uring_enter on a kernel ring: kr is the ring's object (its fd may be
  * a registered index the kernel resolves), or NULL for a bare syscall.
  */
@@ -352,19 +407,11 @@ static int ar_kernel_enter(void *obj, unsigned fd, unsigned to_submit,
 			   unsigned min_complete, unsigned flags,
 			   const void *arg, size_t argsz)
 {
-	const struct ar_engine *e;
-	int ret;
-
 	if (obj)
 		return ar_kring_enter(obj, fd, to_submit, min_complete, flags,
 				      arg, argsz);
-	/* an fd no engine claimed: the kernel's, or a dup of a user ring's */
-	ret = ar_sys_enter(fd, to_submit, min_complete, flags, arg, argsz);
-	if (ret < 0 && (e = ar_engine_disowned((int)fd,
-			flags & IORING_ENTER_REGISTERED_RING, ret, &obj)))
-		ret = e->enter(obj, fd, to_submit, min_complete, flags, arg,
-			       argsz);
-	return ret;
+	return ar_kernel_enter_bare(fd, to_submit, min_complete, flags, arg,
+				    argsz);
 }
 
 /*
