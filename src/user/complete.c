@@ -423,6 +423,29 @@ static void ar_tw_timeout_wake(struct ar_uctx *ctx, bool timeout)
 }
 
 /*
+ * A worker's request that completes without a CQE (IOSQE_CQE_SKIP_SUCCESS
+ * and success) and without a link timeout: nothing for the ring's task
+ * to post, so the worker settles it itself, and its next link (a FSYNC
+ * after a WRITE) goes on in this worker, as io-wq runs a linked request
+ * in the worker that completed its predecessor. Through task work it
+ * would cost the task a wakeup that posts nothing and a second handoff
+ * back to a worker. What it posts later goes through task work as ever.
+ */
+static bool ar_req_worker_silent(struct ar_ureq *req)
+{
+	if (ar_req_state(req) != AR_REQ_RUNNING ||
+	    !(req->flags & AR_REQ_F_SKIP_CQE) ||
+	    (req->res < 0 && !(req->flags & AR_REQ_F_NOFAIL)))
+		return false;
+	/* a link timeout's CQE, a notification: posted by the task */
+	if (req->flags & (AR_REQ_F_SHORT | AR_REQ_F_FAIL | AR_REQ_F_NOTIF |
+			  AR_REQ_F_ARM_LT))
+		return false;
+	return req->opcode != IORING_OP_TIMEOUT &&
+	       req->opcode != IORING_OP_LINK_TIMEOUT;
+}
+
+/*
  * Complete a request with res: post its CQE, settle its chain, release
  * it. Callable from any thread; takes ctx->lock.
  */
@@ -438,7 +461,7 @@ void ar_req_complete(struct ar_ureq *req, int res, unsigned cflags)
 	if (ar_submit_complete(req))
 		return;
 	/* complete=deferred or punt, or a submit in progress: task work */
-	if (ar_tw_wanted(ctx)) {
+	if (ar_tw_wanted(ctx) && !ar_req_worker_silent(req)) {
 		/* read before the push: from there another thread may free req */
 		bool timeout = ar_timeout_expired(req);
 

@@ -33,6 +33,9 @@ struct ar_worker {
 	bool exited;
 };
 
+/* the worker this thread is, if it is one (its successors stay with it) */
+static __thread struct ar_worker *ar_iowq_self;
+
 static unsigned ar_default_bounded(unsigned sq_entries)
 {
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
@@ -127,6 +130,7 @@ static void *ar_worker_main(void *arg)
 	cpu_set_t set;
 	bool apply, timed_out;
 
+	ar_iowq_self = w;
 	pthread_mutex_lock(&wq->lock);
 	for (;;) {
 		req = ar_iowq_pop(wq, w->acct);
@@ -208,6 +212,32 @@ static int ar_req_acct(struct ar_ureq *req)
 						      AR_IOWQ_BOUND;
 }
 
+/*
+ * Work queued by a worker of its own class and ring, while it runs a
+ * request: the next link of what it just completed (a FSYNC after a
+ * WRITE). As io-wq runs a request's linked successor in the worker that
+ * completed it, it goes first in the queue and wakes nobody: this worker
+ * takes it as soon as it returns to its loop, with no thread handoff. It
+ * stays on the queue meanwhile, where a cancel finds it. Bounded work
+ * only: its blocking ends, so the kept request cannot wait on something
+ * the worker's current request waits for (a pipe's other end) for ever.
+ * Under wq->lock.
+ */
+static bool ar_iowq_keep(struct ar_iowq *wq, struct ar_uctx *ctx,
+			 struct ar_ureq *req, int acct)
+{
+	struct ar_worker *self = ar_iowq_self;
+
+	if (!self || self->ctx != ctx || acct != AR_IOWQ_BOUND ||
+	    self->acct != acct)
+		return false;
+	req->next = wq->q[acct].head;
+	wq->q[acct].head = req;
+	if (!wq->q[acct].tail)
+		wq->q[acct].tail = req;
+	return true;
+}
+
 void ar_iowq_enqueue(struct ar_uctx *ctx, struct ar_ureq *req)
 {
 	struct ar_iowq *wq = &ctx->iowq;
@@ -221,6 +251,10 @@ void ar_iowq_enqueue(struct ar_uctx *ctx, struct ar_ureq *req)
 		/* the ring is gone (its fd closed): no worker will come */
 		pthread_mutex_unlock(&wq->lock);
 		ar_req_complete(req, -ECANCELED, 0);
+		return;
+	}
+	if (ar_iowq_keep(wq, ctx, req, acct)) {
+		pthread_mutex_unlock(&wq->lock);
 		return;
 	}
 	ar_stat_add(ctx, worker_handoffs, 1);
