@@ -18,6 +18,7 @@
 #include "user/req.h"
 #include "user/submit.h"
 #include "user/complete.h"
+#include "user/iowq.h"
 #include "user/kbuf.h"
 #include "user/wait.h"
 #include "user/ops/timeout.h"
@@ -404,8 +405,11 @@ void ar_batch_finish(struct ar_uctx *ctx, struct ar_comp_batch *b,
 		next = req->next;
 		if (ctx->exiting)
 			ar_req_complete(req, -ECANCELED, 0);
-		else if (!ar_submit_defer_link(req))
+		else if (!ar_submit_defer_link(req)) {
+			ar_iowq_successor = req;
 			ar_req_queue_nodrain(req);
+			ar_iowq_successor = NULL;
+		}
 	}
 }
 

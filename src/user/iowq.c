@@ -31,10 +31,12 @@ struct ar_worker {
 	pthread_t tid;
 	int acct;		/* AR_IOWQ_BOUND or AR_IOWQ_UNBOUND: its class */
 	bool exited;
+	unsigned nr_kept;	/* successors kept since its last pop (queue order) */
 };
 
 /* the worker this thread is, if it is one (its successors stay with it) */
 static __thread struct ar_worker *ar_iowq_self;
+__thread struct ar_ureq *ar_iowq_successor;
 
 static unsigned ar_default_bounded(unsigned sq_entries)
 {
@@ -134,6 +136,7 @@ static void *ar_worker_main(void *arg)
 	pthread_mutex_lock(&wq->lock);
 	for (;;) {
 		req = ar_iowq_pop(wq, w->acct);
+		w->nr_kept = 0;
 		if (req) {
 			ar_req_set_state(req, AR_REQ_RUNNING);
 			req->worker = pthread_self();
@@ -227,14 +230,22 @@ static bool ar_iowq_keep(struct ar_iowq *wq, struct ar_uctx *ctx,
 			 struct ar_ureq *req, int acct)
 {
 	struct ar_worker *self = ar_iowq_self;
+	struct ar_ureq **pp = &wq->q[acct].head, *prev = NULL;
 
-	if (!self || self->ctx != ctx || acct != AR_IOWQ_BOUND ||
-	    self->acct != acct)
+	/* a successor only (complete.c): not work a drain released */
+	if (!self || self->ctx != ctx || req != ar_iowq_successor ||
+	    acct != AR_IOWQ_BOUND || self->acct != acct)
 		return false;
-	req->next = wq->q[acct].head;
-	wq->q[acct].head = req;
-	if (!wq->q[acct].tail)
+	/* behind those kept before it, in the order they came */
+	for (unsigned i = 0; i < self->nr_kept && *pp; i++) {
+		prev = *pp;
+		pp = &prev->next;
+	}
+	req->next = *pp;
+	*pp = req;
+	if (wq->q[acct].tail == prev)
 		wq->q[acct].tail = req;
+	self->nr_kept++;
 	return true;
 }
 
