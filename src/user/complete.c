@@ -18,6 +18,7 @@
 #include "user/req.h"
 #include "user/submit.h"
 #include "user/complete.h"
+#include "user/iowq.h"
 #include "user/kbuf.h"
 #include "user/wait.h"
 #include "user/ops/timeout.h"
@@ -404,8 +405,11 @@ void ar_batch_finish(struct ar_uctx *ctx, struct ar_comp_batch *b,
 		next = req->next;
 		if (ctx->exiting)
 			ar_req_complete(req, -ECANCELED, 0);
-		else if (!ar_submit_defer_link(req))
+		else if (!ar_submit_defer_link(req)) {
+			ar_iowq_successor = req;
 			ar_req_queue_nodrain(req);
+			ar_iowq_successor = NULL;
+		}
 	}
 }
 
@@ -420,6 +424,29 @@ static void ar_tw_timeout_wake(struct ar_uctx *ctx, bool timeout)
 {
 	if (timeout && ar_wake_has_sleepers(&ctx->cq_waiters))
 		ar_waitq_wake(ctx, true);
+}
+
+/*
+ * A worker's request that completes without a CQE (IOSQE_CQE_SKIP_SUCCESS
+ * and success) and without a link timeout: nothing for the ring's task
+ * to post, so the worker settles it itself, and its next link (a FSYNC
+ * after a WRITE) goes on in this worker, as io-wq runs a linked request
+ * in the worker that completed its predecessor. Through task work it
+ * would cost the task a wakeup that posts nothing and a second handoff
+ * back to a worker. What it posts later goes through task work as ever.
+ */
+static bool ar_req_worker_silent(struct ar_ureq *req)
+{
+	if (ar_req_state(req) != AR_REQ_RUNNING ||
+	    !(req->flags & AR_REQ_F_SKIP_CQE) ||
+	    (req->res < 0 && !(req->flags & AR_REQ_F_NOFAIL)))
+		return false;
+	/* a link timeout's CQE, a notification: posted by the task */
+	if (req->flags & (AR_REQ_F_SHORT | AR_REQ_F_FAIL | AR_REQ_F_NOTIF |
+			  AR_REQ_F_ARM_LT))
+		return false;
+	return req->opcode != IORING_OP_TIMEOUT &&
+	       req->opcode != IORING_OP_LINK_TIMEOUT;
 }
 
 /*
@@ -438,7 +465,7 @@ void ar_req_complete(struct ar_ureq *req, int res, unsigned cflags)
 	if (ar_submit_complete(req))
 		return;
 	/* complete=deferred or punt, or a submit in progress: task work */
-	if (ar_tw_wanted(ctx)) {
+	if (ar_tw_wanted(ctx) && !ar_req_worker_silent(req)) {
 		/* read before the push: from there another thread may free req */
 		bool timeout = ar_timeout_expired(req);
 

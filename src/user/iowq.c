@@ -31,7 +31,12 @@ struct ar_worker {
 	pthread_t tid;
 	int acct;		/* AR_IOWQ_BOUND or AR_IOWQ_UNBOUND: its class */
 	bool exited;
+	unsigned nr_kept;	/* successors kept since its last pop (queue order) */
 };
+
+/* the worker this thread is, if it is one (its successors stay with it) */
+static __thread struct ar_worker *ar_iowq_self;
+__thread struct ar_ureq *ar_iowq_successor;
 
 static unsigned ar_default_bounded(unsigned sq_entries)
 {
@@ -127,9 +132,11 @@ static void *ar_worker_main(void *arg)
 	cpu_set_t set;
 	bool apply, timed_out;
 
+	ar_iowq_self = w;
 	pthread_mutex_lock(&wq->lock);
 	for (;;) {
 		req = ar_iowq_pop(wq, w->acct);
+		w->nr_kept = 0;
 		if (req) {
 			ar_req_set_state(req, AR_REQ_RUNNING);
 			req->worker = pthread_self();
@@ -208,6 +215,40 @@ static int ar_req_acct(struct ar_ureq *req)
 						      AR_IOWQ_BOUND;
 }
 
+/*
+ * Work queued by a worker of its own class and ring, while it runs a
+ * request: the next link of what it just completed (a FSYNC after a
+ * WRITE). As io-wq runs a request's linked successor in the worker that
+ * completed it, it goes first in the queue and wakes nobody: this worker
+ * takes it as soon as it returns to its loop, with no thread handoff. It
+ * stays on the queue meanwhile, where a cancel finds it. Bounded work
+ * only: its blocking ends, so the kept request cannot wait on something
+ * the worker's current request waits for (a pipe's other end) for ever.
+ * Under wq->lock.
+ */
+static bool ar_iowq_keep(struct ar_iowq *wq, struct ar_uctx *ctx,
+			 struct ar_ureq *req, int acct)
+{
+	struct ar_worker *self = ar_iowq_self;
+	struct ar_ureq **pp = &wq->q[acct].head, *prev = NULL;
+
+	/* a successor only (complete.c): not work a drain released */
+	if (!self || self->ctx != ctx || req != ar_iowq_successor ||
+	    acct != AR_IOWQ_BOUND || self->acct != acct)
+		return false;
+	/* behind those kept before it, in the order they came */
+	for (unsigned i = 0; i < self->nr_kept && *pp; i++) {
+		prev = *pp;
+		pp = &prev->next;
+	}
+	req->next = *pp;
+	*pp = req;
+	if (wq->q[acct].tail == prev)
+		wq->q[acct].tail = req;
+	self->nr_kept++;
+	return true;
+}
+
 void ar_iowq_enqueue(struct ar_uctx *ctx, struct ar_ureq *req)
 {
 	struct ar_iowq *wq = &ctx->iowq;
@@ -221,6 +262,10 @@ void ar_iowq_enqueue(struct ar_uctx *ctx, struct ar_ureq *req)
 		/* the ring is gone (its fd closed): no worker will come */
 		pthread_mutex_unlock(&wq->lock);
 		ar_req_complete(req, -ECANCELED, 0);
+		return;
+	}
+	if (ar_iowq_keep(wq, ctx, req, acct)) {
+		pthread_mutex_unlock(&wq->lock);
 		return;
 	}
 	ar_stat_add(ctx, worker_handoffs, 1);

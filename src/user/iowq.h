@@ -7,6 +7,12 @@
 
 #include "user/types.h"
 
+/*
+ * The linked successor the completing thread is queueing (complete.c):
+ * if it punts from a worker, that worker keeps it (iowq.c ar_iowq_keep).
+ */
+extern __thread struct ar_ureq *ar_iowq_successor;
+
 /* iowq.c */
 void ar_iowq_init(struct ar_iowq *wq, unsigned sq_entries);
 void ar_iowq_enqueue(struct ar_uctx *ctx, struct ar_ureq *req);

@@ -110,6 +110,7 @@ struct ar_file {
 	void *dev;		/* a device backend's device; NULL otherwise */
 	bool dev_ref;		/* the holder owns a reference on dev */
 	bool isreg;		/* a regular file (the kernel's REQ_F_ISREG) */
+	bool wr_blocks;		/* its buffered writes refuse RWF_NOWAIT (file.c) */
 };
 
 /* a registered file or buffer: refcounted so in-flight users keep it */

@@ -208,6 +208,59 @@ static int check_write_read(struct diff_ctx *c, const struct diff_cqe *cqe,
 	return diff_check_buf(c, c->buf[1], c->buf[0], 3000, "read back");
 }
 
+/*
+ * A log's write: WRITE with CQE_SKIP_SUCCESS linked to FSYNC(DATASYNC),
+ * then a read back. flags are the write's extra flags (IOSQE_ASYNC: a
+ * worker on every file system); rdonly: the write fails (-EBADF) and
+ * posts its CQE; the CQEs of the requests its failure cancels are
+ * skipped too, as in link_skip_success_on_failed_request.
+ */
+static int fill_log(struct io_uring *ring, struct diff_ctx *c,
+		    unsigned flags, bool rdonly)
+{
+	struct io_uring_sqe *sqe;
+	int fd = diff_file(c, "log", NULL, 0, rdonly ? O_RDONLY : O_RDWR);
+
+	if (fd < 0)
+		return -1;
+	diff_pattern(c->buf[0], 4096, 11);
+	sqe = diff_sqe(ring, c);
+	io_uring_prep_write(sqe, fd, c->buf[0], 4096, 0);
+	diff_tag(sqe, 1, IOSQE_IO_LINK | IOSQE_CQE_SKIP_SUCCESS | flags);
+	sqe = diff_sqe(ring, c);
+	io_uring_prep_fsync(sqe, fd, IORING_FSYNC_DATASYNC);
+	diff_tag(sqe, 2, IOSQE_IO_LINK);
+	sqe = diff_sqe(ring, c);
+	io_uring_prep_read(sqe, fd, c->buf[1], 4096, 0);
+	diff_tag(sqe, 3, 0);
+	return 0;
+}
+
+static int fill_log_write(struct io_uring *ring, struct diff_ctx *c)
+{
+	return fill_log(ring, c, 0, false);
+}
+
+static int fill_log_write_async(struct io_uring *ring, struct diff_ctx *c)
+{
+	return fill_log(ring, c, IOSQE_ASYNC, false);
+}
+
+static int fill_log_write_fails(struct io_uring *ring, struct diff_ctx *c)
+{
+	return fill_log(ring, c, IOSQE_ASYNC, true);
+}
+
+static int check_log(struct diff_ctx *c, const struct diff_cqe *cqe,
+		     unsigned nr)
+{
+	(void)cqe;
+	(void)nr;
+	return diff_check_buf(c, c->buf[1], c->buf[0], 4096, "log read back");
+}
+
+#define DIFF_DEFER	(IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN)
+
 const struct scenario diff_link[] = {
 	{
 		.name = "link_nop_chain",
@@ -277,6 +330,32 @@ const struct scenario diff_link[] = {
 		.check = check_write_read,
 		.nr_cqes = 3,
 		.known = { { 1, 3000 }, { 3, 3000 } },
+	}, {
+		.name = "link_log_write_fsync_defer",
+		.setup_flags = DIFF_DEFER,
+		.fill = fill_log_write,
+		.check = check_log,
+		.nr_cqes = 2,
+		.known = { { 2, 0 }, { 3, 4096 } },
+	}, {
+		.name = "link_log_write_async_fsync",
+		.fill = fill_log_write_async,
+		.check = check_log,
+		.nr_cqes = 2,
+		.known = { { 2, 0 }, { 3, 4096 } },
+	}, {
+		.name = "link_log_write_async_fsync_defer",
+		.setup_flags = DIFF_DEFER,
+		.fill = fill_log_write_async,
+		.check = check_log,
+		.nr_cqes = 2,
+		.known = { { 2, 0 }, { 3, 4096 } },
+	}, {
+		.name = "link_log_write_fails_defer",
+		.setup_flags = DIFF_DEFER,
+		.fill = fill_log_write_fails,
+		.nr_cqes = 1,
+		.known = { { 1, -EBADF } },
 	}, {
 		.name = "drain_waits_for_timeout",
 		.fill = fill_drain_timeout,

@@ -94,6 +94,8 @@ void ar_file_release(struct ar_file *f);
  * cannot see an fd closed and its number reused (file.c).
  */
 void ar_req_file_recheck(struct ar_ureq *req);
+/* a buffered write on req's file refused RWF_NOWAIT: remember it (file.c) */
+void ar_file_note_write_blocks(struct ar_ureq *req);
 /*
  * submit.c: a request goes to a device (direct I/O, simdev) now, where
  * no cancel reaches it, as block I/O in flight; call before handing it

@@ -78,8 +78,19 @@ static int ar_buffered_rw(struct ar_ureq *req, struct ar_rw_io *io,
 	int e = errno;
 	ssize_t ret;
 
+	/*
+	 * A file whose buffered writes refused RWF_NOWAIT before: a worker
+	 * writes it, with no try first, as the kernel's io_write() punts
+	 * writes to a file without FMODE_BUF_WASYNC before any I/O.
+	 */
+	if (nonblock && io->write && req->file.wr_blocks && !ar_rw_nowait(io) &&
+	    !io->done && req->file.be == &ar_buffered_backend)
+		return AR_ISSUE_PUNT;
 	ret = ar_buffered_call(req, io, io->rw_flags | (nonblock ? RWF_NOWAIT : 0));
 	errno = e;
+	if (ret == -EOPNOTSUPP && nonblock && io->write && req->file.isreg &&
+	    req->file.be == &ar_buffered_backend)
+		ar_file_note_write_blocks(req);
 	/*
 	 * A buffered write asked not to wait: the kernel says -EAGAIN inline;
 	 * from io-wq (IOSQE_ASYNC) it writes (measured on 6.18).

@@ -44,7 +44,8 @@
 enum { AR_FILE_NONE, AR_FILE_BUFFERED, AR_FILE_DIRECT, AR_FILE_POLLABLE };
 #define AR_FILE_TYPE_MASK	3U
 #define AR_FILE_REG		4U	/* a regular file */
-#define AR_FILE_KIND_BITS	3
+#define AR_FILE_WR_BLOCKS	8U	/* a buffered write refused RWF_NOWAIT */
+#define AR_FILE_KIND_BITS	4
 #define AR_FILE_KIND_MASK	((1U << AR_FILE_KIND_BITS) - 1)
 #define AR_FILE_GEN_MASK	(0xffffffffU >> AR_FILE_KIND_BITS)
 
@@ -134,11 +135,16 @@ static unsigned ar_file_generation(void)
 static unsigned ar_file_probe_store(int fd, _Atomic(uint32_t) *slot,
 				    unsigned gen)
 {
-	unsigned kind = ar_file_probe(fd);
+	unsigned kind = ar_file_probe(fd), old;
 
-	if (slot && (kind & AR_FILE_TYPE_MASK) != AR_FILE_NONE)
+	if (slot && (kind & AR_FILE_TYPE_MASK) != AR_FILE_NONE) {
+		/* the same kind again keeps what its writes taught */
+		old = atomic_load_explicit(slot, memory_order_relaxed);
+		if ((old & (AR_FILE_TYPE_MASK | AR_FILE_REG)) == kind)
+			kind |= old & AR_FILE_WR_BLOCKS;
 		atomic_store_explicit(slot, (uint32_t)(gen << AR_FILE_KIND_BITS | kind),
 				      memory_order_relaxed);
+	}
 	return kind;
 }
 
@@ -180,6 +186,34 @@ static void ar_file_set(struct ar_file *f, unsigned kind)
 {
 	f->be = ar_file_kinds[kind & AR_FILE_TYPE_MASK];
 	f->isreg = kind & AR_FILE_REG;
+	f->wr_blocks = kind & AR_FILE_WR_BLOCKS;
+}
+
+/*
+ * A buffered write on req's regular file refused RWF_NOWAIT (ext4 and
+ * others without async buffered writes: -EOPNOTSUPP): its fd's entry
+ * remembers it, so later writes go to a worker without the doomed try,
+ * as the kernel punts them without one (no FMODE_BUF_WASYNC). Like the
+ * rest of the entry a hint: a stale one sends a write to a worker, which
+ * writes it the same. Registered files are not marked.
+ */
+void ar_file_note_write_blocks(struct ar_ureq *req)
+{
+	_Atomic(uint32_t) *slot;
+	uint32_t v;
+
+	if (req->file_node || req->file.dev)
+		return;
+	slot = ar_file_slot(req->fd, false);
+	if (!slot)
+		return;
+	v = atomic_load_explicit(slot, memory_order_relaxed);
+	/* only on a buffered regular file's entry; a lost race only costs a try */
+	if ((v & (AR_FILE_TYPE_MASK | AR_FILE_REG)) ==
+	    (AR_FILE_BUFFERED | AR_FILE_REG))
+		atomic_compare_exchange_strong_explicit(slot, &v,
+				v | AR_FILE_WR_BLOCKS, memory_order_relaxed,
+				memory_order_relaxed);
 }
 
 void ar_file_resolve(struct ar_file *f, int fd)
