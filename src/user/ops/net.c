@@ -170,13 +170,19 @@ static unsigned ar_net_nonempty(int fd, __u8 *kind, bool full)
 	if (ar_net_kind(fd, kind) ||
 	    (*kind != AR_SK_TCP && *kind != AR_SK_UNIX_STREAM))
 		return 0;
-	if (full) {
-		if (ioctl(fd, SIOCINQ, &n))
-			return 0;
-		if (n > 0)
-			return IORING_CQE_F_SOCK_NONEMPTY;
+	/*
+	 * TCP: one peek answers both questions (a byte: data queued; 0: the
+	 * FIN), where SIOCINQ (which leaves the FIN out) needed the peek
+	 * after it whenever the queue was empty: one system call a receive.
+	 */
+	if (*kind == AR_SK_TCP) {
+		if (!full)
+			return recv(fd, &c, 1, MSG_PEEK | MSG_DONTWAIT) == 0 ?
+			       IORING_CQE_F_SOCK_NONEMPTY : 0;
+		return recv(fd, &c, 1, MSG_PEEK | MSG_DONTWAIT) >= 0 ?
+		       IORING_CQE_F_SOCK_NONEMPTY : 0;
 	}
-	if (*kind == AR_SK_TCP && recv(fd, &c, 1, MSG_PEEK | MSG_DONTWAIT) == 0)
+	if (full && !ioctl(fd, SIOCINQ, &n) && n > 0)
 		return IORING_CQE_F_SOCK_NONEMPTY;
 	return 0;
 }
