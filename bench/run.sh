@@ -5,7 +5,8 @@
 # O_DIRECT, libaio. Workloads: NOP; 4 KiB random reads from the page cache
 # and with O_DIRECT (from a 1 GiB file on a disk), at QD1 and QD32, and
 # O_DIRECT QD32 reaped by an event loop (--reap=eventfd); a simdev with a
-# fixed 5 us latency (user engine). Prints a table (IOPS, p50/p99
+# fixed 5 us latency (user engine); a loopback TCP echo server (64 B, 64
+# connections: kernel, user, epoll; anyring-bench net). Prints a table (IOPS, p50/p99
 # completion latency, CPU, CPU per I/O, IOPS relative to the kernel) and
 # writes bench/report/latest.md with the machine, the table, the commands
 # and plots (SVG beside it).
@@ -59,6 +60,8 @@ for e in kernel user sync posixaio libaio; do add "O_DIRECT QD1" $e "-O 1 $QD1 $
 for e in kernel user posixaio libaio; do add "O_DIRECT QD32" $e "-O 1 $QD32 $FILE"; done
 # an event loop's: epoll_wait on an eventfd, the CQ reaped without entering
 for e in kernel user; do add "O_DIRECT QD32 evfd" $e "--reap=eventfd -O 1 $QD32 $FILE"; done
+# loopback TCP echo (anyring-bench net): requests/s in the IOPS column
+for e in kernel user epoll; do add "net echo 64B x64" $e "net --conns=64 -b 64"; done
 if "$BIN" --engine=user -r 0.05 -q "sim:$SIM" >"$tmp/sim.err" 2>&1; then
 	add "simdev QD1" user "$QD1 sim:$SIM"
 	add "simdev QD32" user "$QD32 sim:$SIM"
@@ -81,6 +84,23 @@ while IFS='|' read -r scen eng args; do
 	case $scen in page*) cat "$FILE" > /dev/null ;; esac
 	j="$tmp/run$i.json"
 	# shellcheck disable=SC2086
+	case $args in
+	net\ *)	# its own JSON: requests/s, latency in us, the server's CPU
+		# shellcheck disable=SC2086
+		if "$BIN" net --engine="$eng" --json -r "$SECS" ${args#net } >"$j" 2>"$tmp/err"; then
+			iops=$(jget reqs_per_s "$j")
+			p50=$(jget p50_us "$j" | awk '{ print $1 * 1000 }')
+			p99=$(jget p99_us "$j" | awk '{ print $1 * 1000 }')
+			cpu=$(jget cpu_pct "$j" | awk '{ printf "%.0f", $1 }')
+			cpio=$(jget cpu_us_per_req "$j")
+			printf '%s req/s\n' "$(echo "$iops" | awk '{ printf "%.0f", $1 }')"
+		else
+			iops=-; p50=-; p99=-; cpu=-; cpio=-
+			echo "failed: $(head -n 1 "$tmp/err")"
+		fi
+		echo "$scen|$eng|$iops|$p50|$p99|$cpu|$args|$cpio" >> "$res"
+		continue ;;
+	esac
 	if "$BIN" --engine="$eng" --json -t 1 -r "$SECS" $args >"$j" 2>"$tmp/err"; then
 		iops=$(jget iops "$j"); p50=$(jget p50 "$j"); p99=$(jget p99 "$j")
 		cpu=$(echo "$(jget usr "$j") $(jget sys "$j")" | awk '{ printf "%.0f", $1 + $2 }')
@@ -190,6 +210,9 @@ cpu_model=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
 	echo "us/IO: that time per I/O. \"evfd\": \`--reap=eventfd\`, an event loop's shape (epoll_wait"
 	echo "on an eventfd registered on the ring, the CQ reaped without entering)."
 	echo "\"vs kernel\": IOPS relative to the kernel engine on the same workload."
+	echo "\"net echo 64B x64\": \`anyring-bench net --conns=64 -b 64\`, a one-thread server on loopback TCP"
+	echo "(kernel io_uring, the user engine, a plain epoll loop) driven by one client thread: the"
+	echo "IOPS column is requests/s, p50/p99 the client's round trip, CPU the server's only."
 	echo "Batching: \`-s 1 -c 1\` at QD1 and QD32 (fio's defaults: each I/O submitted as it is"
 	echo "prepared, one completion waited for when the queue is full); NOP QD128 t/io_uring's"
 	echo "\`-s 32 -c 32\`."

@@ -255,5 +255,33 @@ refused "'0' is not" experiment taskwork --exp-runtime=0
 [ "$(stat -c %s "$F")" = 1048576 ] || fail "--alloc touched an existing file"
 "$BIN" --engine=user -r $R "$tmp/missing" >"$OUT" 2>&1
 [ $? -eq 1 ] && grep -q 'give --size' "$OUT" || fail "a missing file: no clear error"
+# the network workload (loopback TCP): every server and mode, tiny runs,
+# JSON with its documented keys and work done; its usage errors
+for args in "--engine=kernel" "--engine=user" "--engine=epoll" \
+	"--engine=user --recv=multishot --conns=8 -b 4k" \
+	"--engine=kernel --recv=multishot --conns=8" \
+	"--engine=user --mode=stream --conns=2" \
+	"--engine=user --mode=stream --recv=multishot" "--engine=epoll --mode=stream"; do
+	# shellcheck disable=SC2086
+	"$BIN" net $args -r 0.3 --json >"$tmp/net.json" 2>"$OUT" ||
+		{ fail "net $args exited $?: $(head -n 1 "$OUT")"; continue; }
+	python3 - "$tmp/net.json" <<'PY' || fail "net $args: JSON"
+import json, sys
+j = json.load(open(sys.argv[1]))
+keys = {"workload", "engine", "mode", "recv", "conns", "size", "secs", "reqs",
+        "reqs_per_s", "bytes", "mb_per_s", "p50_us", "p99_us", "cpu_pct",
+        "cpu_us_per_req", "cpu_us_per_mb"}
+assert set(j) == keys, set(j) ^ keys
+assert j["workload"] == "net"
+assert (j["reqs"] if j["mode"] == "echo" else j["bytes"]) > 0, j
+PY
+done
+run net --engine=user --conns=2 -r 0.2
+grep -q "requests/s, round trip p50" "$OUT" || fail "net: no text summary"
+refused "--engine: 'nope'" net --engine=nope
+refused "--mode: 'x'" net --mode=x
+refused "--conns: '0'" net --conns=0
+refused "goes with the kernel and user" net --engine=epoll --recv=multishot
+refused "is not an option" net --bogus
 echo "anyring-bench: ok"
 exit 0

@@ -67,6 +67,10 @@ for e in $exps; do
 	page_text "$MAN/man1/anyring-bench.1" | grep -q "^\.B $e\$" ||
 		fail "anyring-bench.1 does not describe experiment $e"
 done
+# ... and so has its network workload
+"$BIN/anyring-bench" net --help > "$tmp/nhelp" 2>&1 ||
+	fail "anyring-bench net --help exited $?"
+check_flags man1/anyring-bench.1 "$tmp/nhelp" "anyring-bench net"
 
 # 2. a section-3 page for each function of <anyring.h>
 fns=$(grep -oE '^[a-z].*[ *](anyring_[a-z_]+)\(' "$TOP/include/anyring.h" |

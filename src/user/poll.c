@@ -62,6 +62,7 @@ struct ar_poll {
 	unsigned nr_ents;
 	atomic_uint nr_armed;		/* on the lists: a sleeper's hint */
 	atomic_uint sleepers;		/* waiters asleep on epfd (svc.c's hint) */
+	atomic_bool deferred;		/* readiness left to the task (DEFER) */
 };
 
 static struct ar_poll *ar_poll_of(struct ar_uctx *ctx)
@@ -435,6 +436,8 @@ int ar_poll_try_reap(struct ar_uctx *ctx)
 		return 0;
 	if (pthread_mutex_trylock(&p->reap_lock))
 		return -EBUSY;
+	/* relaxed: a hint for svc.c's sleep (ar_poll_has_sleepers()) */
+	atomic_store_explicit(&p->deferred, false, memory_order_relaxed);
 	/* the fd changes only under reap_lock (ar_poll_exit()) */
 	n = p->epfd >= 0 ? epoll_wait(p->epfd, evs, AR_POLL_BATCH, 0) : 0;
 	if (n <= 0) {
@@ -461,10 +464,41 @@ int ar_poll_try_reap(struct ar_uctx *ctx)
 	return nr;
 }
 
+/*
+ * DEFER_TASKRUN (without TASKRUN_FLAG, whose IORING_SQ_TASKRUN would have
+ * to show this work): readiness is the task's local work, which the
+ * kernel runs only when the task enters to wait, telling the ring fd and
+ * a registered eventfd when it is queued. Every enter here reaps it
+ * (ar_enter_ring(), ar_wait_sleep()), so the service thread need not
+ * issue it: it tells the ring, as ar_tw_add() does for queued work, and
+ * leaves the epoll fd alone until the task has reaped (has_sleepers).
+ * Issuing it there moved each request to another thread and woke that
+ * thread for every edge while the task was busy between two enters.
+ * wake=every keeps the old way (readiness as posts).
+ */
+static bool ar_poll_task_reaps(struct ar_uctx *ctx)
+{
+	return (ctx->flags & IORING_SETUP_DEFER_TASKRUN) &&
+	       !(ctx->flags & (IORING_SETUP_TASKRUN_FLAG | IORING_SETUP_IOPOLL)) &&
+	       __atomic_load_n(&ctx->pol.wake, __ATOMIC_RELAXED) !=
+	       ANYRING_WAKE_EVERY;
+}
+
+/* the service thread's reap (svc.c) */
 unsigned ar_poll_reap(struct ar_uctx *ctx)
 {
-	int n = ar_poll_try_reap(ctx);
+	struct ar_poll *p = ar_poll_of(ctx);
+	int n;
 
+	if (p && ar_poll_task_reaps(ctx)) {
+		/* a waiter asleep on the epoll fd reaps it itself */
+		if (!atomic_load_explicit(&p->sleepers, memory_order_relaxed) &&
+		    !atomic_exchange_explicit(&p->deferred, true,
+					      memory_order_relaxed))
+			ar_ring_signal(ctx, true);
+		return 0;
+	}
+	n = ar_poll_try_reap(ctx);
 	return n > 0 ? (unsigned)n : 0;
 }
 
@@ -478,7 +512,11 @@ static int ar_poll_armed_fd(struct ar_poll *p)
 
 unsigned ar_poll_reap_armed(struct ar_uctx *ctx)
 {
-	return ar_poll_armed_fd(ar_poll_of(ctx)) >= 0 ? ar_poll_reap(ctx) : 0;
+	int n = 0;
+
+	if (ar_poll_armed_fd(ar_poll_of(ctx)) >= 0)
+		n = ar_poll_try_reap(ctx);
+	return n > 0 ? (unsigned)n : 0;
 }
 
 /*
@@ -506,7 +544,9 @@ bool ar_poll_has_sleepers(struct ar_uctx *ctx)
 {
 	struct ar_poll *p = ar_poll_of(ctx);
 
-	return p && atomic_load_explicit(&p->sleepers, memory_order_relaxed);
+	/* deferred: the task was told, and reaps when it enters (no spin) */
+	return p && (atomic_load_explicit(&p->sleepers, memory_order_relaxed) ||
+		     atomic_load_explicit(&p->deferred, memory_order_relaxed));
 }
 
 int ar_poll_epfd(struct ar_uctx *ctx)

@@ -68,7 +68,10 @@ bool ar_poll_disarm_locked(struct ar_ureq *req);
  * list. True if a cancel reached it meanwhile.
  */
 bool ar_poll_done(struct ar_ureq *req);
-/* Dispatch what is ready: how many requests it reached. Any thread. */
+/*
+ * The service thread's: dispatch what is ready, how many requests it
+ * reached; on a DEFER_TASKRUN ring, tell the task instead (0).
+ */
 unsigned ar_poll_reap(struct ar_uctx *ctx);
 /* ... or -EBUSY: another thread is reaping (it dispatches what is ready) */
 int ar_poll_try_reap(struct ar_uctx *ctx);
@@ -78,7 +81,10 @@ int ar_poll_try_reap(struct ar_uctx *ctx);
  */
 int ar_poll_sleep_begin(struct ar_uctx *ctx);
 void ar_poll_sleep_end(struct ar_uctx *ctx);
-/* does a waiter sleep on the epoll fd (it reaps: svc.c need not)? */
+/*
+ * does a waiter sleep on the epoll fd, or was the task told of readiness
+ * it reaps at its next enter (DEFER_TASKRUN)? Then svc.c need not.
+ */
 bool ar_poll_has_sleepers(struct ar_uctx *ctx);
 /* ... for the service thread, armed or not (-1: no backend yet) */
 int ar_poll_epfd(struct ar_uctx *ctx);

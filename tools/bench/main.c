@@ -2,7 +2,8 @@
 /*
  * anyring-bench - a fio-class benchmark for anyring's engines: t/io_uring's
  * flags and loop, fio's latency percentiles, sweeps with a table and a
- * plot, JSON, and the seed experiments (anyring-bench experiment NAME).
+ * plot, JSON, the seed experiments (anyring-bench experiment NAME) and a
+ * network workload over loopback TCP (anyring-bench net, net.c).
  *
  * Exit status: 0 done, 1 a run failed, 2 bad usage.
  */
@@ -12,6 +13,7 @@
 #include "experiment.h"
 #include "job.h"
 #include "json.h"
+#include "net.h"
 #include "options.h"
 #include "plot.h"
 #include "report.h"
@@ -118,6 +120,8 @@ int main(int argc, char **argv)
 
 	if (argc > 1 && !strcmp(argv[1], "experiment"))
 		return experiment_main(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "net"))
+		return net_main(argc - 1, argv + 1);
 	ret = options_parse(argc, argv, &o);
 	if (ret)
 		return ret == 1 ? 0 : 2;

@@ -49,6 +49,7 @@ void options_usage(FILE *f)
 	fprintf(f,
 "usage: anyring-bench [OPTIONS] [TARGET]\n"
 "       anyring-bench experiment NAME [ARGS]\n"
+"       anyring-bench net [OPTIONS]   (loopback TCP echo/stream; net --help)\n"
 "\n"
 "A fio-class I/O benchmark with t/io_uring's flags, on any of anyring's\n"
 "engines. TARGET is a file (created and filled with data if missing, given\n"

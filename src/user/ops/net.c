@@ -162,21 +162,30 @@ static bool ar_net_retry(int fd, __u8 *kind, unsigned flags)
  * that got less than it asked for drained the queue: only the FIN is
  * left to look for.
  */
-static unsigned ar_net_nonempty(int fd, __u8 *kind, bool full)
+static unsigned ar_net_nonempty(int fd, __u8 *kind, bool full, bool *empty)
 {
+	long r;
 	char c;
 	int n;
 
 	if (ar_net_kind(fd, kind) ||
 	    (*kind != AR_SK_TCP && *kind != AR_SK_UNIX_STREAM))
 		return 0;
-	if (full) {
-		if (ioctl(fd, SIOCINQ, &n))
-			return 0;
-		if (n > 0)
-			return IORING_CQE_F_SOCK_NONEMPTY;
+	/*
+	 * TCP: one peek answers both questions (a byte: data queued; 0: the
+	 * FIN), where SIOCINQ (which leaves the FIN out) needed the peek
+	 * after it whenever the queue was empty: one system call a receive.
+	 */
+	if (*kind == AR_SK_TCP) {
+		r = recv(fd, &c, 1, MSG_PEEK | MSG_DONTWAIT);
+		/* seen empty: a receive now would only say "would block" */
+		if (empty)
+			*empty = r < 0 && errno == EAGAIN;
+		if (!full)
+			return r == 0 ? IORING_CQE_F_SOCK_NONEMPTY : 0;
+		return r >= 0 ? IORING_CQE_F_SOCK_NONEMPTY : 0;
 	}
-	if (*kind == AR_SK_TCP && recv(fd, &c, 1, MSG_PEEK | MSG_DONTWAIT) == 0)
+	if (full && !ioctl(fd, SIOCINQ, &n) && n > 0)
 		return IORING_CQE_F_SOCK_NONEMPTY;
 	return 0;
 }
@@ -505,6 +514,7 @@ struct ar_sr {
 	__u16 buf_index;
 	__u8 kind;		/* AR_SK_* */
 	bool send, zc, polled;
+	bool drained;		/* the last receive's peek saw the queue empty */
 	__u32 sel_len;		/* BUFFER_SELECT: the length asked (0: all) */
 	int addr_len;		/* SEND's destination (sendto) */
 	void *addr;
@@ -797,9 +807,10 @@ static long ar_recv_once(struct ar_ureq *req, struct ar_sr *sr,
 	if (!*fail && (flags & MSG_WAITALL) &&
 	    (out_flags & (MSG_TRUNC | MSG_CTRUNC)))
 		*fail = true;
+	sr->drained = false;
 	if (ret >= 0)
 		*cflags = ar_net_nonempty(req->fd, &sr->kind,
-					  (__u64)ret >= sr->len);
+					  (__u64)ret >= sr->len, &sr->drained);
 	return ret;
 }
 
@@ -831,6 +842,15 @@ static int ar_recv_issue(struct ar_ureq *req, struct ar_sr *sr,
 		if (!mshot || ret <= 0 ||
 		    !ar_req_post_more(req, (int)ret, cflags | IORING_CQE_F_MORE))
 			break;
+		/*
+		 * The peek after this receive saw the queue empty: the next
+		 * try could only answer "would block" (and would take a
+		 * buffer to give it back), so the request waits at once, as
+		 * after that try (data that comes later is a new edge).
+		 */
+		if (sr->drained && (issue_flags & AR_ISSUE_NONBLOCK) &&
+		    !(sr->msg_flags & MSG_DONTWAIT))
+			return AR_ISSUE_AGAIN;
 	}
 	return ar_net_done(req, (int)ret, cflags, fail);
 }
@@ -1328,7 +1348,8 @@ static int ar_recvmsg_sel_issue(struct ar_ureq *req, struct ar_msg *m,
 			return AR_ISSUE_AGAIN;
 		if (ret >= 0 && !fail)
 			cflags = ar_net_nonempty(req->fd, &m->kind,
-						 mshot || (size_t)ret >= ar_msg_left(m));
+						 mshot || (size_t)ret >= ar_msg_left(m),
+						 NULL);
 		if (ret > 0 || m->done) {
 			ret = ret > 0 ? ret + m->done : m->done;
 			cflags |= ar_put_kbuf(req, (int)ret);
@@ -1397,7 +1418,7 @@ int ar_msg_issue(struct ar_ureq *req, unsigned issue_flags)
 		fail = true;
 	if (!m->send && ret >= 0)
 		cflags = ar_net_nonempty(req->fd, &m->kind,
-					 (size_t)ret >= ar_msg_left(m));
+					 (size_t)ret >= ar_msg_left(m), NULL);
 	if (ret >= 0)
 		ret += m->done;
 	else if (m->done)
