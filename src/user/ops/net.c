@@ -377,10 +377,20 @@ int ar_shutdown_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe)
 	return 0;
 }
 
+/*
+ * The kernel's io_shutdown() fails the request (and its link) only for
+ * a file that is no socket; the socket's own answer (-EINVAL for a bad
+ * how, -ENOTCONN) is set as the result without req_set_fail().
+ */
 int ar_shutdown_issue(struct ar_ureq *req, unsigned issue_flags)
 {
+	int ret;
+
 	(void)issue_flags;
-	return ar_net_ret(shutdown(req->fd, *ar_req_data(req, int)));
+	ret = ar_net_ret(shutdown(req->fd, *ar_req_data(req, int)));
+	if (ret < 0 && ret != -ENOTSOCK && ret != -EBADF)
+		req->flags |= AR_REQ_F_NOFAIL;
+	return ret;
 }
 
 /* ACCEPT: addr and addrlen (addr2) are the application's, for accept4 */
