@@ -70,15 +70,6 @@ void fz_avoid_findings(struct fz_batch *b)
 		if (b->sqe[i].op == FZ_SEND || b->sqe[i].op == FZ_RECV)
 			b->sqe[i].flags &= ~IOSQE_BUFFER_SELECT;
 	/*
-	 * FINDING: shutdown-error-does-not-break-link: SHUTDOWN of sa with
-	 * how 3 (-EINVAL) and IO_LINK, then NOP: the kernel's io_shutdown()
-	 * does not mark a failure, so the NOP runs (0); the user engine
-	 * breaks the link (NOP -ECANCELED). SHUTDOWN loses IO_LINK here.
-	 */
-	for (i = 0; i < b->nr; i++)
-		if (b->sqe[i].op == FZ_SHUTDOWN)
-			b->sqe[i].flags &= ~IOSQE_IO_LINK;
-	/*
 	 * FINDING: drain-in-chain-drains-next-request: NOP IO_LINK, NOP
 	 * IO_DRAIN, TIMEOUT 1.5 s, NOP: IOSQE_IO_DRAIN on a chain member
 	 * drains the chain's head and, on the kernel, also the next request
