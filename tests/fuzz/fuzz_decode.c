@@ -55,6 +55,8 @@ const char *const fz_op_names[] = {
 	"SEND", "RECV", "POLL_ADD", "SHUTDOWN", "SOCKET", "PROVIDE_BUFFERS",
 	"REMOVE_BUFFERS", "FTRUNCATE", "FSETXATTR", "FGETXATTR", "EPOLL_CTL",
 	"URING_CMD", "ACCEPT", "LISTEN", "BIND", "PIPE",
+	"SENDMSG", "RECVMSG", "SEND_ZC", "CONNECT", "SPLICE", "EPOLL_WAIT",
+	"MSG_RING", "FUTEX_WAIT", "FUTEX_WAKE", "FUTEX_WAITV", "WAITID",
 };
 
 #define PICK(tab, byte)	((tab)[(byte) % (sizeof(tab) / sizeof((tab)[0]))])

@@ -211,6 +211,9 @@ static int pipe_read(const struct order *o, const struct fz_sqe *s)
 /* a write that may put bytes in the pipe */
 static int pipe_write(const struct order *o, const struct fz_sqe *s)
 {
+	/* a SPLICE may feed the pipe, whichever way it names it */
+	if (!s->nopped && s->op == FZ_SPLICE)
+		return 1;
 	if (s->nopped || (s->op != FZ_WRITE && s->op != FZ_WRITEV &&
 			  s->op != FZ_WRITE_FIXED))
 		return 0;
@@ -338,6 +341,33 @@ static void net_props(const struct fz_sqe *s, unsigned *r, unsigned *w)
 	case FZ_FGETXATTR:
 		*w |= buf;
 		*r |= RES_XATTR;
+		break;
+	case FZ_SENDMSG: case FZ_SEND_ZC:
+		*r |= buf;
+		*w |= net;
+		break;
+	case FZ_RECVMSG:
+		*w |= buf;
+		if (s->op_flags & MSG_PEEK)
+			*r |= net;
+		else
+			*w |= net;
+		break;
+	case FZ_CONNECT:
+		*w |= net;
+		break;
+	case FZ_SPLICE:
+		/* any harness file or the pipe, either side */
+		*r |= RES_FILES | (s->op_flags & SPLICE_F_FD_IN_FIXED ?
+				   RES_SLOTS : 0);
+		*w |= RES_FILES | RES_PIPE | net;
+		break;
+	case FZ_EPOLL_WAIT: case FZ_WAITID:
+		*w |= buf;
+		break;
+	case FZ_MSG_RING:
+		/* SEND_FD to itself reads the slots (and is refused) */
+		*r |= RES_SLOTS;
 		break;
 	default:
 		break;
