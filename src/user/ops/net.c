@@ -146,6 +146,28 @@ static int ar_net_kind(int fd, __u8 *kind)
 	return ret;
 }
 
+/* a plain fd that is not open: the kernel fails it before the issue */
+static bool ar_net_bad_fd(struct ar_ureq *req)
+{
+	return !req->file_node && fcntl(req->fd, F_GETFD) < 0;
+}
+
+/*
+ * POLL_FIRST with the program's MSG_DONTWAIT: -EAGAIN without a try, once
+ * the file was assigned (-EBADF) and found a socket (io_send(),
+ * io_sendmsg(), io_recvmsg(): -ENOTSOCK first; io_recv() looks at
+ * POLL_FIRST before the socket).
+ */
+static int ar_net_nowait_first(struct ar_ureq *req, __u8 *kind)
+{
+	int ret;
+
+	if (ar_net_bad_fd(req))
+		return -EBADF;
+	ret = ar_net_kind(req->fd, kind);
+	return ret == -ENOTSOCK || ret == -EBADF ? ret : -EAGAIN;
+}
+
 /* io_net_retry: does a partial MSG_WAITALL transfer go on? */
 static bool ar_net_retry(int fd, __u8 *kind, unsigned flags)
 {
@@ -159,8 +181,8 @@ static bool ar_net_retry(int fd, __u8 *kind, unsigned flags)
  * After a receive that did not fail: is more queued (the kernel's
  * msg_inq > 0, IORING_CQE_F_SOCK_NONEMPTY)? TCP and unix stream sockets
  * report it; TCP also once its FIN is in (tcp_inq_hint()). A receive
- * that got less than it asked for drained the queue: only the FIN is
- * left to look for.
+ * that got less than it asked for drained the queue (unless it peeked):
+ * only the FIN is left to look for.
  */
 static unsigned ar_net_nonempty(int fd, __u8 *kind, bool full)
 {
@@ -485,7 +507,7 @@ int ar_accept_issue(struct ar_ureq *req, unsigned issue_flags)
 	if ((a->iou_flags & AR_ACCEPT_POLL_FIRST) && !a->polled && nonblock) {
 		/* DONTWAIT is the kernel's REQ_F_NOWAIT: no wait, -EAGAIN */
 		if (a->iou_flags & AR_ACCEPT_DONTWAIT)
-			return -EAGAIN;
+			return ar_net_bad_fd(req) ? -EBADF : -EAGAIN;
 		a->polled = true;
 		return AR_ISSUE_AGAIN;
 	}
@@ -809,7 +831,8 @@ static long ar_recv_once(struct ar_ureq *req, struct ar_sr *sr,
 		*fail = true;
 	if (ret >= 0)
 		*cflags = ar_net_nonempty(req->fd, &sr->kind,
-					  (__u64)ret >= sr->len);
+					  (__u64)ret >= sr->len ||
+					  (flags & MSG_PEEK));
 	return ret;
 }
 
@@ -866,8 +889,9 @@ int ar_sendrecv_issue(struct ar_ureq *req, unsigned issue_flags)
 	}
 	if ((sr->flags & AR_RECVSEND_POLL_FIRST) && !sr->polled && nonblock) {
 		/* the program's MSG_DONTWAIT is REQ_F_NOWAIT: -EAGAIN */
-		if (sr->msg_flags & MSG_DONTWAIT)
-			return -EAGAIN;
+		if (sr->msg_flags & MSG_DONTWAIT)	/* io_recv: no socket check first */
+			return sr->send ? ar_net_nowait_first(req, &sr->kind) :
+			       ar_net_bad_fd(req) ? -EBADF : -EAGAIN;
 		sr->polled = true;
 		return AR_ISSUE_AGAIN;
 	}
@@ -1338,7 +1362,8 @@ static int ar_recvmsg_sel_issue(struct ar_ureq *req, struct ar_msg *m,
 			return AR_ISSUE_AGAIN;
 		if (ret >= 0 && !fail)
 			cflags = ar_net_nonempty(req->fd, &m->kind,
-						 mshot || (size_t)ret >= ar_msg_left(m));
+						 mshot || (size_t)ret >= ar_msg_left(m) ||
+						 (m->msg_flags & MSG_PEEK));
 		if (ret > 0 || m->done) {
 			ret = ret > 0 ? ret + m->done : m->done;
 			cflags |= ar_put_kbuf(req, (int)ret);
@@ -1372,7 +1397,7 @@ int ar_msg_issue(struct ar_ureq *req, unsigned issue_flags)
 	}
 	if ((m->flags & AR_RECVSEND_POLL_FIRST) && !m->polled && nonblock) {
 		if (m->msg_flags & MSG_DONTWAIT)
-			return -EAGAIN;
+			return ar_net_nowait_first(req, &m->kind);
 		m->polled = true;
 		return AR_ISSUE_AGAIN;
 	}
@@ -1407,7 +1432,8 @@ int ar_msg_issue(struct ar_ureq *req, unsigned issue_flags)
 		fail = true;
 	if (!m->send && ret >= 0)
 		cflags = ar_net_nonempty(req->fd, &m->kind,
-					 (size_t)ret >= ar_msg_left(m));
+					 (size_t)ret >= ar_msg_left(m) ||
+					 (m->msg_flags & MSG_PEEK));
 	if (ret >= 0)
 		ret += m->done;
 	else if (m->done)
