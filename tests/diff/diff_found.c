@@ -5,6 +5,8 @@
  * its neighbours, so the fix stays proved on the kernel.
  */
 #include <fcntl.h>
+#include <stdbool.h>
+#include <unistd.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include "harness.h"
@@ -96,6 +98,69 @@ static int fill_close_then_fixed(struct io_uring *ring, struct diff_ctx *c)
 	return 0;
 }
 
+
+/* val[0], val[1]: a unix stream socketpair, 8 bytes queued at val[1]; val[3]: a file */
+static int setup_queued(struct diff_ctx *c)
+{
+	if (setup_socks(c))
+		return -1;
+	if (write(c->val[0], "abcdefgh", 8) != 8)
+		return diff_fail(c, "write: %s", strerror(errno));
+	return 0;
+}
+
+static struct io_uring_sqe *recv_sqe(struct io_uring *ring, struct diff_ctx *c,
+				     __u64 ud, int fd, unsigned flags,
+				     bool poll_first)
+{
+	struct io_uring_sqe *sqe = diff_sqe(ring, c);
+
+	io_uring_prep_recv(sqe, fd, c->buf[ud % DIFF_NBUF], 16, (int)flags);
+	if (poll_first)
+		sqe->ioprio |= IORING_RECVSEND_POLL_FIRST;
+	diff_tag(sqe, ud, 0);
+	return sqe;
+}
+
+/*
+ * recv-poll-first-dontwait-bad-fd, send-poll-first-dontwait-bad-fd:
+ * POLL_FIRST with MSG_DONTWAIT answers -EAGAIN without a try only once
+ * the file was assigned (-EBADF) and found a socket (-ENOTSOCK), as
+ * io_send()/io_recvmsg() (io_recv() answers before it looks for a
+ * socket: -EAGAIN on a file); ACCEPT's DONTWAIT|POLL_FIRST only
+ * after the file (-EBADF). recv-peek-sock-nonempty: a receive that
+ * peeked leaves the data queued: IORING_CQE_F_SOCK_NONEMPTY.
+ */
+static int fill_nowait_first(struct io_uring *ring, struct diff_ctx *c)
+{
+	static struct msghdr m;
+	static struct iovec iov;
+	struct io_uring_sqe *sqe;
+
+	recv_sqe(ring, c, 1, 9999, MSG_DONTWAIT, true);
+	recv_sqe(ring, c, 2, c->val[3], MSG_DONTWAIT, true);
+	sqe = diff_sqe(ring, c);
+	io_uring_prep_send(sqe, c->val[3], "x", 1, MSG_DONTWAIT);
+	sqe->ioprio |= IORING_RECVSEND_POLL_FIRST;
+	diff_tag(sqe, 3, 0);
+	iov.iov_base = c->buf[0];
+	iov.iov_len = 16;
+	memset(&m, 0, sizeof(m));
+	m.msg_iov = &iov;
+	m.msg_iovlen = 1;
+	sqe = diff_sqe(ring, c);
+	io_uring_prep_recvmsg(sqe, c->val[3], &m, MSG_DONTWAIT);
+	sqe->ioprio |= IORING_RECVSEND_POLL_FIRST;
+	diff_tag(sqe, 4, 0);
+	sqe = diff_sqe(ring, c);
+	io_uring_prep_accept(sqe, 9999, NULL, NULL, 0);
+	sqe->ioprio |= 2 | 4;	/* IORING_ACCEPT_DONTWAIT | _POLL_FIRST */
+	diff_tag(sqe, 5, 0);
+	recv_sqe(ring, c, 6, c->val[1], MSG_PEEK, false);
+	recv_sqe(ring, c, 7, c->val[1], MSG_PEEK | MSG_DONTWAIT, true);
+	return 0;
+}
+
 const struct scenario diff_found[] = {
 	{
 		.name = "found_shutdown_error_link",
@@ -114,6 +179,13 @@ const struct scenario diff_found[] = {
 		.nr_cqes = 3,
 		.order = ORDER_EXACT,
 		.known = { { 1, 0 }, { 2, -EBADF }, { 3, -EBADF } },
+	}, {
+		.name = "found_nowait_first_file_then_peek",
+		.setup = setup_queued,
+		.fill = fill_nowait_first,
+		.nr_cqes = 7,
+		.known = { { 1, -EBADF }, { 2, -EAGAIN }, { 3, -ENOTSOCK },
+			   { 4, -ENOTSOCK }, { 5, -EBADF }, { 6, 8 }, { 7, -EAGAIN } },
 	},
 	{ .name = NULL },
 };
