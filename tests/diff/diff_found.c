@@ -161,6 +161,33 @@ static int fill_nowait_first(struct io_uring *ring, struct diff_ctx *c)
 	return 0;
 }
 
+
+/*
+ * splice-into-read-end-offset-order: SPLICE from a directory (open for
+ * reading) into a pipe's read end with an output offset: do_splice()
+ * finds the output not open for writing first (-EBADF), where splice(2)
+ * answers the offset on a pipe (-ESPIPE); the same into the write end
+ * is -ESPIPE on both.
+ */
+static int fill_splice_order(struct io_uring *ring, struct diff_ctx *c)
+{
+	struct io_uring_sqe *sqe;
+	int p[2];
+
+	if (diff_pipe(c, p))
+		return -1;
+	sqe = diff_sqe(ring, c);
+	io_uring_prep_splice(sqe, c->dirfd, -1, p[0], 0, 64, 0);
+	diff_tag(sqe, 1, 0);
+	sqe = diff_sqe(ring, c);
+	io_uring_prep_splice(sqe, c->val[3], -1, p[1], 0, 64, 0);
+	diff_tag(sqe, 2, 0);
+	sqe = diff_sqe(ring, c);
+	io_uring_prep_splice(sqe, p[1], -1, c->val[3], -1, 64, 0);
+	diff_tag(sqe, 3, 0);
+	return 0;
+}
+
 const struct scenario diff_found[] = {
 	{
 		.name = "found_shutdown_error_link",
@@ -186,6 +213,13 @@ const struct scenario diff_found[] = {
 		.nr_cqes = 7,
 		.known = { { 1, -EBADF }, { 2, -EAGAIN }, { 3, -ENOTSOCK },
 			   { 4, -ENOTSOCK }, { 5, -EBADF }, { 6, 8 }, { 7, -EAGAIN } },
+	}, {
+		.name = "found_splice_mode_before_offset",
+		.setup = setup_socks,
+		.fill = fill_splice_order,
+		.nr_cqes = 3,
+		.order = ORDER_ANY,
+		.known = { { 1, -EBADF }, { 2, -ESPIPE }, { 3, -EBADF } },
 	},
 	{ .name = NULL },
 };
