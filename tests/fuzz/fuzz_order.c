@@ -607,6 +607,18 @@ static void rule_cancels(struct order *o)
 
 			if (s->op == FZ_LINK_TIMEOUT) {
 				/*
+				 * A pipe request it guards may end on the
+				 * pipe's data or on the timer, whichever comes
+				 * first: the request becomes a NOP (not the
+				 * timer, which alone ends a read that waits).
+				 */
+				if (!timer_slow(s) && !x->nopped &&
+				    touches_pipe(o, x)) {
+					nopify(&b->sqe[t[k]], "its link timeout "
+					       "races with the pipe");
+					props(o, t[k]);
+				}
+				/*
 				 * armed after its request went pending; one
 				 * already due races with a request issued from
 				 * task work (a chain member): -ETIME or -ENOENT
@@ -614,8 +626,7 @@ static void rule_cancels(struct order *o)
 				known &= o->p[t[k]].sync &&
 					(!o->p[t[k]].iowq || timer_due(s)) &&
 					(!timer_due(s) ||
-					 o->p[t[k]].chain == (int)t[k]) &&
-					(timer_slow(s) || !touches_pipe(o, x));
+					 o->p[t[k]].chain == (int)t[k]);
 				all_pure &= pure(x, 1);
 			} else {
 				known &= known_state(o, i, t[k]);
