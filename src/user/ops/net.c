@@ -153,19 +153,25 @@ static bool ar_net_bad_fd(struct ar_ureq *req)
 }
 
 /*
- * POLL_FIRST with the program's MSG_DONTWAIT: -EAGAIN without a try, once
- * the file was assigned (-EBADF) and found a socket (io_send(),
- * io_sendmsg(), io_recvmsg(): -ENOTSOCK first; io_recv() looks at
- * POLL_FIRST before the socket).
+ * POLL_FIRST's first issue: no try, a wait for readiness (or -EAGAIN
+ * with the program's MSG_DONTWAIT), once the file was assigned (-EBADF)
+ * and, with sock, found a socket: io_send(), io_sendmsg(), io_recvmsg()
+ * answer -ENOTSOCK first, io_recv() looks at POLL_FIRST before the socket.
+ * 0: go on to wait.
  */
-static int ar_net_nowait_first(struct ar_ureq *req, __u8 *kind)
+static int ar_net_poll_first(struct ar_ureq *req, __u8 *kind, bool sock,
+			     bool nowait)
 {
 	int ret;
 
 	if (ar_net_bad_fd(req))
 		return -EBADF;
-	ret = ar_net_kind(req->fd, kind);
-	return ret == -ENOTSOCK || ret == -EBADF ? ret : -EAGAIN;
+	if (sock) {
+		ret = ar_net_kind(req->fd, kind);
+		if (ret == -ENOTSOCK || ret == -EBADF)
+			return ret;
+	}
+	return nowait ? -EAGAIN : 0;
 }
 
 /* io_net_retry: does a partial MSG_WAITALL transfer go on? */
@@ -506,8 +512,10 @@ int ar_accept_issue(struct ar_ureq *req, unsigned issue_flags)
 
 	if ((a->iou_flags & AR_ACCEPT_POLL_FIRST) && !a->polled && nonblock) {
 		/* DONTWAIT is the kernel's REQ_F_NOWAIT: no wait, -EAGAIN */
-		if (a->iou_flags & AR_ACCEPT_DONTWAIT)
-			return ar_net_bad_fd(req) ? -EBADF : -EAGAIN;
+		ret = ar_net_poll_first(req, &a->kind, false,
+					a->iou_flags & AR_ACCEPT_DONTWAIT);
+		if (ret)
+			return ret;
 		a->polled = true;
 		return AR_ISSUE_AGAIN;
 	}
@@ -889,9 +897,10 @@ int ar_sendrecv_issue(struct ar_ureq *req, unsigned issue_flags)
 	}
 	if ((sr->flags & AR_RECVSEND_POLL_FIRST) && !sr->polled && nonblock) {
 		/* the program's MSG_DONTWAIT is REQ_F_NOWAIT: -EAGAIN */
-		if (sr->msg_flags & MSG_DONTWAIT)	/* io_recv: no socket check first */
-			return sr->send ? ar_net_nowait_first(req, &sr->kind) :
-			       ar_net_bad_fd(req) ? -EBADF : -EAGAIN;
+		ret = ar_net_poll_first(req, &sr->kind, sr->send,
+					sr->msg_flags & MSG_DONTWAIT);
+		if (ret)
+			return (int)ret;
 		sr->polled = true;
 		return AR_ISSUE_AGAIN;
 	}
@@ -1396,8 +1405,10 @@ int ar_msg_issue(struct ar_ureq *req, unsigned issue_flags)
 			return ar_net_done(req, (int)ret, 0, true);
 	}
 	if ((m->flags & AR_RECVSEND_POLL_FIRST) && !m->polled && nonblock) {
-		if (m->msg_flags & MSG_DONTWAIT)
-			return ar_net_nowait_first(req, &m->kind);
+		ret = ar_net_poll_first(req, &m->kind, true,
+					m->msg_flags & MSG_DONTWAIT);
+		if (ret)
+			return (int)ret;
 		m->polled = true;
 		return AR_ISSUE_AGAIN;
 	}
