@@ -188,6 +188,43 @@ static int fill_splice_order(struct io_uring *ring, struct diff_ctx *c)
 	return 0;
 }
 
+
+/*
+ * send-poll-first-file-waits: POLL_FIRST without MSG_DONTWAIT on a file
+ * that is no socket: SENDMSG and SEND answer -ENOTSOCK at once (the
+ * engine waited for the file's readiness, for good on a pipe's read
+ * end); on a closed fd -EBADF, RECV too.
+ */
+static int fill_poll_first_file(struct io_uring *ring, struct diff_ctx *c)
+{
+	static struct msghdr m;
+	static struct iovec iov;
+	struct io_uring_sqe *sqe;
+	int p[2];
+
+	if (diff_pipe(c, p))
+		return -1;
+	iov.iov_base = c->buf[0];
+	iov.iov_len = 16;
+	memset(&m, 0, sizeof(m));
+	m.msg_iov = &iov;
+	m.msg_iovlen = 1;
+	sqe = diff_sqe(ring, c);
+	io_uring_prep_sendmsg(sqe, p[0], &m, 0);
+	sqe->ioprio |= IORING_RECVSEND_POLL_FIRST;
+	diff_tag(sqe, 1, 0);
+	sqe = diff_sqe(ring, c);
+	io_uring_prep_send(sqe, p[0], "x", 1, 0);
+	sqe->ioprio |= IORING_RECVSEND_POLL_FIRST;
+	diff_tag(sqe, 2, 0);
+	recv_sqe(ring, c, 3, 9999, 0, true);
+	sqe = diff_sqe(ring, c);
+	io_uring_prep_accept(sqe, 9999, NULL, NULL, 0);
+	sqe->ioprio |= 4;	/* IORING_ACCEPT_POLL_FIRST */
+	diff_tag(sqe, 4, 0);
+	return 0;
+}
+
 const struct scenario diff_found[] = {
 	{
 		.name = "found_shutdown_error_link",
@@ -220,6 +257,14 @@ const struct scenario diff_found[] = {
 		.nr_cqes = 3,
 		.order = ORDER_ANY,
 		.known = { { 1, -EBADF }, { 2, -ESPIPE }, { 3, -EBADF } },
+	}, {
+		.name = "found_poll_first_not_a_socket",
+		.setup = setup_socks,
+		.fill = fill_poll_first_file,
+		.nr_cqes = 4,
+		.order = ORDER_ANY,
+		.known = { { 1, -ENOTSOCK }, { 2, -ENOTSOCK }, { 3, -EBADF },
+			   { 4, -EBADF } },
 	},
 	{ .name = NULL },
 };
