@@ -372,8 +372,13 @@ static void t_bench(unsigned mb)
 		got = mshot ? t_bench_multishot(&ring, sv[0], br, bufs) :
 			      t_bench_oneshot(&ring, sv[0]);
 		t1 = t_now_ns();
-		CHECK(!pthread_join(th, NULL));
+		/*
+		 * All of it before the join: a receive that ended early would
+		 * leave the writer blocked on a full socket, and the join
+		 * would hang where the check can say what went wrong.
+		 */
 		CHECK_EQ(got, w.total);
+		CHECK(!pthread_join(th, NULL));
 		printf("stream %u MB, %u B buffers (%s) %s RECV: %.0f MB/s\n", mb,
 		       B_BSZ, t_engine(), mshot ? "multishot ring" : "oneshot",
 		       mb * 1e9 / (double)(t1 - t0));

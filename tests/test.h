@@ -98,6 +98,25 @@ static inline int t_threads(int *kernel)
 }
 
 /*
+ * A thread that pthread_join() saw end is still listed in /proc/self/task
+ * for a while: the kernel wakes the joiner when it clears the thread's
+ * tid (mm_release), before exit_notify() removes the task. Wait for the
+ * count of threads that are not the kernel's to be back at want
+ * (polling, T_HANG_SEC at most) and return it.
+ */
+static inline int t_threads_back(int want)
+{
+	long long end = t_now_ns() + T_HANG_SEC * 1000000000LL;
+	int kernel, others = t_threads(&kernel);
+
+	while (others != want && t_now_ns() < end) {
+		usleep(1000);
+		others = t_threads(&kernel);
+	}
+	return others;
+}
+
+/*
  * A file of nr blocks of bs bytes (each filled with fill, through buf)
  * opened O_RDONLY | O_DIRECT, or -1 where the file system refuses
  * O_DIRECT; unlinked, on a disk (/var/tmp).

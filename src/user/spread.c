@@ -267,6 +267,27 @@ static bool ar_spread_ok(struct ar_ureq *req)
 	return req->file.be->spread;
 }
 
+/*
+ * Requests after this one in the batch are not looked at for sharing: a
+ * cancel sees the requests before it issued and none after; an op that
+ * may change the registered file table (a direct close, FILES_UPDATE, a
+ * direct open, accept, socket or pipe, MSG_RING's fd passing) must run
+ * before a later request takes its slot's file (ar_spread_ok() takes it
+ * early): close-direct-then-write-fixed-buffer-first.
+ */
+static bool ar_spread_barrier(const struct ar_ureq *req)
+{
+	switch (req->opcode) {
+	case IORING_OP_ASYNC_CANCEL: case IORING_OP_CLOSE:
+	case IORING_OP_FILES_UPDATE: case IORING_OP_OPENAT:
+	case IORING_OP_OPENAT2: case IORING_OP_ACCEPT: case IORING_OP_SOCKET:
+	case AR_OP_PIPE: case IORING_OP_MSG_RING:
+		return true;
+	default:
+		return false;
+	}
+}
+
 /* does the ready list hold enough requests worth sharing? */
 static bool ar_spread_wanted(struct ar_uctx *ctx, struct ar_ureq *ready)
 {
@@ -280,7 +301,8 @@ static bool ar_spread_wanted(struct ar_uctx *ctx, struct ar_ureq *ready)
 	sp = __atomic_load_n(&ctx->spread, __ATOMIC_ACQUIRE);
 	need = sp && !atomic_load_explicit(&sp->sleeping, memory_order_relaxed) ?
 	       AR_SPREAD_MIN : AR_SPREAD_WAKE_MIN;
-	for (; ready && n < need; ready = ready->next)
+	for (; ready && n < need && !ar_spread_barrier(ready);
+	     ready = ready->next)
 		n += ar_spread_ok(ready);
 	return n >= need;
 }
@@ -310,8 +332,7 @@ struct ar_ureq *ar_spread_offer(struct ar_uctx *ctx, struct ar_ureq *ready,
 	h = atomic_load_explicit(&sp->head, memory_order_acquire);
 	for (req = ready; req; req = next) {
 		next = req->next;
-		/* a cancel sees the requests before it issued, none after */
-		if (req->opcode == IORING_OP_ASYNC_CANCEL)
+		if (ar_spread_barrier(req))
 			open = false;
 		if (open && t - h < AR_SPREAD_Q && ar_spread_ok(req)) {
 			atomic_store_explicit(&sp->q[t % AR_SPREAD_Q], req,

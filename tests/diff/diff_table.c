@@ -36,5 +36,6 @@ const struct scenario *const diff_families[] = {
 	diff_msg,
 	diff_futex,
 	diff_waitid,
+	diff_found,
 	NULL,
 };

@@ -148,7 +148,8 @@ extern const struct scenario diff_nop[], diff_errors[], diff_rw[],
 	diff_overflow[], diff_ops[],
 	diff_xattr[], diff_splice[], diff_misc[], diff_kbuf[], diff_poll[],
 	diff_recvbuf[],
-	diff_net[], diff_msg[], diff_futex[], diff_waitid[];
+	diff_net[], diff_msg[], diff_futex[], diff_waitid[],
+	diff_found[];
 extern const struct scenario *const diff_families[];
 
 /* fills more than one family uses */

@@ -54,9 +54,13 @@ enum fz_op {
 	FZ_SOCKET, FZ_PROVIDE_BUFFERS, FZ_REMOVE_BUFFERS, FZ_FTRUNCATE,
 	FZ_FSETXATTR, FZ_FGETXATTR, FZ_EPOLL_CTL, FZ_URING_CMD,
 	FZ_ACCEPT, FZ_LISTEN, FZ_BIND, FZ_PIPE,
+	/* op bytes 0xf0..0xfa: messages, connect, splice, epoll, ring, futex */
+	FZ_SENDMSG, FZ_RECVMSG, FZ_SEND_ZC, FZ_CONNECT, FZ_SPLICE,
+	FZ_EPOLL_WAIT, FZ_MSG_RING, FZ_FUTEX_WAIT, FZ_FUTEX_WAKE,
+	FZ_FUTEX_WAITV, FZ_WAITID,
 	FZ_NR_OPS
 };
-#define FZ_NET_OP_BYTE	0xe0	/* 0xe0 .. 0xe0 + FZ_NR_NET_OPS - 1 (0xef) */
+#define FZ_NET_OP_BYTE	0xe0	/* 0xe0 .. 0xe0 + FZ_NR_NET_OPS - 1 (0xfa) */
 #define FZ_NR_NET_OPS	(FZ_NR_OPS - FZ_NR_BASE_OPS)
 
 /* the run's fd table, by index; FZ_FD_BAD is a number known to be closed */
@@ -73,6 +77,12 @@ enum fz_fd {
 	 */
 	FZ_FD_SA = FZ_NR_FDS, FZ_FD_SB, FZ_FD_SC, FZ_FD_UA, FZ_FD_UB,
 	FZ_FD_EV, FZ_FD_EP, FZ_FD_TL, FZ_FD_TU, FZ_FD_SD, FZ_FD_TC,
+	/*
+	 * an epoll fd whose only entry is the eventfd, level-triggered: its
+	 * EPOLL_WAIT never waits; the ring's own fd (MSG_RING to itself),
+	 * set by fuzz_run.c once the ring exists, closed by the ring's exit
+	 */
+	FZ_FD_EW, FZ_FD_RING,
 	FZ_NR_ALL_FDS
 };
 #define FZ_NR_FILES	3	/* f0, f1, f2: the harness's regular files */

@@ -59,6 +59,21 @@ void fz_avoid_findings(struct fz_batch *b)
 	if (fz_keep_findings)
 		return;
 	/*
+	 * FINDING: send-zc-after-drain-kernel-hangs (a kernel hang, not a
+	 * difference of the user engine): a SEND_ZC submitted after a
+	 * request with IOSQE_IO_DRAIN (or with it itself), in the same
+	 * batch: on 6.18 the drained request and everything after it never
+	 * run (the harness gives up after FZ_HANG_SEC; 4 of 8 inputs of the
+	 * first long run with SEND_ZC, each a SEND_ZC failing -EOPNOTSUPP on
+	 * a unix socket, its notification CQE owed). The drains at or before
+	 * the last SEND_ZC are taken off here.
+	 */
+	for (i = b->nr; i-- > 0;)
+		if (b->sqe[i].op == FZ_SEND_ZC)
+			break;
+	for (; i < b->nr; i--)
+		b->sqe[i].flags &= ~IOSQE_IO_DRAIN;
+	/*
 	 * FINDING: recv-buffer-select-enobufs (docs/semantics.md D74):
 	 * PROVIDE_BUFFERS into group 100, then RECV with BUFFER_SELECT from
 	 * that group on a socket holding data: the kernel takes a buffer
@@ -69,15 +84,6 @@ void fz_avoid_findings(struct fz_batch *b)
 	for (i = 0; i < b->nr; i++)
 		if (b->sqe[i].op == FZ_SEND || b->sqe[i].op == FZ_RECV)
 			b->sqe[i].flags &= ~IOSQE_BUFFER_SELECT;
-	/*
-	 * FINDING: shutdown-error-does-not-break-link: SHUTDOWN of sa with
-	 * how 3 (-EINVAL) and IO_LINK, then NOP: the kernel's io_shutdown()
-	 * does not mark a failure, so the NOP runs (0); the user engine
-	 * breaks the link (NOP -ECANCELED). SHUTDOWN loses IO_LINK here.
-	 */
-	for (i = 0; i < b->nr; i++)
-		if (b->sqe[i].op == FZ_SHUTDOWN)
-			b->sqe[i].flags &= ~IOSQE_IO_LINK;
 	/*
 	 * FINDING: drain-in-chain-drains-next-request: NOP IO_LINK, NOP
 	 * IO_DRAIN, TIMEOUT 1.5 s, NOP: IOSQE_IO_DRAIN on a chain member

@@ -36,6 +36,19 @@
  *    makes only stream and seqpacket sockets (a read on an unconnected
  *    datagram socket in a slot would wait for good). BIND binds to
  *    127.0.0.1 port 0; no port or peer address is compared.
+ *  - op bytes 0xf0..0xfa (no stored input had one): SENDMSG and RECVMSG
+ *    (one iovec, as SEND and RECV, no provided buffers), SEND_ZC (only
+ *    where it fails: unix sockets, tu, tl, files; a UDP send's
+ *    notification would depend on loopback), CONNECT (127.0.0.1 port 1:
+ *    refused; a unix path that does not exist; AF_UNSPEC; bad lengths),
+ *    SPLICE (from a file or a bad fd into the pipe or a file: never from
+ *    a pipe or socket, which could wait for good; the pipe is sized for
+ *    two pages a splice), EPOLL_WAIT (only ew, always ready, or fds that
+ *    fail), MSG_RING (DATA or SEND_FD to the ring itself, user_data 0 or
+ *    above FZ_MAX_SQES), FUTEX_WAIT and FUTEX_WAITV (a word of 0 and
+ *    values that are never 0: -EAGAIN, or a bad argument), FUTEX_WAKE
+ *    (nobody waits: 0), WAITID (P_ALL only with WNOHANG, P_PID 1: not a
+ *    child, P_PIDFD of a file).
  * Compared besides the CQEs (fz_net_hash()): what sa, sb, sc, sd and ua
  * hold (SIOCINQ and a peek), the ready list of the epoll fd, and the
  * temp dir's xattrs (fuzz_run.c); sockets the requests made are counted
@@ -54,6 +67,8 @@
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
 #include <sys/xattr.h>
 #include <linux/sockios.h>
 #include "fuzz.h"
@@ -68,6 +83,15 @@
 #define FZ_SIOCINQ	0	/* SOCKET_URING_OP_SIOCINQ */
 #define FZ_SIOCOUTQ	1	/* SOCKET_URING_OP_SIOCOUTQ */
 #define FZ_PBUF_BASE	(7 * FZ_BUFSZ)	/* provided buffers: arena buf 7 */
+#define FZ_OP_EPOLL_WAIT	59	/* IORING_OP_EPOLL_WAIT */
+#define FZ_OP_FUTEX_WAIT	51	/* IORING_OP_FUTEX_WAIT */
+#define FZ_OP_FUTEX_WAKE	52	/* IORING_OP_FUTEX_WAKE */
+#define FZ_OP_FUTEX_WAITV	53	/* IORING_OP_FUTEX_WAITV */
+#define FZ_OP_WAITID		50	/* IORING_OP_WAITID */
+#define FZ_FUTEX2_U32		0x02	/* FUTEX2_SIZE_U32 */
+#define FZ_FUTEX2_PRIVATE	128	/* FUTEX2_PRIVATE */
+#define FZ_EW_DATA		0x5eU	/* ew's entry for the eventfd */
+#define FZ_MSG_RING_FLAGS_PASS	(1U << 1)	/* IORING_MSG_RING_FLAGS_PASS */
 
 #define PICK(tab, byte)	((tab)[(byte) % (sizeof(tab) / sizeof((tab)[0]))])
 
@@ -158,6 +182,58 @@ static const uint32_t epoll_events[] = {
 static const uint32_t uring_cmds[] = {
 	FZ_SIOCINQ, FZ_SIOCOUTQ, FZ_SIOCINQ, FZ_SIOCOUTQ, 99,
 };
+static const int zc_fds[] = {
+	FZ_FD_SA, FZ_FD_SB, FZ_FD_TU, FZ_FD_TL, FZ_FD_F0, FZ_FD_PIPE_W,
+	FZ_FD_NEG, FZ_FD_BAD,
+};
+static const uint32_t zc_flags[] = {
+	0, 0, IORING_RECVSEND_POLL_FIRST, IORING_RECVSEND_FIXED_BUF, 1U << 7,
+};
+static const int connect_fds[] = {
+	FZ_FD_TU, FZ_FD_TU, FZ_FD_UB, FZ_FD_SA, FZ_FD_TL, FZ_FD_F0, FZ_FD_NEG,
+};
+enum { FZ_CONN_REFUSED, FZ_CONN_UNIX_NONE, FZ_CONN_UNSPEC, FZ_CONN_SHORT,
+       FZ_CONN_LONG, FZ_NR_CONN };
+static const int splice_in[] = {
+	FZ_FD_F0, FZ_FD_F0, FZ_FD_F1, FZ_FD_DIR, FZ_FD_EV, FZ_FD_PIPE_W,
+	FZ_FD_NEG, FZ_FD_BAD,
+};
+static const int splice_out[] = {
+	FZ_FD_PIPE_W, FZ_FD_PIPE_W, FZ_FD_F2, FZ_FD_PIPE_R, FZ_FD_SB,
+	FZ_FD_NEG,
+};
+static const uint64_t splice_offs[] = { -1ULL, 0, 100, 4000, -2ULL };
+static const uint32_t splice_lens[] = { 0, 1, 100, 2048 };
+static const uint32_t splice_flags[] = {
+	0, SPLICE_F_NONBLOCK, SPLICE_F_MOVE, 0x80, SPLICE_F_FD_IN_FIXED,
+};
+static const int ewait_fds[] = {
+	FZ_FD_EW, FZ_FD_EW, FZ_FD_EW, FZ_FD_F0, FZ_FD_SA, FZ_FD_NEG, FZ_FD_BAD,
+};
+static const uint32_t ewait_max[] = { 1, 2, 16, 0, 0xffffffff };
+static const int ring_fds[] = {
+	FZ_FD_RING, FZ_FD_RING, FZ_FD_RING, FZ_FD_F0, FZ_FD_EV, FZ_FD_NEG,
+};
+static const uint64_t ring_cmds[] = { 0, 0, 0, 1, 9 };	/* DATA, SEND_FD */
+static const uint32_t ring_flags[] = {
+	0, 0, IORING_MSG_RING_CQE_SKIP, FZ_MSG_RING_FLAGS_PASS, 4,
+};
+static const uint32_t ring_lens[] = { 0, 7, 0xfffffffb };
+static const uint64_t ring_datas[] = { 0, 0xdead0000ULL };
+static const uint64_t futex_vals[] = { 1, 0xffffffff, 2, 0x100000000ULL };
+static const uint64_t futex_masks[] = {
+	0xffffffff, 0xffffffff, 1, 0, 0x100000000ULL,
+};
+static const uint32_t futex2_flags[] = {
+	FZ_FUTEX2_U32 | FZ_FUTEX2_PRIVATE, FZ_FUTEX2_U32 | FZ_FUTEX2_PRIVATE,
+	FZ_FUTEX2_U32, 0x03, 0x1000,
+};
+static const uint32_t wake_nrs[] = { 1, 0, 0x7fffffff, 5 };
+static const uint32_t waitv_nrs[] = { 1, 2, 2, 0, 129 };
+enum { FZ_WID_ALL, FZ_WID_PID1, FZ_WID_PIDFD_FILE, FZ_WID_BAD, FZ_NR_WID };
+static const uint32_t wid_options[] = {
+	WEXITED, WEXITED | WSTOPPED, 0, WEXITED | 0x40000000,
+};
 
 int fz_is_net(const struct fz_sqe *s)
 {
@@ -201,8 +277,88 @@ static void decode_sendrecv(struct fz_sqe *s, const uint8_t *p)
 	s->count = PICK(groups, p[4] >> 3);
 }
 
+/* the ops of op bytes 0xf0..0xfa */
+static void decode_more(struct fz_sqe *s, const uint8_t *p)
+{
+	switch (s->op) {
+	case FZ_SENDMSG:
+	case FZ_RECVMSG:
+		s->flags &= ~IOSQE_BUFFER_SELECT;
+		s->op = s->op == FZ_SENDMSG ? FZ_SEND : FZ_RECV;
+		decode_sendrecv(s, p);
+		s->op = s->op == FZ_SEND ? FZ_SENDMSG : FZ_RECVMSG;
+		break;
+	case FZ_SEND_ZC:
+		s->fd = NETSEL(s, zc_fds, p[0]);
+		net_buf(s, p[1], PICK(send_lens, p[2]));
+		s->op_flags = PICK(send_flags, p[3]);
+		s->mode = PICK(zc_flags, p[4]);
+		break;
+	case FZ_CONNECT:
+		s->fd = NETSEL(s, connect_fds, p[0]);
+		s->mode = p[1] % FZ_NR_CONN;
+		break;
+	case FZ_SPLICE:
+		s->fd2 = PICK(splice_in, p[0]);
+		s->fd = NETSEL(s, splice_out, p[1]);
+		s->off = PICK(splice_offs, p[2]);
+		s->target = PICK(splice_offs, p[2] >> 4);
+		s->len = PICK(splice_lens, p[3]);
+		s->op_flags = PICK(splice_flags, p[4]);
+		/* a fixed input is a slot: 0 and 1 hold f0 and f1 */
+		if (s->op_flags & SPLICE_F_FD_IN_FIXED)
+			s->fd2 = p[0] % 2;
+		break;
+	case FZ_EPOLL_WAIT:
+		s->flags &= ~IOSQE_FIXED_FILE;
+		s->fd = PICK(ewait_fds, p[0]);
+		s->buf = p[1] % 7;
+		s->boff = 0;
+		s->len = PICK(ewait_max, p[2]);
+		break;
+	case FZ_MSG_RING:
+		s->flags &= ~IOSQE_FIXED_FILE;
+		s->fd = PICK(ring_fds, p[0]);
+		s->off = PICK(ring_cmds, p[1]);
+		s->op_flags = PICK(ring_flags, p[2]);
+		s->len = PICK(ring_lens, p[3]);
+		s->target = PICK(ring_datas, p[4]);
+		s->slot = p[4] >> 4;	/* SEND_FD: source and target slots */
+		break;
+	case FZ_FUTEX_WAIT:
+	case FZ_FUTEX_WAKE:
+		s->off = s->op == FZ_FUTEX_WAIT ? PICK(futex_vals, p[0]) :
+						  PICK(wake_nrs, p[0]);
+		s->target = PICK(futex_masks, p[1]);
+		s->op_flags = PICK(futex2_flags, p[2]);
+		s->mode = p[3] % 8 == 7;	/* a misaligned word */
+		break;
+	case FZ_FUTEX_WAITV:
+		s->nr = PICK(waitv_nrs, p[0]);
+		s->off = PICK(futex_vals, p[1]);
+		s->op_flags = PICK(futex2_flags, p[2]);
+		s->mode = p[3] % 8 == 7;
+		break;
+	case FZ_WAITID:
+		s->mode = p[0] % FZ_NR_WID;
+		s->op_flags = PICK(wid_options, p[1]);
+		/* P_ALL would wait for any child the process may have */
+		if (s->mode == FZ_WID_ALL)
+			s->op_flags |= WNOHANG;
+		s->buf = p[2] % 7;
+		s->boff = ((p[2] >> 3) % 16) * 64;
+		break;
+	default:
+		break;
+	}
+}
+
 void fz_net_decode(struct fz_sqe *s, const uint8_t *p)
 {
+	if (s->op >= FZ_SENDMSG) {
+		decode_more(s, p);
+		return;
+	}
 	switch (s->op) {
 	case FZ_SEND:
 	case FZ_RECV:
@@ -299,6 +455,11 @@ void fz_net_decode(struct fz_sqe *s, const uint8_t *p)
 /* pokes: only fields the op does not read (a wrong one could wait) */
 int fz_net_poke_ok(const struct fz_sqe *s, int field)
 {
+	/* the new ops: no poke that could make a wait or a multishot */
+	if (s->op >= FZ_SENDMSG)
+		return field == FZ_POKE_PERSONALITY ||
+		       (field == FZ_POKE_IOPRIO && s->op != FZ_SENDMSG &&
+			s->op != FZ_RECVMSG && s->op != FZ_SEND_ZC);
 	switch (field) {
 	case FZ_POKE_PERSONALITY:
 		return 1;
@@ -328,6 +489,9 @@ int fz_net_pointers(const struct fz_sqe *s)
 	case FZ_EPOLL_CTL:
 	case FZ_BIND:
 	case FZ_PIPE:
+	case FZ_SENDMSG: case FZ_RECVMSG: case FZ_SEND_ZC: case FZ_CONNECT:
+	case FZ_EPOLL_WAIT: case FZ_FUTEX_WAIT: case FZ_FUTEX_WAKE:
+	case FZ_FUTEX_WAITV: case FZ_WAITID:
 		return 1;
 	case FZ_RECV:
 		return s->flags & IOSQE_BUFFER_SELECT ? 0 : 1;
@@ -352,8 +516,13 @@ int fz_net_inline(const struct fz_sqe *s)
 		return 1;
 	case FZ_ACCEPT:
 		return !(s->mode & FZ_ACCEPT_POLL_FIRST);
+	case FZ_SENDMSG: case FZ_RECVMSG: case FZ_SEND_ZC:
+		return !(s->mode & IORING_RECVSEND_POLL_FIRST);
+	case FZ_EPOLL_WAIT: case FZ_MSG_RING: case FZ_FUTEX_WAIT:
+	case FZ_FUTEX_WAKE: case FZ_FUTEX_WAITV:
+		return 1;
 	default:
-		return 0;
+		return 0;	/* CONNECT polls, SPLICE and WAITID: io-wq */
 	}
 }
 
@@ -435,9 +604,11 @@ static void tcp_open(int *fd)
 void fz_net_open(int *fd)
 {
 	struct sockaddr_in a, b, c;
+	struct epoll_event ev;
 	struct pollfd pfd;
 	int sv[2];
 
+	memset(&ev, 0, sizeof(ev));
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
 		die("socketpair");
 	fd[FZ_FD_SA] = sv[0];
@@ -466,8 +637,14 @@ void fz_net_open(int *fd)
 	tcp_open(fd);
 	fd[FZ_FD_EV] = eventfd(1, EFD_CLOEXEC);
 	fd[FZ_FD_EP] = epoll_create1(EPOLL_CLOEXEC);
-	if (fd[FZ_FD_EV] < 0 || fd[FZ_FD_EP] < 0)
+	fd[FZ_FD_EW] = epoll_create1(EPOLL_CLOEXEC);
+	if (fd[FZ_FD_EV] < 0 || fd[FZ_FD_EP] < 0 || fd[FZ_FD_EW] < 0)
 		die("eventfd/epoll");
+	ev.events = EPOLLIN;
+	ev.data.u64 = FZ_EW_DATA;
+	if (epoll_ctl(fd[FZ_FD_EW], EPOLL_CTL_ADD, fd[FZ_FD_EV], &ev))
+		die("epoll_ctl ew");
+	fd[FZ_FD_RING] = -1;	/* fuzz_run.c: the ring's, once it exists */
 }
 
 void fz_net_close(int *fd)
@@ -475,7 +652,8 @@ void fz_net_close(int *fd)
 	int i;
 
 	for (i = FZ_FD_SA; i < FZ_NR_ALL_FDS; i++)
-		close(fd[i]);
+		if (i != FZ_FD_RING)	/* the ring's exit closes it */
+			close(fd[i]);
 	close(uc);
 	uc = -1;
 }
@@ -494,6 +672,153 @@ static int fd_of(const struct fz_sqe *s, const int *fd, int k)
 	return s->flags & IOSQE_FIXED_FILE ? k : fd[k];
 }
 
+/* CONNECT's address of SQE i, and its length */
+static void *connect_addr(const struct fz_sqe *s, unsigned i, socklen_t *len)
+{
+	static struct sockaddr_storage ss[FZ_MAX_SQES];
+	struct sockaddr_in *sin = (struct sockaddr_in *)&ss[i];
+	struct sockaddr_un *sun = (struct sockaddr_un *)&ss[i];
+
+	memset(&ss[i], 0, sizeof(ss[i]));
+	sin->sin_family = AF_INET;
+	sin->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	sin->sin_port = htons(1);	/* nothing listens: refused */
+	*len = sizeof(*sin);
+	switch (s->mode) {
+	case FZ_CONN_UNIX_NONE:
+		sun->sun_family = AF_UNIX;
+		snprintf(sun->sun_path, sizeof(sun->sun_path),
+			 "/nonexistent-anyring-fuzz/s");
+		*len = sizeof(*sun);
+		break;
+	case FZ_CONN_UNSPEC:
+		sin->sin_family = AF_UNSPEC;
+		break;
+	case FZ_CONN_SHORT:
+		*len = 4;
+		break;
+	case FZ_CONN_LONG:
+		*len = sizeof(ss[i]) + 1;
+		break;
+	default:
+		break;
+	}
+	return &ss[i];
+}
+
+/* the ops of op bytes 0xf0..0xfa */
+static void prep_more(const struct fz_sqe *s, unsigned i, const int *fd,
+		      void *buf, struct io_uring_sqe *sqe)
+{
+	static struct msghdr msg[FZ_MAX_SQES];
+	static struct iovec iov[FZ_MAX_SQES];
+	static uint32_t words[FZ_MAX_SQES][4] __attribute__((aligned(16)));
+	static struct fz_waitv {
+		uint64_t val, uaddr;
+		uint32_t flags, reserved;
+	} wv[FZ_MAX_SQES][2];
+	/* futex words: 0, never a value a wait gives, so none waits */
+	char *word = (char *)words[i] + (s->mode ? 1 : 0);
+	socklen_t alen;
+	void *addr;
+	unsigned k;
+
+	memset(words[i], 0, sizeof(words[i]));
+	switch (s->op) {
+	case FZ_SENDMSG:
+	case FZ_RECVMSG:
+		memset(&msg[i], 0, sizeof(msg[i]));
+		iov[i].iov_base = buf;
+		iov[i].iov_len = s->len;
+		msg[i].msg_iov = &iov[i];
+		msg[i].msg_iovlen = 1;
+		addr = obj(s, i, FZ_BF_BUF, &msg[i], sizeof(msg[i]));
+		if (s->op == FZ_SENDMSG)
+			io_uring_prep_sendmsg(sqe, fd_of(s, fd, s->fd), addr,
+					      s->op_flags);
+		else
+			io_uring_prep_recvmsg(sqe, fd_of(s, fd, s->fd), addr,
+					      s->op_flags);
+		sqe->ioprio = s->mode;
+		break;
+	case FZ_SEND_ZC:
+		io_uring_prep_send_zc(sqe, fd_of(s, fd, s->fd),
+				      obj(s, i, FZ_BF_BUF, buf, s->len), s->len,
+				      s->op_flags, s->mode);
+		break;
+	case FZ_CONNECT:
+		addr = connect_addr(s, i, &alen);
+		io_uring_prep_connect(sqe, fd_of(s, fd, s->fd),
+				      obj(s, i, FZ_BF_BUF, addr, sizeof(struct sockaddr_in)),
+				      alen);
+		break;
+	case FZ_SPLICE:
+		io_uring_prep_splice(sqe,
+			s->op_flags & SPLICE_F_FD_IN_FIXED ? s->fd2 : fd[s->fd2],
+			(int64_t)s->target, fd_of(s, fd, s->fd), (int64_t)s->off,
+			s->len, s->op_flags);
+		break;
+	case FZ_EPOLL_WAIT:
+		io_uring_prep_rw(FZ_OP_EPOLL_WAIT, sqe, fd[s->fd],
+				 obj(s, i, FZ_BF_BUF, buf,
+				     sizeof(struct epoll_event)),
+				 s->len, 0);
+		break;
+	case FZ_MSG_RING:
+		io_uring_prep_msg_ring(sqe, fd[s->fd], s->len, s->target,
+				       s->op_flags);
+		sqe->addr = s->off;
+		if (s->off == 1) {	/* SEND_FD: source slot, target slot */
+			sqe->addr3 = s->slot % 4;
+			sqe->file_index = s->slot / 4;
+		} else if (s->op_flags & FZ_MSG_RING_FLAGS_PASS) {
+			sqe->file_index = 0x10000;	/* the CQE's flags */
+		}
+		break;
+	case FZ_FUTEX_WAIT:
+	case FZ_FUTEX_WAKE:
+		io_uring_prep_rw(s->op == FZ_FUTEX_WAIT ? FZ_OP_FUTEX_WAIT :
+				 FZ_OP_FUTEX_WAKE, sqe, (int)s->op_flags,
+				 obj(s, i, FZ_BF_BUF, word, 4), 0, 0);
+		sqe->addr2 = s->off;
+		sqe->addr3 = s->target;
+		break;
+	case FZ_FUTEX_WAITV:
+		for (k = 0; k < 2; k++) {
+			wv[i][k].val = s->off;
+			wv[i][k].uaddr = (uintptr_t)(word + 4 * k);
+			wv[i][k].flags = s->op_flags;
+			wv[i][k].reserved = 0;
+		}
+		io_uring_prep_rw(FZ_OP_FUTEX_WAITV, sqe, 0,
+				 obj(s, i, FZ_BF_BUF, wv[i],
+				     sizeof(wv[i][0]) * (s->nr > 2 ? 1 : s->nr ? s->nr : 1)),
+				 s->nr, 0);
+		break;
+	case FZ_WAITID: {
+		int which = P_ALL, id = 0;
+
+		if (s->mode == FZ_WID_PID1) {
+			which = P_PID;
+			id = 1;
+		} else if (s->mode == FZ_WID_PIDFD_FILE) {
+			which = P_PIDFD;
+			id = fd[FZ_FD_F0];
+		} else if (s->mode == FZ_WID_BAD) {
+			which = 99;
+		}
+		io_uring_prep_rw(FZ_OP_WAITID, sqe, id, NULL, (unsigned)which, 0);
+		sqe->file_index = s->op_flags;
+		sqe->addr2 = (uintptr_t)obj(s, i, FZ_BF_BUF, buf,
+					    sizeof(siginfo_t));
+		break;
+	}
+	default:
+		io_uring_prep_nop(sqe);
+		break;
+	}
+}
+
 void fz_net_prep(const struct fz_sqe *s, unsigned i, const int *fd,
 		 unsigned char *arena, struct io_uring_sqe *sqe)
 {
@@ -503,6 +828,10 @@ void fz_net_prep(const struct fz_sqe *s, unsigned i, const int *fd,
 	static int pfds[FZ_MAX_SQES][2];
 	void *buf = arena + s->buf * FZ_BUFSZ + s->boff;
 
+	if (s->op >= FZ_SENDMSG) {
+		prep_more(s, i, fd, buf, sqe);
+		return;
+	}
 	switch (s->op) {
 	case FZ_SEND:
 		io_uring_prep_send(sqe, fd_of(s, fd, s->fd),
@@ -664,11 +993,63 @@ uint64_t fz_net_hash(const int *fd)
 static const char *const fd_names[] = {
 	"f0", "f1", "f2", "pipe_r", "pipe_w", "dirfd", "-1", "9999(closed)",
 	"sa", "sb", "sc", "ua", "ub", "eventfd", "epoll", "tl", "tu", "sd",
-	"tc",
+	"tc", "ew", "ring",
 };
+
+/* the ops of op bytes 0xf0..0xfa */
+static void print_more(const struct fz_sqe *s)
+{
+	switch (s->op) {
+	case FZ_SENDMSG: case FZ_RECVMSG: case FZ_SEND_ZC:
+		printf(" buf=%d+%u len=%u msg_flags=0x%x ioprio=0x%x", s->buf,
+		       s->boff, s->len, s->op_flags, s->mode);
+		break;
+	case FZ_CONNECT:
+		printf(" addr=%s", (const char *const[]){ "127.0.0.1:1",
+		       "unix-none", "unspec", "len4", "len-long" }[s->mode]);
+		break;
+	case FZ_SPLICE:
+		printf(" in=%s%s off_in=%lld off_out=%lld len=%u flags=0x%x",
+		       s->op_flags & SPLICE_F_FD_IN_FIXED ? "slot" : "",
+		       s->op_flags & SPLICE_F_FD_IN_FIXED ? "" : fd_names[s->fd2],
+		       (long long)s->target, (long long)s->off, s->len,
+		       s->op_flags);
+		break;
+	case FZ_EPOLL_WAIT:
+		printf(" events=buf%d maxevents=%d", s->buf, (int)s->len);
+		break;
+	case FZ_MSG_RING:
+		printf(" cmd=%llu len=%d data=0x%llx flags=0x%x slots=%d",
+		       (unsigned long long)s->off, (int)s->len,
+		       (unsigned long long)s->target, s->op_flags, s->slot);
+		break;
+	case FZ_FUTEX_WAIT: case FZ_FUTEX_WAKE:
+		printf(" val=0x%llx mask=0x%llx flags=0x%x%s",
+		       (unsigned long long)s->off,
+		       (unsigned long long)s->target, s->op_flags,
+		       s->mode ? " misaligned" : "");
+		break;
+	case FZ_FUTEX_WAITV:
+		printf(" nr=%d val=0x%llx flags=0x%x%s", s->nr,
+		       (unsigned long long)s->off, s->op_flags,
+		       s->mode ? " misaligned" : "");
+		break;
+	case FZ_WAITID:
+		printf(" which=%s options=0x%x infop=buf%d+%u",
+		       (const char *const[]){ "P_ALL", "P_PID 1", "P_PIDFD f0",
+		       "99" }[s->mode], s->op_flags, s->buf, s->boff);
+		break;
+	default:
+		break;
+	}
+}
 
 void fz_net_print(const struct fz_sqe *s)
 {
+	if (s->op >= FZ_FUTEX_WAIT) {
+		print_more(s);
+		return;
+	}
 	if (s->op != FZ_SOCKET && s->op != FZ_PROVIDE_BUFFERS &&
 	    s->op != FZ_REMOVE_BUFFERS && s->op != FZ_PIPE) {
 		if (s->flags & IOSQE_FIXED_FILE)
@@ -728,6 +1109,7 @@ void fz_net_print(const struct fz_sqe *s)
 		printf(" flags=0x%x", s->op_flags);
 		break;
 	default:
+		print_more(s);
 		break;
 	}
 }

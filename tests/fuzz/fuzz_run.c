@@ -137,6 +137,9 @@ static size_t write_max(const struct env *e, const struct fz_sqe *s)
 	case FZ_WRITE:
 	case FZ_WRITE_FIXED:
 		return s->len;
+	case FZ_SPLICE:
+		/* pages moved from a file: up to two pipe buffers each */
+		return 2 * FZ_BUFSZ;
 	case FZ_WRITEV:
 		if (s->nr > 1024)
 			return 0;	/* over UIO_MAXIOV: -EINVAL */
@@ -916,6 +919,7 @@ void fz_run(const struct fz_batch *b, const char *engine,
 		fd_cleanup(e, r);
 		goto out;
 	}
+	e->fd[FZ_FD_RING] = ring.ring_fd;	/* MSG_RING's target: itself */
 	if (b->cfg.reg_files) {
 		int files[FZ_NSLOTS] = {
 			e->fd[FZ_FD_F0], e->fd[FZ_FD_F1], e->fd[FZ_FD_PIPE_R],

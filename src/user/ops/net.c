@@ -146,6 +146,34 @@ static int ar_net_kind(int fd, __u8 *kind)
 	return ret;
 }
 
+/* a plain fd that is not open: the kernel fails it before the issue */
+static bool ar_net_bad_fd(struct ar_ureq *req)
+{
+	return !req->file_node && fcntl(req->fd, F_GETFD) < 0;
+}
+
+/*
+ * POLL_FIRST's first issue: no try, a wait for readiness (or -EAGAIN
+ * with the program's MSG_DONTWAIT), once the file was assigned (-EBADF)
+ * and, with sock, found a socket: io_send(), io_sendmsg(), io_recvmsg()
+ * answer -ENOTSOCK first, io_recv() looks at POLL_FIRST before the socket.
+ * 0: go on to wait.
+ */
+static int ar_net_poll_first(struct ar_ureq *req, __u8 *kind, bool sock,
+			     bool nowait)
+{
+	int ret;
+
+	if (ar_net_bad_fd(req))
+		return -EBADF;
+	if (sock) {
+		ret = ar_net_kind(req->fd, kind);
+		if (ret == -ENOTSOCK || ret == -EBADF)
+			return ret;
+	}
+	return nowait ? -EAGAIN : 0;
+}
+
 /* io_net_retry: does a partial MSG_WAITALL transfer go on? */
 static bool ar_net_retry(int fd, __u8 *kind, unsigned flags)
 {
@@ -159,8 +187,8 @@ static bool ar_net_retry(int fd, __u8 *kind, unsigned flags)
  * After a receive that did not fail: is more queued (the kernel's
  * msg_inq > 0, IORING_CQE_F_SOCK_NONEMPTY)? TCP and unix stream sockets
  * report it; TCP also once its FIN is in (tcp_inq_hint()). A receive
- * that got less than it asked for drained the queue: only the FIN is
- * left to look for.
+ * that got less than it asked for drained the queue (unless it peeked):
+ * only the FIN is left to look for.
  */
 static unsigned ar_net_nonempty(int fd, __u8 *kind, bool full, bool *empty)
 {
@@ -386,10 +414,20 @@ int ar_shutdown_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe)
 	return 0;
 }
 
+/*
+ * The kernel's io_shutdown() fails the request (and its link) only for
+ * a file that is no socket; the socket's own answer (-EINVAL for a bad
+ * how, -ENOTCONN) is set as the result without req_set_fail().
+ */
 int ar_shutdown_issue(struct ar_ureq *req, unsigned issue_flags)
 {
+	int ret;
+
 	(void)issue_flags;
-	return ar_net_ret(shutdown(req->fd, *ar_req_data(req, int)));
+	ret = ar_net_ret(shutdown(req->fd, *ar_req_data(req, int)));
+	if (ret < 0 && ret != -ENOTSOCK && ret != -EBADF)
+		req->flags |= AR_REQ_F_NOFAIL;
+	return ret;
 }
 
 /* ACCEPT: addr and addrlen (addr2) are the application's, for accept4 */
@@ -483,8 +521,10 @@ int ar_accept_issue(struct ar_ureq *req, unsigned issue_flags)
 
 	if ((a->iou_flags & AR_ACCEPT_POLL_FIRST) && !a->polled && nonblock) {
 		/* DONTWAIT is the kernel's REQ_F_NOWAIT: no wait, -EAGAIN */
-		if (a->iou_flags & AR_ACCEPT_DONTWAIT)
-			return -EAGAIN;
+		ret = ar_net_poll_first(req, &a->kind, false,
+					a->iou_flags & AR_ACCEPT_DONTWAIT);
+		if (ret)
+			return ret;
 		a->polled = true;
 		return AR_ISSUE_AGAIN;
 	}
@@ -810,7 +850,8 @@ static long ar_recv_once(struct ar_ureq *req, struct ar_sr *sr,
 	sr->drained = false;
 	if (ret >= 0)
 		*cflags = ar_net_nonempty(req->fd, &sr->kind,
-					  (__u64)ret >= sr->len, &sr->drained);
+					  (__u64)ret >= sr->len ||
+					  (flags & MSG_PEEK), &sr->drained);
 	return ret;
 }
 
@@ -876,8 +917,10 @@ int ar_sendrecv_issue(struct ar_ureq *req, unsigned issue_flags)
 	}
 	if ((sr->flags & AR_RECVSEND_POLL_FIRST) && !sr->polled && nonblock) {
 		/* the program's MSG_DONTWAIT is REQ_F_NOWAIT: -EAGAIN */
-		if (sr->msg_flags & MSG_DONTWAIT)
-			return -EAGAIN;
+		ret = ar_net_poll_first(req, &sr->kind, sr->send,
+					sr->msg_flags & MSG_DONTWAIT);
+		if (ret)
+			return (int)ret;
 		sr->polled = true;
 		return AR_ISSUE_AGAIN;
 	}
@@ -1348,8 +1391,8 @@ static int ar_recvmsg_sel_issue(struct ar_ureq *req, struct ar_msg *m,
 			return AR_ISSUE_AGAIN;
 		if (ret >= 0 && !fail)
 			cflags = ar_net_nonempty(req->fd, &m->kind,
-						 mshot || (size_t)ret >= ar_msg_left(m),
-						 NULL);
+						 mshot || (size_t)ret >= ar_msg_left(m) ||
+						 (m->msg_flags & MSG_PEEK), NULL);
 		if (ret > 0 || m->done) {
 			ret = ret > 0 ? ret + m->done : m->done;
 			cflags |= ar_put_kbuf(req, (int)ret);
@@ -1382,8 +1425,10 @@ int ar_msg_issue(struct ar_ureq *req, unsigned issue_flags)
 			return ar_net_done(req, (int)ret, 0, true);
 	}
 	if ((m->flags & AR_RECVSEND_POLL_FIRST) && !m->polled && nonblock) {
-		if (m->msg_flags & MSG_DONTWAIT)
-			return -EAGAIN;
+		ret = ar_net_poll_first(req, &m->kind, true,
+					m->msg_flags & MSG_DONTWAIT);
+		if (ret)
+			return (int)ret;
 		m->polled = true;
 		return AR_ISSUE_AGAIN;
 	}
@@ -1418,7 +1463,8 @@ int ar_msg_issue(struct ar_ureq *req, unsigned issue_flags)
 		fail = true;
 	if (!m->send && ret >= 0)
 		cflags = ar_net_nonempty(req->fd, &m->kind,
-					 (size_t)ret >= ar_msg_left(m), NULL);
+					 (size_t)ret >= ar_msg_left(m) ||
+					 (m->msg_flags & MSG_PEEK), NULL);
 	if (ret >= 0)
 		ret += m->done;
 	else if (m->done)

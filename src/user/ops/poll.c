@@ -137,20 +137,31 @@ int ar_poll_remove_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe)
 
 /*
  * The armed POLL_ADD with this user_data, taken off its fd: 0;
- * -EALREADY when it is being issued after readiness; -ENOENT when there
- * is none. Under ctx->lock.
+ * -EALREADY when it is being issued after readiness (a remove instead
+ * marks it: it ends -ECANCELED by itself, *found stays NULL, 0);
+ * -ENOENT when there is none. Under ctx->lock.
  */
 static int ar_poll_find_disarm_locked(struct ar_uctx *ctx, __u64 user_data,
-				      struct ar_ureq **found)
+				      bool remove, struct ar_ureq **found)
 {
 	struct ar_ureq *cur;
 
 	for (cur = ctx->inflight; cur; cur = cur->if_next) {
 		if (cur->opcode != IORING_OP_POLL_ADD || cur->user_data != user_data)
 			continue;
+		/*
+		 * A multishot's CQE is out and the poll thread is arming it
+		 * again: the kernel's remove finds it (its task work is done
+		 * by the time the program sees the CQE). Answered -EALREADY,
+		 * the multishot would live on and its end never come.
+		 */
 		if (ar_req_state(cur) == AR_REQ_ISSUING &&
-		    (cur->poll_flags & AR_POLLF_BUSY))
-			return -EALREADY;
+		    (cur->poll_flags & AR_POLLF_BUSY)) {
+			if (!remove)
+				return -EALREADY;
+			cur->poll_flags |= AR_POLLF_CANCEL;
+			return 0;
+		}
 		if (ar_req_state(cur) != AR_REQ_ARMED || !ar_poll_disarm_locked(cur))
 			continue;
 		/* this thread's now, as a request being issued */
@@ -171,9 +182,11 @@ int ar_poll_remove_issue(struct ar_ureq *req, unsigned issue_flags)
 
 	(void)issue_flags;
 	ar_spin_lock(&ctx->lock);
-	ret = ar_poll_find_disarm_locked(ctx, upd->old_user_data, &preq);
+	ret = ar_poll_find_disarm_locked(ctx, upd->old_user_data,
+					 !upd->update_events &&
+					 !upd->update_user_data, &preq);
 	ar_spin_unlock(&ctx->lock);
-	if (ret)
+	if (ret || !preq)
 		return ret;
 	if (!upd->update_events && !upd->update_user_data) {
 		/* the remove's CQE first, then the poll's, as the kernel posts them */

@@ -113,6 +113,21 @@ static void ar_splice_wait(int in, int out)
 	(void)ppoll(wait, n, &ts, NULL);
 }
 
+/*
+ * do_splice() looks at the files' modes first (-EBADF); splice(2) answers
+ * an offset on a pipe (-ESPIPE) before. Looked at only once the call
+ * failed.
+ */
+static int ar_splice_err(int in, int out, int err)
+{
+	int fin = fcntl(in, F_GETFL), fout = fcntl(out, F_GETFL);
+
+	if (fin >= 0 && fout >= 0 && ((fin & O_ACCMODE) == O_WRONLY ||
+				      (fout & O_ACCMODE) == O_RDONLY))
+		return -EBADF;
+	return -err;
+}
+
 /* splice or tee until something moved, an error, or the ring's end */
 static int ar_splice_run(struct ar_ureq *req, const struct ar_splice *sp,
 			 int in)
@@ -125,7 +140,7 @@ static int ar_splice_run(struct ar_ureq *req, const struct ar_splice *sp,
 		if (ret >= 0)
 			return (int)ret;
 		if (errno != EAGAIN || (flags & SPLICE_F_NONBLOCK))
-			return -errno;
+			return ar_splice_err(in, req->fd, errno);
 		/*
 		 * A cancel that found it running (the kernel's signal to its
 		 * worker, ar_cancel_extract_locked()): -ERESTARTSYS, which
