@@ -188,6 +188,47 @@ static int check_fds(struct diff_ctx *c, const struct diff_cqe *cqe,
 	return c->msg[0] ? -1 : 0;
 }
 
+/*
+ * val[2]: an accepted TCP socket with 8 bytes queued and then a reset
+ * from its peer (closed with SO_LINGER 0), which has arrived: an error
+ * pending behind the data.
+ */
+static int setup_tcp_reset(struct diff_ctx *c)
+{
+	struct linger lg = { .l_onoff = 1, .l_linger = 0 };
+	struct pollfd p;
+	int cl;
+
+	if (listener(c))
+		return -1;
+	cl = socket(AF_INET, SOCK_STREAM, 0);
+	if (cl < 0 || connect(cl, (struct sockaddr *)addr_slot(c, 0),
+			      sizeof(struct sockaddr_in)))
+		return diff_fail(c, "connect: %s", strerror(errno));
+	c->val[2] = track(c, accept(c->val[0], NULL, NULL), "accept");
+	if (c->val[2] < 0 || write(cl, "abcdefgh", 8) != 8 ||
+	    setsockopt(cl, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg)) || close(cl))
+		return diff_fail(c, "reset: %s", strerror(errno));
+	p.fd = c->val[2];
+	p.events = POLLIN;
+	p.revents = 0;
+	if (poll(&p, 1, 10000) != 1 || !(p.revents & POLLERR))
+		return diff_fail(c, "the reset did not arrive");
+	return 0;
+}
+
+/*
+ * The data, then the reset's -ECONNRESET, then EOF: the first receive's
+ * SOCK_NONEMPTY check must not take the pending error (a peek would).
+ */
+static int fill_tcp_reset(struct io_uring *ring, struct diff_ctx *c)
+{
+	prep_recv(ring, c, 1, c->val[2], c->buf[1], 8, 0, IOSQE_IO_HARDLINK);
+	prep_recv(ring, c, 2, c->val[2], c->buf[1] + 8, 64, 0, IOSQE_IO_HARDLINK);
+	prep_recv(ring, c, 3, c->val[2], c->buf[1] + 8, 64, 0, 0);
+	return 0;
+}
+
 /* ---- socketpair: send, recv, SOCK_NONEMPTY, WAITALL, POLL_FIRST ---- */
 
 /* a send and two receives in a chain: 8 bytes, read as 3 (NONEMPTY) then 5 */
@@ -1233,6 +1274,12 @@ const struct scenario diff_net[] = {
 		.after_submit = diff_submit_rest,
 		.nr_cqes = 5,
 		.order = ORDER_ANY,
+	}, {
+		.name = "net_tcp_reset_pending",
+		.setup = setup_tcp_reset,
+		.fill = fill_tcp_reset,
+		.nr_cqes = 3,
+		.known = { { 1, 8 }, { 2, -ECONNRESET }, { 3, 0 } },
 	}, {
 		.name = "net_shutdown",
 		.setup = setup_pair,

@@ -186,36 +186,46 @@ static bool ar_net_retry(int fd, __u8 *kind, unsigned flags)
 /*
  * After a receive that did not fail: is more queued (the kernel's
  * msg_inq > 0, IORING_CQE_F_SOCK_NONEMPTY)? TCP and unix stream sockets
- * report it; TCP also once its FIN is in (tcp_inq_hint()). A receive
- * that got less than it asked for drained the queue (unless it peeked):
- * only the FIN is left to look for.
+ * report it; TCP also once its FIN is in (tcp_inq_hint()), not after a
+ * reset. A receive that got less than it asked for drained the queue
+ * (unless it peeked): only the FIN is left to look for. *empty (if
+ * asked): the socket had nothing to read, so a receive now would only
+ * say "would block".
  */
 static unsigned ar_net_nonempty(int fd, __u8 *kind, bool full, bool *empty)
 {
-	long r;
-	char c;
+	struct pollfd p = { .fd = fd, .events = POLLIN };
 	int n;
 
+	if (empty)
+		*empty = false;
 	if (ar_net_kind(fd, kind) ||
 	    (*kind != AR_SK_TCP && *kind != AR_SK_UNIX_STREAM))
 		return 0;
+	if (*kind != AR_SK_TCP)
+		return full && !ioctl(fd, SIOCINQ, &n) && n > 0 ?
+		       IORING_CQE_F_SOCK_NONEMPTY : 0;
 	/*
-	 * TCP: one peek answers both questions (a byte: data queued; 0: the
-	 * FIN), where SIOCINQ (which leaves the FIN out) needed the peek
-	 * after it whenever the queue was empty: one system call a receive.
+	 * TCP: a poll answers in one system call, and unlike a peek it
+	 * leaves a pending error (a reset) for the program's next receive.
+	 * POLLIN: data, or the read side shut; by a FIN when neither
+	 * POLLERR nor POLLHUP (a reset, or both sides shut) comes with it.
 	 */
-	if (*kind == AR_SK_TCP) {
-		r = recv(fd, &c, 1, MSG_PEEK | MSG_DONTWAIT);
-		/* seen empty: a receive now would only say "would block" */
-		if (empty)
-			*empty = r < 0 && errno == EAGAIN;
-		if (!full)
-			return r == 0 ? IORING_CQE_F_SOCK_NONEMPTY : 0;
-		return r >= 0 ? IORING_CQE_F_SOCK_NONEMPTY : 0;
+	if (poll(&p, 1, 0) != 1)
+		return 0;
+	if (empty)
+		*empty = !p.revents;
+	if (!(p.revents & POLLIN))
+		return 0;
+	if (!(p.revents & (POLLERR | POLLHUP))) {
+		if (full)
+			return IORING_CQE_F_SOCK_NONEMPTY;
+		/* drained: the FIN if nothing came since (SIOCINQ leaves it out) */
+		return !ioctl(fd, SIOCINQ, &n) && !n ?
+		       IORING_CQE_F_SOCK_NONEMPTY : 0;
 	}
-	if (full && !ioctl(fd, SIOCINQ, &n) && n > 0)
-		return IORING_CQE_F_SOCK_NONEMPTY;
-	return 0;
+	return full && !ioctl(fd, SIOCINQ, &n) && n > 0 ?
+	       IORING_CQE_F_SOCK_NONEMPTY : 0;
 }
 
 /*
