@@ -143,6 +143,13 @@ unsigned ar_tw_run_list(struct ar_uctx *ctx)
 	if (!ctx->punt && ar_tw_flag(ctx))
 		__atomic_fetch_and(&ctx->rings->sq_flags, ~IORING_SQ_TASKRUN,
 				   __ATOMIC_RELEASE);
+	ar_batch_init(&b);
+	/*
+	 * The list is taken under the CQ lock: two runners (the punt
+	 * thread and the ring's task) post their lists in the order they
+	 * took them, so work pushed first is posted first.
+	 */
+	ar_spin_lock(&ctx->lock);
 	/*
 	 * acquire pairs with the pushers' seq_cst CAS: their requests are
 	 * written; seq_cst keeps it after the flag's clear above
@@ -155,8 +162,6 @@ unsigned ar_tw_run_list(struct ar_uctx *ctx)
 		n++;
 	}
 	atomic_fetch_sub_explicit(&ctx->tw_nr, (int)n, memory_order_relaxed);
-	ar_batch_init(&b);
-	ar_spin_lock(&ctx->lock);
 	for (req = prev; req; req = next) {
 		next = req->next;
 		from_worker |= !!(req->flags & AR_REQ_F_ASYNC_DONE);
