@@ -14,12 +14,9 @@
  * (ar_req_file_recheck): "would block" (wait for readiness, or a
  * worker), a partial transfer (a regular file's rest goes to a worker),
  * a punt (io-wq's class) and a worker's issue (block, or poll). Those
- * paths made the same system call before the cache existed (a send or
- * receive whose own call said "would block" has shown a socket: no look
- * again there, submit.c). Entries also expire: each is trusted for
- * AR_FILE_USES lookups, then resolved again. A per-entry count, not a
- * process-wide generation: with one generation every 4096 lookups, a
- * server with 1000 fds re-probed each fd every fourth lookup.
+ * paths made the same system call before the cache existed. Entries also
+ * expire: each thread starts a new generation every AR_FILE_RECHECK
+ * lookups, and entries of an older one are resolved again.
  *
  * What a stale entry can still do is take another file for an O_DIRECT
  * one until it expires: the I/O then goes to AIO, which reads and writes
@@ -40,17 +37,17 @@
 #define AR_FILE_CHUNK_SHIFT	12
 #define AR_FILE_CHUNK		(1U << AR_FILE_CHUNK_SHIFT)
 #define AR_FILE_CHUNKS		256	/* fds below 1M are cached */
-#define AR_FILE_USES		256	/* lookups an entry is trusted for */
+#define AR_FILE_RECHECK		4096
 #define AR_FILE_DEVICES_MAX	4
 
-/* an entry: the kind and AR_FILE_REG in the low bits, its lookups above */
+/* an entry: the kind and AR_FILE_REG in the low bits, the generation above */
 enum { AR_FILE_NONE, AR_FILE_BUFFERED, AR_FILE_DIRECT, AR_FILE_POLLABLE };
 #define AR_FILE_TYPE_MASK	3U
 #define AR_FILE_REG		4U	/* a regular file */
 #define AR_FILE_WR_BLOCKS	8U	/* a buffered write refused RWF_NOWAIT */
 #define AR_FILE_KIND_BITS	4
 #define AR_FILE_KIND_MASK	((1U << AR_FILE_KIND_BITS) - 1)
-#define AR_FILE_USE		(1U << AR_FILE_KIND_BITS)
+#define AR_FILE_GEN_MASK	(0xffffffffU >> AR_FILE_KIND_BITS)
 
 static const struct ar_backend *const ar_file_kinds[] = {
 	[AR_FILE_NONE] = &ar_buffered_backend,
@@ -64,6 +61,8 @@ struct ar_file_chunk {
 };
 
 static _Atomic(struct ar_file_chunk *) ar_file_table[AR_FILE_CHUNKS];
+static _Atomic(unsigned) ar_file_gen = 1;
+static __thread unsigned ar_file_lookups;
 
 static const struct ar_backend *ar_devices[AR_FILE_DEVICES_MAX];
 static unsigned ar_nr_devices;
@@ -122,8 +121,19 @@ static unsigned ar_file_probe(int fd)
 	       (S_ISREG(st.st_mode) ? AR_FILE_REG : 0);
 }
 
-/* probe fd and keep the answer in its slot (if it has one), unused */
-static unsigned ar_file_probe_store(int fd, _Atomic(uint32_t) *slot)
+/* the current generation, starting a new one every AR_FILE_RECHECK lookups */
+static unsigned ar_file_generation(void)
+{
+	/* the entries' generations are a hint: relaxed (the probe is the truth) */
+	if (++ar_file_lookups % AR_FILE_RECHECK == 0)
+		return atomic_fetch_add_explicit(&ar_file_gen, 1,
+						 memory_order_relaxed) + 1;
+	return atomic_load_explicit(&ar_file_gen, memory_order_relaxed);
+}
+
+/* probe fd and keep the answer in its slot (if it has one) */
+static unsigned ar_file_probe_store(int fd, _Atomic(uint32_t) *slot,
+				    unsigned gen)
 {
 	unsigned kind = ar_file_probe(fd), old;
 
@@ -132,7 +142,8 @@ static unsigned ar_file_probe_store(int fd, _Atomic(uint32_t) *slot)
 		old = atomic_load_explicit(slot, memory_order_relaxed);
 		if ((old & (AR_FILE_TYPE_MASK | AR_FILE_REG)) == kind)
 			kind |= old & AR_FILE_WR_BLOCKS;
-		atomic_store_explicit(slot, kind, memory_order_relaxed);
+		atomic_store_explicit(slot, (uint32_t)(gen << AR_FILE_KIND_BITS | kind),
+				      memory_order_relaxed);
 	}
 	return kind;
 }
@@ -140,25 +151,15 @@ static unsigned ar_file_probe_store(int fd, _Atomic(uint32_t) *slot)
 static unsigned ar_file_kind(int fd)
 {
 	_Atomic(uint32_t) *slot = ar_file_slot(fd, true);
-	uint32_t v;
+	unsigned gen = ar_file_generation() & AR_FILE_GEN_MASK;
+	unsigned v;
 
 	if (slot) {
-		/*
-		 * Relaxed: the entry is a hint (the probe is the truth). One
-		 * compare-exchange counts the use: a plain store could put
-		 * back a kind another thread's probe just replaced; a lost
-		 * race only leaves this use uncounted.
-		 */
 		v = atomic_load_explicit(slot, memory_order_relaxed);
-		if ((v & AR_FILE_TYPE_MASK) &&
-		    (v >> AR_FILE_KIND_BITS) < AR_FILE_USES) {
-			atomic_compare_exchange_weak_explicit(slot, &v,
-					v + AR_FILE_USE, memory_order_relaxed,
-					memory_order_relaxed);
+		if ((v >> AR_FILE_KIND_BITS) == gen && (v & AR_FILE_TYPE_MASK))
 			return v & AR_FILE_KIND_MASK;
-		}
 	}
-	return ar_file_probe_store(fd, slot);
+	return ar_file_probe_store(fd, slot, gen);
 }
 
 
@@ -235,11 +236,15 @@ void ar_file_resolve_fixed(struct ar_file *f, int fd)
 
 void ar_req_file_recheck(struct ar_ureq *req)
 {
+	unsigned gen;
+
 	/* a registered file's and a device's answers are exact */
 	if (req->file_node || req->file.dev || !req->file.be)
 		return;
+	gen = atomic_load_explicit(&ar_file_gen, memory_order_relaxed) &
+	      AR_FILE_GEN_MASK;
 	ar_file_set(&req->file, ar_file_probe_store(req->fd,
-			ar_file_slot(req->fd, false)));
+			ar_file_slot(req->fd, false), gen));
 }
 
 void ar_file_release(struct ar_file *f)
