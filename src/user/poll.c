@@ -40,6 +40,7 @@
 #include "user/complete.h"
 #include "user/ops/timeout.h"
 #include "user/util.h"
+#include "user/wait.h"
 
 #define AR_POLL_BATCH		64
 
@@ -63,7 +64,19 @@ struct ar_poll {
 	atomic_uint nr_armed;		/* on the lists: a sleeper's hint */
 	atomic_uint sleepers;		/* waiters asleep on epfd (svc.c's hint) */
 	atomic_bool deferred;		/* readiness left to the task (DEFER) */
+	/*
+	 * The waiter whose eventfd is in the epoll set (AR_POLL_WAKE_TAG),
+	 * so that it sleeps in epoll_wait() itself: set once under
+	 * reap_lock, a reference held until the ring is freed.
+	 */
+	struct ar_waiter *owner;
+	bool no_owner;			/* its registration failed: reap_lock */
+	atomic_bool ep_sleeper;		/* the owner sleeps on epfd: no other reaps */
+	bool wake_seen;			/* another reaper took the owner's edge: reap_lock */
 };
+
+/* an edge of the owner's eventfd (an fd's events carry the fd, below 2^32) */
+#define AR_POLL_WAKE_TAG	(1ULL << 32)
 
 static struct ar_poll *ar_poll_of(struct ar_uctx *ctx)
 {
@@ -425,34 +438,41 @@ static void ar_poll_drop_idle(struct ar_uctx *ctx, struct ar_poll *p, int fd)
 	pthread_mutex_unlock(&p->ctl_lock);
 }
 
-int ar_poll_try_reap(struct ar_uctx *ctx)
+/*
+ * The edges epoll gave, taken by the caller as the one reaper: the
+ * requests they are for onto *ready, the idle fds marked in evs (-1
+ * otherwise). True if the owner's eventfd was among them.
+ */
+static bool ar_poll_dispatch_evs(struct ar_uctx *ctx, struct ar_poll *p,
+				 struct epoll_event *evs, int n,
+				 struct ar_ureq **ready)
 {
-	struct ar_poll *p = ar_poll_of(ctx);
-	struct epoll_event evs[AR_POLL_BATCH];
-	struct ar_ureq *ready = NULL, **tail = &ready, *req, *next;
-	int n, i, idle_fd, nr = 0;
+	struct ar_ureq **tail = ready;
+	bool woken = false;
+	int i, idle_fd;
 
-	if (!p)
-		return 0;
-	if (pthread_mutex_trylock(&p->reap_lock))
-		return -EBUSY;
-	/* relaxed: a hint for svc.c's sleep (ar_poll_has_sleepers()) */
-	atomic_store_explicit(&p->deferred, false, memory_order_relaxed);
-	/* the fd changes only under reap_lock (ar_poll_exit()) */
-	n = p->epfd >= 0 ? epoll_wait(p->epfd, evs, AR_POLL_BATCH, 0) : 0;
-	if (n <= 0) {
-		pthread_mutex_unlock(&p->reap_lock);
-		return 0;
-	}
 	ar_spin_lock(&ctx->lock);
 	for (i = 0; i < n; i++) {
 		idle_fd = -1;
-		ar_poll_dispatch_locked(p, (int)evs[i].data.u64, evs[i].events,
-					&tail, &idle_fd);
+		if (evs[i].data.u64 == AR_POLL_WAKE_TAG)
+			woken = true;
+		else
+			ar_poll_dispatch_locked(p, (int)evs[i].data.u64,
+						evs[i].events, &tail, &idle_fd);
 		evs[i].data.u64 = (__u64)(__s64)idle_fd;
 	}
 	ar_spin_unlock(&ctx->lock);
-	pthread_mutex_unlock(&p->reap_lock);
+	return woken;
+}
+
+/* ... then, no longer the reaper: idle fds dropped, the requests issued */
+static int ar_poll_issue_ready(struct ar_uctx *ctx, struct ar_poll *p,
+			       struct epoll_event *evs, int n,
+			       struct ar_ureq *ready)
+{
+	struct ar_ureq *req, *next;
+	int i, nr = 0;
+
 	for (i = 0; i < n; i++)
 		if ((__s64)evs[i].data.u64 >= 0)
 			ar_poll_drop_idle(ctx, p, (int)evs[i].data.u64);
@@ -462,6 +482,120 @@ int ar_poll_try_reap(struct ar_uctx *ctx)
 		nr++;
 	}
 	return nr;
+}
+
+int ar_poll_try_reap(struct ar_uctx *ctx)
+{
+	struct ar_poll *p = ar_poll_of(ctx);
+	struct epoll_event evs[AR_POLL_BATCH];
+	struct ar_ureq *ready = NULL;
+	int n;
+
+	if (!p)
+		return 0;
+	if (pthread_mutex_trylock(&p->reap_lock))
+		return -EBUSY;
+	/*
+	 * The owner asleep on the epoll fd reaps what comes (ar_poll_sleep()).
+	 * Set under reap_lock, cleared with release after its dispatch
+	 * (acquire here): a reaper that sees it clear sees those requests
+	 * dispatched.
+	 */
+	if (atomic_load_explicit(&p->ep_sleeper, memory_order_acquire)) {
+		pthread_mutex_unlock(&p->reap_lock);
+		return -EBUSY;
+	}
+	/* relaxed: a hint for svc.c's sleep (ar_poll_has_sleepers()) */
+	atomic_store_explicit(&p->deferred, false, memory_order_relaxed);
+	/* the fd changes only under reap_lock (ar_poll_exit()) */
+	n = p->epfd >= 0 ? epoll_wait(p->epfd, evs, AR_POLL_BATCH, 0) : 0;
+	if (n <= 0) {
+		pthread_mutex_unlock(&p->reap_lock);
+		return 0;
+	}
+	/* the owner's wake, taken here: its next sleep does not begin */
+	if (ar_poll_dispatch_evs(ctx, p, evs, n, &ready))
+		p->wake_seen = true;
+	pthread_mutex_unlock(&p->reap_lock);
+	return ar_poll_issue_ready(ctx, p, evs, n, ready);
+}
+
+/*
+ * The first waiter to sleep here puts its eventfd in the epoll set,
+ * edge-triggered: each write to it (a waker's, waitq.c) is one edge,
+ * which the owner asleep in epoll_wait() takes, or another reaper
+ * (wake_seen). Under reap_lock, which ar_poll_exit() closes the fd
+ * under. Other threads keep sleeping in ppoll() (ar_waiter_sleep()).
+ */
+static bool ar_poll_own_locked(struct ar_poll *p, struct ar_waiter *w)
+{
+	struct epoll_event ev = {
+		.events = EPOLLIN | EPOLLET,
+		.data.u64 = AR_POLL_WAKE_TAG,
+	};
+
+	if (p->owner || p->no_owner)
+		return p->owner == w;
+	if (epoll_ctl(p->epfd, EPOLL_CTL_ADD, w->efd, &ev)) {
+		p->no_owner = true;
+		return false;
+	}
+	ar_waiter_get(w);	/* its eventfd stays open while registered */
+	p->owner = w;
+	return true;
+}
+
+/*
+ * A waiter with armed requests sleeps in epoll_wait() on the epoll fd
+ * (its eventfd in the set) and dispatches what it got: one system call
+ * where ppoll() and then epoll_wait() made two. While it sleeps no other
+ * thread reaps (try_reap answers -EBUSY), so no edge meant for it is
+ * taken elsewhere; one taken before it went to sleep was marked
+ * (wake_seen) and ends this sleep before it begins.
+ * n > 0: requests were issued; 0: woken; -ETIMEDOUT, -EINTR;
+ * -EAGAIN: not here (not the owner, another thread reaping, exit): the
+ * caller sleeps in ppoll() instead.
+ */
+int ar_poll_sleep(struct ar_uctx *ctx, struct ar_waiter *w, __u64 deadline_ns,
+		  const sigset_t *sigmask)
+{
+	struct ar_poll *p = ar_poll_of(ctx);
+	struct epoll_event evs[AR_POLL_BATCH];
+	struct ar_ureq *ready = NULL;
+	bool woken;
+	int n, epfd;
+
+	if (!p || pthread_mutex_trylock(&p->reap_lock))
+		return -EAGAIN;
+	epfd = p->epfd;
+	if (epfd < 0 || !ar_poll_own_locked(p, w)) {
+		pthread_mutex_unlock(&p->reap_lock);
+		return -EAGAIN;
+	}
+	if (p->wake_seen) {
+		p->wake_seen = false;
+		pthread_mutex_unlock(&p->reap_lock);
+		ar_waiter_drain(w);
+		return 0;
+	}
+	/* relaxed: under reap_lock, which a reaper takes before its look */
+	atomic_store_explicit(&p->ep_sleeper, true, memory_order_relaxed);
+	pthread_mutex_unlock(&p->reap_lock);
+
+	n = ar_waiter_sleep_epoll(deadline_ns, sigmask, epfd, evs,
+				  AR_POLL_BATCH);
+	if (n < 0) {
+		/* pairs with the acquire in ar_poll_try_reap() */
+		atomic_store_explicit(&p->ep_sleeper, false, memory_order_release);
+		/* a closed fd (ring exit): look again, the next sleep is ppoll's */
+		return n == -ETIMEDOUT || n == -EINTR ? n : 0;
+	}
+	woken = ar_poll_dispatch_evs(ctx, p, evs, n, &ready);
+	/* pairs with the acquire in ar_poll_try_reap(): dispatched first */
+	atomic_store_explicit(&p->ep_sleeper, false, memory_order_release);
+	if (woken)
+		ar_waiter_drain(w);
+	return ar_poll_issue_ready(ctx, p, evs, n, ready);
 }
 
 /*
@@ -587,6 +721,8 @@ void ar_poll_free(struct ar_uctx *ctx)
 	for (i = 0; i < p->nr_ents; i++)
 		free(p->ents[i]);
 	free(p->ents);
+	if (p->owner)
+		ar_waiter_put(p->owner);
 	pthread_mutex_destroy(&p->ctl_lock);
 	pthread_mutex_destroy(&p->reap_lock);
 	free(p);

@@ -31,14 +31,17 @@
  *    complete it -ECANCELED. While it is being issued again it is
  *    AR_REQ_ISSUING, out of their reach until it waits again.
  *
- * Who reaps readiness: the thread waiting in io_uring_enter (its sleep
- * includes the epoll fd: ar_poll_sleep_fd()), else the service thread
+ * Who reaps readiness: the thread waiting in io_uring_enter (it sleeps
+ * in epoll_wait() on the epoll fd with its eventfd in the set,
+ * ar_poll_sleep(); a second waiter sleeps in ppoll() on both), else the
+ * service thread
  * (svc.c), which gives a waiter a head start. Both go through
  * ar_poll_reap(), one at a time.
  */
 #ifndef ANYRING_USER_POLL_H
 #define ANYRING_USER_POLL_H
 
+#include <signal.h>
 #include <sys/epoll.h>
 #include "user/types.h"
 
@@ -75,6 +78,14 @@ bool ar_poll_done(struct ar_ureq *req);
 unsigned ar_poll_reap(struct ar_uctx *ctx);
 /* ... or -EBUSY: another thread is reaping (it dispatches what is ready) */
 int ar_poll_try_reap(struct ar_uctx *ctx);
+/*
+ * A waiter's sleep in epoll_wait() on the epoll fd, reaping as it wakes:
+ * > 0 requests issued, 0 woken, -ETIMEDOUT, -EINTR; -EAGAIN: sleep in
+ * ppoll() instead (another waiter owns this sleep, or a reaper runs).
+ * Between ar_poll_sleep_begin() and ar_poll_sleep_end().
+ */
+int ar_poll_sleep(struct ar_uctx *ctx, struct ar_waiter *w, __u64 deadline_ns,
+		  const sigset_t *sigmask);
 /*
  * A waiter about to sleep: the epoll fd to include (-1: nothing armed);
  * when it was one, ar_poll_sleep_end() once awake.

@@ -504,6 +504,29 @@ static __u32 ar_req_poll_events(struct ar_ureq *req)
 }
 
 /*
+ * Did the issue's "would block" come from a socket call on req->fd (a
+ * send or receive, which -ENOTSOCK refuses on anything else)? Then the
+ * fd names a socket now, a pollable file, and the file need not be
+ * looked at again before arming. Not under POLL_FIRST before the first
+ * readiness: that answer comes without a call.
+ */
+static bool ar_req_sock_answered(const struct ar_ureq *req)
+{
+	switch (req->opcode) {
+	case IORING_OP_SEND:
+	case IORING_OP_RECV:
+	case IORING_OP_SENDMSG:
+	case IORING_OP_RECVMSG:
+	case IORING_OP_SEND_ZC:
+	case IORING_OP_SENDMSG_ZC:
+		return !(req->sqe.ioprio & IORING_RECVSEND_POLL_FIRST) ||
+		       (req->flags & AR_REQ_F_POLLED);
+	default:
+		return false;
+	}
+}
+
+/*
  * An inline try answered "would block": wait for readiness (poll.c).
  * True when the request is no longer this thread's: armed, or ended by
  * its link timeout or a cancel; false with *ret to go on with:
@@ -604,7 +627,7 @@ void ar_req_device_refused(struct ar_ureq *req, enum ar_req_state prev)
 void ar_req_issue(struct ar_ureq *req, unsigned issue_flags)
 {
 	const struct ar_opdef *def = &ar_opdefs[req->opcode];
-	bool worker = issue_flags & AR_ISSUE_WORKER;
+	bool worker = issue_flags & AR_ISSUE_WORKER, tried = false;
 	__u32 events = 0;
 	int ret;
 
@@ -635,13 +658,20 @@ void ar_req_issue(struct ar_ureq *req, unsigned issue_flags)
 	}
 issue:
 	ret = def->issue(req, issue_flags);
+	tried = true;
 	if (ret == -EAGAIN && (issue_flags & AR_ISSUE_NONBLOCK) &&
 	    !def->pollin && !def->pollout)
 		ret = AR_ISSUE_PUNT;
 again:
 	if (ret == AR_ISSUE_AGAIN) {
 		if (!events) {
-			ar_req_file_recheck(req);
+			/*
+			 * The fd cache is a hint (backend/file.c): whether to
+			 * wait or punt is decided on the file as it is now,
+			 * which a socket call's answer already showed.
+			 */
+			if (!tried || !ar_req_sock_answered(req))
+				ar_req_file_recheck(req);
 			events = ar_req_poll_events(req);
 		}
 		if (ar_req_arm(req, events, &ret))

@@ -211,6 +211,22 @@ static int ar_wait_sleep(struct ar_uctx *ctx, struct ar_waiter *w,
 	w->poll_skip = false;
 	t0 = ar_now_ns();
 	ar_stat_add(ctx, sleeps, 1);
+	/*
+	 * Readiness alone: one epoll_wait() both sleeps and reaps (poll.c).
+	 * Backend completions need the ppoll() of both fds.
+	 */
+	if (pfd >= 0 && afd < 0) {
+		ret = ar_poll_sleep(ctx, w, wake_at, sigmask);
+		if (ret != -EAGAIN) {
+			ar_stat_add(ctx, sleep_ns, ar_now_ns() - t0);
+			ar_poll_sleep_end(ctx);
+			if (ret > 0)
+				return 1;	/* requests were issued: look again */
+			if (!ret)
+				ar_stat_add(ctx, wakeups, 1);
+			return ret;
+		}
+	}
 	ret = ar_waiter_sleep(w, wake_at, sigmask, afd, pfd);
 	ar_stat_add(ctx, sleep_ns, ar_now_ns() - t0);
 	if (pfd >= 0) {

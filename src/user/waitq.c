@@ -19,6 +19,7 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <unistd.h>
+#include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include "lib/wake.h"
 #include "user/types.h"
@@ -32,7 +33,13 @@ static pthread_key_t ar_waiter_key;
 static pthread_once_t ar_waiter_once = PTHREAD_ONCE_INIT;
 static __thread struct ar_waiter *ar_self;
 
-static void ar_waiter_put(struct ar_waiter *w)
+void ar_waiter_get(struct ar_waiter *w)
+{
+	/* relaxed: the caller holds a reference already (a thread's own) */
+	atomic_fetch_add_explicit(&w->refs, 1, memory_order_relaxed);
+}
+
+void ar_waiter_put(struct ar_waiter *w)
 {
 	if (atomic_fetch_sub_explicit(&w->refs, 1, memory_order_acq_rel) != 1)
 		return;
@@ -177,6 +184,27 @@ void ar_waitq_wake(struct ar_uctx *ctx, bool all)
 }
 
 /*
+ * The time left until the CLOCK_MONOTONIC deadline (0: none) into *ts:
+ * 1 with it, 0 without one, -ETIMEDOUT once it passed.
+ */
+static int ar_sleep_ts(__u64 deadline_ns, struct timespec *ts)
+{
+	__u64 now;
+
+	if (!deadline_ns)
+		return 0;
+	now = ar_now_ns();
+	if (now >= deadline_ns)
+		return -ETIMEDOUT;
+	/* a deadline centuries away (a saturated timeout) is no deadline */
+	if (deadline_ns - now >= (1ULL << 62))
+		return 0;
+	ts->tv_sec = (time_t)((deadline_ns - now) / 1000000000ULL);
+	ts->tv_nsec = (long)((deadline_ns - now) % 1000000000ULL);
+	return 1;
+}
+
+/*
  * Sleep until woken, the CLOCK_MONOTONIC deadline (0: none) passes
  * (-ETIMEDOUT) or a signal handler runs (-EINTR); sigmask as in ppoll.
  * xfd and xfd2 (-1: none) wake it too: backend completions, readiness.
@@ -191,20 +219,13 @@ int ar_waiter_sleep(struct ar_waiter *w, __u64 deadline_ns,
 	};
 	struct timespec ts, *tsp = NULL;
 	uint64_t v;
-	__u64 now;
 	int e = errno, ret;
 
-	if (deadline_ns) {
-		now = ar_now_ns();
-		if (now >= deadline_ns)
-			return -ETIMEDOUT;
-		/* a deadline centuries away (a saturated timeout) is no deadline */
-		if (deadline_ns - now < (1ULL << 62)) {
-			ts.tv_sec = (time_t)((deadline_ns - now) / 1000000000ULL);
-			ts.tv_nsec = (long)((deadline_ns - now) % 1000000000ULL);
-			tsp = &ts;
-		}
-	}
+	ret = ar_sleep_ts(deadline_ns, &ts);
+	if (ret < 0)
+		return ret;
+	if (ret)
+		tsp = &ts;
 	ret = ppoll(pfd, xfd2 >= 0 ? 3 : xfd >= 0 ? 2 : 1, tsp, sigmask);
 	if (ret < 0) {
 		ret = errno == EINTR ? -EINTR : -errno;
@@ -217,4 +238,38 @@ int ar_waiter_sleep(struct ar_waiter *w, __u64 deadline_ns,
 	}
 	errno = e;
 	return ret;
+}
+
+/*
+ * The same sleep in epoll_pwait2() on a ring's epoll fd whose set holds
+ * the waiter's eventfd (poll.c): one call sleeps and reaps. The events
+ * into evs: how many, or -ETIMEDOUT, -EINTR (never restarted, as ppoll),
+ * -errno. The sigmask is applied atomically, as ppoll's.
+ */
+int ar_waiter_sleep_epoll(__u64 deadline_ns, const sigset_t *sigmask,
+			  int epfd, struct epoll_event *evs, int max)
+{
+	struct timespec ts;
+	int e = errno, ret;
+
+	ret = ar_sleep_ts(deadline_ns, &ts);
+	if (ret < 0)
+		return ret;
+	ret = epoll_pwait2(epfd, evs, max, ret ? &ts : NULL, sigmask);
+	if (ret < 0)
+		ret = -errno;
+	else if (ret == 0)
+		ret = -ETIMEDOUT;
+	errno = e;
+	return ret;
+}
+
+/* the waiter's eventfd was written: reset it */
+void ar_waiter_drain(struct ar_waiter *w)
+{
+	uint64_t v;
+	int e = errno;
+
+	(void)!read(w->efd, &v, sizeof(v));
+	errno = e;
 }

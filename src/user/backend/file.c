@@ -14,9 +14,13 @@
  * (ar_req_file_recheck): "would block" (wait for readiness, or a
  * worker), a partial transfer (a regular file's rest goes to a worker),
  * a punt (io-wq's class) and a worker's issue (block, or poll). Those
- * paths made the same system call before the cache existed. Entries also
- * expire: each thread starts a new generation every AR_FILE_RECHECK
- * lookups, and entries of an older one are resolved again.
+ * paths made the same system call before the cache existed (a send or
+ * receive whose own call said "would block" has shown a socket: no look
+ * again there, submit.c). Entries also expire: each thread starts a new
+ * generation every AR_FILE_RECHECK lookups, or AR_FILE_PER_FD per fd
+ * the cache holds where that is more, and entries of an older one are
+ * resolved again. The second bound is for programs with many fds: with
+ * 1000, each was probed again about every fourth lookup.
  *
  * What a stale entry can still do is take another file for an O_DIRECT
  * one until it expires: the I/O then goes to AIO, which reads and writes
@@ -38,6 +42,7 @@
 #define AR_FILE_CHUNK		(1U << AR_FILE_CHUNK_SHIFT)
 #define AR_FILE_CHUNKS		256	/* fds below 1M are cached */
 #define AR_FILE_RECHECK		4096
+#define AR_FILE_PER_FD		16	/* lookups a generation, per cached fd */
 #define AR_FILE_DEVICES_MAX	4
 
 /* an entry: the kind and AR_FILE_REG in the low bits, the generation above */
@@ -62,6 +67,7 @@ struct ar_file_chunk {
 
 static _Atomic(struct ar_file_chunk *) ar_file_table[AR_FILE_CHUNKS];
 static _Atomic(unsigned) ar_file_gen = 1;
+static _Atomic(unsigned) ar_file_nr_cached;	/* slots ever filled */
 static __thread unsigned ar_file_lookups;
 
 static const struct ar_backend *ar_devices[AR_FILE_DEVICES_MAX];
@@ -121,13 +127,20 @@ static unsigned ar_file_probe(int fd)
 	       (S_ISREG(st.st_mode) ? AR_FILE_REG : 0);
 }
 
-/* the current generation, starting a new one every AR_FILE_RECHECK lookups */
+/* the current generation, starting a new one every period of lookups */
 static unsigned ar_file_generation(void)
 {
 	/* the entries' generations are a hint: relaxed (the probe is the truth) */
-	if (++ar_file_lookups % AR_FILE_RECHECK == 0)
+	unsigned nr = atomic_load_explicit(&ar_file_nr_cached,
+					   memory_order_relaxed);
+	unsigned period = nr > AR_FILE_RECHECK / AR_FILE_PER_FD ?
+			  nr * AR_FILE_PER_FD : AR_FILE_RECHECK;
+
+	if (++ar_file_lookups >= period) {
+		ar_file_lookups = 0;
 		return atomic_fetch_add_explicit(&ar_file_gen, 1,
 						 memory_order_relaxed) + 1;
+	}
 	return atomic_load_explicit(&ar_file_gen, memory_order_relaxed);
 }
 
@@ -142,6 +155,10 @@ static unsigned ar_file_probe_store(int fd, _Atomic(uint32_t) *slot,
 		old = atomic_load_explicit(slot, memory_order_relaxed);
 		if ((old & (AR_FILE_TYPE_MASK | AR_FILE_REG)) == kind)
 			kind |= old & AR_FILE_WR_BLOCKS;
+		/* a count for the period: racing fills may count one twice */
+		if (!(old & AR_FILE_TYPE_MASK))
+			atomic_fetch_add_explicit(&ar_file_nr_cached, 1,
+						  memory_order_relaxed);
 		atomic_store_explicit(slot, (uint32_t)(gen << AR_FILE_KIND_BITS | kind),
 				      memory_order_relaxed);
 	}
