@@ -211,7 +211,8 @@ static unsigned ar_net_nonempty(int fd, __u8 *kind, bool full, bool *empty)
 	 * POLLIN: data, or the read side shut; by a FIN when neither
 	 * POLLERR nor POLLHUP (a reset, or both sides shut) comes with it.
 	 */
-	if (poll(&p, 1, 0) != 1)
+	/* 0: nothing to read (revents 0) */
+	if (poll(&p, 1, 0) < 0)
 		return 0;
 	if (empty)
 		*empty = !p.revents;
