@@ -35,18 +35,6 @@ struct t_server {
 	char *bufs;		/* T_BUFSZ per fd */
 };
 
-static struct io_uring_sqe *t_sqe(struct io_uring *ring)
-{
-	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
-
-	if (!sqe) {
-		CHECK(io_uring_submit(ring) >= 0);
-		sqe = io_uring_get_sqe(ring);
-	}
-	CHECK(sqe != NULL);
-	return sqe;
-}
-
 static void t_srv_recv(struct io_uring *ring, struct t_server *s, int fd)
 {
 	struct io_uring_sqe *sqe = t_sqe(ring);

@@ -44,18 +44,6 @@ static void t_drain(int fd)
 		;
 }
 
-static struct io_uring_sqe *t_sqe(struct io_uring *ring)
-{
-	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
-
-	if (!sqe) {
-		CHECK(io_uring_submit(ring) >= 0);
-		sqe = io_uring_get_sqe(ring);
-	}
-	CHECK(sqe);
-	return sqe;
-}
-
 static void *t_write_all(void *arg)
 {
 	unsigned n = (unsigned)(unsigned long)arg;

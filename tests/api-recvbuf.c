@@ -67,18 +67,6 @@ static void t_buf_ring_free(struct io_uring *ring, struct io_uring_buf_ring *br,
 	free(br);
 }
 
-static struct io_uring_sqe *t_sqe(struct io_uring *ring)
-{
-	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
-
-	if (!sqe) {
-		CHECK(io_uring_submit(ring) >= 0);
-		sqe = io_uring_get_sqe(ring);
-	}
-	CHECK(sqe != NULL);
-	return sqe;
-}
-
 static void t_arm(struct t_srv *s, unsigned conn)
 {
 	struct io_uring_sqe *sqe = t_sqe(&s->ring);

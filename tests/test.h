@@ -152,6 +152,19 @@ static inline const char *t_engine(void)
 	return e && *e ? e : ANYRING_ENGINE_KERNEL;
 }
 
+/* An SQE; a full SQ is submitted first to make room. */
+static inline struct io_uring_sqe *t_sqe(struct io_uring *ring)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+
+	if (!sqe) {
+		CHECK(io_uring_submit(ring) >= 0);
+		sqe = io_uring_get_sqe(ring);
+	}
+	CHECK(sqe != NULL);
+	return sqe;
+}
+
 /* A ring on the test engine; skips when the engine cannot run here. */
 static inline void t_ring(struct io_uring *ring, unsigned entries,
 			  struct io_uring_params *p)

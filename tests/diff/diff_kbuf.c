@@ -49,15 +49,6 @@ static void prep_provide(struct io_uring *ring, struct diff_ctx *c, __u64 ud,
 	diff_tag(sqe, ud, 0);
 }
 
-static void prep_remove(struct io_uring *ring, struct diff_ctx *c, __u64 ud,
-			int nr, int bgid)
-{
-	struct io_uring_sqe *sqe = diff_sqe(ring, c);
-
-	io_uring_prep_remove_buffers(sqe, nr, bgid);
-	diff_tag(sqe, ud, 0);
-}
-
 /* READ with IOSQE_BUFFER_SELECT from group bgid */
 static struct io_uring_sqe *prep_read_sel(struct io_uring *ring,
 					  struct diff_ctx *c, __u64 ud, int fd,
@@ -126,13 +117,13 @@ static int fill_provide_remove(struct io_uring *ring, struct diff_ctx *c)
 {
 	prep_provide(ring, c, 1, c->buf[0], BSZ, 4, 1, 0);
 	prep_provide(ring, c, 2, c->buf[0], BSZ, 2, 2, 100);
-	prep_remove(ring, c, 3, 3, 1);
-	prep_remove(ring, c, 4, 5, 1);
-	prep_remove(ring, c, 5, 1, 1);		/* empty: the group stays */
-	prep_remove(ring, c, 6, 1, 9);		/* never made */
+	diff_prep_remove_buffers(ring, c, 3, 3, 1);
+	diff_prep_remove_buffers(ring, c, 4, 5, 1);
+	diff_prep_remove_buffers(ring, c, 5, 1, 1);		/* empty: the group stays */
+	diff_prep_remove_buffers(ring, c, 6, 1, 9);		/* never made */
 	prep_provide(ring, c, 7, c->buf[0], BSZ, 1, 65535, 7);
-	prep_remove(ring, c, 8, 65536, 65535);
-	prep_remove(ring, c, 9, 65536, 2);
+	diff_prep_remove_buffers(ring, c, 8, 65536, 65535);
+	diff_prep_remove_buffers(ring, c, 9, 65536, 2);
 	return 0;
 }
 
@@ -161,8 +152,8 @@ static int fill_provide_bad(struct io_uring *ring, struct diff_ctx *c)
 	io_uring_prep_remove_buffers(sqe, 1, 1);
 	sqe->addr = 1;
 	diff_tag(sqe, 12, 0);
-	prep_remove(ring, c, 13, 0, 1);
-	prep_remove(ring, c, 14, 65537, 1);
+	diff_prep_remove_buffers(ring, c, 13, 0, 1);
+	diff_prep_remove_buffers(ring, c, 14, 65537, 1);
 	sqe = diff_sqe(ring, c);
 	io_uring_prep_remove_buffers(sqe, 1, 1);
 	sqe->off = 1;
@@ -534,14 +525,14 @@ static int fill_group_kinds(struct io_uring *ring, struct diff_ctx *c)
 
 	prep_provide(ring, c, 1, c->buf[0], BSZ, 2, 1, 0);
 	prep_provide(ring, c, 2, c->buf[0], BSZ, 2, 2, 0);
-	prep_remove(ring, c, 3, 2, 2);
+	diff_prep_remove_buffers(ring, c, 3, 2, 2);
 	if (diff_submit(ring, c) < 0 || diff_reap(ring, c, 3))
 		return -1;
 	ring_register(ring, c, 4, 1, 1000);	/* a list with buffers */
 	ring_register(ring, c, 4, 2, 1001);	/* an empty list: replaced */
 	ring_register(ring, c, 4, 2, 1002);	/* a ring */
 	prep_provide(ring, c, 4, c->buf[0], BSZ, 1, 2, 0);
-	prep_remove(ring, c, 5, 1, 2);
+	diff_prep_remove_buffers(ring, c, 5, 1, 2);
 	if (diff_submit(ring, c) < 0 || diff_reap(ring, c, 2))
 		return -1;
 	memset(&r, 0, sizeof(r));
@@ -555,7 +546,7 @@ static int fill_group_kinds(struct io_uring *ring, struct diff_ctx *c)
 	r.bgid = 2;
 	diff_note(c, 1011, reg(ring, IORING_UNREGISTER_PBUF_RING, &r, 1));
 	diff_note(c, 1012, reg(ring, IORING_UNREGISTER_PBUF_RING, &r, 1));
-	prep_remove(ring, c, 6, 1, 2);
+	diff_prep_remove_buffers(ring, c, 6, 1, 2);
 	prep_read_sel(ring, c, 7, c->val[0], 0, 0, 2, 0);
 	return 0;
 }

@@ -163,15 +163,6 @@ static void prep_provide(struct io_uring *ring, struct diff_ctx *c, __u64 ud,
 	diff_tag(sqe, ud, 0);
 }
 
-static void prep_remove(struct io_uring *ring, struct diff_ctx *c, __u64 ud,
-			int nr, int bgid)
-{
-	struct io_uring_sqe *sqe = diff_sqe(ring, c);
-
-	io_uring_prep_remove_buffers(sqe, nr, bgid);
-	diff_tag(sqe, ud, 0);
-}
-
 static struct io_uring_sqe *prep_recv_sel(struct io_uring *ring,
 					  struct diff_ctx *c, __u64 ud, int fd,
 					  unsigned len, int bgid, bool mshot)
@@ -263,7 +254,7 @@ static int fill_recv_legacy(struct io_uring *ring, struct diff_ctx *c)
 	prep_recv_sel(ring, c, 2, c->val[1], 0, 1, false);
 	prep_recv_sel(ring, c, 3, c->val[1], 4, 1, false);
 	diff_prep_cancel(ring, c, 4, 3, 0);
-	prep_remove(ring, c, 5, 8, 1);
+	diff_prep_remove_buffers(ring, c, 5, 8, 1);
 	return 0;
 }
 
@@ -321,7 +312,7 @@ static int fill_recv_nobufs(struct io_uring *ring, struct diff_ctx *c)
 
 	ring_register(ring, c, 4, 2);
 	prep_provide(ring, c, 1, 1, 3);
-	prep_remove(ring, c, 2, 1, 3);
+	diff_prep_remove_buffers(ring, c, 2, 1, 3);
 	prep_recv_sel(ring, c, 3, c->val[1], 0, 7, false);
 	prep_recv_sel(ring, c, 4, c->val[1], 0, 2, false);
 	prep_recv_sel(ring, c, 5, c->val[1], 0, 3, false);

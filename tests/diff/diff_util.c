@@ -214,6 +214,17 @@ struct io_uring_sqe *diff_prep_cancel_fd(struct io_uring *ring,
 	return sqe;
 }
 
+struct io_uring_sqe *diff_prep_remove_buffers(struct io_uring *ring,
+					      struct diff_ctx *c, __u64 ud,
+					      int nr, int bgid)
+{
+	struct io_uring_sqe *sqe = diff_sqe(ring, c);
+
+	io_uring_prep_remove_buffers(sqe, nr, bgid);
+	diff_tag(sqe, ud, 0);
+	return sqe;
+}
+
 /* after the prep helper, which clears flags */
 void diff_tag(struct io_uring_sqe *sqe, __u64 user_data, unsigned flags)
 {

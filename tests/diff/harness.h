@@ -240,6 +240,9 @@ struct io_uring_sqe *diff_prep_cancel(struct io_uring *ring,
 struct io_uring_sqe *diff_prep_cancel_fd(struct io_uring *ring,
 					 struct diff_ctx *c, __u64 ud, int fd,
 					 unsigned flags);
+struct io_uring_sqe *diff_prep_remove_buffers(struct io_uring *ring,
+					      struct diff_ctx *c, __u64 ud,
+					      int nr, int bgid);
 int diff_submit(struct io_uring *ring, struct diff_ctx *c);
 int diff_wait_need_wakeup(struct io_uring *ring);
 int diff_submit_rest(struct io_uring *ring, struct diff_ctx *c);
