@@ -660,7 +660,7 @@ issue:
 	ret = def->issue(req, issue_flags);
 	tried = true;
 	if (ret == -EAGAIN && (issue_flags & AR_ISSUE_NONBLOCK) &&
-	    !def->pollin && !def->pollout)
+	    !def->pollin && !def->pollout && !def->eagain_res)
 		ret = AR_ISSUE_PUNT;
 again:
 	if (ret == AR_ISSUE_AGAIN) {

@@ -97,6 +97,7 @@ struct ar_opdef {
 	unsigned buffer_select : 1;	/* takes IOSQE_BUFFER_SELECT */
 	unsigned ioprio : 1;		/* takes sqe->ioprio */
 	unsigned nofail_res : 1;	/* an error result does not break a link */
+	unsigned eagain_res : 1;	/* -EAGAIN is its answer, not "would block" */
 	unsigned prep_inits : 1;	/* prep writes all its opdata: no zeroing */
 	unsigned spread : 1;		/* issue=spread may hand it to the helper */
 };

@@ -92,10 +92,12 @@ static int fill_wake_zero(struct io_uring *ring, struct diff_ctx *c)
 	return 0;
 }
 
+/* a moved value is the wait's answer at once, before the NOP after it */
 static int fill_wait_eagain(struct io_uring *ring, struct diff_ctx *c)
 {
 	*word(c, 0) = 5;
 	prep_wait(ring, c, 1, 0, 4, ANY);
+	diff_prep_nop(ring, c, 2, 0);
 	return 0;
 }
 
@@ -348,8 +350,8 @@ const struct scenario diff_futex[] = {
 	  .order = ORDER_EXACT, .known = { { 1, 0 }, { 2, 0 } } },
 	{ .name = "futex_wake_zero", .fill = fill_wake_zero, .nr_cqes = 5,
 	  .order = ORDER_ANY, .known = { { 3, 0 }, { 5, 1 } } },
-	{ .name = "futex_wait_eagain", .fill = fill_wait_eagain, .nr_cqes = 1,
-	  .order = ORDER_EXACT, .known = { { 1, -EAGAIN } } },
+	{ .name = "futex_wait_eagain", .fill = fill_wait_eagain, .nr_cqes = 2,
+	  .order = ORDER_EXACT, .known = { { 1, -EAGAIN }, { 2, 0 } } },
 	{ .name = "futex_wait_wake", .fill = fill_wait_wake, .nr_cqes = 2,
 	  .order = ORDER_ANY, .known = { { 1, 0 }, { 2, 1 } } },
 	{ .name = "futex_wake_count", .fill = fill_wake_count, .nr_cqes = 6,
