@@ -788,6 +788,31 @@ static void rule_skip(struct order *o)
 	}
 }
 
+/*
+ * IORING_RECVSEND_POLL_FIRST on a request that may run in io-wq: 6.18's
+ * io_wq_submit_work() issues it blocking (no FORCE_ASYNC of its own, so
+ * no poll is armed) and the op's POLL_FIRST answer, -EAGAIN, becomes its
+ * CQE; the user engine waits for readiness and receives
+ * (recvmsg-poll-first-after-async-link, accepted). Such a request loses
+ * the flag.
+ */
+static void rule_poll_first(struct order *o)
+{
+	unsigned i;
+
+	for (i = 0; i < o->b->nr; i++) {
+		struct fz_sqe *s = &o->b->sqe[i];
+
+		if (o->p[i].sync || !(s->mode & IORING_RECVSEND_POLL_FIRST) ||
+		    (s->op != FZ_SEND && s->op != FZ_RECV &&
+		     s->op != FZ_SENDMSG && s->op != FZ_RECVMSG))
+			continue;
+		s->mode &= ~IORING_RECVSEND_POLL_FIRST;
+		if (!s->why)
+			s->why = "no POLL_FIRST: may run in io-wq";
+	}
+}
+
 void fz_order(struct fz_batch *b)
 {
 	struct order o;
@@ -816,4 +841,5 @@ void fz_order(struct fz_batch *b)
 	for (i = 0; i < b->nr; i++)
 		props(&o, i);
 	rule_skip(&o);
+	rule_poll_first(&o);
 }
