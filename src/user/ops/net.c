@@ -199,25 +199,31 @@ static unsigned ar_net_nonempty(int fd, __u8 *kind, bool full, bool *empty)
 
 	if (empty)
 		*empty = false;
-	if (ar_net_kind(fd, kind) ||
+	/*
+	 * The poll comes first: with nothing to read (revents 0: no data,
+	 * no FIN, no error) no socket reports more queued, whatever its
+	 * kind, so a request/response server's usual receive needs one
+	 * system call here, not two. Unlike a peek, a poll leaves a pending
+	 * error (a reset) for the program's next receive. A failed poll
+	 * reports nothing.
+	 */
+	if (poll(&p, 1, 0) < 0)
+		return 0;
+	if (!p.revents) {
+		if (empty)
+			*empty = true;
+		return 0;
+	}
+	if (!(p.revents & POLLIN) || ar_net_kind(fd, kind) ||
 	    (*kind != AR_SK_TCP && *kind != AR_SK_UNIX_STREAM))
 		return 0;
 	if (*kind != AR_SK_TCP)
 		return full && !ioctl(fd, SIOCINQ, &n) && n > 0 ?
 		       IORING_CQE_F_SOCK_NONEMPTY : 0;
 	/*
-	 * TCP: a poll answers in one system call, and unlike a peek it
-	 * leaves a pending error (a reset) for the program's next receive.
-	 * POLLIN: data, or the read side shut; by a FIN when neither
+	 * TCP's POLLIN: data, or the read side shut; by a FIN when neither
 	 * POLLERR nor POLLHUP (a reset, or both sides shut) comes with it.
 	 */
-	/* 0: nothing to read (revents 0) */
-	if (poll(&p, 1, 0) < 0)
-		return 0;
-	if (empty)
-		*empty = !p.revents;
-	if (!(p.revents & POLLIN))
-		return 0;
 	if (!(p.revents & (POLLERR | POLLHUP))) {
 		if (full)
 			return IORING_CQE_F_SOCK_NONEMPTY;
@@ -749,25 +755,33 @@ static bool ar_send_bundle_more(struct ar_ureq *req, struct ar_sr *sr, long ret)
 	return ar_req_post_more(req, (int)ret, IORING_CQE_F_MORE);
 }
 
-/* one sendmsg()/recvmsg() of sr's buffer */
+/*
+ * One send or receive of sr's buffer: sendto() and recvfrom(), which
+ * make the kernel's msghdr themselves, unless a MSG_WAITALL receive
+ * needs recvmsg()'s MSG_TRUNC and MSG_CTRUNC.
+ */
 static long ar_sr_call(struct ar_ureq *req, struct ar_sr *sr, unsigned flags,
 		       int *out_flags)
 {
-	struct iovec iov = {
-		.iov_base = (void *)(uintptr_t)sr->buf,
-		.iov_len = sr->len < AR_NET_MAX_RW ? sr->len : AR_NET_MAX_RW,
-	};
+	size_t len = sr->len < AR_NET_MAX_RW ? sr->len : AR_NET_MAX_RW;
+	struct iovec iov = { .iov_base = (void *)(uintptr_t)sr->buf, .iov_len = len };
 	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
 	long ret;
 
+	*out_flags = 0;
 	if (sr->send) {
-		m.msg_name = sr->addr_len ? sr->addr : NULL;
-		m.msg_namelen = (socklen_t)sr->addr_len;
 		/* a zero-copy send copies here: no MSG_ZEROCOPY (D73) */
-		ret = ar_sys_sendmsg(req->fd, &m, sr->zc ? flags & ~MSG_ZEROCOPY : flags);
-	} else {
-		ret = ar_sys_recvmsg(req->fd, &m, flags);
+		if (sr->zc)
+			flags &= ~MSG_ZEROCOPY;
+		return ar_raw_syscall6(SYS_sendto, req->fd, (long)sr->buf,
+				       (long)len, (long)flags,
+				       sr->addr_len ? (long)sr->addr : 0,
+				       sr->addr_len);
 	}
+	if (!(flags & MSG_WAITALL))
+		return ar_raw_syscall6(SYS_recvfrom, req->fd, (long)sr->buf,
+				       (long)len, (long)flags, 0, 0);
+	ret = ar_sys_recvmsg(req->fd, &m, flags);
 	*out_flags = m.msg_flags;
 	return ret;
 }
