@@ -46,6 +46,7 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <netinet/in.h>
 #include <sys/ioctl.h>
@@ -195,6 +196,7 @@ static bool ar_net_retry(int fd, __u8 *kind, unsigned flags)
 static unsigned ar_net_nonempty(int fd, __u8 *kind, bool full, bool *empty)
 {
 	struct pollfd p = { .fd = fd, .events = POLLIN };
+	struct timespec now = { 0, 0 };
 	int n;
 
 	if (empty)
@@ -205,9 +207,9 @@ static unsigned ar_net_nonempty(int fd, __u8 *kind, bool full, bool *empty)
 	 * kind, so a request/response server's usual receive needs one
 	 * system call here, not two. Unlike a peek, a poll leaves a pending
 	 * error (a reset) for the program's next receive. A failed poll
-	 * reports nothing.
+	 * reports nothing. ppoll made raw: no cancellation-point bracket.
 	 */
-	if (poll(&p, 1, 0) < 0)
+	if (ar_raw_syscall6(SYS_ppoll, (long)&p, 1, (long)&now, 0, 0, 0) < 0)
 		return 0;
 	if (!p.revents) {
 		if (empty)
