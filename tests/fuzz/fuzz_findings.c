@@ -59,21 +59,6 @@ void fz_avoid_findings(struct fz_batch *b)
 	if (fz_keep_findings)
 		return;
 	/*
-	 * FINDING: send-zc-after-drain-kernel-hangs (a kernel hang, not a
-	 * difference of the user engine): a SEND_ZC submitted after a
-	 * request with IOSQE_IO_DRAIN (or with it itself), in the same
-	 * batch: on 6.18 the drained request and everything after it never
-	 * run (the harness gives up after FZ_HANG_SEC; 4 of 8 inputs of the
-	 * first long run with SEND_ZC, each a SEND_ZC failing -EOPNOTSUPP on
-	 * a unix socket, its notification CQE owed). The drains at or before
-	 * the last SEND_ZC are taken off here.
-	 */
-	for (i = b->nr; i-- > 0;)
-		if (b->sqe[i].op == FZ_SEND_ZC)
-			break;
-	for (; i < b->nr; i--)
-		b->sqe[i].flags &= ~IOSQE_IO_DRAIN;
-	/*
 	 * FINDING: recv-buffer-select-enobufs (docs/semantics.md D74):
 	 * PROVIDE_BUFFERS into group 100, then RECV with BUFFER_SELECT from
 	 * that group on a socket holding data: the kernel takes a buffer
@@ -105,6 +90,23 @@ void fz_avoid_findings(struct fz_batch *b)
 		b->sqe[i].flags &= ~IOSQE_IO_DRAIN;
 		b->sqe[h].flags |= IOSQE_IO_DRAIN;
 	}
+	/*
+	 * FINDING: send-zc-after-drain-kernel-hangs (a kernel hang, not a
+	 * difference of the user engine): a SEND_ZC submitted after a
+	 * request with IOSQE_IO_DRAIN (or with it itself), in the same
+	 * batch: on 6.18 the drained request and everything after it never
+	 * run (the harness gives up after FZ_HANG_SEC; 4 of 8 inputs of the
+	 * first long run with SEND_ZC, each a SEND_ZC failing -EOPNOTSUPP on
+	 * a unix socket, its notification CQE owed). The drains at or before
+	 * the last SEND_ZC are taken off here, after the drains moved to
+	 * their chains' heads (above: that move once gave a SEND_ZC heading
+	 * a chain the drain of its linked NOP, and the kernel hung).
+	 */
+	for (i = b->nr; i-- > 0;)
+		if (b->sqe[i].op == FZ_SEND_ZC)
+			break;
+	for (; i < b->nr; i--)
+		b->sqe[i].flags &= ~IOSQE_IO_DRAIN;
 	for (i = 0; i < b->nr; i++) {
 		struct fz_sqe *s = &b->sqe[i];
 		const struct fz_sqe *prev = i ? &b->sqe[i - 1] : NULL;
