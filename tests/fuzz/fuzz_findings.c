@@ -145,6 +145,18 @@ void fz_avoid_findings(struct fz_batch *b)
 		     s->op == FZ_WRITE_FIXED) && regular_file(b, s))
 			s->op_flags &= ~RWF_NOWAIT;
 		/*
+		 * FINDING: read-nowait-pipe-linked-behind-iowq: READ_FIXED of
+		 * an empty slot with IOSQE_ASYNC and IO_HARDLINK (io-wq,
+		 * -EBADF), then a READ of the empty pipe with RWF_NOWAIT: 6.18's
+		 * io-wq runs the linked read blocking, without IOCB_NOWAIT
+		 * (__io_read()), so it waits for data; the user engine issues it
+		 * from the task and answers -EAGAIN. Open, the cause of
+		 * write-nowait-linked-behind-iowq too. No RWF_NOWAIT on a read
+		 * or write inside a chain here.
+		 */
+		if (s->op >= FZ_READ && s->op <= FZ_WRITE_FIXED && !head)
+			s->op_flags &= ~RWF_NOWAIT;
+		/*
 		 * (and outside chains too: whether ext4 takes a buffered
 		 * RWF_NOWAIT write at once depends on the file's state, so the
 		 * kernel answers -EAGAIN or writes; the CI run of 2026-11-29
