@@ -10,8 +10,8 @@
  *
  * The only normalization: an OPENAT's, SOCKET's or ACCEPT's fd number
  * (which depends on what else the process has open) becomes FZ_RES_FD,
- * and CQEs fuzz_order.c
- * marked as racing (a cancel that may or may not find its target, and
+ * SOCK_NONEMPTY on a failed CQE is not compared (below), and CQEs
+ * fuzz_order.c marked as racing (a cancel that may or may not find its target, and
  * that target) are left out. Anything else that differs is a finding.
  */
 #include <stdio.h>
@@ -75,6 +75,16 @@ static unsigned normalize(const struct fz_batch *b, const struct fz_result *r,
 			continue;
 		if (c.res >= 0 && openat_ud(b, c.user_data))
 			c.res = FZ_RES_FD;
+		/*
+		 * ACCEPTED DIFFERENCE (docs/semantics.md D72, finding
+		 * recvmsg-efault-unix-nonempty): this 6.18's unix stream
+		 * receive sets msg_inq on an error too, so a RECVMSG that
+		 * fails -EFAULT with data still queued has SOCK_NONEMPTY
+		 * (changed upstream after liburing issue 1509; TCP never did); the user engine
+		 * reports it only with a result. Not compared on a failure.
+		 */
+		if (c.res < 0)
+			c.flags &= ~IORING_CQE_F_SOCK_NONEMPTY;
 		out[n++] = c;
 	}
 	qsort(out, n, sizeof(*out), cqe_cmp);
