@@ -80,8 +80,9 @@ static unsigned normalize(const struct fz_batch *b, const struct fz_result *r,
 		 * recvmsg-efault-unix-nonempty): this 6.18's unix stream
 		 * receive sets msg_inq on an error too, so a RECVMSG that
 		 * fails -EFAULT with data still queued has SOCK_NONEMPTY
-		 * (changed upstream after liburing issue 1509; TCP never did); the user engine
-		 * reports it only with a result. Not compared on a failure.
+		 * (changed upstream after liburing issue 1509; TCP never
+		 * set it on a failure); the user engine reports it only with
+		 * a result. Not compared on a failure.
 		 */
 		if (c.res < 0)
 			c.flags &= ~IORING_CQE_F_SOCK_NONEMPTY;
