@@ -402,8 +402,13 @@ static int ar_cqring_wait(struct ar_uctx *ctx, unsigned min_events,
 		if (ret)
 			goto out;	/* a signal */
 	}
-	/* about to sleep: the ring fd shows readiness anew from here */
-	ar_ring_fd_clear(ctx);
+	/*
+	 * The ring fd is left as it is while this thread sleeps (D1): a
+	 * reset now and the post that ends the wait would cost a read and
+	 * a write per wait, for an fd nobody polls while its task waits.
+	 * An epoll loop on another thread that finds it readable with the
+	 * CQ empty resets it itself (its peek or submit, ar_user_cq_idle()).
+	 */
 	w = ar_waiter_self();
 	if (!w)
 		return -ENOMEM;
@@ -424,6 +429,13 @@ out:
 	if (ret && IO_URING_READ_ONCE(ctx->rings->cq.head) !=
 		   IO_URING_READ_ONCE(ctx->rings->cq.tail))
 		return 0;
+	/*
+	 * Ended empty (a timeout, a signal): the ring fd polls readable no
+	 * more. Not on a DEFER_TASKRUN ring, as ar_user_cq_idle(): AIO
+	 * completions wait in the AIO ring for its task, unseen there.
+	 */
+	if (ret && !(ctx->flags & IORING_SETUP_DEFER_TASKRUN))
+		ar_ring_fd_clear(ctx);
 	return ret;
 }
 
