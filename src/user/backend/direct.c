@@ -43,6 +43,7 @@
 #define AR_AIO_RING_MAGIC	0xa10a10a1
 #define AR_AIO_MAX_EVENTS	1024
 #define AR_AIO_REAP_GRACE_NS	20000	/* a waiter's head start on the reaper */
+#define AR_AIO_REAP_BATCH	32	/* completions posted under one CQ lock */
 
 /* the AIO ring the kernel maps at the context's address (fs/aio.c) */
 struct ar_aio_ring {
@@ -92,13 +93,20 @@ static void ar_efd_drain(int efd)
 	(void)!read(efd, &v, sizeof(v));
 }
 
-/* complete the requests of the events in the ring; how many */
+/*
+ * complete the requests of the events in the ring, posted in batches of
+ * up to AR_AIO_REAP_BATCH (one CQ lock, one wake, one eventfd signal
+ * each); how many
+ */
 static unsigned ar_aio_reap_locked(struct ar_direct *a)
 {
 	struct ar_aio_ring *r = a->ring;
 	unsigned head = __atomic_load_n(&r->head, __ATOMIC_RELAXED), tail, n = 0;
+	struct ar_comp_list done;
 	struct io_event ev;
 	struct ar_ureq *req;
+
+	ar_comp_list_init(&done);
 
 	/* acquire pairs with the kernel's smp_wmb before publishing the tail */
 	tail = __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE);
@@ -116,11 +124,14 @@ static unsigned ar_aio_reap_locked(struct ar_direct *a)
 		atomic_fetch_sub_explicit(&a->inflight, 1, memory_order_acq_rel);
 		if (ev.res >= 0 && (__u64)ev.res != req->expect)
 			req->flags |= AR_REQ_F_SHORT;
-		ar_req_complete(req, (int)ev.res, 0);
+		ar_req_complete_gather(&done, req, (int)ev.res, 0);
 		n++;
+		if (done.nr == AR_AIO_REAP_BATCH)
+			ar_req_complete_gathered(a->ctx, &done);
 		if (head == tail)
 			tail = __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE);
 	}
+	ar_req_complete_gathered(a->ctx, &done);
 	return n;
 }
 
