@@ -86,11 +86,38 @@ static long ar_io_submit(aio_context_t id, long n, struct iocb **cbs)
 	return syscall(SYS_io_submit, id, n, cbs);
 }
 
+/*
+ * The AIO eventfd is blocking where the kernel lets a read of it be
+ * non-blocking on its own (RWF_NOWAIT: eventfd has FMODE_NOWAIT since
+ * 5.10, probed once): the reaper then sleeps and drains in one read(2),
+ * where poll(2) and a read made two. Elsewhere it is O_NONBLOCK and the
+ * reaper polls.
+ */
+static bool ar_aio_efd_blocks;
+
 static void ar_efd_drain(int efd)
 {
 	uint64_t v;
+	struct iovec iov = { &v, sizeof(v) };
 
-	(void)!read(efd, &v, sizeof(v));
+	if (ar_aio_efd_blocks)
+		(void)!preadv2(efd, &iov, 1, -1, RWF_NOWAIT);
+	else
+		(void)!read(efd, &v, sizeof(v));
+}
+
+/* the probe: an empty eventfd read with RWF_NOWAIT answers EAGAIN */
+static void ar_aio_efd_probe(void)
+{
+	uint64_t v;
+	struct iovec iov = { &v, sizeof(v) };
+	int fd = eventfd(0, EFD_CLOEXEC), e = errno;
+
+	ar_aio_efd_blocks = fd >= 0 && preadv2(fd, &iov, 1, -1, RWF_NOWAIT) < 0 &&
+			    errno == EAGAIN;
+	if (fd >= 0)
+		close(fd);
+	errno = e;
 }
 
 /*
@@ -182,21 +209,37 @@ unsigned ar_direct_sleep_prepare(struct ar_uctx *ctx, int *fd)
 	return n;
 }
 
+/*
+ * The reaper's sleep until completions signal the eventfd, which it
+ * drains: true when it did (then it reaps: a completion after the drain
+ * signals again). A blocking read does both; else poll(), then a read.
+ */
+static bool ar_aio_reaper_sleep(struct ar_direct *a)
+{
+	struct pollfd pfd = { .fd = a->efd, .events = POLLIN };
+	uint64_t v;
+
+	if (ar_aio_efd_blocks)
+		return read(a->efd, &v, sizeof(v)) == sizeof(v);
+	if (poll(&pfd, 1, 100) <= 0)
+		return false;
+	ar_efd_drain(a->efd);
+	return true;
+}
+
 /* nobody waits on the ring: the reaper posts (after a waiter's head start) */
 static void *ar_aio_reaper(void *arg)
 {
 	struct ar_direct *a = arg;
 	struct ar_uctx *ctx = a->ctx;
-	struct pollfd pfd = { .fd = a->efd, .events = POLLIN };
 	struct timespec grace = { 0, AR_AIO_REAP_GRACE_NS };
 
+	/* acquire pairs with the release store in ar_direct_exit() */
 	while (!atomic_load_explicit(&a->exiting, memory_order_acquire)) {
-		if (poll(&pfd, 1, 100) <= 0)
+		if (!ar_aio_reaper_sleep(a))
 			continue;
 		if (atomic_load_explicit(&ctx->cq_waiters, memory_order_relaxed))
 			nanosleep(&grace, NULL);
-		/* drain, then reap: a completion after the drain signals again */
-		ar_efd_drain(a->efd);
 		pthread_mutex_lock(&a->reap_lock);
 		ar_aio_reap_locked(a);
 		pthread_mutex_unlock(&a->reap_lock);
@@ -243,6 +286,7 @@ static void ar_aio_pool_atfork_child(void)
 
 static void ar_aio_pool_init(void)
 {
+	ar_aio_efd_probe();
 	pthread_atfork(NULL, NULL, ar_aio_pool_atfork_child);
 }
 
@@ -286,7 +330,8 @@ static int ar_aio_setup_kctx(struct ar_direct *a, unsigned nr)
 {
 	int err;
 
-	a->efd = ar_internal_claim(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
+	a->efd = ar_internal_claim(eventfd(0, EFD_CLOEXEC |
+					   (ar_aio_efd_blocks ? 0 : EFD_NONBLOCK)));
 	if (a->efd < 0)
 		return -ENOMEM;
 	if (ar_io_setup(nr, &a->id) < 0) {
@@ -421,9 +466,10 @@ void ar_direct_exit(struct ar_uctx *ctx)
 
 	atomic_store_explicit(&a->exiting, true, memory_order_release);
 	/*
-	 * The reaper sleeps in poll() on the eventfd: a write ends the sleep
-	 * now rather than at its timeout, and it sees exiting (the poll's
-	 * return orders the flag's store before its load).
+	 * The reaper sleeps in read() or poll() on the eventfd: a write ends
+	 * the sleep now (the read has no timeout), and it sees exiting (the
+	 * flag's release store, before the write, pairs with its acquire
+	 * load after the sleep).
 	 */
 	if (a->has_reaper) {
 		(void)!write(a->efd, &one, sizeof(one));
