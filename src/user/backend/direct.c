@@ -591,6 +591,7 @@ const struct ar_backend ar_direct_backend = {
 void ar_direct_exit(struct ar_uctx *ctx)
 {
 	struct ar_direct *a = ctx->direct;
+	struct ar_waiter *owner;
 	struct pollfd pfd;
 	uint64_t one = 1;
 
@@ -623,8 +624,10 @@ void ar_direct_exit(struct ar_uctx *ctx)
 	ar_efd_drain(a->efd);
 	/* no waiter is left (exit follows every enter): the owner's sleep goes */
 	ar_internal_close(a->epfd);
-	if (a->owner)
-		ar_waiter_put(a->owner);
+	/* relaxed: set under reap_lock by a waiter whose enter has ended */
+	owner = __atomic_load_n(&a->owner, __ATOMIC_RELAXED);
+	if (owner)
+		ar_waiter_put(owner);
 	ar_aio_release_kctx(a);
 	pthread_mutex_destroy(&a->reap_lock);
 	ctx->direct = NULL;
