@@ -3,9 +3,11 @@
  * api-direct: O_DIRECT reads and writes (the user engine queues them with
  * native AIO). Random 4 KiB writes at depth 16 then reads at depth 32
  * return what was written; READV/WRITEV and READ_FIXED; a read past the
- * end of the file is short; a linked read -> write chain; closing a ring
- * with direct I/O in flight completes it first. Skips where the file
- * system has no O_DIRECT (tmpfs).
+ * end of the file is short; a linked read -> write chain; reads beside a
+ * TIMEOUT reaped by waits with timeouts; closing a ring with direct I/O
+ * in flight completes it first. On a plain ring and on a
+ * SINGLE_ISSUER | DEFER_TASKRUN one. Skips where the file system has no
+ * O_DIRECT (tmpfs).
  */
 #include <fcntl.h>
 #include <unistd.h>
@@ -57,17 +59,63 @@ static void t_run(struct io_uring *ring, unsigned n, int want)
 	}
 }
 
-int main(void)
+/*
+ * Reads in flight with a TIMEOUT beside them, reaped by waits with a
+ * timeout of their own: whichever wakes the waiter (a completion, the
+ * TIMEOUT's post, its own deadline), every CQE comes, once.
+ */
+static void t_mixed(struct io_uring *ring, int fd, unsigned char *rd)
 {
+	struct __kernel_timespec tmo = { .tv_nsec = 1000000 };
+	struct __kernel_timespec ts = { .tv_nsec = 200000 };
+	struct io_uring_cqe *cqe;
+	unsigned got = 0, reads = 0, timeouts = 0;
+	struct io_uring_sqe *sqe;
+	int ret;
+
+	for (unsigned i = 0; i < 8; i++) {
+		sqe = io_uring_get_sqe(ring);
+		io_uring_prep_read(sqe, fd, rd + (size_t)i * BS, BS, (__u64)i * BS);
+		sqe->user_data = 1;
+	}
+	sqe = io_uring_get_sqe(ring);
+	io_uring_prep_timeout(sqe, &tmo, 0, 0);
+	sqe->user_data = 2;
+	CHECK_EQ(io_uring_submit(ring), 9);
+	while (got < 9) {
+		ret = io_uring_wait_cqe_timeout(ring, &cqe, &ts);
+		if (ret == -ETIME)
+			continue;
+		CHECK_EQ(ret, 0);
+		if (cqe->user_data == 1) {
+			CHECK_EQ(cqe->res, BS);
+			reads++;
+		} else {
+			CHECK_EQ(cqe->user_data, 2);
+			CHECK_EQ(cqe->res, -ETIME);
+			timeouts++;
+		}
+		io_uring_cqe_seen(ring, cqe);
+		got++;
+	}
+	CHECK_EQ(reads, 8);
+	CHECK_EQ(timeouts, 1);
+}
+
+/* the whole sequence on a ring set up with flags */
+static void t_main(int fd, unsigned flags)
+{
+	struct io_uring_params p;
 	struct io_uring ring;
 	struct iovec iov[2];
 	unsigned char *buf, *rd;
 	unsigned i, j, order[NBLK];
-	int fd = t_open_direct();
 
 	CHECK_EQ(posix_memalign((void **)&buf, BS, (size_t)NBLK * BS), 0);
 	CHECK_EQ(posix_memalign((void **)&rd, BS, (size_t)NBLK * BS), 0);
-	t_ring(&ring, 64, NULL);
+	memset(&p, 0, sizeof(p));
+	p.flags = flags;
+	t_ring(&ring, 64, &p);
 	for (i = 0; i < NBLK; i++) {
 		order[i] = i;
 		t_fill(buf + (size_t)i * BS, i);
@@ -131,6 +179,7 @@ int main(void)
 	io_uring_prep_read(io_uring_get_sqe(&ring), fd, rd + 2 * BS, BS, 200 * BS);
 	t_run(&ring, 1, BS);
 	CHECK(!memcmp(rd + 2 * BS, buf + 3 * BS, BS));
+	t_mixed(&ring, fd, rd);
 	/* close with reads in flight: they complete before the ring goes */
 	for (i = 0; i < 32; i++)
 		io_uring_prep_read(io_uring_get_sqe(&ring), fd, rd + (size_t)i * BS,
@@ -139,8 +188,17 @@ int main(void)
 	io_uring_queue_exit(&ring);
 	/* the buffers may be reused now: nothing writes into them any more */
 	memset(rd, 0, (size_t)NBLK * BS);
-	close(fd);
 	free(buf);
 	free(rd);
+}
+
+int main(void)
+{
+	int fd = t_open_direct();
+
+	t_main(fd, 0);
+	/* the event-loop-free shape of bench/targets' enter rows */
+	t_main(fd, IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN);
+	close(fd);
 	return 0;
 }

@@ -19,6 +19,7 @@
  */
 #include <errno.h>
 #include <poll.h>
+#include <pthread.h>
 #include <unistd.h>
 #include <sys/eventfd.h>
 #include "test.h"
@@ -136,6 +137,78 @@ static void t_idle(void)
 	io_uring_queue_exit(&ring);
 }
 
+static pid_t t_waiter_tid;
+
+static void *t_waiter(void *arg)
+{
+	struct io_uring_cqe *cqe;
+
+	__atomic_store_n(&t_waiter_tid, gettid(), __ATOMIC_RELEASE);
+	/* the CQE stays in the CQ: the poll on the other thread sees it */
+	CHECK_EQ(io_uring_wait_cqe(arg, &cqe), 0);
+	return NULL;
+}
+
+/* until the waiter is asleep (state S), T_HANG_SEC at most: a best effort */
+static void t_waiter_asleep(void)
+{
+	long long end = t_now_ns() + T_HANG_SEC * 1000000000LL;
+	char path[64], buf[256], *p;
+	pid_t tid;
+	int fd, n;
+
+	while (t_now_ns() < end) {
+		tid = __atomic_load_n(&t_waiter_tid, __ATOMIC_ACQUIRE);
+		snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
+		fd = tid ? open(path, O_RDONLY) : -1;
+		n = fd >= 0 ? (int)read(fd, buf, sizeof(buf) - 1) : -1;
+		if (fd >= 0)
+			close(fd);
+		buf[n > 0 ? n : 0] = 0;
+		p = strrchr(buf, ')');
+		if (p && p[1] == ' ' && p[2] == 'S')
+			return;
+		usleep(1000);
+	}
+}
+
+/*
+ * A thread asleep in io_uring_wait_cqe() and an event loop's poll of the
+ * ring fd on another: the fd is readable once the CQE the sleeper waits
+ * for is posted (the sleeper does not reset it, D1), and a wait that
+ * times out with the CQ empty leaves it not readable.
+ */
+static void t_wait(void)
+{
+	struct __kernel_timespec ts = { .tv_nsec = 1000000 };
+	struct io_uring_sqe *sqe;
+	struct io_uring_cqe *cqe;
+	struct io_uring ring;
+	pthread_t tid;
+	char buf[8];
+	int pfd[2];
+
+	t_ring(&ring, 8, NULL);
+	CHECK(!pipe(pfd));
+	sqe = io_uring_get_sqe(&ring);
+	io_uring_prep_read(sqe, pfd[0], buf, 8, 0);
+	sqe->user_data = 7;
+	CHECK_EQ(io_uring_submit(&ring), 1);
+	CHECK(!t_readable_now(ring.ring_fd));
+	CHECK(!pthread_create(&tid, NULL, t_waiter, &ring));
+	t_waiter_asleep();
+	CHECK_EQ(write(pfd[1], "abcdefgh", 8), 8);
+	CHECK(t_readable(ring.ring_fd));
+	CHECK(!pthread_join(tid, NULL));
+	t_reap(&ring);
+	/* readable from before; a wait that ends empty resets it */
+	CHECK_EQ(io_uring_wait_cqe_timeout(&ring, &cqe, &ts), -ETIME);
+	CHECK(!t_readable_now(ring.ring_fd));
+	close(pfd[0]);
+	close(pfd[1]);
+	io_uring_queue_exit(&ring);
+}
+
 int main(void)
 {
 	unsigned defer = IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN;
@@ -145,6 +218,7 @@ int main(void)
 	t_case(defer, true);
 	t_case(defer, false);
 	t_idle();
+	t_wait();
 	printf("eventfd and ring fd readable for pending work, not after a "
 	       "peek or submit finds the CQ empty (%s)\n", t_engine());
 	return 0;

@@ -450,6 +450,28 @@ static bool ar_req_worker_silent(struct ar_ureq *req)
 }
 
 /*
+ * A completion that is not posted here: the submitting thread's batch,
+ * or task work. True when req went there.
+ */
+static bool ar_req_complete_elsewhere(struct ar_uctx *ctx, struct ar_ureq *req)
+{
+	/* the submitting thread posts its completions in a batch (submit.c) */
+	if (ar_submit_complete(req))
+		return true;
+	/* complete=deferred or punt, or a submit in progress: task work */
+	if (ar_tw_wanted(ctx) && !ar_req_worker_silent(req)) {
+		/* read before the push: from there another thread may free req */
+		bool timeout = ar_timeout_expired(req);
+
+		if (ar_tw_add(req)) {
+			ar_tw_timeout_wake(ctx, timeout);
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
  * Complete a request with res: post its CQE, settle its chain, release
  * it. Callable from any thread; takes ctx->lock.
  */
@@ -461,19 +483,8 @@ void ar_req_complete(struct ar_ureq *req, int res, unsigned cflags)
 
 	req->res = res;
 	req->cflags = cflags;
-	/* the submitting thread posts its completions in a batch (submit.c) */
-	if (ar_submit_complete(req))
+	if (ar_req_complete_elsewhere(ctx, req))
 		return;
-	/* complete=deferred or punt, or a submit in progress: task work */
-	if (ar_tw_wanted(ctx) && !ar_req_worker_silent(req)) {
-		/* read before the push: from there another thread may free req */
-		bool timeout = ar_timeout_expired(req);
-
-		if (ar_tw_add(req)) {
-			ar_tw_timeout_wake(ctx, timeout);
-			return;
-		}
-	}
 	from_worker = ar_req_state(req) == AR_REQ_RUNNING;
 	ar_batch_init(&b);
 	ar_spin_lock(&ctx->lock);
@@ -481,6 +492,46 @@ void ar_req_complete(struct ar_ureq *req, int res, unsigned cflags)
 	ar_complete_timeouts_locked(ctx, &b);
 	ar_spin_unlock(&ctx->lock);
 	ar_batch_finish(ctx, &b, from_worker);
+}
+
+/*
+ * ar_req_complete() for many requests of one ring finished together (a
+ * backend's reap): each is gathered, then those posted here are posted
+ * under one CQ lock and followed by one wake and one eventfd signal, as
+ * the kernel flushes a batch of completions. Requests that go to the
+ * submitting thread's batch or to task work go there at once, as one by
+ * one. The caller gathers and then posts (ar_req_complete_gathered())
+ * in the same thread, before anything else may look at the requests.
+ */
+void ar_req_complete_gather(struct ar_comp_list *l, struct ar_ureq *req,
+			    int res, unsigned cflags)
+{
+	req->res = res;
+	req->cflags = cflags;
+	if (ar_req_complete_elsewhere(req->ctx, req))
+		return;
+	l->from_worker |= ar_req_state(req) == AR_REQ_RUNNING;
+	ar_req_list_add(&l->head, &l->tail, req);
+	l->nr++;
+}
+
+void ar_req_complete_gathered(struct ar_uctx *ctx, struct ar_comp_list *l)
+{
+	struct ar_ureq *req, *next;
+	struct ar_comp_batch b;
+
+	if (!l->head)
+		return;
+	ar_batch_init(&b);
+	ar_spin_lock(&ctx->lock);
+	for (req = l->head; req; req = next) {
+		next = req->next;	/* ar_complete_locked() reuses it */
+		ar_complete_locked(ctx, req, &b);
+	}
+	ar_complete_timeouts_locked(ctx, &b);
+	ar_spin_unlock(&ctx->lock);
+	ar_batch_finish(ctx, &b, l->from_worker);
+	ar_comp_list_init(l);
 }
 
 /*

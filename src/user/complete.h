@@ -11,6 +11,24 @@
 void ar_inflight_add_list(struct ar_uctx *ctx, struct ar_ureq *head,
 			  struct ar_ureq *tail, unsigned nr);
 void ar_req_complete(struct ar_ureq *req, int res, unsigned cflags);
+
+/* requests completed together, posted as one batch (ar_req_complete_gather()) */
+struct ar_comp_list {
+	struct ar_ureq *head, *tail;
+	unsigned nr;
+	bool from_worker;
+};
+
+static inline void ar_comp_list_init(struct ar_comp_list *l)
+{
+	l->head = l->tail = NULL;
+	l->nr = 0;
+	l->from_worker = false;
+}
+
+void ar_req_complete_gather(struct ar_comp_list *l, struct ar_ureq *req,
+			    int res, unsigned cflags);
+void ar_req_complete_gathered(struct ar_uctx *ctx, struct ar_comp_list *l);
 bool ar_req_post_more(struct ar_ureq *req, int res, unsigned cflags);
 void ar_complete_locked(struct ar_uctx *ctx, struct ar_ureq *req,
 			struct ar_comp_batch *b);

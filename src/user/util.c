@@ -80,58 +80,17 @@ pid_t ar_tid_slow(void)
 	return ar_tid_cache;
 }
 
-/* The CQ is empty and the ring is about to wait: the ring fd is not readable. */
+/*
+ * The CQ was found empty: the ring fd is reset, so that it polls readable
+ * no more (D1), and made readable again at once if CQEs, task work or an
+ * overflow backlog are there after all. A system call only when it was
+ * signalled.
+ */
 void ar_ring_fd_clear(struct ar_uctx *ctx)
 {
 	uint64_t v;
-	int e = errno;
-
-	int fd = __atomic_load_n(&ctx->ring_fd, __ATOMIC_ACQUIRE);
-
-	/* the sleeper's step 1 of wake.h (ring fd): the flag down */
-	if (fd < 0 || !atomic_exchange_explicit(&ctx->ring_fd_signalled, false,
-						memory_order_relaxed))
-		return;
-	(void)!read(fd, &v, sizeof(v));
-	errno = e;
-	/*
-	 * A CQE posted meanwhile must leave the fd readable. Step 2: the
-	 * flag store above before the tail load; pairs with ar_wake_mb() in
-	 * ar_cq_wake() between the poster's tail store and its exchange of
-	 * the flag.
-	 */
-	ar_wake_mb();
-	if (IO_URING_READ_ONCE(ctx->rings->cq.head) !=
-	    io_uring_smp_load_acquire(&ctx->rings->cq.tail) &&
-	    !atomic_exchange_explicit(&ctx->ring_fd_signalled, true,
-				      memory_order_relaxed)) {
-		v = 1;
-		(void)!write(fd, &v, sizeof(v));
-	}
-}
-
-/*
- * The program found the CQ empty through liburing and goes back to its
- * own loop without waiting here (a peek that found nothing, a submit
- * that does not wait). The kernel's ring fd polls POLLIN only while
- * there are CQEs or pending work, so an epoll loop on it sleeps now;
- * ours is an eventfd that stays readable until reset (D1), and such a
- * loop would spin on it. Reset it, as ar_ring_fd_clear() does, and make
- * it readable again if CQEs, task work or an overflow backlog are there.
- * Left alone: a ring with a registered eventfd (its loop polls that; the
- * reset would cost a read and a write per round) and a DEFER_TASKRUN
- * ring (AIO completions wait in the AIO ring for its task, unseen here).
- */
-void ar_user_cq_idle(void *obj)
-{
-	struct ar_uctx *ctx = obj;
-	uint64_t v;
 	int fd, e;
 
-	if (!atomic_load_explicit(&ctx->ring_fd_signalled, memory_order_relaxed) ||
-	    (ctx->flags & IORING_SETUP_DEFER_TASKRUN) ||
-	    __atomic_load_n(&ctx->eventfd, __ATOMIC_RELAXED) >= 0)
-		return;
 	fd = __atomic_load_n(&ctx->ring_fd, __ATOMIC_ACQUIRE);
 	/* the sleeper's step 1 of wake.h (ring fd): the flag down */
 	if (fd < 0 || !atomic_exchange_explicit(&ctx->ring_fd_signalled, false,
@@ -157,8 +116,32 @@ void ar_user_cq_idle(void *obj)
 	    !atomic_exchange_explicit(&ctx->ring_fd_signalled, true,
 				      memory_order_relaxed)) {
 		v = 1;
+		e = errno;
 		(void)!write(fd, &v, sizeof(v));
+		errno = e;
 	}
+}
+
+/*
+ * The program found the CQ empty through liburing and goes back to its
+ * own loop without waiting here (a peek that found nothing, a submit
+ * that does not wait). The kernel's ring fd polls POLLIN only while
+ * there are CQEs or pending work, so an epoll loop on it sleeps now;
+ * ours is an eventfd that stays readable until reset (D1), and such a
+ * loop would spin on it. Reset it (ar_ring_fd_clear()).
+ * Left alone: a ring with a registered eventfd (its loop polls that; the
+ * reset would cost a read and a write per round) and a DEFER_TASKRUN
+ * ring (AIO completions wait in the AIO ring for its task, unseen here).
+ */
+void ar_user_cq_idle(void *obj)
+{
+	struct ar_uctx *ctx = obj;
+
+	if (!atomic_load_explicit(&ctx->ring_fd_signalled, memory_order_relaxed) ||
+	    (ctx->flags & IORING_SETUP_DEFER_TASKRUN) ||
+	    __atomic_load_n(&ctx->eventfd, __ATOMIC_RELAXED) >= 0)
+		return;
+	ar_ring_fd_clear(ctx);
 }
 
 /*

@@ -194,12 +194,9 @@ static int ar_wait_sleep(struct ar_uctx *ctx, struct ar_waiter *w,
 	__u64 t0;
 	int ret, afd, pfd;
 
-	/* backend completions wake this thread too: drained, then reaped once more */
-	if (ar_backend_sleep_prepare(ctx, &afd))
-		return 1;	/* not a sleep: look again */
 	/*
-	 * So does readiness of armed requests: this thread reaps it and
-	 * issues them again itself, with no hop to the service thread
+	 * Readiness of armed requests wakes this thread too: it reaps it
+	 * and issues them again itself, with no hop to the service thread
 	 * (poll.c). Nothing to reap before the sleep: a ready epoll fd
 	 * ends it at once.
 	 */
@@ -209,6 +206,26 @@ static int ar_wait_sleep(struct ar_uctx *ctx, struct ar_waiter *w,
 	    !w->poll_skip)
 		pfd = ar_poll_sleep_begin(ctx);
 	w->poll_skip = false;
+	/* backend completions alone: one call reaps what is there and sleeps */
+	if (pfd < 0) {
+		t0 = ar_now_ns();
+		ret = ar_backend_sleep(ctx, w, wake_at, sigmask);
+		if (ret != -EAGAIN) {
+			if (ret != 1) {
+				ar_stat_add(ctx, sleeps, 1);
+				ar_stat_add(ctx, sleep_ns, ar_now_ns() - t0);
+			}
+			if (!ret)
+				ar_stat_add(ctx, wakeups, 1);
+			return ret;
+		}
+	}
+	/* so do they otherwise: the fd drained, then reaped once more */
+	if (ar_backend_sleep_prepare(ctx, &afd)) {
+		if (pfd >= 0)
+			ar_poll_sleep_end(ctx);
+		return 1;	/* not a sleep: look again */
+	}
 	t0 = ar_now_ns();
 	ar_stat_add(ctx, sleeps, 1);
 	/*
@@ -402,8 +419,13 @@ static int ar_cqring_wait(struct ar_uctx *ctx, unsigned min_events,
 		if (ret)
 			goto out;	/* a signal */
 	}
-	/* about to sleep: the ring fd shows readiness anew from here */
-	ar_ring_fd_clear(ctx);
+	/*
+	 * The ring fd is left as it is while this thread sleeps (D1): a
+	 * reset now and the post that ends the wait would cost a read and
+	 * a write per wait, for an fd nobody polls while its task waits.
+	 * An epoll loop on another thread that finds it readable with the
+	 * CQ empty resets it itself (its peek or submit, ar_user_cq_idle()).
+	 */
 	w = ar_waiter_self();
 	if (!w)
 		return -ENOMEM;
@@ -424,6 +446,13 @@ out:
 	if (ret && IO_URING_READ_ONCE(ctx->rings->cq.head) !=
 		   IO_URING_READ_ONCE(ctx->rings->cq.tail))
 		return 0;
+	/*
+	 * Ended empty (a timeout, a signal): the ring fd polls readable no
+	 * more. Not on a DEFER_TASKRUN ring, as ar_user_cq_idle(): AIO
+	 * completions wait in the AIO ring for its task, unseen there.
+	 */
+	if (ret && !(ctx->flags & IORING_SETUP_DEFER_TASKRUN))
+		ar_ring_fd_clear(ctx);
 	return ret;
 }
 

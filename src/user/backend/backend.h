@@ -168,6 +168,18 @@ static inline unsigned ar_backend_sleep_prepare(struct ar_uctx *ctx, int *fd)
 	return ar_direct_sleep_prepare(ctx, fd);
 }
 
+/*
+ * A sleep for backend completions alone, in one system call (direct.c
+ * ar_direct_sleep()): 1 reaped (look again), 0 woken, -ETIMEDOUT, -EINTR;
+ * -EAGAIN: not here, the caller sleeps in ppoll().
+ */
+static inline int ar_backend_sleep(struct ar_uctx *ctx, struct ar_waiter *w,
+				   __u64 deadline_ns, const sigset_t *sigmask)
+{
+	return __atomic_load_n(&ctx->direct, __ATOMIC_RELAXED) ?
+	       ar_direct_sleep(ctx, w, deadline_ns, sigmask) : -EAGAIN;
+}
+
 /* ring exit: every backend I/O queued for the ring has completed */
 static inline void ar_backend_ring_exit(struct ar_uctx *ctx)
 {

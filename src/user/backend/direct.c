@@ -12,7 +12,9 @@
  * the device reports it. IOCB_FLAG_RESFD signals an eventfd per
  * completion, for sleepers:
  *   - a thread waiting for CQEs sleeps on its own wake fd and this one,
- *     and reaps the ring itself: no handoff, as the kernel's task work;
+ *     and reaps the ring itself: no handoff, as the kernel's task work
+ *     (the ring's first such thread in one epoll_pwait2() on both,
+ *     edge-triggered, ar_direct_sleep(); others in ppoll());
  *   - a reaper thread per ring covers the time nobody waits, on rings
  *     whose CQEs appear without entering; it gives a waiting thread the
  *     first go. A DEFER_TASKRUN ring has none: as the kernel's deferred
@@ -31,6 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <fcntl.h>
+#include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/syscall.h>
 #include <linux/aio_abi.h>
@@ -39,10 +42,12 @@
 #include "user/types.h"
 #include "user/complete.h"
 #include "user/util.h"
+#include "user/wait.h"
 
 #define AR_AIO_RING_MAGIC	0xa10a10a1
 #define AR_AIO_MAX_EVENTS	1024
 #define AR_AIO_REAP_GRACE_NS	20000	/* a waiter's head start on the reaper */
+#define AR_AIO_REAP_BATCH	32	/* completions posted under one CQ lock */
 
 /* the AIO ring the kernel maps at the context's address (fs/aio.c) */
 struct ar_aio_ring {
@@ -62,6 +67,10 @@ struct ar_direct {
 	aio_context_t id;
 	struct ar_aio_ring *ring;
 	int efd;
+	int epfd;			/* the owner's sleep (ar_direct_sleep()); -1: none */
+	struct ar_waiter *owner;	/* set once, under reap_lock */
+	bool no_owner;			/* its eventfd could not be added */
+	bool ep_failed;			/* the epoll sleep was refused */
 	unsigned nr;			/* the events the context was made for */
 	pthread_mutex_t reap_lock;	/* one consumer of the ring at a time */
 	atomic_uint inflight;
@@ -85,20 +94,54 @@ static long ar_io_submit(aio_context_t id, long n, struct iocb **cbs)
 	return syscall(SYS_io_submit, id, n, cbs);
 }
 
+/*
+ * The AIO eventfd is blocking where the kernel lets a read of it be
+ * non-blocking on its own (RWF_NOWAIT: eventfd has FMODE_NOWAIT since
+ * 5.10, probed once): the reaper then sleeps and drains in one read(2),
+ * where poll(2) and a read made two. Elsewhere it is O_NONBLOCK and the
+ * reaper polls.
+ */
+static bool ar_aio_efd_blocks;
+
 static void ar_efd_drain(int efd)
 {
 	uint64_t v;
+	struct iovec iov = { &v, sizeof(v) };
 
-	(void)!read(efd, &v, sizeof(v));
+	if (ar_aio_efd_blocks)
+		(void)!preadv2(efd, &iov, 1, -1, RWF_NOWAIT);
+	else
+		(void)!read(efd, &v, sizeof(v));
 }
 
-/* complete the requests of the events in the ring; how many */
+/* the probe: an empty eventfd read with RWF_NOWAIT answers EAGAIN */
+static void ar_aio_efd_probe(void)
+{
+	uint64_t v;
+	struct iovec iov = { &v, sizeof(v) };
+	int fd = eventfd(0, EFD_CLOEXEC), e = errno;
+
+	ar_aio_efd_blocks = fd >= 0 && preadv2(fd, &iov, 1, -1, RWF_NOWAIT) < 0 &&
+			    errno == EAGAIN;
+	if (fd >= 0)
+		close(fd);
+	errno = e;
+}
+
+/*
+ * complete the requests of the events in the ring, posted in batches of
+ * up to AR_AIO_REAP_BATCH (one CQ lock, one wake, one eventfd signal
+ * each); how many
+ */
 static unsigned ar_aio_reap_locked(struct ar_direct *a)
 {
 	struct ar_aio_ring *r = a->ring;
 	unsigned head = __atomic_load_n(&r->head, __ATOMIC_RELAXED), tail, n = 0;
+	struct ar_comp_list done;
 	struct io_event ev;
 	struct ar_ureq *req;
+
+	ar_comp_list_init(&done);
 
 	/* acquire pairs with the kernel's smp_wmb before publishing the tail */
 	tail = __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE);
@@ -116,11 +159,14 @@ static unsigned ar_aio_reap_locked(struct ar_direct *a)
 		atomic_fetch_sub_explicit(&a->inflight, 1, memory_order_acq_rel);
 		if (ev.res >= 0 && (__u64)ev.res != req->expect)
 			req->flags |= AR_REQ_F_SHORT;
-		ar_req_complete(req, (int)ev.res, 0);
+		ar_req_complete_gather(&done, req, (int)ev.res, 0);
 		n++;
+		if (done.nr == AR_AIO_REAP_BATCH)
+			ar_req_complete_gathered(a->ctx, &done);
 		if (head == tail)
 			tail = __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE);
 	}
+	ar_req_complete_gathered(a->ctx, &done);
 	return n;
 }
 
@@ -171,21 +217,159 @@ unsigned ar_direct_sleep_prepare(struct ar_uctx *ctx, int *fd)
 	return n;
 }
 
+/*
+ * The reaper's sleep until completions signal the eventfd, which it
+ * drains: true when it did (then it reaps: a completion after the drain
+ * signals again). A blocking read does both; else poll(), then a read.
+ */
+static bool ar_aio_reaper_sleep(struct ar_direct *a)
+{
+	struct pollfd pfd = { .fd = a->efd, .events = POLLIN };
+	uint64_t v;
+
+	if (ar_aio_efd_blocks)
+		return read(a->efd, &v, sizeof(v)) == sizeof(v);
+	if (poll(&pfd, 1, 100) <= 0)
+		return false;
+	ar_efd_drain(a->efd);
+	return true;
+}
+
+/*
+ * The owner's sleep: an epoll set with the AIO eventfd and the owner's
+ * wake eventfd, both edge-triggered. Every signal of either is an edge
+ * (eventfd wakes its waiters on each write), whatever its count, so
+ * neither needs draining before the sleep: one epoll_pwait2() per sleep,
+ * where a drain of the AIO eventfd and a ppoll() of both made two calls.
+ * The AIO eventfd's count is left to grow (2^64 signals); the threads
+ * that poll it level-triggered (other waiters, the reaper) drain it first
+ * as before, which takes no edge away.
+ */
+#define AR_AIO_EP_AIO	1
+#define AR_AIO_EP_WAKE	2
+
+static int ar_aio_epoll_create(int efd)
+{
+	struct epoll_event ev = {
+		.events = EPOLLIN | EPOLLET,
+		.data.u64 = AR_AIO_EP_AIO,
+	};
+	int fd = ar_internal_claim(epoll_create1(EPOLL_CLOEXEC));
+
+	if (fd >= 0 && epoll_ctl(fd, EPOLL_CTL_ADD, efd, &ev)) {
+		ar_internal_close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+/*
+ * The first waiter to sleep on the ring's AIO becomes the owner of the
+ * epoll sleep: its eventfd joins the set (edge-triggered, a reference
+ * held while it is there). Other waiters sleep in ppoll() as before.
+ */
+static bool ar_aio_own(struct ar_direct *a, struct ar_waiter *w)
+{
+	struct epoll_event ev = {
+		.events = EPOLLIN | EPOLLET,
+		.data.u64 = AR_AIO_EP_WAKE,
+	};
+	/* acquire pairs with the release below: set once, never changed */
+	struct ar_waiter *o = __atomic_load_n(&a->owner, __ATOMIC_ACQUIRE);
+
+	if (o || __atomic_load_n(&a->no_owner, __ATOMIC_RELAXED))
+		return o == w;
+	pthread_mutex_lock(&a->reap_lock);
+	if (!a->owner && !a->no_owner) {
+		if (epoll_ctl(a->epfd, EPOLL_CTL_ADD, w->efd, &ev)) {
+			__atomic_store_n(&a->no_owner, true, __ATOMIC_RELAXED);
+		} else {
+			ar_waiter_get(w);
+			__atomic_store_n(&a->owner, w, __ATOMIC_RELEASE);
+		}
+	}
+	pthread_mutex_unlock(&a->reap_lock);
+	return __atomic_load_n(&a->owner, __ATOMIC_RELAXED) == w;
+}
+
+/*
+ * epoll_pwait2() for a deadline; without one epoll_pwait(), which older
+ * kernels and tools (valgrind) know too. Events, -ETIMEDOUT, -EINTR or
+ * -errno; errno untouched.
+ */
+static int ar_aio_epoll_sleep(struct ar_direct *a, __u64 deadline_ns,
+			      const sigset_t *sigmask, struct epoll_event *evs)
+{
+	int e = errno, ret;
+
+	if (deadline_ns)
+		return ar_waiter_sleep_epoll(deadline_ns, sigmask, a->epfd, evs, 2);
+	ret = epoll_pwait(a->epfd, evs, 2, -1, sigmask);
+	if (ret < 0)
+		ret = -errno;
+	errno = e;
+	return ret;
+}
+
+/*
+ * A waiter's sleep while only AIO may be what it waits for (nothing armed
+ * for readiness): what the AIO ring holds is completed first (1: look
+ * again), then one epoll_pwait2() until a completion, a waker (its
+ * eventfd) or the deadline: 0 woken, -ETIMEDOUT, -EINTR. -EAGAIN: not
+ * here (nothing in flight, no epoll set, another thread owns it).
+ *
+ * No completion is left unseen: its event is in the ring before the
+ * kernel signals the eventfd (aio_complete()), and its edge stays queued
+ * in the epoll set until an epoll_wait() takes it. An edge taken by this
+ * sleep is followed by a look at the ring (the caller's); one that
+ * came before the reap below ends the next sleep at once, for nothing.
+ */
+int ar_direct_sleep(struct ar_uctx *ctx, struct ar_waiter *w,
+		    __u64 deadline_ns, const sigset_t *sigmask)
+{
+	struct ar_direct *a = ar_aio_get(ctx);
+	struct epoll_event evs[2];
+	unsigned n;
+	int ret, i;
+
+	if (!a || a->epfd < 0 || __atomic_load_n(&a->ep_failed, __ATOMIC_RELAXED) ||
+	    !atomic_load_explicit(&a->inflight, memory_order_relaxed) ||
+	    !ar_aio_own(a, w))
+		return -EAGAIN;
+	/* waited for, as in ar_direct_sleep_prepare(): the holder may be past its last look */
+	pthread_mutex_lock(&a->reap_lock);
+	n = ar_aio_reap_locked(a);
+	pthread_mutex_unlock(&a->reap_lock);
+	if (n)
+		return 1;
+	ret = ar_aio_epoll_sleep(a, deadline_ns, sigmask, evs);
+	if (ret == -ETIMEDOUT || ret == -EINTR)
+		return ret;
+	if (ret < 0) {
+		/* refused (ENOSYS before 5.11, a sandbox): ppoll() from now on */
+		__atomic_store_n(&a->ep_failed, true, __ATOMIC_RELAXED);
+		return -EAGAIN;
+	}
+	/* woken by a waker: its eventfd is drained for the level-triggered sleeps */
+	for (i = 0; i < ret; i++)
+		if (evs[i].data.u64 == AR_AIO_EP_WAKE)
+			ar_waiter_drain(w);
+	return 0;
+}
+
 /* nobody waits on the ring: the reaper posts (after a waiter's head start) */
 static void *ar_aio_reaper(void *arg)
 {
 	struct ar_direct *a = arg;
 	struct ar_uctx *ctx = a->ctx;
-	struct pollfd pfd = { .fd = a->efd, .events = POLLIN };
 	struct timespec grace = { 0, AR_AIO_REAP_GRACE_NS };
 
+	/* acquire pairs with the release store in ar_direct_exit() */
 	while (!atomic_load_explicit(&a->exiting, memory_order_acquire)) {
-		if (poll(&pfd, 1, 100) <= 0)
+		if (!ar_aio_reaper_sleep(a))
 			continue;
 		if (atomic_load_explicit(&ctx->cq_waiters, memory_order_relaxed))
 			nanosleep(&grace, NULL);
-		/* drain, then reap: a completion after the drain signals again */
-		ar_efd_drain(a->efd);
 		pthread_mutex_lock(&a->reap_lock);
 		ar_aio_reap_locked(a);
 		pthread_mutex_unlock(&a->reap_lock);
@@ -232,6 +416,7 @@ static void ar_aio_pool_atfork_child(void)
 
 static void ar_aio_pool_init(void)
 {
+	ar_aio_efd_probe();
 	pthread_atfork(NULL, NULL, ar_aio_pool_atfork_child);
 }
 
@@ -275,7 +460,8 @@ static int ar_aio_setup_kctx(struct ar_direct *a, unsigned nr)
 {
 	int err;
 
-	a->efd = ar_internal_claim(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
+	a->efd = ar_internal_claim(eventfd(0, EFD_CLOEXEC |
+					   (ar_aio_efd_blocks ? 0 : EFD_NONBLOCK)));
 	if (a->efd < 0)
 		return -ENOMEM;
 	if (ar_io_setup(nr, &a->id) < 0) {
@@ -319,11 +505,14 @@ static struct ar_direct *ar_aio_create(struct ar_uctx *ctx)
 	a->ctx = ctx;
 	if (!ar_aio_pool_take(a, nr) && ar_aio_setup_kctx(a, nr))
 		goto refused;
+	/* without it, every waiter sleeps in ppoll() */
+	a->epfd = ar_aio_epoll_create(a->efd);
 	pthread_mutex_init(&a->reap_lock, NULL);
 	/* release pairs with the acquire in ar_aio_get(); acquire: the winner's context */
 	if (!__atomic_compare_exchange_n(&ctx->direct, &cur, a, false,
 					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
 		ar_aio_release_kctx(a);
+		ar_internal_close(a->epfd);
 		pthread_mutex_destroy(&a->reap_lock);
 		free(a);
 		return cur;
@@ -402,6 +591,7 @@ const struct ar_backend ar_direct_backend = {
 void ar_direct_exit(struct ar_uctx *ctx)
 {
 	struct ar_direct *a = ctx->direct;
+	struct ar_waiter *owner;
 	struct pollfd pfd;
 	uint64_t one = 1;
 
@@ -410,9 +600,10 @@ void ar_direct_exit(struct ar_uctx *ctx)
 
 	atomic_store_explicit(&a->exiting, true, memory_order_release);
 	/*
-	 * The reaper sleeps in poll() on the eventfd: a write ends the sleep
-	 * now rather than at its timeout, and it sees exiting (the poll's
-	 * return orders the flag's store before its load).
+	 * The reaper sleeps in read() or poll() on the eventfd: a write ends
+	 * the sleep now (the read has no timeout), and it sees exiting (the
+	 * flag's release store, before the write, pairs with its acquire
+	 * load after the sleep).
 	 */
 	if (a->has_reaper) {
 		(void)!write(a->efd, &one, sizeof(one));
@@ -431,6 +622,12 @@ void ar_direct_exit(struct ar_uctx *ctx)
 	}
 	/* idle and reaped: its eventfd drained, the context kept or destroyed */
 	ar_efd_drain(a->efd);
+	/* no waiter is left (exit follows every enter): the owner's sleep goes */
+	ar_internal_close(a->epfd);
+	/* relaxed: set under reap_lock by a waiter whose enter has ended */
+	owner = __atomic_load_n(&a->owner, __ATOMIC_RELAXED);
+	if (owner)
+		ar_waiter_put(owner);
 	ar_aio_release_kctx(a);
 	pthread_mutex_destroy(&a->reap_lock);
 	ctx->direct = NULL;

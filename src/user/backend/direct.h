@@ -3,6 +3,7 @@
 #ifndef ANYRING_USER_BACKEND_DIRECT_H
 #define ANYRING_USER_BACKEND_DIRECT_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <sys/uio.h>
 #include <linux/aio_abi.h>
@@ -18,6 +19,9 @@ struct ar_aio_io {
 /* the ring's side (backend.h's ar_backend_* call these) */
 unsigned ar_direct_reap_ring(struct ar_uctx *ctx);
 unsigned ar_direct_sleep_prepare(struct ar_uctx *ctx, int *fd);
+struct ar_waiter;
+int ar_direct_sleep(struct ar_uctx *ctx, struct ar_waiter *w,
+		    __u64 deadline_ns, const sigset_t *sigmask);
 void ar_direct_exit(struct ar_uctx *ctx);
 
 #endif
