@@ -67,7 +67,7 @@ enum ua_op {
 	UA_SENDMSG_NAME, UA_RECVMSG_NAME, UA_RECVMSG_CONTROL, UA_ACCEPT_ADDR,
 	UA_ACCEPT_ADDRLEN, UA_SEND_ZC_BUF,
 	UA_FUTEX_WAIT, UA_FUTEX_WAKE, UA_FUTEX_WAITV, UA_FUTEX_WAITV_WORD,
-	UA_WAITID_INFOP,
+	UA_FUTEX_WAITV_BADFIRST, UA_WAITID_INFOP,
 	/* io_uring_enter */
 	UA_ENTER_ARG, UA_ENTER_TS, UA_ENTER_SIGMASK, UA_ENTER_SIGMASK_PLAIN,
 	UA_ENTER_SIGMASK_READY, UA_ENTER_SIGMASK_SZ_BAD_TS,
@@ -365,9 +365,17 @@ static unsigned ua_waits(struct io_uring *ring, const struct ua_case *uc,
 		return 1;
 	case UA_FUTEX_WAITV:
 	case UA_FUTEX_WAITV_WORD:
+	case UA_FUTEX_WAITV_BADFIRST:
 		good[0].uaddr = (unsigned long)&one[0];
 		good[1].uaddr = (unsigned long)&one[1];
 		good[0].flags = good[1].flags = 0x02 | 128;
+		/*
+		 * futex_parse_waitv() copies and checks entry by entry: a bad
+		 * first entry is -EINVAL even where the second faults
+		 * (the straddle case)
+		 */
+		if (uc->op == UA_FUTEX_WAITV_BADFIRST)
+			good[0].flags = 0x1000;
 		bad[0] = good[0];
 		bad[1] = good[1];
 		if (uc->op == UA_FUTEX_WAITV_WORD) {
@@ -1165,7 +1173,8 @@ static unsigned ua_sqes(struct io_uring *ring, const struct ua_case *uc,
 	case UA_CONNECT_ADDR ... UA_SEND_ZC_BUF:
 		return ua_net(ring, uc, r);
 	case UA_FUTEX_WAIT: case UA_FUTEX_WAKE: case UA_FUTEX_WAITV:
-	case UA_FUTEX_WAITV_WORD: case UA_WAITID_INFOP:
+	case UA_FUTEX_WAITV_WORD: case UA_FUTEX_WAITV_BADFIRST:
+	case UA_WAITID_INFOP:
 		return ua_waits(ring, uc, r);
 	default:
 		return ua_names(ring, uc);
@@ -1304,6 +1313,7 @@ const struct diff_call diff_uaccess[] = {
 	UA6("futex_wake_word", UA_FUTEX_WAKE, 0, 0),
 	UA6("futex_waitv_vec", UA_FUTEX_WAITV, 0, 0),
 	UA6("futex_waitv_word", UA_FUTEX_WAITV_WORD, 0, 0),
+	UA6("futex_waitv_badfirst", UA_FUTEX_WAITV_BADFIRST, 0, 0),
 	UA5("waitid_infop", UA_WAITID_INFOP, 0, 0),
 	UA("waitid_infop_rdonly", UA_WAITID_INFOP, UA_RDONLY, 0, 0),
 	UA6("enter_ext_arg", UA_ENTER_ARG, 0, 0),

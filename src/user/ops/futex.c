@@ -200,10 +200,11 @@ int ar_futexv_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe)
 	if (!v)
 		return -ENOMEM;
 	req->alloc = v;
-	if (ar_copy_from_user(v, (const void *)(unsigned long)f->uaddr,
-			      f->nr * sizeof(*v)))
-		return -EFAULT;
+	/* entry by entry, as futex_parse_waitv(): a bad entry before a fault is -EINVAL */
 	for (i = 0; i < f->nr; i++) {
+		if (ar_copy_from_user(&v[i], (const void *)(unsigned long)
+				      (f->uaddr + i * sizeof(*v)), sizeof(*v)))
+			return -EFAULT;
 		if (v[i].reserved || !ar_futex2_valid(v[i].flags) ||
 		    !ar_futex_fits(v[i].val))
 			return -EINVAL;
