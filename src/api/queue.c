@@ -364,7 +364,7 @@ ar_submit_kring(struct ar_kring *kr, struct io_uring *ring,
 			      wait_nr, flags, NULL, _NSIG / 8);
 }
 
-/* liburing's __io_uring_submit() on any other ring */
+/* liburing's __io_uring_submit() on any other ring: its engine's enter */
 static __attribute__((noinline)) int
 ar_submit_on(const struct ar_engine *e, void *obj, struct io_uring *ring,
 	     unsigned submitted, unsigned wait_nr, int getevents)
@@ -376,8 +376,10 @@ ar_submit_on(const struct ar_engine *e, void *obj, struct io_uring *ring,
 	if (ar_sq_needs_enter(ring, submitted, &flags) || cq_needs_enter) {
 		if (cq_needs_enter)
 			flags |= IORING_ENTER_GETEVENTS;
-		ret = ar_enter(e, obj, ring, submitted, wait_nr, flags, NULL,
-			       _NSIG / 8);
+		if (ring->int_flags & AR_INT_FLAG_REG_RING)
+			flags |= IORING_ENTER_REGISTERED_RING;
+		ret = e->enter(obj, (unsigned)ring->enter_ring_fd, submitted,
+			       wait_nr, flags, NULL, _NSIG / 8);
 	}
 	/* after the submit: what completed inline keeps the fd readable */
 	if (!cq_needs_enter)
