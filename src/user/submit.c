@@ -202,7 +202,8 @@ static int ar_submit_sqe(struct ar_uctx *ctx, struct ar_submit_state *st,
  * (system calls) and what completed timeouts release wait in st->fast_b
  * until uring_lock is dropped.
  */
-static void ar_submit_post_fast(struct ar_uctx *ctx, struct ar_submit_state *st)
+static inline __attribute__((always_inline)) void
+ar_submit_post_fast(struct ar_uctx *ctx, struct ar_submit_state *st)
 {
 	unsigned i;
 
@@ -254,6 +255,31 @@ static bool ar_submit_fast_nop(struct ar_uctx *ctx, struct ar_submit_state *st,
 	return true;
 }
 
+/*
+ * The state of the requests a submit makes: set up at its first SQE that
+ * is not a fast NOP (a submit of fast NOPs only never needs it).
+ */
+static void ar_submit_slow_init(struct ar_submit_state *st)
+{
+	st->link.head = st->link.last = NULL;
+	st->ready_head = st->ready_tail = st->if_head = st->if_tail = NULL;
+	st->nr_if = 0;
+}
+
+/* the end of a submit that made requests, under uring_lock */
+static void ar_submit_slow_end(struct ar_uctx *ctx, struct ar_submit_state *st)
+{
+	/* a chain still open at the end of a submit is flushed as it is */
+	if (st->link.head) {
+		ar_ready_add(st, st->link.head);
+		st->link.head = NULL;
+	}
+	ctx->submit_link_head = ctx->submit_link_last = NULL;
+	/* one ctx->lock for the whole submit, before any of it is issued */
+	if (st->if_head)
+		ar_inflight_add_list(ctx, st->if_head, st->if_tail, st->nr_if);
+}
+
 /* the SQE at the consumer's position, or NULL for a bad SQ array index */
 static const struct io_uring_sqe *ar_get_sqe(struct ar_uctx *ctx)
 {
@@ -298,9 +324,6 @@ int ar_submit_sqes(struct ar_uctx *ctx, unsigned nr)
 
 	st.nr_fast = 0;
 	ar_batch_init(&st.fast_b);
-	st.link.head = st.link.last = NULL;
-	st.ready_head = st.ready_tail = st.if_head = st.if_tail = NULL;
-	st.nr_if = 0;
 	if (locked)
 		pthread_mutex_lock(&ctx->uring_lock);
 	entries = ar_sq_entries_ready(ctx);
@@ -313,14 +336,19 @@ int ar_submit_sqes(struct ar_uctx *ctx, unsigned nr)
 	}
 	ret = (int)(left = nr < entries ? nr : entries);
 	fast = ar_submit_fast_ok(ctx);
+	if (!fast)
+		ar_submit_slow_init(&st);
 	do {
 		sqe = ar_get_sqe(ctx);
 		if (!sqe)
 			break;
-		if (fast && ar_submit_fast_nop(ctx, &st, sqe))
-			continue;
-		/* from here a request is ready or a chain open: no fast path */
-		fast = false;
+		if (fast) {
+			if (ar_submit_fast_nop(ctx, &st, sqe))
+				continue;
+			/* from here a request is ready or a chain open: no fast path */
+			fast = false;
+			ar_submit_slow_init(&st);
+		}
 		req = ar_req_alloc(ctx);
 		if (!req) {
 			ctx->cached_sq_head--;	/* not consumed */
@@ -340,15 +368,8 @@ int ar_submit_sqes(struct ar_uctx *ctx, unsigned nr)
 	}
 	if (st.nr_fast)
 		ar_submit_post_fast(ctx, &st);
-	/* a chain still open at the end of a submit is flushed as it is */
-	if (st.link.head) {
-		ar_ready_add(&st, st.link.head);
-		st.link.head = NULL;
-	}
-	ctx->submit_link_head = ctx->submit_link_last = NULL;
-	/* one ctx->lock for the whole submit, before any of it is issued */
-	if (st.if_head)
-		ar_inflight_add_list(ctx, st.if_head, st.if_tail, st.nr_if);
+	if (!fast)
+		ar_submit_slow_end(ctx, &st);
 	if (ret > 0)	/* under uring_lock: one writer; read relaxed */
 		__atomic_store_n(&ctx->stats.submissions,
 				 __atomic_load_n(&ctx->stats.submissions,
@@ -361,7 +382,7 @@ int ar_submit_sqes(struct ar_uctx *ctx, unsigned nr)
 
 	if (st.fast_b.posted)
 		ar_batch_finish(ctx, &st.fast_b, false);
-	if (st.ready_head)
+	if (!fast && st.ready_head)
 		ar_submit_issue(ctx, st.ready_head);
 	return ret;
 }
