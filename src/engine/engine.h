@@ -258,17 +258,18 @@ extern bool ar_site_fixed;
 /*
  * io_uring_enter(2), on every I/O path. Until the site is fixed, no
  * filter of the trap can exist (it names the fixed site's address), so
- * the call is made here, inline, as liburing makes it. The load is
- * relaxed, and it orders nothing: a thread that still sees false while
- * the trap is being installed makes the call from outside the site, and
- * the trap's handler (installed before its filter) serves it.
+ * the call is made here, inline, as liburing makes it. A thread that
+ * still sees false while the trap is being installed makes the call from
+ * outside the site, and the trap's handler (installed before its filter)
+ * serves it. The acquire (a plain load on x86) pairs with the release in
+ * ar_site_fix(): seen true, the site's address is seen too.
  */
 static inline int ar_sys_enter(unsigned fd, unsigned to_submit,
 			       unsigned min_complete, unsigned flags,
 			       const void *arg, size_t argsz)
 {
 	if (__builtin_expect(!__atomic_load_n(&ar_site_fixed,
-					      __ATOMIC_RELAXED), 1))
+					      __ATOMIC_ACQUIRE), 1))
 		return (int)ar_raw_syscall6(__NR_io_uring_enter, fd, to_submit,
 					    min_complete, flags, (long)arg,
 					    (long)argsz);

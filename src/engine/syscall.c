@@ -111,8 +111,8 @@ bool ar_site_fix(void)
 	errno = e;
 	ar_site = (long (*)(long, long, long, long, long, long, long))page;
 	ar_site_after = AR_SITE_ADDR + len - 1;
-	/* relaxed: see ar_sys_enter() (engine.h) */
-	__atomic_store_n(&ar_site_fixed, true, __ATOMIC_RELAXED);
+	/* release: ar_site is written first; pairs with ar_sys_enter() (engine.h) */
+	__atomic_store_n(&ar_site_fixed, true, __ATOMIC_RELEASE);
 	return true;
 }
 
