@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <string.h>
 #include "engine/engine.h"
+#include "kernel/kernel.h"
 #include "anyring.h"
 
 /*
@@ -48,6 +49,36 @@ static int ar_cq_needs_enter(struct io_uring *ring)
 }
 
 /*
+ * io_uring_enter on a ring whose engine and object the caller looked up,
+ * through its registered fd when it has one. A ring the kernel engine
+ * claimed is entered inline (kernel/kernel.h), without the call through
+ * the engine's table.
+ */
+static inline __attribute__((always_inline)) int
+ar_enter(const struct ar_engine *e, void *obj, struct io_uring *ring,
+	 unsigned submit, unsigned wait_nr, unsigned flags, const void *arg,
+	 size_t argsz)
+{
+	if (ring->int_flags & AR_INT_FLAG_REG_RING)
+		flags |= IORING_ENTER_REGISTERED_RING;
+	if (e == &ar_kernel_engine && obj)
+		return ar_kring_enter(obj, (unsigned)ring->enter_ring_fd,
+				      submit, wait_nr, flags, arg, argsz);
+	return e->enter(obj, (unsigned)ring->enter_ring_fd, submit, wait_nr,
+			flags, arg, argsz);
+}
+
+static int ar_ring_enter(struct io_uring *ring, unsigned submit,
+			 unsigned wait_nr, unsigned flags, const void *arg,
+			 size_t argsz)
+{
+	void *obj;
+	const struct ar_engine *e = ar_engine_lookup(ring->ring_fd, &obj);
+
+	return ar_enter(e, obj, ring, submit, wait_nr, flags, arg, argsz);
+}
+
+/*
  * Publish the SQEs handed out by io_uring_get_sqe(). Returns how many the
  * consumer has not taken yet.
  */
@@ -84,17 +115,20 @@ struct ar_get_data {
  * readable (the user engine's, docs/semantics.md D1). The look at the CQ
  * is a hint: the engine looks again after it resets.
  */
+static inline void ar_cq_idle_on(const struct ar_engine *e, void *obj,
+				  struct io_uring *ring)
+{
+	if (e->cq_idle && obj && IO_URING_READ_ONCE(*ring->cq.khead) ==
+				 IO_URING_READ_ONCE(*ring->cq.ktail))
+		e->cq_idle(obj);
+}
+
 static void ar_cq_idle(struct io_uring *ring)
 {
-	const struct ar_engine *e;
 	void *obj;
+	const struct ar_engine *e = ar_engine_lookup(ring->ring_fd, &obj);
 
-	if (IO_URING_READ_ONCE(*ring->cq.khead) !=
-	    IO_URING_READ_ONCE(*ring->cq.ktail))
-		return;
-	e = ar_engine_lookup(ring->ring_fd, &obj);
-	if (e->cq_idle && obj)
-		e->cq_idle(obj);
+	ar_cq_idle_on(e, obj, ring);
 }
 
 static int ar_get_cqe(struct io_uring *ring, struct io_uring_cqe **cqe_ptr,
@@ -307,8 +341,33 @@ AR_EXPORT int io_uring_wait_cqe_timeout(struct io_uring *ring,
 	return io_uring_wait_cqes(ring, cqe_ptr, 1, ts, NULL);
 }
 
-static int ar_submit(struct io_uring *ring, unsigned submitted,
-		     unsigned wait_nr, int getevents)
+/*
+ * liburing's __io_uring_submit() on a ring the kernel engine claimed: its
+ * enter inline, and no ar_cq_idle() (the kernel's ring fd follows the CQ
+ * by itself). Kept apart from the other engines' path, whose calls
+ * through the engine's table would make this one save registers too.
+ */
+static inline __attribute__((always_inline)) int
+ar_submit_kring(struct ar_kring *kr, struct io_uring *ring,
+		unsigned submitted, unsigned wait_nr, int getevents)
+{
+	int cq_needs_enter = getevents || wait_nr || ar_cq_needs_enter(ring);
+	unsigned flags = 0;
+
+	if (!ar_sq_needs_enter(ring, submitted, &flags) && !cq_needs_enter)
+		return (int)submitted;
+	if (cq_needs_enter)
+		flags |= IORING_ENTER_GETEVENTS;
+	if (ring->int_flags & AR_INT_FLAG_REG_RING)
+		flags |= IORING_ENTER_REGISTERED_RING;
+	return ar_kring_enter(kr, (unsigned)ring->enter_ring_fd, submitted,
+			      wait_nr, flags, NULL, _NSIG / 8);
+}
+
+/* liburing's __io_uring_submit() on any other ring: its engine's enter */
+static __attribute__((noinline)) int
+ar_submit_on(const struct ar_engine *e, void *obj, struct io_uring *ring,
+	     unsigned submitted, unsigned wait_nr, int getevents)
 {
 	int cq_needs_enter = getevents || wait_nr || ar_cq_needs_enter(ring);
 	int ret = (int)submitted;
@@ -317,13 +376,29 @@ static int ar_submit(struct io_uring *ring, unsigned submitted,
 	if (ar_sq_needs_enter(ring, submitted, &flags) || cq_needs_enter) {
 		if (cq_needs_enter)
 			flags |= IORING_ENTER_GETEVENTS;
-		ret = ar_ring_enter(ring, submitted, wait_nr, flags, NULL,
-				    _NSIG / 8);
+		if (ring->int_flags & AR_INT_FLAG_REG_RING)
+			flags |= IORING_ENTER_REGISTERED_RING;
+		ret = e->enter(obj, (unsigned)ring->enter_ring_fd, submitted,
+			       wait_nr, flags, NULL, _NSIG / 8);
 	}
 	/* after the submit: what completed inline keeps the fd readable */
 	if (!cq_needs_enter)
-		ar_cq_idle(ring);
+		ar_cq_idle_on(e, obj, ring);
 	return ret;
+}
+
+/* one lookup of the ring's engine, then its path */
+static inline __attribute__((always_inline)) int
+ar_submit(struct io_uring *ring, unsigned submitted, unsigned wait_nr,
+	  int getevents)
+{
+	void *obj;
+	const struct ar_engine *e = ar_engine_lookup(ring->ring_fd, &obj);
+
+	if (e == &ar_kernel_engine && obj)
+		return ar_submit_kring(obj, ring, submitted, wait_nr,
+				       getevents);
+	return ar_submit_on(e, obj, ring, submitted, wait_nr, getevents);
 }
 
 AR_EXPORT int io_uring_submit(struct io_uring *ring)

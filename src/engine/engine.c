@@ -20,18 +20,8 @@
 #include "engine/engine.h"
 #include "lib/uaccess.h"
 
-#define AR_FD_CHUNK_SHIFT	10
-#define AR_FD_CHUNK		(1U << AR_FD_CHUNK_SHIFT)
-#define AR_FD_CHUNKS		1024	/* fds below 1M can be claimed */
-
-struct ar_fd_chunk {
-	_Atomic(const struct ar_engine *) engine[AR_FD_CHUNK];
-	_Atomic(void *) priv[AR_FD_CHUNK];	/* the engine's ring object */
-	/* an in-process ring's: its eventfd's id, or -1 (ar_dup_search) */
-	_Atomic(long) ident[AR_FD_CHUNK];
-};
-
-static _Atomic(struct ar_fd_chunk *) ar_fd_table[AR_FD_CHUNKS];
+/* the table (engine.h): chunks of fds, allocated on first claim */
+_Atomic(struct ar_fd_chunk *) ar_fd_table[AR_FD_CHUNKS];
 
 static const struct ar_engine ar_forked_engine;
 
@@ -45,17 +35,6 @@ static atomic_uint ar_ring_claims;
 static bool ar_claim_is_ring(const struct ar_engine *e)
 {
 	return e && (e->in_process || e == &ar_forked_engine);
-}
-
-/* the chunk holding fd's entry, or NULL (looked up on every enter: inline) */
-static inline struct ar_fd_chunk *ar_fd_chunk_find(int fd)
-{
-	unsigned i = (unsigned)fd >> AR_FD_CHUNK_SHIFT;
-
-	if (fd < 0 || i >= AR_FD_CHUNKS)
-		return NULL;
-	/* acquire pairs with the release of the CAS below: see the chunk zeroed */
-	return atomic_load_explicit(&ar_fd_table[i], memory_order_acquire);
 }
 
 static struct ar_fd_chunk *ar_fd_chunk(int fd, int create)
@@ -88,34 +67,6 @@ const struct ar_engine *ar_engine_of_fd(int fd)
 	e = atomic_load_explicit(&c->engine[fd & (AR_FD_CHUNK - 1)],
 				 memory_order_acquire);
 	return e ? e : &ar_kernel_engine;
-}
-
-/*
- * The engine serving fd and its ring object, in one lookup: every enter
- * and register on a ring comes through here. *obj is NULL for an fd no
- * engine claimed.
- */
-const struct ar_engine *ar_engine_lookup(int fd, void **obj)
-{
-	struct ar_fd_chunk *c = ar_fd_chunk_find(fd);
-	unsigned i = fd & (AR_FD_CHUNK - 1);
-	const struct ar_engine *e;
-
-	*obj = NULL;
-	if (!c)
-		return &ar_kernel_engine;
-	/* acquire pairs with the release in ar_engine_claim_fd() */
-	e = atomic_load_explicit(&c->engine[i], memory_order_acquire);
-	if (!e)
-		return &ar_kernel_engine;
-	/*
-	 * The claim's relaxed store of priv is ordered before its release
-	 * of the engine, which the load above acquired. NULL if a release
-	 * of the fd came between the two loads: the engine then treats fd
-	 * as unclaimed.
-	 */
-	*obj = atomic_load_explicit(&c->priv[i], memory_order_acquire);
-	return e;
 }
 
 /*

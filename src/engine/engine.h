@@ -10,10 +10,12 @@
 #ifndef ANYRING_INTERNAL_H
 #define ANYRING_INTERNAL_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdbool.h>
 #include <sys/types.h>
 #include "engine/compat.h"
+#include "engine/sysraw.h"
 #include "anyring.h"
 
 #define AR_EXPORT __attribute__((visibility("default")))
@@ -95,10 +97,66 @@ struct ar_engine {
 extern const struct ar_engine ar_kernel_engine;
 extern const struct ar_engine ar_user_engine;
 
+/*
+ * engine.c's table of claimed fds: two-level (chunks of fds allocated on
+ * first claim, never freed), so that a lookup is a few loads, takes no
+ * lock and can be inline on every enter.
+ */
+#define AR_FD_CHUNK_SHIFT	10
+#define AR_FD_CHUNK		(1U << AR_FD_CHUNK_SHIFT)
+#define AR_FD_CHUNKS		1024	/* fds below 1M can be claimed */
+
+struct ar_fd_chunk {
+	_Atomic(const struct ar_engine *) engine[AR_FD_CHUNK];
+	_Atomic(void *) priv[AR_FD_CHUNK];	/* the engine's ring object */
+	/* an in-process ring's: its eventfd's id, or -1 (ar_dup_search) */
+	_Atomic(long) ident[AR_FD_CHUNK];
+};
+
+extern _Atomic(struct ar_fd_chunk *) ar_fd_table[AR_FD_CHUNKS];
+
+/* the chunk holding fd's entry, or NULL */
+static inline struct ar_fd_chunk *ar_fd_chunk_find(int fd)
+{
+	unsigned i = (unsigned)fd >> AR_FD_CHUNK_SHIFT;
+
+	/* a negative fd is a large unsigned one: out of range too */
+	if (i >= AR_FD_CHUNKS)
+		return NULL;
+	/* acquire pairs with the release of the chunk's install (engine.c) */
+	return atomic_load_explicit(&ar_fd_table[i], memory_order_acquire);
+}
+
+/*
+ * The engine serving fd and its ring object, in one lookup: every enter
+ * and register on a ring comes through here. *obj is NULL for an fd no
+ * engine claimed.
+ */
+static inline const struct ar_engine *ar_engine_lookup(int fd, void **obj)
+{
+	struct ar_fd_chunk *c = ar_fd_chunk_find(fd);
+	unsigned i = (unsigned)fd & (AR_FD_CHUNK - 1);
+	const struct ar_engine *e;
+
+	*obj = NULL;
+	if (!c)
+		return &ar_kernel_engine;
+	/* acquire pairs with the release in ar_engine_claim_fd() */
+	e = atomic_load_explicit(&c->engine[i], memory_order_acquire);
+	if (!e)
+		return &ar_kernel_engine;
+	/*
+	 * The claim's relaxed store of priv is ordered before its release
+	 * of the engine, which the load above acquired. NULL if a release
+	 * of the fd came between the two loads: the engine then treats fd
+	 * as unclaimed.
+	 */
+	*obj = atomic_load_explicit(&c->priv[i], memory_order_acquire);
+	return e;
+}
+
 /* engine.c: which engine serves an fd; the kernel unless one claimed it */
 const struct ar_engine *ar_engine_of_fd(int fd);
-/* the engine serving fd and its ring object (NULL if none), in one lookup */
-const struct ar_engine *ar_engine_lookup(int fd, void **obj);
 /*
  * The engine serving a registered-ring index of the calling thread: the
  * user engine's if it has one there, else the kernel's.
@@ -136,20 +194,6 @@ int ar_engine_setup(const char *name, unsigned entries,
 static inline const struct ar_engine *ar_ring_engine(const struct io_uring *ring)
 {
 	return ar_engine_of_fd(ring->ring_fd);
-}
-
-/* io_uring_enter on a ring, through its registered fd when it has one. */
-static inline int ar_ring_enter(struct io_uring *ring, unsigned submit,
-				unsigned wait_nr, unsigned flags,
-				const void *arg, size_t argsz)
-{
-	void *obj;
-	const struct ar_engine *e = ar_engine_lookup(ring->ring_fd, &obj);
-
-	if (ring->int_flags & AR_INT_FLAG_REG_RING)
-		flags |= IORING_ENTER_REGISTERED_RING;
-	return e->enter(obj, ring->enter_ring_fd, submit, wait_nr, flags, arg,
-			argsz);
 }
 
 static inline int ar_ring_register(struct io_uring *ring, unsigned opcode,
@@ -206,8 +250,32 @@ bool ar_site_fix(void);
 void *ar_sys_mmap(void *addr, size_t len, int prot, int flags, int fd,
 		  off_t off);
 int ar_sys_setup(unsigned entries, struct io_uring_params *p);
-int ar_sys_enter(unsigned fd, unsigned to_submit, unsigned min_complete,
-		 unsigned flags, const void *arg, size_t argsz);
+int ar_sys_enter_site(unsigned fd, unsigned to_submit, unsigned min_complete,
+		      unsigned flags, const void *arg, size_t argsz);
+/* the site is at its fixed address (ar_site_fix() has succeeded) */
+extern bool ar_site_fixed;
+
+/*
+ * io_uring_enter(2), on every I/O path. Until the site is fixed, no
+ * filter of the trap can exist (it names the fixed site's address), so
+ * the call is made here, inline, as liburing makes it. A thread that
+ * still sees false while the trap is being installed makes the call from
+ * outside the site, and the trap's handler (installed before its filter)
+ * serves it. The acquire (a plain load on x86) pairs with the release in
+ * ar_site_fix(): seen true, the site's address is seen too.
+ */
+static inline int ar_sys_enter(unsigned fd, unsigned to_submit,
+			       unsigned min_complete, unsigned flags,
+			       const void *arg, size_t argsz)
+{
+	if (__builtin_expect(!__atomic_load_n(&ar_site_fixed,
+					      __ATOMIC_ACQUIRE), 1))
+		return (int)ar_raw_syscall6(__NR_io_uring_enter, fd, to_submit,
+					    min_complete, flags, (long)arg,
+					    (long)argsz);
+	return ar_sys_enter_site(fd, to_submit, min_complete, flags, arg,
+				 argsz);
+}
 int ar_sys_register(unsigned fd, unsigned opcode, const void *arg,
 		    unsigned nr_args);
 int ar_sys_close(int fd);

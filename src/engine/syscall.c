@@ -14,11 +14,6 @@
 #include "engine/engine.h"
 #include "engine/sysraw.h"
 
-#ifndef __NR_io_uring_setup
-#define __NR_io_uring_setup	425
-#define __NR_io_uring_enter	426
-#define __NR_io_uring_register	427
-#endif
 
 /*
  * The site: the one instruction the library makes io_uring's system
@@ -72,6 +67,8 @@ static long (*ar_site)(long, long, long, long, long, long, long) =
 /* the address right after the site's syscall instruction, or 0 */
 static unsigned long ar_site_after;
 
+bool ar_site_fixed;	/* engine.h: ar_sys_enter() */
+
 unsigned long ar_site_ip(void)
 {
 	return ar_site_after;
@@ -114,6 +111,8 @@ bool ar_site_fix(void)
 	errno = e;
 	ar_site = (long (*)(long, long, long, long, long, long, long))page;
 	ar_site_after = AR_SITE_ADDR + len - 1;
+	/* release: ar_site is written first; pairs with ar_sys_enter() (engine.h) */
+	__atomic_store_n(&ar_site_fixed, true, __ATOMIC_RELEASE);
 	return true;
 }
 
@@ -169,9 +168,9 @@ int ar_sys_setup(unsigned entries, struct io_uring_params *p)
 				     0, 0, 0, 0);
 }
 
-/* on every I/O path: the raw system call, no errno round trip */
-int ar_sys_enter(unsigned fd, unsigned to_submit, unsigned min_complete,
-		 unsigned flags, const void *arg, size_t argsz)
+/* io_uring_enter(2) from the site, once it is fixed (engine.h) */
+int ar_sys_enter_site(unsigned fd, unsigned to_submit, unsigned min_complete,
+		      unsigned flags, const void *arg, size_t argsz)
 {
 	return (int)ar_site(__NR_io_uring_enter, fd, to_submit,
 				     min_complete, flags, (long)arg, (long)argsz);

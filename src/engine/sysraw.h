@@ -14,6 +14,12 @@
 #include <sys/uio.h>
 #include <sys/syscall.h>
 
+#ifndef __NR_io_uring_setup
+#define __NR_io_uring_setup	425
+#define __NR_io_uring_enter	426
+#define __NR_io_uring_register	427
+#endif
+
 #if defined(__x86_64__)
 static inline long ar_raw_syscall6(long n, long a1, long a2, long a3,
 				   long a4, long a5, long a6)

@@ -12,37 +12,10 @@
 #include <string.h>
 #include <time.h>
 #include <sys/mman.h>
-#include "engine/engine.h"
+#include "kernel/kernel.h"
 #include "lib/clock.h"
 #include "lib/uaccess.h"
-#include "lib/waitpol.h"
 #include "lib/waitloop.h"
-
-/*
- * What the library keeps per kernel ring: the wait= and iowait= policies
- * (waitpol.h) and the counters the library can see. The ring fd is
- * claimed for the kernel engine with this as its object, which the seam
- * hands to every op (NULL: a ring the library keeps nothing for). It is
- * freed when the fd is closed: as with the kernel's own ring, closing it
- * while another thread is in an op on it is the application's error.
- */
-struct ar_kring {
-	struct anyring_policy pol;	/* wake, complete: the kernel's own */
-	struct ar_wait_est west;
-	unsigned flags, features;
-	const unsigned *cq_khead, *cq_ktail;	/* set once mapped */
-	unsigned cq_base;		/* CQ tail at the last reset */
-	unsigned long long enters, submissions, sleeps, wakeups;
-	unsigned long long poll_loops, sleep_ns;
-};
-
-/*
- * Counters: a relaxed load and store, not a bus-locked add, to keep the
- * enter path as cheap as liburing's. Several threads entering one ring
- * at once may lose counts between them.
- */
-#define ar_kadd(kr, f, n) __atomic_store_n(&(kr)->f,			\
-	__atomic_load_n(&(kr)->f, __ATOMIC_RELAXED) + (n), __ATOMIC_RELAXED)
 
 static size_t ar_sqe_size(unsigned flags)
 {
@@ -163,6 +136,12 @@ static int ar_kernel_close(void *obj, int fd)
 	return ar_sys_close(fd);
 }
 
+/* a policy other than a plain io_uring_enter's shapes the ring's waits */
+static bool ar_kpolicy_shapes(const struct anyring_policy *p)
+{
+	return p->wait != ANYRING_WAITP_SLEEP || p->iowait == ANYRING_IOWAIT_OFF;
+}
+
 static void ar_kpolicy_resolve(struct anyring_policy *p)
 {
 	p->wake = ANYRING_WAKE_THRESHOLD;	/* io_should_wake */
@@ -195,18 +174,12 @@ static int ar_kernel_setup(unsigned entries, struct io_uring_params *p)
 	    !(p->features & IORING_FEAT_NO_IOWAIT))
 		kr->pol.iowait = ANYRING_IOWAIT_DEFAULT;
 	ar_kpolicy_resolve(&kr->pol);
+	kr->shaped = ar_kpolicy_shapes(&kr->pol);
 	if (ar_engine_claim_fd(fd, &ar_kernel_engine, kr)) {
 		free(kr);
 		ar_engine_release_fd(fd);
 	}
 	return fd;
-}
-
-static unsigned ar_kring_ready(const struct ar_kring *kr)
-{
-	/* acquire pairs with the kernel's release of the CQ tail */
-	return io_uring_smp_load_acquire(kr->cq_ktail) -
-	       IO_URING_READ_ONCE(*kr->cq_khead);
 }
 
 /* one thread's wait on a kernel ring, for the poll loop's callbacks */
@@ -300,16 +273,16 @@ static bool ar_kring_may_poll(const struct ar_kring *kr, unsigned flags,
  * adaptive), learn the sleep's length, NO_IOWAIT. Out of line, so that
  * the default enter stays as short as liburing's.
  */
-static __attribute__((noinline)) int
-ar_kring_enter_policy(struct ar_kring *kr, unsigned fd, unsigned to_submit,
-		      unsigned min_complete, unsigned flags, const void *arg,
-		      size_t argsz)
+int ar_kring_enter_policy(struct ar_kring *kr, unsigned fd, unsigned to_submit,
+			  unsigned min_complete, unsigned flags,
+			  const void *arg, size_t argsz)
 {
 	const sigset_t *sigmask = NULL;
 	int ret, submitted = 0;
 	bool sleep, learn;
 	__u64 t0;
 
+	ar_kadd(kr, enters, 1);
 	if (kr->pol.iowait == ANYRING_IOWAIT_OFF)
 		flags |= IORING_ENTER_NO_IOWAIT;
 	if (kr->pol.wait != ANYRING_WAITP_SLEEP &&
@@ -350,36 +323,6 @@ ar_kring_enter_policy(struct ar_kring *kr, unsigned fd, unsigned to_submit,
 		ar_wait_learn(&kr->west, t);
 	}
 	return submitted ? submitted : ret;
-}
-
-/*
- * io_uring_enter on a kernel ring the library knows: the counters, and
- * the policies for a wait that would sleep (the default, wait=sleep with
- * iowait on, is a plain enter).
- */
-static int ar_kring_enter(struct ar_kring *kr, unsigned fd, unsigned to_submit,
-			  unsigned min_complete, unsigned flags,
-			  const void *arg, size_t argsz)
-{
-	bool wait;
-	int ret;
-
-	ar_kadd(kr, enters, 1);
-	wait = (flags & IORING_ENTER_GETEVENTS) && min_complete &&
-	       kr->cq_ktail && ar_kring_ready(kr) < min_complete;
-	if (wait && (kr->pol.wait != ANYRING_WAITP_SLEEP ||
-		     kr->pol.iowait == ANYRING_IOWAIT_OFF))
-		return ar_kring_enter_policy(kr, fd, to_submit, min_complete,
-					     flags, arg, argsz);
-	ret = ar_sys_enter(fd, to_submit, min_complete, flags, arg, argsz);
-	if (ret > 0 && to_submit)
-		ar_kadd(kr, submissions, (unsigned)ret);
-	if (wait) {
-		ar_kadd(kr, sleeps, 1);
-		if (ret >= 0)
-			ar_kadd(kr, wakeups, 1);
-	}
-	return ret;
 }
 
 /* an fd no engine claimed: the kernel's, or a dup of a user ring's */
@@ -455,6 +398,8 @@ static int ar_kernel_policy(void *obj, const struct anyring_policy *set,
 		__atomic_store_n(&kr->pol.wait, p.wait, __ATOMIC_RELAXED);
 		__atomic_store_n(&kr->pol.iowait, p.iowait, __ATOMIC_RELAXED);
 		__atomic_store_n(&kr->pol.spin_usec, p.spin_usec, __ATOMIC_RELAXED);
+		__atomic_store_n(&kr->shaped, ar_kpolicy_shapes(&p),
+				 __ATOMIC_RELAXED);
 	}
 	if (get) {
 		memset(get, 0, sizeof(*get));

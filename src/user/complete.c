@@ -71,8 +71,10 @@ static void ar_inflight_del_locked(struct ar_uctx *ctx, struct ar_ureq *req)
 	req->flags &= ~AR_REQ_F_INFLIGHT;
 }
 
-static bool ar_cq_overflow_add(struct ar_uctx *ctx, __u64 user_data, int res,
-			       unsigned cflags)
+/* out of line: the post's common case then saves no registers */
+static __attribute__((noinline, cold)) bool
+ar_cq_overflow_add(struct ar_uctx *ctx, __u64 user_data, int res,
+		   unsigned cflags)
 {
 	struct ar_cq_overflow *of = malloc(sizeof(*of));
 
@@ -390,18 +392,13 @@ void ar_complete_locked(struct ar_uctx *ctx, struct ar_ureq *req,
 	b->free = req;
 }
 
-void ar_batch_finish(struct ar_uctx *ctx, struct ar_comp_batch *b,
-			    bool from_worker)
+/* the next links of completed requests: no drain check for them */
+static __attribute__((noinline)) void ar_batch_issue_links(struct ar_uctx *ctx,
+							   struct ar_ureq *req)
 {
-	struct ar_ureq *req, *next;
+	struct ar_ureq *next;
 
-	if (b->posted)
-		ar_cq_wake(ctx, from_worker);
-	ar_req_free_list(ctx, b->free);
-	if (ar_drain_active(ctx))
-		ar_queue_deferred(ctx);
-	/* the next links of completed requests: no drain check for them */
-	for (req = b->queue; req; req = next) {
+	for (; req; req = next) {
 		next = req->next;
 		if (ctx->exiting)
 			ar_req_complete(req, -ECANCELED, 0);
@@ -411,6 +408,19 @@ void ar_batch_finish(struct ar_uctx *ctx, struct ar_comp_batch *b,
 			ar_iowq_successor = NULL;
 		}
 	}
+}
+
+void ar_batch_finish(struct ar_uctx *ctx, struct ar_comp_batch *b,
+			    bool from_worker)
+{
+	if (b->posted)
+		ar_cq_wake(ctx, from_worker);
+	if (b->free)
+		ar_req_free_list(ctx, b->free);
+	if (ar_drain_active(ctx))
+		ar_queue_deferred(ctx);
+	if (b->queue)
+		ar_batch_issue_links(ctx, b->queue);
 }
 
 /*

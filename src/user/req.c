@@ -126,6 +126,8 @@ void ar_req_free_list(struct ar_uctx *ctx, struct ar_ureq *list)
 {
 	struct ar_ureq *req, *next, *last = NULL, **pp = &list;
 
+	if (!list)	/* most batches free nothing (a NOP's fast path) */
+		return;
 	for (req = list; req; req = next) {
 		next = req->next;
 		ar_req_release(req);

@@ -35,16 +35,17 @@ struct ar_submit_link {
 /* a request the submit loop hands on: issued once the SQ lock is dropped */
 #define AR_FAST_BATCH	64
 
+/* what every submit initialises first, the fast NOPs' arrays last */
 struct ar_submit_state {
-	/* plain NOPs completed at once, posted together (ar_submit_fast_nop) */
-	unsigned nr_fast;
-	__u64 fast_ud[AR_FAST_BATCH];
-	__s32 fast_res[AR_FAST_BATCH];
-	struct ar_comp_batch fast_b;
 	struct ar_submit_link link;
 	struct ar_ureq *ready_head, *ready_tail;
 	struct ar_ureq *if_head, *if_tail;	/* to add to ctx->inflight */
 	unsigned nr_if;
+	/* plain NOPs completed at once, posted together (ar_submit_fast_nop) */
+	unsigned nr_fast;
+	struct ar_comp_batch fast_b;
+	__u64 fast_ud[AR_FAST_BATCH];
+	__s32 fast_res[AR_FAST_BATCH];
 };
 
 static void ar_ready_add(struct ar_submit_state *st, struct ar_ureq *req)
@@ -201,7 +202,8 @@ static int ar_submit_sqe(struct ar_uctx *ctx, struct ar_submit_state *st,
  * (system calls) and what completed timeouts release wait in st->fast_b
  * until uring_lock is dropped.
  */
-static void ar_submit_post_fast(struct ar_uctx *ctx, struct ar_submit_state *st)
+static inline __attribute__((always_inline)) void
+ar_submit_post_fast(struct ar_uctx *ctx, struct ar_submit_state *st)
 {
 	unsigned i;
 
@@ -215,11 +217,25 @@ static void ar_submit_post_fast(struct ar_uctx *ctx, struct ar_submit_state *st)
 }
 
 /*
+ * May this submit's SQEs take the NOP fast path (below)? Not while a
+ * drain, restrictions or fault injection could apply. Asked once per
+ * submit: restrictions change only by register and a drain starts only
+ * by a submit, both the submitter's (under uring_lock, or the single
+ * issuer's); a drain that ends meanwhile only keeps the slow path; and
+ * the fault switch is a hint read relaxed either way.
+ */
+static bool ar_submit_fast_ok(struct ar_uctx *ctx)
+{
+	return !ctx->restrictions && !ar_drain_active(ctx) &&
+	       !ar_faults_active();
+}
+
+/*
  * A NOP with no flags (or only INJECT_RESULT) needs no request: its CQE
  * is all there is to it. Taken only while every earlier SQE of this
- * submit was one too (no request waits to be issued, no chain is open),
- * so CQEs keep submission order; not while a drain, restrictions or
- * fault injection could apply. Under uring_lock.
+ * submit was one too (no request waits to be issued, no chain is open:
+ * the caller stops asking at the first SQE that is not), so CQEs keep
+ * submission order. Under uring_lock.
  */
 static bool ar_submit_fast_nop(struct ar_uctx *ctx, struct ar_submit_state *st,
 			       const struct io_uring_sqe *sqe)
@@ -227,8 +243,7 @@ static bool ar_submit_fast_nop(struct ar_uctx *ctx, struct ar_submit_state *st,
 	__u32 nop_flags;
 
 	if (sqe->opcode != IORING_OP_NOP || sqe->flags || sqe->ioprio ||
-	    sqe->personality || st->ready_head || st->link.head ||
-	    ctx->restrictions || ar_drain_active(ctx) || ar_faults_active())
+	    sqe->personality)
 		return false;
 	nop_flags = sqe->rw_flags;
 	if (nop_flags & ~1U)	/* IORING_NOP_INJECT_RESULT */
@@ -238,6 +253,31 @@ static bool ar_submit_fast_nop(struct ar_uctx *ctx, struct ar_submit_state *st,
 	if (++st->nr_fast == AR_FAST_BATCH)
 		ar_submit_post_fast(ctx, st);
 	return true;
+}
+
+/*
+ * The state of the requests a submit makes: set up at its first SQE that
+ * is not a fast NOP (a submit of fast NOPs only never needs it).
+ */
+static void ar_submit_slow_init(struct ar_submit_state *st)
+{
+	st->link.head = st->link.last = NULL;
+	st->ready_head = st->ready_tail = st->if_head = st->if_tail = NULL;
+	st->nr_if = 0;
+}
+
+/* the end of a submit that made requests, under uring_lock */
+static void ar_submit_slow_end(struct ar_uctx *ctx, struct ar_submit_state *st)
+{
+	/* a chain still open at the end of a submit is flushed as it is */
+	if (st->link.head) {
+		ar_ready_add(st, st->link.head);
+		st->link.head = NULL;
+	}
+	ctx->submit_link_head = ctx->submit_link_last = NULL;
+	/* one ctx->lock for the whole submit, before any of it is issued */
+	if (st->if_head)
+		ar_inflight_add_list(ctx, st->if_head, st->if_tail, st->nr_if);
 }
 
 /* the SQE at the consumer's position, or NULL for a bad SQ array index */
@@ -277,16 +317,13 @@ int ar_submit_sqes(struct ar_uctx *ctx, unsigned nr)
 	const struct io_uring_sqe *sqe;
 	struct ar_ureq *req;
 	unsigned entries, left;
-	bool nomem = false;
+	bool nomem = false, fast;
 	/* a SINGLE_ISSUER ring's submit is its submitter's alone (ctx.h) */
 	bool locked = !ar_issuer_lockless(ctx);
 	int ret;
 
 	st.nr_fast = 0;
 	ar_batch_init(&st.fast_b);
-	st.link.head = st.link.last = NULL;
-	st.ready_head = st.ready_tail = st.if_head = st.if_tail = NULL;
-	st.nr_if = 0;
 	if (locked)
 		pthread_mutex_lock(&ctx->uring_lock);
 	entries = ar_sq_entries_ready(ctx);
@@ -298,12 +335,20 @@ int ar_submit_sqes(struct ar_uctx *ctx, unsigned nr)
 		return 0;
 	}
 	ret = (int)(left = nr < entries ? nr : entries);
+	fast = ar_submit_fast_ok(ctx);
+	if (!fast)
+		ar_submit_slow_init(&st);
 	do {
 		sqe = ar_get_sqe(ctx);
 		if (!sqe)
 			break;
-		if (ar_submit_fast_nop(ctx, &st, sqe))
-			continue;
+		if (fast) {
+			if (ar_submit_fast_nop(ctx, &st, sqe))
+				continue;
+			/* from here a request is ready or a chain open: no fast path */
+			fast = false;
+			ar_submit_slow_init(&st);
+		}
 		req = ar_req_alloc(ctx);
 		if (!req) {
 			ctx->cached_sq_head--;	/* not consumed */
@@ -323,15 +368,8 @@ int ar_submit_sqes(struct ar_uctx *ctx, unsigned nr)
 	}
 	if (st.nr_fast)
 		ar_submit_post_fast(ctx, &st);
-	/* a chain still open at the end of a submit is flushed as it is */
-	if (st.link.head) {
-		ar_ready_add(&st, st.link.head);
-		st.link.head = NULL;
-	}
-	ctx->submit_link_head = ctx->submit_link_last = NULL;
-	/* one ctx->lock for the whole submit, before any of it is issued */
-	if (st.if_head)
-		ar_inflight_add_list(ctx, st.if_head, st.if_tail, st.nr_if);
+	if (!fast)
+		ar_submit_slow_end(ctx, &st);
 	if (ret > 0)	/* under uring_lock: one writer; read relaxed */
 		__atomic_store_n(&ctx->stats.submissions,
 				 __atomic_load_n(&ctx->stats.submissions,
@@ -344,7 +382,7 @@ int ar_submit_sqes(struct ar_uctx *ctx, unsigned nr)
 
 	if (st.fast_b.posted)
 		ar_batch_finish(ctx, &st.fast_b, false);
-	if (st.ready_head)
+	if (!fast && st.ready_head)
 		ar_submit_issue(ctx, st.ready_head);
 	return ret;
 }
