@@ -9,7 +9,7 @@
  *   cc -O2 bench/nopcmp.c -o build/bench/nop-anyring \
  *      -Lbuild/lib -lanyring -Wl,-rpath,$PWD/build/lib
  *
- * nop-X [COUNT [SETUP_FLAGS [REGRING [SUBMIT_ONLY]]]]
+ * nop-X [COUNT [SETUP_FLAGS [REGRING [SUBMIT_ONLY [FILE]]]]]
  *     COUNT NOPs (300000), each prepared, submitted with
  *     io_uring_submit_and_wait(1) (io_uring_submit() with SUBMIT_ONLY
  *     set), reaped with io_uring_wait_cqe() and io_uring_cqe_seen(); on
@@ -18,13 +18,20 @@
  *     with REGRING set, a registered ring fd. Prints ns per NOP. Run
  *     under callgrind with two COUNTs for instructions per NOP, and the
  *     two builds in turn for the wall-clock ratio. Without
- *     ANYRING_ENGINE, libanyring's ring is the kernel's.
+ *     ANYRING_ENGINE, libanyring's ring is the kernel's. With FILE, each
+ *     request is a 4 KiB O_DIRECT READ of FILE at a random aligned
+ *     offset instead of a NOP (device-bound work: the same loop, the
+ *     device's latency per request).
  */
+#define _GNU_SOURCE	/* O_DIRECT */
+#include <fcntl.h>
 #include <liburing.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+#include <sys/stat.h>
 
 static double now_s(void)
 {
@@ -40,6 +47,10 @@ int main(int argc, char **argv)
 	unsigned flags = argc > 2 ? (unsigned)strtoul(argv[2], NULL, 0) : 0;
 	int regring = argc > 3 && atoi(argv[3]);
 	int submit_only = argc > 4 && atoi(argv[4]);
+	const char *file = argc > 5 ? argv[5] : NULL;
+	unsigned long blocks = 0, rnd = 88172645463325252UL;
+	void *buf = NULL;
+	int fd = -1;
 	struct io_uring_params p;
 	struct io_uring_cqe *cqe;
 	struct io_uring ring;
@@ -57,11 +68,30 @@ int main(int argc, char **argv)
 		fprintf(stderr, "nopcmp: cannot register the ring fd\n");
 		return 1;
 	}
+	if (file) {
+		struct stat st;
+
+		fd = open(file, O_RDONLY | O_DIRECT);
+		if (fd < 0 || fstat(fd, &st) || st.st_size < 4096 ||
+		    posix_memalign(&buf, 4096, 4096)) {
+			fprintf(stderr, "nopcmp: cannot read %s with O_DIRECT\n", file);
+			return 1;
+		}
+		blocks = (unsigned long)st.st_size / 4096;
+	}
 	t0 = now_s();
 	for (i = 0; i < count; i++) {
 		struct io_uring_sqe *sqe = io_uring_get_sqe(&ring);
 
-		io_uring_prep_nop(sqe);
+		if (fd >= 0) {
+			rnd ^= rnd << 13;	/* xorshift64 */
+			rnd ^= rnd >> 7;
+			rnd ^= rnd << 17;
+			io_uring_prep_read(sqe, fd, buf, 4096,
+					   (rnd % blocks) * 4096);
+		} else {
+			io_uring_prep_nop(sqe);
+		}
 		sqe->user_data = i;
 		ret = submit_only ? io_uring_submit(&ring) :
 				    io_uring_submit_and_wait(&ring, 1);
@@ -70,7 +100,7 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		ret = io_uring_wait_cqe(&ring, &cqe);
-		if (ret || cqe->user_data != i || cqe->res) {
+		if (ret || cqe->user_data != i || cqe->res != (fd >= 0 ? 4096 : 0)) {
 			fprintf(stderr, "nopcmp: wait: %d\n", ret);
 			return 1;
 		}
