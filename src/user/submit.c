@@ -619,6 +619,121 @@ void ar_req_device_refused(struct ar_ureq *req, enum ar_req_state prev)
 }
 
 /*
+ * block=waiter: the CQEs the enter that runs this thread's submit will
+ * wait for (its min_complete), set by ar_submit_sqes_enter() when that
+ * wait has neither a timeout nor a sigmask; 0 otherwise.
+ */
+static __thread unsigned ar_waiter_nr;
+
+static bool ar_waiter_enter_ok(struct ar_uctx *ctx, unsigned flags,
+			       unsigned min_complete, const void *arg)
+{
+	return (flags & IORING_ENTER_GETEVENTS) && min_complete && !arg &&
+	       !(flags & IORING_ENTER_EXT_ARG) &&
+	       !(ctx->flags & (IORING_SETUP_IOPOLL | IORING_SETUP_SQPOLL)) &&
+	       __atomic_load_n(&ctx->pol.block, __ATOMIC_RELAXED) ==
+	       ANYRING_BLOCK_WAITER;
+}
+
+/* io_uring_enter's submit, told what the same call waits for afterwards */
+int ar_submit_sqes_enter(struct ar_uctx *ctx, unsigned nr, unsigned flags,
+			 unsigned min_complete, const void *arg)
+{
+	int ret;
+
+	if (!ar_waiter_enter_ok(ctx, flags, min_complete, arg))
+		return ar_submit_sqes(ctx, nr);
+	ar_waiter_nr = min_complete < ctx->cq_entries ? min_complete :
+						       ctx->cq_entries;
+	ret = ar_submit_sqes(ctx, nr);
+	ar_waiter_nr = 0;
+	return ret;
+}
+
+/* the blocking work of a regular file's page cache: bounded, no readiness */
+static bool ar_op_blocks_bounded(__u8 opcode)
+{
+	switch (opcode) {
+	case IORING_OP_READ:
+	case IORING_OP_WRITE:
+	case IORING_OP_READV:
+	case IORING_OP_WRITEV:
+	case IORING_OP_READ_FIXED:
+	case IORING_OP_WRITE_FIXED:
+	case IORING_OP_FSYNC:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * block=waiter (docs/policies.md): would this request, about to go to a
+ * worker, only keep the submitting thread waiting for it? Then that
+ * thread does the blocking work itself and saves the handoff. Only when
+ * the enter waits with neither timeout nor sigmask (nothing can end the
+ * wait but CQEs), the CQ holds fewer CQEs than it waits for, and
+ * nothing else is in flight on the ring but this request and its links
+ * (so no other completion could end the wait first, and nothing of this
+ * submit waits behind it); only for a buffered read, write or fsync of a
+ * regular file or block device, whose blocking is bounded; never for
+ * IOSQE_ASYNC, a drain, a link timeout, a selected buffer or fault
+ * injection, which keep io-wq's order and cancel points.
+ */
+static bool ar_req_waiter_blocks(struct ar_ureq *req)
+{
+	struct ar_uctx *ctx = req->ctx;
+	struct ar_rings *rings = ctx->rings;
+	unsigned n = 0, ready;
+	struct ar_ureq *r;
+
+	if (!ar_waiter_nr || ar_submitting != ctx || ctx->exiting)
+		return false;
+	if (req->lt || (req->flags & (AR_REQ_F_FORCE_ASYNC | AR_REQ_F_ARM_LT)) ||
+	    (req->sqe_flags & IOSQE_BUFFER_SELECT) ||
+	    req->file.be != &ar_buffered_backend ||
+	    !ar_op_blocks_bounded(req->opcode) || ar_faults_active())
+		return false;
+	for (r = req; r; r = r->link)
+		n++;
+	/*
+	 * Relaxed: a hint, as the waiters' read of it. A request another
+	 * thread submits after this look may complete while this thread
+	 * blocks: the wait then ends later than it could (a timing, as
+	 * any delay of the waiting thread's).
+	 */
+	if (__atomic_load_n(&ctx->nr_inflight, __ATOMIC_RELAXED) != n)
+		return false;
+	if (IO_URING_READ_ONCE(rings->sq_flags) & IORING_SQ_CQ_OVERFLOW)
+		return false;
+	/* acquire pairs with the posting side's release of the CQ tail */
+	ready = io_uring_smp_load_acquire(&rings->cq.tail) -
+		IO_URING_READ_ONCE(rings->cq.head);
+	return ready < ar_waiter_nr;
+}
+
+/*
+ * The blocking issue of a worker, or of the waiting thread
+ * (ar_req_waiter_blocks()): there the request looks RUNNING while it
+ * blocks, so that a cancel answers -EALREADY as for work io-wq runs.
+ */
+static int ar_req_issue_blocking(struct ar_ureq *req, bool worker)
+{
+	const struct ar_opdef *def = &ar_opdefs[req->opcode];
+	enum ar_req_state prev = ar_req_state(req);
+	int ret;
+
+	if (!worker)
+		ar_req_set_state(req, AR_REQ_RUNNING);
+	ret = def->issue(req, AR_ISSUE_WORKER);
+	if (!worker)
+		ar_req_set_state(req, prev);
+	if (ret == AR_ISSUE_AGAIN || ret == AR_ISSUE_PUNT)
+		ret = -EAGAIN;
+	return ret;
+}
+
+/*
  * Issue a request. Inline (AR_ISSUE_NONBLOCK) "would block" means: wait
  * for readiness on a pollable file, else punt to io-wq. A worker tries a
  * pollable file without blocking too, and polls when it is not ready, as
@@ -689,14 +804,12 @@ again:
 	    ar_poll_done(req) && req->opcode == IORING_OP_POLL_ADD)
 		ret = -ECANCELED;
 	if (ret == AR_ISSUE_PUNT) {
-		if (!worker) {
+		if (!worker && !ar_req_waiter_blocks(req)) {
 			ar_req_punt(req);
 			return;
 		}
-		/* a worker: block in it */
-		ret = def->issue(req, AR_ISSUE_WORKER);
-		if (ret == AR_ISSUE_AGAIN || ret == AR_ISSUE_PUNT)
-			ret = -EAGAIN;
+		/* a worker, or the thread that waits for it: block in it */
+		ret = ar_req_issue_blocking(req, worker);
 	}
 	if (ret == AR_ISSUE_QUEUED)
 		return;
