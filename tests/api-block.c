@@ -10,11 +10,15 @@
  * (anyring_ring_stats) must be 0 under block=waiter and not 0 under
  * block=worker; and not 0 under block=waiter where the wait is not the
  * request's alone: IOSQE_ASYNC, another request in flight (a TIMEOUT), a
- * CQE already in the CQ, a wait with a timeout (EXT_ARG). The kernel
- * engine refuses block=waiter and runs the same data checks.
+ * CQE already in the CQ, a wait with a timeout (EXT_ARG). An eventfd
+ * registered with IORING_REGISTER_EVENTFD_ASYNC is signalled for the
+ * FSYNC, which completes in io-wq on the kernel. The kernel engine
+ * refuses block=waiter and runs the same data checks.
  */
 #include <fcntl.h>
+#include <poll.h>
 #include <unistd.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include "test.h"
 
@@ -150,6 +154,26 @@ static void t_efault(struct io_uring *ring, int fd)
 	t_cqe(ring, 2, -ECANCELED);
 }
 
+/* an async eventfd: signalled by the FSYNC done in io-wq's place */
+static void t_evfd_async(struct io_uring *ring, int fd, bool waiter)
+{
+	struct pollfd pfd;
+	uint64_t v = 0;
+	int efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+
+	CHECK(efd >= 0);
+	CHECK_EQ(io_uring_register_eventfd_async(ring, efd), 0);
+	t_log(ring, fd, 7, waiter);
+	pfd.fd = efd;
+	pfd.events = POLLIN;
+	/* a bound for a broken engine only: the signal comes with the CQE */
+	CHECK_EQ(poll(&pfd, 1, T_HANG_SEC * 1000), 1);
+	CHECK_EQ(read(efd, &v, sizeof(v)), (ssize_t)sizeof(v));
+	CHECK(v >= 1);
+	CHECK_EQ(io_uring_unregister_eventfd(ring), 0);
+	close(efd);
+}
+
 /* waits that are not the request's alone: it goes to a worker */
 static void t_not_alone(struct io_uring *ring, int fd)
 {
@@ -233,6 +257,7 @@ int main(void)
 			t_chain(&ring, fd, gen + 10, waiter && user);
 		}
 		t_efault(&ring, fd);
+		t_evfd_async(&ring, fd, waiter && user);
 		t_not_alone(&ring, fd);
 	}
 	io_uring_queue_exit(&ring);

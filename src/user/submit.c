@@ -387,16 +387,19 @@ static void ar_submit_flush(struct ar_uctx *ctx, struct ar_ureq *list)
 {
 	struct ar_ureq *req, *next;
 	struct ar_comp_batch b;
+	bool async = false;
 
 	ar_batch_init(&b);
 	ar_spin_lock(&ctx->lock);
 	for (req = list; req; req = next) {
 		next = req->next;
+		/* done blocking here in io-wq's place (ar_req_issue_blocking()) */
+		async |= !!(req->flags & AR_REQ_F_ASYNC_DONE);
 		ar_complete_locked(ctx, req, &b);
 	}
 	ar_complete_timeouts_locked(ctx, &b);
 	ar_spin_unlock(&ctx->lock);
-	ar_batch_finish(ctx, &b, false);
+	ar_batch_finish(ctx, &b, async);
 }
 
 /*
@@ -668,6 +671,22 @@ static bool ar_op_blocks_bounded(__u8 opcode)
 }
 
 /*
+ * What a waiting thread may run in io-wq's place (here, and queued work
+ * in iowq.c ar_iowq_help()): a buffered read, write or fsync of a regular
+ * file or block device, whose blocking is bounded; never IOSQE_ASYNC, a
+ * drain, a link timeout, a selected buffer or under fault injection,
+ * which keep io-wq's order and cancel points.
+ */
+bool ar_req_waiter_may_run(const struct ar_ureq *req)
+{
+	return !req->lt &&
+	       !(req->flags & (AR_REQ_F_FORCE_ASYNC | AR_REQ_F_ARM_LT)) &&
+	       !(req->sqe_flags & IOSQE_BUFFER_SELECT) &&
+	       req->file.be == &ar_buffered_backend &&
+	       ar_op_blocks_bounded(req->opcode) && !ar_faults_active();
+}
+
+/*
  * block=waiter (docs/policies.md): would this request, about to go to a
  * worker, only keep the submitting thread waiting for it? Then that
  * thread does the blocking work itself and saves the handoff. Only when
@@ -675,10 +694,7 @@ static bool ar_op_blocks_bounded(__u8 opcode)
  * wait but CQEs), the CQ holds fewer CQEs than it waits for, and
  * nothing else is in flight on the ring but this request and its links
  * (so no other completion could end the wait first, and nothing of this
- * submit waits behind it); only for a buffered read, write or fsync of a
- * regular file or block device, whose blocking is bounded; never for
- * IOSQE_ASYNC, a drain, a link timeout, a selected buffer or fault
- * injection, which keep io-wq's order and cancel points.
+ * submit waits behind it), and what ar_req_waiter_may_run() allows.
  */
 static bool ar_req_waiter_blocks(struct ar_ureq *req)
 {
@@ -687,12 +703,8 @@ static bool ar_req_waiter_blocks(struct ar_ureq *req)
 	unsigned n = 0, ready;
 	struct ar_ureq *r;
 
-	if (!ar_waiter_nr || ar_submitting != ctx || ctx->exiting)
-		return false;
-	if (req->lt || (req->flags & (AR_REQ_F_FORCE_ASYNC | AR_REQ_F_ARM_LT)) ||
-	    (req->sqe_flags & IOSQE_BUFFER_SELECT) ||
-	    req->file.be != &ar_buffered_backend ||
-	    !ar_op_blocks_bounded(req->opcode) || ar_faults_active())
+	if (!ar_waiter_nr || ar_submitting != ctx || ctx->exiting ||
+	    !ar_req_waiter_may_run(req))
 		return false;
 	for (r = req; r; r = r->link)
 		n++;
@@ -715,7 +727,9 @@ static bool ar_req_waiter_blocks(struct ar_ureq *req)
 /*
  * The blocking issue of a worker, or of the waiting thread
  * (ar_req_waiter_blocks()): there the request looks RUNNING while it
- * blocks, so that a cancel answers -EALREADY as for work io-wq runs.
+ * blocks, so that a cancel answers -EALREADY as for work io-wq runs, and
+ * completes as io-wq's work does for an IORING_REGISTER_EVENTFD_ASYNC
+ * eventfd (ASYNC_DONE, read by ar_submit_flush()).
  */
 static int ar_req_issue_blocking(struct ar_ureq *req, bool worker)
 {
@@ -723,8 +737,10 @@ static int ar_req_issue_blocking(struct ar_ureq *req, bool worker)
 	enum ar_req_state prev = ar_req_state(req);
 	int ret;
 
-	if (!worker)
+	if (!worker) {
 		ar_req_set_state(req, AR_REQ_RUNNING);
+		req->flags |= AR_REQ_F_ASYNC_DONE;
+	}
 	ret = def->issue(req, AR_ISSUE_WORKER);
 	if (!worker)
 		ar_req_set_state(req, prev);
