@@ -679,9 +679,9 @@ static bool ar_op_blocks_bounded(__u8 opcode)
  */
 bool ar_req_waiter_may_run(const struct ar_ureq *req)
 {
-	return !req->lt &&
-	       !(req->flags & (AR_REQ_F_FORCE_ASYNC | AR_REQ_F_ARM_LT)) &&
-	       !(req->sqe_flags & IOSQE_BUFFER_SELECT) &&
+	/* the flags first: only a request with ARM_LT has its req->lt written */
+	return !(req->flags & (AR_REQ_F_FORCE_ASYNC | AR_REQ_F_ARM_LT)) &&
+	       !req->lt && !(req->sqe_flags & IOSQE_BUFFER_SELECT) &&
 	       req->file.be == &ar_buffered_backend &&
 	       ar_op_blocks_bounded(req->opcode) && !ar_faults_active();
 }
