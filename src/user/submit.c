@@ -628,26 +628,19 @@ void ar_req_device_refused(struct ar_ureq *req, enum ar_req_state prev)
  */
 static __thread unsigned ar_waiter_nr;
 
-static bool ar_waiter_enter_ok(struct ar_uctx *ctx, unsigned flags,
-			       unsigned min_complete, const void *arg)
-{
-	return (flags & IORING_ENTER_GETEVENTS) && min_complete && !arg &&
-	       !(flags & IORING_ENTER_EXT_ARG) &&
-	       !(ctx->flags & (IORING_SETUP_IOPOLL | IORING_SETUP_SQPOLL)) &&
-	       __atomic_load_n(&ctx->pol.block, __ATOMIC_RELAXED) ==
-	       ANYRING_BLOCK_WAITER;
-}
-
-/* io_uring_enter's submit, told what the same call waits for afterwards */
+/*
+ * io_uring_enter's submit, told what the same call waits for afterwards.
+ * The rest (the policy, the ring's flags) is looked at only where a
+ * request would punt (ar_req_waiter_blocks()): a NOP's submit pays two
+ * stores.
+ */
 int ar_submit_sqes_enter(struct ar_uctx *ctx, unsigned nr, unsigned flags,
 			 unsigned min_complete, const void *arg)
 {
 	int ret;
 
-	if (!ar_waiter_enter_ok(ctx, flags, min_complete, arg))
-		return ar_submit_sqes(ctx, nr);
-	ar_waiter_nr = min_complete < ctx->cq_entries ? min_complete :
-						       ctx->cq_entries;
+	ar_waiter_nr = (flags & (IORING_ENTER_GETEVENTS | IORING_ENTER_EXT_ARG)) ==
+		       IORING_ENTER_GETEVENTS && !arg ? min_complete : 0;
 	ret = ar_submit_sqes(ctx, nr);
 	ar_waiter_nr = 0;
 	return ret;
@@ -704,7 +697,9 @@ static bool ar_req_waiter_blocks(struct ar_ureq *req)
 	struct ar_ureq *r;
 
 	if (!ar_waiter_nr || ar_submitting != ctx || ctx->exiting ||
-	    !ar_req_waiter_may_run(req))
+	    (ctx->flags & (IORING_SETUP_IOPOLL | IORING_SETUP_SQPOLL)) ||
+	    __atomic_load_n(&ctx->pol.block, __ATOMIC_RELAXED) !=
+	    ANYRING_BLOCK_WAITER || !ar_req_waiter_may_run(req))
 		return false;
 	for (r = req; r; r = r->link)
 		n++;
@@ -721,7 +716,8 @@ static bool ar_req_waiter_blocks(struct ar_ureq *req)
 	/* acquire pairs with the posting side's release of the CQ tail */
 	ready = io_uring_smp_load_acquire(&rings->cq.tail) -
 		IO_URING_READ_ONCE(rings->cq.head);
-	return ready < ar_waiter_nr;
+	/* min_complete beyond the CQ's size: the wait takes cq_entries */
+	return ready < ar_waiter_nr && ready < ctx->cq_entries;
 }
 
 /*
