@@ -269,9 +269,12 @@ unsigned ar_sq_entries_ready(struct ar_uctx *ctx)
  * (a failed SQE counts and ends the batch, unless SUBMIT_ALL), or -EAGAIN
  * when nothing could be allocated.
  */
-static void ar_submit_issue(struct ar_uctx *ctx, struct ar_ureq *ready);
+static void ar_submit_issue(struct ar_uctx *ctx, struct ar_ureq *ready,
+			    unsigned wait_nr);
 
-int ar_submit_sqes(struct ar_uctx *ctx, unsigned nr)
+/* wait_nr: what the enter waits for afterwards (ar_submit_sqes_enter()) */
+static inline __attribute__((always_inline))
+int ar_submit_sqes_wait(struct ar_uctx *ctx, unsigned nr, unsigned wait_nr)
 {
 	struct ar_submit_state st;
 	const struct io_uring_sqe *sqe;
@@ -345,8 +348,13 @@ int ar_submit_sqes(struct ar_uctx *ctx, unsigned nr)
 	if (st.fast_b.posted)
 		ar_batch_finish(ctx, &st.fast_b, false);
 	if (st.ready_head)
-		ar_submit_issue(ctx, st.ready_head);
+		ar_submit_issue(ctx, st.ready_head, wait_nr);
 	return ret;
+}
+
+int ar_submit_sqes(struct ar_uctx *ctx, unsigned nr)
+{
+	return ar_submit_sqes_wait(ctx, nr, 0);
 }
 
 /*
@@ -416,7 +424,11 @@ static bool ar_submit_counts(struct ar_uctx *ctx)
 	       ANYRING_COMPLETE_DEFERRED;
 }
 
-static void ar_submit_issue(struct ar_uctx *ctx, struct ar_ureq *ready)
+/* block=waiter: what the enter issuing this submit then waits for (0: none) */
+static __thread unsigned ar_waiter_nr;
+
+static void ar_submit_issue(struct ar_uctx *ctx, struct ar_ureq *ready,
+			    unsigned wait_nr)
 {
 	struct ar_ureq *req, *next;
 	bool counted = ar_submit_counts(ctx);
@@ -429,6 +441,7 @@ static void ar_submit_issue(struct ar_uctx *ctx, struct ar_ureq *ready)
 	ar_deferred_tail = &ar_deferred_links;
 	ar_compl_tail = &ar_compl_head;
 	ar_submitting = ctx;
+	ar_waiter_nr = wait_nr;
 	/* issue=spread: the helper takes part of a batch (spread.c) */
 	spread = false;
 	if (ready->next)	/* a batch: worth a look (spread.c) */
@@ -461,6 +474,7 @@ static void ar_submit_issue(struct ar_uctx *ctx, struct ar_ureq *ready)
 		}
 	}
 	ar_submitting = NULL;
+	ar_waiter_nr = 0;
 	if (counted)
 		ar_tw_submit_end(ctx);
 }
@@ -622,28 +636,18 @@ void ar_req_device_refused(struct ar_ureq *req, enum ar_req_state prev)
 }
 
 /*
- * block=waiter: the CQEs the enter that runs this thread's submit will
- * wait for (its min_complete), set by ar_submit_sqes_enter() when that
- * wait has neither a timeout nor a sigmask; 0 otherwise.
- */
-static __thread unsigned ar_waiter_nr;
-
-/*
- * io_uring_enter's submit, told what the same call waits for afterwards.
- * The rest (the policy, the ring's flags) is looked at only where a
- * request would punt (ar_req_waiter_blocks()): a NOP's submit pays two
- * stores.
+ * io_uring_enter's submit, told what the same call waits for afterwards:
+ * its min_complete when the wait has neither a timeout nor a sigmask,
+ * else 0 (ar_waiter_nr while the submit's requests are issued). The
+ * rest (the policy, the ring's flags) is looked at only where a request
+ * would punt (ar_req_waiter_blocks()): plain NOPs pay nothing.
  */
 int ar_submit_sqes_enter(struct ar_uctx *ctx, unsigned nr, unsigned flags,
 			 unsigned min_complete, const void *arg)
 {
-	int ret;
-
-	ar_waiter_nr = (flags & (IORING_ENTER_GETEVENTS | IORING_ENTER_EXT_ARG)) ==
-		       IORING_ENTER_GETEVENTS && !arg ? min_complete : 0;
-	ret = ar_submit_sqes(ctx, nr);
-	ar_waiter_nr = 0;
-	return ret;
+	return ar_submit_sqes_wait(ctx, nr,
+		(flags & (IORING_ENTER_GETEVENTS | IORING_ENTER_EXT_ARG)) ==
+		IORING_ENTER_GETEVENTS && !arg ? min_complete : 0);
 }
 
 /* the blocking work of a regular file's page cache: bounded, no readiness */
