@@ -106,6 +106,13 @@ int anyring_submit_and_wait_ext(struct io_uring *ring,
  *                   thread shares the inline issue of a submit's standalone
  *                   reads and writes: on the page cache every read is a
  *                   system call here, and a second CPU halves a batch's time
+ *   block=worker    (user engine; the default) work that must block goes to an
+ *                   io-wq worker, as in the kernel
+ *   block=waiter    (user engine) a buffered read, write or fsync of a regular
+ *                   file that would go to a worker is done in the submitting
+ *                   thread instead, when that thread enters with GETEVENTS
+ *                   (no timeout, no sigmask) and would otherwise sleep for it
+ *                   alone (docs/policies.md)
  */
 enum {
 	ANYRING_WAKE_DEFAULT = 0, ANYRING_WAKE_THRESHOLD, ANYRING_WAKE_EVERY,
@@ -124,6 +131,9 @@ enum {
 enum {
 	ANYRING_ISSUE_DEFAULT = 0, ANYRING_ISSUE_INLINE, ANYRING_ISSUE_SPREAD,
 };
+enum {
+	ANYRING_BLOCK_DEFAULT = 0, ANYRING_BLOCK_WORKER, ANYRING_BLOCK_WAITER,
+};
 
 struct anyring_policy {
 	unsigned char wake;		/* ANYRING_WAKE_* */
@@ -132,7 +142,8 @@ struct anyring_policy {
 	unsigned char iowait;		/* ANYRING_IOWAIT_* */
 	unsigned spin_usec;		/* longest poll before sleeping; 0: default */
 	unsigned char issue;		/* ANYRING_ISSUE_* (user engine) */
-	unsigned char resv_c[3];
+	unsigned char block;		/* ANYRING_BLOCK_* (user engine) */
+	unsigned char resv_c[2];
 	unsigned resv[2];
 };
 

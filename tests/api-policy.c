@@ -26,17 +26,21 @@ static void t_strings(void)
 	CHECK_EQ(anyring_policy_parse("", &p), 0);
 	CHECK_EQ(p.wake | p.complete | p.wait | p.iowait | p.spin_usec, 0);
 	CHECK_EQ(anyring_policy_parse("wake=every,complete=punt,wait=hybrid,"
-				      "iowait=off,issue=inline,spin_usec=250",
-				      &p), 0);
+				      "iowait=off,issue=inline,block=worker,"
+				      "spin_usec=250", &p), 0);
 	CHECK_EQ(p.wake, ANYRING_WAKE_EVERY);
 	CHECK_EQ(p.complete, ANYRING_COMPLETE_PUNT);
 	CHECK_EQ(p.wait, ANYRING_WAITP_HYBRID);
 	CHECK_EQ(p.iowait, ANYRING_IOWAIT_OFF);
 	CHECK_EQ(p.spin_usec, 250);
 	CHECK_EQ(p.issue, ANYRING_ISSUE_INLINE);
+	CHECK_EQ(p.block, ANYRING_BLOCK_WORKER);
 	CHECK(anyring_policy_format(&p, buf, sizeof(buf)) > 0);
 	CHECK(!strcmp(buf, "wake=every,complete=punt,wait=hybrid,iowait=off,"
-		      "issue=inline,spin_usec=250"));
+		      "issue=inline,block=worker,spin_usec=250"));
+	CHECK_EQ(anyring_policy_parse("block=waiter", &p), 0);
+	CHECK_EQ(p.block, ANYRING_BLOCK_WAITER);
+	CHECK_EQ(anyring_policy_parse("block=nobody", &p), -EINVAL);
 	CHECK_EQ(anyring_policy_parse("issue=spread", &p), 0);
 	CHECK_EQ(p.issue, ANYRING_ISSUE_SPREAD);
 	CHECK_EQ(anyring_policy_parse("issue=sideways", &p), -EINVAL);
@@ -56,14 +60,16 @@ static void t_set_get(struct io_uring *ring, bool user)
 
 	CHECK_EQ(anyring_ring_policy(ring, &got), 0);
 	/* defaults are resolved: nothing reads DEFAULT back */
-	CHECK(got.wake && got.wait && got.iowait && got.issue);
+	CHECK(got.wake && got.wait && got.iowait && got.issue && got.block);
 	if (user) {
+		CHECK_EQ(got.block, ANYRING_BLOCK_WAITER);
 		CHECK_EQ(got.wake, ANYRING_WAKE_THRESHOLD);
 		CHECK_EQ(got.complete, ANYRING_COMPLETE_INLINE);
 		CHECK_EQ(got.wait, ANYRING_WAITP_ADAPTIVE);
 	} else {
 		CHECK_EQ(got.wait, ANYRING_WAITP_SLEEP);
 		CHECK_EQ(got.issue, ANYRING_ISSUE_INLINE);
+		CHECK_EQ(got.block, ANYRING_BLOCK_WORKER);
 	}
 	memset(&p, 0, sizeof(p));
 	p.wait = ANYRING_WAITP_SPIN;
@@ -86,6 +92,16 @@ static void t_set_get(struct io_uring *ring, bool user)
 		CHECK_EQ(got.issue, ANYRING_ISSUE_SPREAD);
 	}
 	p.issue = 7;
+	CHECK_EQ(anyring_ring_set_policy(ring, &p), -EINVAL);
+	memset(&p, 0, sizeof(p));
+	p.block = ANYRING_BLOCK_WORKER;
+	CHECK_EQ(anyring_ring_set_policy(ring, &p), 0);
+	CHECK_EQ(anyring_ring_policy(ring, &got), 0);
+	CHECK_EQ(got.block, ANYRING_BLOCK_WORKER);
+	p.block = ANYRING_BLOCK_WAITER;
+	/* io-wq is the kernel's */
+	CHECK_EQ(anyring_ring_set_policy(ring, &p), user ? 0 : -EOPNOTSUPP);
+	p.block = 9;
 	CHECK_EQ(anyring_ring_set_policy(ring, &p), -EINVAL);
 	memset(&p, 0, sizeof(p));
 	p.iowait = ANYRING_IOWAIT_ON;

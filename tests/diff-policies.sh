@@ -3,7 +3,7 @@
 # tests/diff; -m scenarios: the call cases, setup/register/enter results,
 # run once in the differential test, but for the enter arguments' bad
 # pointers, ua_enter*, which a wait= policy reads) under every completion-path policy
-# combination: wake= x complete= x wait= (2 x 3 x 4 = 24). ANYRING_POLICY applies to the rings of both engines
+# combination: wake= x complete= x wait= (2 x 3 x 4 = 24), then block=worker twice. ANYRING_POLICY applies to the rings of both engines
 # (the kernel engine takes wait= only). With a sanitizer, where one run
 # takes several seconds, each value of each axis runs once at least
 # (6 combinations: wake x complete, wait rotating).
@@ -36,6 +36,18 @@ for complete in inline deferred punt; do
 			fi
 		done
 	done
+done
+# block=worker: blocking work in io-wq, as the kernel (the default,
+# block=waiter, runs in every combination above)
+for pol in block=worker block=worker,complete=deferred; do
+	runs=$((runs + 1))
+	if out=$(ANYRING_POLICY=$pol "$BIN" -m scenarios 2>&1); then
+		echo "ok   $pol: $(echo "$out" | tail -n 1)"
+	else
+		fails=$((fails + 1))
+		echo "FAIL $pol:"
+		echo "$out" | grep -v '^PASS' | tail -n 30
+	fi
 done
 echo "$runs policy combinations, $fails failed"
 [ "$fails" -eq 0 ]

@@ -54,6 +54,13 @@ static const struct ar_pol_name ar_issue_names[] = {
 	{ NULL, 0 },
 };
 
+static const struct ar_pol_name ar_block_names[] = {
+	{ "default", ANYRING_BLOCK_DEFAULT },
+	{ "worker", ANYRING_BLOCK_WORKER },
+	{ "waiter", ANYRING_BLOCK_WAITER },
+	{ NULL, 0 },
+};
+
 static int ar_pol_lookup(const struct ar_pol_name *t, const char *v, size_t n,
 			 unsigned char *out)
 {
@@ -97,6 +104,8 @@ static int ar_policy_item(const char *s, size_t n, struct anyring_policy *p)
 		return ar_pol_lookup(ar_iowait_names, eq, vn, &p->iowait);
 	if (kn == 5 && !strncmp(s, "issue", 5))
 		return ar_pol_lookup(ar_issue_names, eq, vn, &p->issue);
+	if (kn == 5 && !strncmp(s, "block", 5))
+		return ar_pol_lookup(ar_block_names, eq, vn, &p->block);
 	if (kn == 9 && !strncmp(s, "spin_usec", 9)) {
 		if (!vn || vn >= sizeof(num))
 			return -EINVAL;
@@ -129,7 +138,7 @@ AR_EXPORT int anyring_policy_parse(const char *str, struct anyring_policy *p)
 		if (n && ar_policy_item(s, n, &np)) {
 			ar_debug("policy '%s': bad item '%.*s' (wake=threshold|every, "
 				 "complete=deferred|inline|punt, wait=sleep|spin|hybrid|"
-				 "adaptive, iowait=on|off, issue=inline|spread, spin_usec=N)", str, (int)n, s);
+				 "adaptive, iowait=on|off, issue=inline|spread, block=worker|waiter, spin_usec=N)", str, (int)n, s);
 			return -EINVAL;
 		}
 		if (!*comma)
@@ -145,12 +154,13 @@ AR_EXPORT int anyring_policy_format(const struct anyring_policy *p, char *buf,
 	if (!p)
 		return -EINVAL;
 	return snprintf(buf, len, "wake=%s,complete=%s,wait=%s,iowait=%s,"
-			"issue=%s,spin_usec=%u",
+			"issue=%s,block=%s,spin_usec=%u",
 			ar_pol_name(ar_wake_names, p->wake),
 			ar_pol_name(ar_complete_names, p->complete),
 			ar_pol_name(ar_wait_names, p->wait),
 			ar_pol_name(ar_iowait_names, p->iowait),
-			ar_pol_name(ar_issue_names, p->issue), p->spin_usec);
+			ar_pol_name(ar_issue_names, p->issue),
+			ar_pol_name(ar_block_names, p->block), p->spin_usec);
 }
 
 /* ANYRING_POLICY for a new ring; a bad string is reported and ignored */
@@ -178,7 +188,8 @@ AR_EXPORT int anyring_ring_set_policy(struct io_uring *ring,
 	if (!ring || !p || p->wake > ANYRING_WAKE_EVERY ||
 	    p->complete > ANYRING_COMPLETE_PUNT ||
 	    p->wait > ANYRING_WAITP_ADAPTIVE || p->iowait > ANYRING_IOWAIT_OFF ||
-	    p->issue > ANYRING_ISSUE_SPREAD || p->spin_usec > 1000000)
+	    p->issue > ANYRING_ISSUE_SPREAD || p->block > ANYRING_BLOCK_WAITER ||
+	    p->spin_usec > 1000000)
 		return -EINVAL;
 	e = ar_engine_lookup(ring->ring_fd, &obj);
 	if (!e->policy)

@@ -147,6 +147,7 @@ static void ar_kpolicy_resolve(struct anyring_policy *p)
 	p->wake = ANYRING_WAKE_THRESHOLD;	/* io_should_wake */
 	p->complete = ANYRING_COMPLETE_DEFAULT;	/* the kernel's, per its flags */
 	p->issue = ANYRING_ISSUE_INLINE;	/* io_submit_sqes issues in the task */
+	p->block = ANYRING_BLOCK_WORKER;	/* io-wq */
 	if (!p->wait)
 		p->wait = ANYRING_WAITP_SLEEP;	/* plain io_uring_enter */
 	if (!p->iowait)
@@ -387,7 +388,8 @@ static int ar_kernel_policy(void *obj, const struct anyring_policy *set,
 		return -EOPNOTSUPP;
 	if (set) {
 		if (set->wake || set->complete ||
-		    set->issue == ANYRING_ISSUE_SPREAD)
+		    set->issue == ANYRING_ISSUE_SPREAD ||
+		    set->block == ANYRING_BLOCK_WAITER)
 			return -EOPNOTSUPP;	/* the kernel's own */
 		if (set->iowait == ANYRING_IOWAIT_OFF &&
 		    !(kr->features & IORING_FEAT_NO_IOWAIT))
@@ -406,6 +408,7 @@ static int ar_kernel_policy(void *obj, const struct anyring_policy *set,
 		get->wake = kr->pol.wake;
 		get->complete = kr->pol.complete;
 		get->issue = kr->pol.issue;
+		get->block = kr->pol.block;
 		get->wait = __atomic_load_n(&kr->pol.wait, __ATOMIC_RELAXED);
 		get->iowait = __atomic_load_n(&kr->pol.iowait, __ATOMIC_RELAXED);
 		get->spin_usec = __atomic_load_n(&kr->pol.spin_usec, __ATOMIC_RELAXED);

@@ -91,9 +91,16 @@ static inline void ar_cq_flush_overflow(struct ar_uctx *ctx)
  */
 static inline bool ar_tw_wanted(struct ar_uctx *ctx)
 {
+	/*
+	 * Also behind completions queued during a submit that ended and not
+	 * yet posted: CQEs keep the order their requests completed in (a
+	 * worker's hashed writes). Relaxed: a list taken meanwhile is posted
+	 * under ctx->lock, which a post made instead waits for.
+	 */
 	return (__atomic_load_n(&ctx->pol.complete, __ATOMIC_RELAXED) !=
 		ANYRING_COMPLETE_INLINE ||
-		atomic_load_explicit(&ctx->in_submit, memory_order_relaxed)) &&
+		atomic_load_explicit(&ctx->in_submit, memory_order_relaxed) ||
+		ar_tw_pending(ctx)) &&
 	       ar_tw_current != ctx &&
 	       !__atomic_load_n(&ctx->tw_closed, __ATOMIC_RELAXED);
 }

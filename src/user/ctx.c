@@ -264,6 +264,13 @@ static void ar_upolicy_resolve(struct ar_uctx *ctx, struct anyring_policy *p)
 	if (!p->issue)
 		p->issue = sysconf(_SC_NPROCESSORS_ONLN) > 1 ?
 			   ANYRING_ISSUE_SPREAD : ANYRING_ISSUE_INLINE;
+	/*
+	 * The thread that waits anyway does bounded blocking work itself
+	 * (submit.c ar_req_waiter_blocks(); docs/policies.md): a worker's
+	 * handoff is a sleeping thread's wakeup each way.
+	 */
+	if (!p->block)
+		p->block = ANYRING_BLOCK_WAITER;
 }
 
 /* ANYRING_POLICY's policy for a new ring (iowait=on does not apply: ignored) */
@@ -313,6 +320,7 @@ static int ar_user_policy(void *obj, const struct anyring_policy *set,
 			__atomic_store_n(&ctx->pol.spin_usec, p.spin_usec,
 					 __ATOMIC_RELAXED);
 			__atomic_store_n(&ctx->pol.issue, p.issue, __ATOMIC_RELAXED);
+			__atomic_store_n(&ctx->pol.block, p.block, __ATOMIC_RELAXED);
 		}
 		pthread_mutex_unlock(&ctx->uring_lock);
 	}
@@ -323,6 +331,7 @@ static int ar_user_policy(void *obj, const struct anyring_policy *set,
 		get->iowait = ctx->pol.iowait;
 		get->spin_usec = __atomic_load_n(&ctx->pol.spin_usec, __ATOMIC_RELAXED);
 		get->issue = __atomic_load_n(&ctx->pol.issue, __ATOMIC_RELAXED);
+		get->block = __atomic_load_n(&ctx->pol.block, __ATOMIC_RELAXED);
 		memset(get->resv_c, 0, sizeof(get->resv_c));
 		memset(get->resv, 0, sizeof(get->resv));
 	}

@@ -72,18 +72,74 @@ void ar_iowq_init(struct ar_iowq *wq, unsigned sq_entries)
 	wq->max_workers[1] = ar_default_unbounded();
 }
 
-/* the head of a class's queue, under wq->lock */
-static struct ar_ureq *ar_iowq_pop(struct ar_iowq *wq, int acct)
+/*
+ * io-wq's hashed work: buffered writes to a regular file are serialised
+ * per inode hash bucket (the kernel hashes the REQ_F_ISREG requests of
+ * the ops with hash_reg_file), so one worker streams a file's writes and
+ * the others do not contend on its inode lock. 0: not hashed; else 1 +
+ * the bucket (file.c: from the look at the file before the punt).
+ */
+static unsigned ar_req_hash(const struct ar_ureq *req)
 {
-	struct ar_ureq *req = wq->q[acct].head;
+	switch (req->opcode) {
+	case IORING_OP_WRITE:
+	case IORING_OP_WRITEV:
+	case IORING_OP_WRITE_FIXED:
+		break;
+	default:
+		return 0;
+	}
+	if (!req->file.isreg || req->file.be != &ar_buffered_backend)
+		return 0;
+	return req->file.ihash;
+}
 
-	if (!req)
+static bool ar_hash_busy(const struct ar_iowq *wq, unsigned hash)
+{
+	return hash && (wq->hash_busy & (1ULL << (hash - 1)));
+}
+
+/*
+ * The work a worker takes next, under wq->lock: after a hashed write, the
+ * next one of its bucket (nobody was woken for those: they wait for this
+ * worker, ar_iowq_enqueue()); else the first whose bucket no worker is
+ * writing. *hash: its bucket, now busy, or 0.
+ */
+static struct ar_ureq *ar_iowq_next(struct ar_iowq *wq, int acct,
+				    unsigned last, unsigned *hash)
+{
+	struct ar_ureq *req, *prev = NULL, *pick = NULL, *pick_prev = NULL;
+	unsigned h, pick_h = 0;
+
+	for (req = wq->q[acct].head; req; prev = req, req = req->next) {
+		h = ar_req_hash(req);
+		if (last && h == last) {
+			pick = req;
+			pick_prev = prev;
+			pick_h = h;
+			break;
+		}
+		if (!pick && !ar_hash_busy(wq, h)) {
+			pick = req;
+			pick_prev = prev;
+			pick_h = h;
+			if (!last)
+				break;
+		}
+	}
+	*hash = pick_h;
+	if (!pick)
 		return NULL;
-	wq->q[acct].head = req->next;
-	if (!wq->q[acct].head)
-		wq->q[acct].tail = NULL;
-	req->next = NULL;
-	return req;
+	if (pick_prev)
+		pick_prev->next = pick->next;
+	else
+		wq->q[acct].head = pick->next;
+	if (wq->q[acct].tail == pick)
+		wq->q[acct].tail = pick_prev;
+	pick->next = NULL;
+	if (pick_h)
+		wq->hash_busy |= 1ULL << (pick_h - 1);
+	return pick;
 }
 
 static void ar_deadline_ms(struct timespec *ts, unsigned ms)
@@ -131,11 +187,13 @@ static void *ar_worker_main(void *arg)
 	unsigned aff_gen = 0;
 	cpu_set_t set;
 	bool apply, timed_out;
+	unsigned hash, last = 0;
 
 	ar_iowq_self = w;
 	pthread_mutex_lock(&wq->lock);
 	for (;;) {
-		req = ar_iowq_pop(wq, w->acct);
+		req = ar_iowq_next(wq, w->acct, last, &hash);
+		last = 0;
 		w->nr_kept = 0;
 		if (req) {
 			ar_req_set_state(req, AR_REQ_RUNNING);
@@ -146,6 +204,11 @@ static void *ar_worker_main(void *arg)
 				pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
 			ar_req_issue(req, AR_ISSUE_WORKER);
 			pthread_mutex_lock(&wq->lock);
+			if (hash) {
+				/* its bucket's next write is this worker's */
+				wq->hash_busy &= ~(1ULL << (hash - 1));
+				last = hash;
+			}
 			continue;
 		}
 		if (wq->exiting)
@@ -249,6 +312,27 @@ static bool ar_iowq_keep(struct ar_iowq *wq, struct ar_uctx *ctx,
 	return true;
 }
 
+/*
+ * New work for a class: wake an idle worker not yet claimed by earlier
+ * work, or have one made (true: the caller creates it). Under wq->lock.
+ */
+static bool ar_iowq_wake_locked(struct ar_iowq *wq, int acct)
+{
+	if (wq->nr_idle[acct] > wq->nr_wakeups[acct]) {
+		wq->nr_wakeups[acct]++;
+		pthread_cond_signal(&wq->cond[acct]);
+		return false;
+	}
+	if (wq->nr_workers[acct] < ar_iowq_limit(wq, acct) ||
+	    !wq->nr_workers[acct]) {
+		wq->nr_workers[acct]++;
+		/* ring exit waits for it to be listed, so that it is joined */
+		wq->nr_starting++;
+		return true;
+	}
+	return false;
+}
+
 void ar_iowq_enqueue(struct ar_uctx *ctx, struct ar_ureq *req)
 {
 	struct ar_iowq *wq = &ctx->iowq;
@@ -270,17 +354,9 @@ void ar_iowq_enqueue(struct ar_uctx *ctx, struct ar_ureq *req)
 	}
 	ar_stat_add(ctx, worker_handoffs, 1);
 	ar_req_list_add(&wq->q[acct].head, &wq->q[acct].tail, req);
-	/* an idle worker not yet claimed by earlier work: wake it */
-	if (wq->nr_idle[acct] > wq->nr_wakeups[acct]) {
-		wq->nr_wakeups[acct]++;
-		pthread_cond_signal(&wq->cond[acct]);
-	} else if (wq->nr_workers[acct] < ar_iowq_limit(wq, acct) ||
-		   !wq->nr_workers[acct]) {
-		wq->nr_workers[acct]++;
-		/* ring exit waits for it to be listed, so that it is joined */
-		wq->nr_starting++;
-		spawn = true;
-	}
+	/* a write whose bucket a worker is writing: that worker takes it next */
+	if (acct != AR_IOWQ_BOUND || !ar_hash_busy(wq, ar_req_hash(req)))
+		spawn = ar_iowq_wake_locked(wq, acct);
 	done = ar_iowq_take_exited(wq);
 	pthread_mutex_unlock(&wq->lock);
 

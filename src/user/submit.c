@@ -309,9 +309,12 @@ unsigned ar_sq_entries_ready(struct ar_uctx *ctx)
  * (a failed SQE counts and ends the batch, unless SUBMIT_ALL), or -EAGAIN
  * when nothing could be allocated.
  */
-static void ar_submit_issue(struct ar_uctx *ctx, struct ar_ureq *ready);
+static void ar_submit_issue(struct ar_uctx *ctx, struct ar_ureq *ready,
+			    unsigned wait_nr);
 
-int ar_submit_sqes(struct ar_uctx *ctx, unsigned nr)
+/* wait_nr: what the enter waits for afterwards (ar_submit_sqes_enter()) */
+static inline __attribute__((always_inline))
+int ar_submit_sqes_wait(struct ar_uctx *ctx, unsigned nr, unsigned wait_nr)
 {
 	struct ar_submit_state st;
 	const struct io_uring_sqe *sqe;
@@ -383,8 +386,13 @@ int ar_submit_sqes(struct ar_uctx *ctx, unsigned nr)
 	if (st.fast_b.posted)
 		ar_batch_finish(ctx, &st.fast_b, false);
 	if (!fast && st.ready_head)
-		ar_submit_issue(ctx, st.ready_head);
+		ar_submit_issue(ctx, st.ready_head, wait_nr);
 	return ret;
+}
+
+int ar_submit_sqes(struct ar_uctx *ctx, unsigned nr)
+{
+	return ar_submit_sqes_wait(ctx, nr, 0);
 }
 
 /*
@@ -425,16 +433,19 @@ static void ar_submit_flush(struct ar_uctx *ctx, struct ar_ureq *list)
 {
 	struct ar_ureq *req, *next;
 	struct ar_comp_batch b;
+	bool async = false;
 
 	ar_batch_init(&b);
 	ar_spin_lock(&ctx->lock);
 	for (req = list; req; req = next) {
 		next = req->next;
+		/* done blocking here in io-wq's place (ar_req_issue_blocking()) */
+		async |= !!(req->flags & AR_REQ_F_ASYNC_DONE);
 		ar_complete_locked(ctx, req, &b);
 	}
 	ar_complete_timeouts_locked(ctx, &b);
 	ar_spin_unlock(&ctx->lock);
-	ar_batch_finish(ctx, &b, false);
+	ar_batch_finish(ctx, &b, async);
 }
 
 /*
@@ -451,7 +462,11 @@ static bool ar_submit_counts(struct ar_uctx *ctx)
 	       ANYRING_COMPLETE_DEFERRED;
 }
 
-static void ar_submit_issue(struct ar_uctx *ctx, struct ar_ureq *ready)
+/* block=waiter: what the enter issuing this submit then waits for (0: none) */
+static __thread unsigned ar_waiter_nr;
+
+static void ar_submit_issue(struct ar_uctx *ctx, struct ar_ureq *ready,
+			    unsigned wait_nr)
 {
 	struct ar_ureq *req, *next;
 	bool counted = ar_submit_counts(ctx);
@@ -464,6 +479,7 @@ static void ar_submit_issue(struct ar_uctx *ctx, struct ar_ureq *ready)
 	ar_deferred_tail = &ar_deferred_links;
 	ar_compl_tail = &ar_compl_head;
 	ar_submitting = ctx;
+	ar_waiter_nr = wait_nr;
 	/* issue=spread: the helper takes part of a batch (spread.c) */
 	spread = false;
 	if (ready->next)	/* a batch: worth a look (spread.c) */
@@ -496,6 +512,7 @@ static void ar_submit_issue(struct ar_uctx *ctx, struct ar_ureq *ready)
 		}
 	}
 	ar_submitting = NULL;
+	ar_waiter_nr = 0;
 	if (counted)
 		ar_tw_submit_end(ctx);
 }
@@ -657,6 +674,120 @@ void ar_req_device_refused(struct ar_ureq *req, enum ar_req_state prev)
 }
 
 /*
+ * io_uring_enter's submit, told what the same call waits for afterwards:
+ * its min_complete when the wait has neither a timeout nor a sigmask,
+ * else 0 (ar_waiter_nr while the submit's requests are issued). The
+ * rest (the policy, the ring's flags) is looked at only where a request
+ * would punt (ar_req_waiter_blocks()): plain NOPs pay nothing.
+ */
+int ar_submit_sqes_enter(struct ar_uctx *ctx, unsigned nr, unsigned flags,
+			 unsigned min_complete, const void *arg)
+{
+	return ar_submit_sqes_wait(ctx, nr,
+		(flags & (IORING_ENTER_GETEVENTS | IORING_ENTER_EXT_ARG)) ==
+		IORING_ENTER_GETEVENTS && !arg ? min_complete : 0);
+}
+
+/* the blocking work of a regular file's page cache: bounded, no readiness */
+static bool ar_op_blocks_bounded(__u8 opcode)
+{
+	switch (opcode) {
+	case IORING_OP_READ:
+	case IORING_OP_WRITE:
+	case IORING_OP_READV:
+	case IORING_OP_WRITEV:
+	case IORING_OP_READ_FIXED:
+	case IORING_OP_WRITE_FIXED:
+	case IORING_OP_FSYNC:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * What a waiting thread may run in io-wq's place (here, and queued work
+ * in iowq.c ar_iowq_help()): a buffered read, write or fsync of a regular
+ * file or block device, whose blocking is bounded; never IOSQE_ASYNC, a
+ * drain, a link timeout, a selected buffer or under fault injection,
+ * which keep io-wq's order and cancel points.
+ */
+bool ar_req_waiter_may_run(const struct ar_ureq *req)
+{
+	/* the flags first: only a request with ARM_LT has its req->lt written */
+	return !(req->flags & (AR_REQ_F_FORCE_ASYNC | AR_REQ_F_ARM_LT)) &&
+	       !req->lt && !(req->sqe_flags & IOSQE_BUFFER_SELECT) &&
+	       req->file.be == &ar_buffered_backend &&
+	       ar_op_blocks_bounded(req->opcode) && !ar_faults_active();
+}
+
+/*
+ * block=waiter (docs/policies.md): would this request, about to go to a
+ * worker, only keep the submitting thread waiting for it? Then that
+ * thread does the blocking work itself and saves the handoff. Only when
+ * the enter waits with neither timeout nor sigmask (nothing can end the
+ * wait but CQEs), the CQ holds fewer CQEs than it waits for, and
+ * nothing else is in flight on the ring but this request and its links
+ * (so no other completion could end the wait first, and nothing of this
+ * submit waits behind it), and what ar_req_waiter_may_run() allows.
+ */
+static bool ar_req_waiter_blocks(struct ar_ureq *req)
+{
+	struct ar_uctx *ctx = req->ctx;
+	struct ar_rings *rings = ctx->rings;
+	unsigned n = 0, ready;
+	struct ar_ureq *r;
+
+	if (!ar_waiter_nr || ar_submitting != ctx || ctx->exiting ||
+	    (ctx->flags & (IORING_SETUP_IOPOLL | IORING_SETUP_SQPOLL)) ||
+	    __atomic_load_n(&ctx->pol.block, __ATOMIC_RELAXED) !=
+	    ANYRING_BLOCK_WAITER || !ar_req_waiter_may_run(req))
+		return false;
+	for (r = req; r; r = r->link)
+		n++;
+	/*
+	 * Relaxed: a hint, as the waiters' read of it. A request another
+	 * thread submits after this look may complete while this thread
+	 * blocks: the wait then ends later than it could (a timing, as
+	 * any delay of the waiting thread's).
+	 */
+	if (__atomic_load_n(&ctx->nr_inflight, __ATOMIC_RELAXED) != n)
+		return false;
+	if (IO_URING_READ_ONCE(rings->sq_flags) & IORING_SQ_CQ_OVERFLOW)
+		return false;
+	/* acquire pairs with the posting side's release of the CQ tail */
+	ready = io_uring_smp_load_acquire(&rings->cq.tail) -
+		IO_URING_READ_ONCE(rings->cq.head);
+	/* min_complete beyond the CQ's size: the wait takes cq_entries */
+	return ready < ar_waiter_nr && ready < ctx->cq_entries;
+}
+
+/*
+ * The blocking issue of a worker, or of the waiting thread
+ * (ar_req_waiter_blocks()): there the request looks RUNNING while it
+ * blocks, so that a cancel answers -EALREADY as for work io-wq runs, and
+ * completes as io-wq's work does for an IORING_REGISTER_EVENTFD_ASYNC
+ * eventfd (ASYNC_DONE, read by ar_submit_flush()).
+ */
+static int ar_req_issue_blocking(struct ar_ureq *req, bool worker)
+{
+	const struct ar_opdef *def = &ar_opdefs[req->opcode];
+	enum ar_req_state prev = ar_req_state(req);
+	int ret;
+
+	if (!worker) {
+		ar_req_set_state(req, AR_REQ_RUNNING);
+		req->flags |= AR_REQ_F_ASYNC_DONE;
+	}
+	ret = def->issue(req, AR_ISSUE_WORKER);
+	if (!worker)
+		ar_req_set_state(req, prev);
+	if (ret == AR_ISSUE_AGAIN || ret == AR_ISSUE_PUNT)
+		ret = -EAGAIN;
+	return ret;
+}
+
+/*
  * Issue a request. Inline (AR_ISSUE_NONBLOCK) "would block" means: wait
  * for readiness on a pollable file, else punt to io-wq. A worker tries a
  * pollable file without blocking too, and polls when it is not ready, as
@@ -727,14 +858,12 @@ again:
 	    ar_poll_done(req) && req->opcode == IORING_OP_POLL_ADD)
 		ret = -ECANCELED;
 	if (ret == AR_ISSUE_PUNT) {
-		if (!worker) {
+		if (!worker && !ar_req_waiter_blocks(req)) {
 			ar_req_punt(req);
 			return;
 		}
-		/* a worker: block in it */
-		ret = def->issue(req, AR_ISSUE_WORKER);
-		if (ret == AR_ISSUE_AGAIN || ret == AR_ISSUE_PUNT)
-			ret = -EAGAIN;
+		/* a worker, or the thread that waits for it: block in it */
+		ret = ar_req_issue_blocking(req, worker);
 	}
 	if (ret == AR_ISSUE_QUEUED)
 		return;

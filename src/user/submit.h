@@ -10,6 +10,9 @@
 /* submit.c */
 unsigned ar_sq_entries_ready(struct ar_uctx *ctx);
 int ar_submit_sqes(struct ar_uctx *ctx, unsigned nr);
+bool ar_req_waiter_may_run(const struct ar_ureq *req);
+int ar_submit_sqes_enter(struct ar_uctx *ctx, unsigned nr, unsigned flags,
+			 unsigned min_complete, const void *arg);
 void ar_req_queue(struct ar_ureq *req);
 void ar_req_queue_nodrain(struct ar_ureq *req);
 bool ar_submit_defer_link(struct ar_ureq *req);

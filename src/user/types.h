@@ -112,6 +112,7 @@ struct ar_file {
 	bool dev_ref;		/* the holder owns a reference on dev */
 	bool isreg;		/* a regular file (the kernel's REQ_F_ISREG) */
 	bool wr_blocks;		/* its buffered writes refuse RWF_NOWAIT (file.c) */
+	__u8 ihash;		/* 1 + io-wq's hash bucket of its inode; 0: not known */
 };
 
 /* a registered file or buffer: refcounted so in-flight users keep it */
@@ -256,6 +257,7 @@ struct ar_iowq {
 	unsigned nr_wakeups[2];		/* signals sent to idle workers, not yet taken */
 	unsigned max_workers[2];
 	unsigned nr_starting;		/* being created, not yet on workers */
+	__u64 hash_busy;		/* hash buckets a worker is writing (iowq.c) */
 	struct ar_worker *workers;
 	bool exiting;
 	bool has_cpus;

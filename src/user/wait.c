@@ -553,7 +553,7 @@ static int ar_enter_ring(struct ar_uctx *ctx, unsigned to_submit,
 			ar_sqpoll_wait_space(ctx);
 		ret = (int)to_submit;
 	} else if (to_submit) {
-		ret = ar_submit_sqes(ctx, to_submit);
+		ret = ar_submit_sqes_enter(ctx, to_submit, flags, min_complete, arg);
 		if (ret != (int)to_submit)
 			return ret;
 	}

@@ -132,6 +132,35 @@ static int check_write_full(struct diff_ctx *c, const struct diff_cqe *cqe,
 	return diff_check_file(c, "data", want, FILE_LEN);
 }
 
+/*
+ * 16 IOSQE_ASYNC writes to one file: io-wq serialises a regular file's
+ * buffered writes (hashed per inode), in submission order, so their CQEs
+ * come in that order.
+ */
+#define HASHED_WRITES	16
+
+static int fill_write_hashed(struct io_uring *ring, struct diff_ctx *c)
+{
+	diff_pattern(c->buf[0], 4096, 5);
+	for (unsigned i = 0; i < HASHED_WRITES; i++)
+		diff_tag(sqe_rw(ring, c, IORING_OP_WRITE, c->val[0],
+				c->buf[0] + i * 256, 256, i * 512),
+			 i + 1, IOSQE_ASYNC);
+	return 0;
+}
+
+static int check_write_hashed(struct diff_ctx *c, const struct diff_cqe *cqe,
+			      unsigned nr)
+{
+	char *want = pattern(FILE_LEN, 1);
+
+	(void)cqe;
+	(void)nr;
+	for (unsigned i = 0; i < HASHED_WRITES; i++)
+		memcpy(want + i * 512, c->buf[0] + i * 256, 256);
+	return diff_check_file(c, "data", want, FILE_LEN);
+}
+
 /* position 50 of "small"; two linked writes of 20 at offset -1 */
 static int fill_write_pos(struct io_uring *ring, struct diff_ctx *c)
 {
@@ -299,6 +328,13 @@ const struct scenario diff_rw[] = {
 		.fill = fill_write_full,
 		.check = check_write_full,
 		.nr_cqes = 1,
+	}, {
+		.name = "rw_async_writes_hashed_in_order",
+		.setup = setup_data,
+		.fill = fill_write_hashed,
+		.check = check_write_hashed,
+		.nr_cqes = HASHED_WRITES,
+		.entries = HASHED_WRITES,
 	}, {
 		.name = "rw_write_offset_minus1_advances",
 		.setup = setup_small,

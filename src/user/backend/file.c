@@ -109,18 +109,36 @@ static _Atomic(uint32_t) *ar_file_slot(int fd, bool create)
 	return c ? &c->ent[fd & (AR_FILE_CHUNK - 1)] : NULL;
 }
 
-/* what fd is now: one fstat and one F_GETFL; AR_FILE_NONE for a bad fd */
-static unsigned ar_file_probe(int fd)
+/*
+ * io-wq's hash of an inode: 64 buckets (the kernel's IO_WQ_HASH_ORDER),
+ * inodes sharing one are serialised together, as there. Plus one: 0 is
+ * "not known".
+ */
+static __u8 ar_file_ihash(const struct stat *st)
+{
+	uint64_t v = ((uint64_t)st->st_dev << 32) ^ (uint64_t)st->st_ino;
+
+	return (__u8)(((v * 0x9e3779b97f4a7c15ULL) >> 58) + 1);
+}
+
+/*
+ * What fd is now: one fstat and one F_GETFL; AR_FILE_NONE for a bad fd.
+ * *ihash: a regular file's inode hash, else 0.
+ */
+static unsigned ar_file_probe(int fd, __u8 *ihash)
 {
 	struct stat st;
 	int e = errno, fl;
 
+	*ihash = 0;
 	if (fstat(fd, &st)) {
 		errno = e;
 		return AR_FILE_NONE;
 	}
 	if (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode))
 		return AR_FILE_POLLABLE;
+	if (S_ISREG(st.st_mode))
+		*ihash = ar_file_ihash(&st);
 	fl = fcntl(fd, F_GETFL);
 	errno = e;
 	return (fl >= 0 && (fl & O_DIRECT) ? AR_FILE_DIRECT : AR_FILE_BUFFERED) |
@@ -146,9 +164,9 @@ static unsigned ar_file_generation(void)
 
 /* probe fd and keep the answer in its slot (if it has one) */
 static unsigned ar_file_probe_store(int fd, _Atomic(uint32_t) *slot,
-				    unsigned gen)
+				    unsigned gen, __u8 *ihash)
 {
-	unsigned kind = ar_file_probe(fd), old;
+	unsigned kind = ar_file_probe(fd, ihash), old;
 
 	if (slot && (kind & AR_FILE_TYPE_MASK) != AR_FILE_NONE) {
 		/* the same kind again keeps what its writes taught */
@@ -165,7 +183,7 @@ static unsigned ar_file_probe_store(int fd, _Atomic(uint32_t) *slot,
 	return kind;
 }
 
-static unsigned ar_file_kind(int fd)
+static unsigned ar_file_kind(int fd, __u8 *ihash)
 {
 	_Atomic(uint32_t) *slot = ar_file_slot(fd, true);
 	unsigned gen = ar_file_generation() & AR_FILE_GEN_MASK;
@@ -173,10 +191,12 @@ static unsigned ar_file_kind(int fd)
 
 	if (slot) {
 		v = atomic_load_explicit(slot, memory_order_relaxed);
-		if ((v >> AR_FILE_KIND_BITS) == gen && (v & AR_FILE_TYPE_MASK))
+		if ((v >> AR_FILE_KIND_BITS) == gen && (v & AR_FILE_TYPE_MASK)) {
+			*ihash = 0;	/* not looked at: io-wq's recheck finds it */
 			return v & AR_FILE_KIND_MASK;
+		}
 	}
-	return ar_file_probe_store(fd, slot, gen);
+	return ar_file_probe_store(fd, slot, gen, ihash);
 }
 
 
@@ -199,11 +219,12 @@ static bool ar_file_claim(struct ar_file *f, int fd)
 	return false;
 }
 
-static void ar_file_set(struct ar_file *f, unsigned kind)
+static void ar_file_set(struct ar_file *f, unsigned kind, __u8 ihash)
 {
 	f->be = ar_file_kinds[kind & AR_FILE_TYPE_MASK];
 	f->isreg = kind & AR_FILE_REG;
 	f->wr_blocks = kind & AR_FILE_WR_BLOCKS;
+	f->ihash = ihash;
 }
 
 /*
@@ -235,33 +256,47 @@ void ar_file_note_write_blocks(struct ar_ureq *req)
 
 void ar_file_resolve(struct ar_file *f, int fd)
 {
+	unsigned kind;
+	__u8 ihash;
+
 	f->dev = NULL;
 	f->dev_ref = false;
 	f->isreg = false;
-	if (!ar_file_claim(f, fd))
-		ar_file_set(f, ar_file_kind(fd));
+	f->ihash = 0;
+	if (!ar_file_claim(f, fd)) {
+		kind = ar_file_kind(fd, &ihash);
+		ar_file_set(f, kind, ihash);
+	}
 }
 
 void ar_file_resolve_fixed(struct ar_file *f, int fd)
 {
+	unsigned kind;
+	__u8 ihash;
+
 	f->dev = NULL;
 	f->dev_ref = false;
 	f->isreg = false;
-	if (!ar_file_claim(f, fd))
-		ar_file_set(f, ar_file_probe(fd));
+	f->ihash = 0;
+	if (!ar_file_claim(f, fd)) {
+		kind = ar_file_probe(fd, &ihash);
+		ar_file_set(f, kind, ihash);
+	}
 }
 
 void ar_req_file_recheck(struct ar_ureq *req)
 {
-	unsigned gen;
+	unsigned gen, kind;
+	__u8 ihash;
 
 	/* a registered file's and a device's answers are exact */
 	if (req->file_node || req->file.dev || !req->file.be)
 		return;
 	gen = atomic_load_explicit(&ar_file_gen, memory_order_relaxed) &
 	      AR_FILE_GEN_MASK;
-	ar_file_set(&req->file, ar_file_probe_store(req->fd,
-			ar_file_slot(req->fd, false), gen));
+	kind = ar_file_probe_store(req->fd, ar_file_slot(req->fd, false), gen,
+				   &ihash);
+	ar_file_set(&req->file, kind, ihash);
 }
 
 void ar_file_release(struct ar_file *f)
