@@ -581,6 +581,40 @@ static int fill_mshot_recvmsg_ctrunc(struct io_uring *ring, struct diff_ctx *c)
 	return fill_mshot_recvmsg(ring, c, 0, 8);
 }
 
+/*
+ * io_recvmsg_mshot_prep() takes the msghdr's msg_namelen as it is: with
+ * msg_name NULL the buffers still hold that much name space, and the
+ * name is written there (io_uring-udp's msghdr); a negative one is
+ * -EOVERFLOW.
+ */
+static int fill_mshot_recvmsg_null_name(struct io_uring *ring,
+					struct diff_ctx *c)
+{
+	struct io_uring_buf_ring *br = ring_register(ring, c, 4, 1);
+	struct msghdr *m = msg_at(c, sizeof(struct sockaddr_in), 0, 0);
+
+	m->msg_name = NULL;
+	ring_add(c, br, 4, 0, 4, 64);
+	prep_recvmsg_sel(ring, c, 1, m, true);
+	if (diff_submit(ring, c) < 0 || diff_reap(ring, c, 3))
+		return -1;
+	note_recvmsg_out(c, c->early, c->nr_early, sizeof(struct sockaddr_in), 64);
+	diff_prep_cancel(ring, c, 2, 1, 0);
+	return 0;
+}
+
+static int fill_mshot_recvmsg_neg_name(struct io_uring *ring,
+				       struct diff_ctx *c)
+{
+	struct io_uring_buf_ring *br = ring_register(ring, c, 4, 1);
+	struct msghdr *m = msg_at(c, 0, 0, 0);
+
+	m->msg_namelen = (socklen_t)-1;
+	ring_add(c, br, 4, 0, 4, 64);
+	prep_recvmsg_sel(ring, c, 1, m, true);
+	return 0;
+}
+
 /* the header does not fit the buffer: -EFAULT, the buffer goes back */
 static int fill_mshot_recvmsg_big_hdr(struct io_uring *ring, struct diff_ctx *c)
 {
@@ -856,6 +890,18 @@ const struct scenario diff_recvbuf[] = {
 		.fill = fill_mshot_recvmsg_ctrunc,
 		.nr_cqes = 5,
 		.check = check_recvmsg_payload,
+	}, {
+		.name = "recvbuf_mshot_recvmsg_null_name",
+		.setup = setup_udp3,
+		.fill = fill_mshot_recvmsg_null_name,
+		.nr_cqes = 5,
+		.check = check_recvmsg_payload,
+	}, {
+		.name = "recvbuf_mshot_recvmsg_neg_name",
+		.setup = setup_udp3,
+		.fill = fill_mshot_recvmsg_neg_name,
+		.nr_cqes = 1,
+		.known = { { 1, -EOVERFLOW } },
 	}, {
 		.name = "recvbuf_mshot_recvmsg_big_hdr",
 		.setup = setup_udp3,

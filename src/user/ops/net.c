@@ -1084,6 +1084,22 @@ static int ar_msg_copy_iov(struct ar_ureq *req, struct ar_msg *m,
 	return ar_msg_check_iov(m);
 }
 
+/*
+ * io_recvmsg_mshot_prep: a multishot RECVMSG lays out each buffer with
+ * the msghdr's own msg_namelen (even with msg_name NULL, and beyond
+ * sockaddr_storage) and msg_controllen; a negative name length or a
+ * header past INT_MAX is -EOVERFLOW.
+ */
+static int ar_recvmsg_mshot_prep(struct ar_msg *m, int namelen, size_t controllen)
+{
+	if (namelen < 0 ||
+	    (size_t)namelen + sizeof(struct io_uring_recvmsg_out) + controllen >
+	    (size_t)INT_MAX || controllen > (size_t)INT_MAX)
+		return -EOVERFLOW;
+	m->namelen = namelen;
+	return 0;
+}
+
 /* io_msg_copy_hdr and __copy_msghdr */
 static int ar_msg_setup(struct ar_ureq *req, const struct io_uring_sqe *sqe,
 			struct ar_msg *m)
@@ -1116,7 +1132,10 @@ static int ar_msg_setup(struct ar_ureq *req, const struct io_uring_sqe *sqe,
 		return -EMSGSIZE;
 	m->control = um.msg_control;
 	m->controllen = um.msg_controllen;
-	return ar_msg_copy_iov(req, m, &um);
+	ret = ar_msg_copy_iov(req, m, &um);
+	if (ret || m->send || !(m->flags & AR_RECV_MULTISHOT))
+		return ret;
+	return ar_recvmsg_mshot_prep(m, um.msg_namelen, um.msg_controllen);
 }
 
 static void ar_msg_init(struct ar_msg *m, const struct io_uring_sqe *sqe,
