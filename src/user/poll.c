@@ -152,18 +152,26 @@ static struct ar_pollent *ar_pollent_find_locked(struct ar_poll *p, int fd)
 	return (unsigned)fd < p->nr_ents ? p->ents[fd] : NULL;
 }
 
+static bool ar_req_is_send(const struct ar_ureq *req)
+{
+	return req->opcode == IORING_OP_SEND || req->opcode == IORING_OP_SENDMSG ||
+	       req->opcode == IORING_OP_SEND_ZC ||
+	       req->opcode == IORING_OP_SENDMSG_ZC;
+}
+
 /*
  * The newest first: the kernel's poll adds itself at the head of the
  * file's wait queue, so an edge reaches the last armed request first;
  * an exclusive one goes at the tail, in arming order, as
- * add_wait_queue_exclusive().
+ * add_wait_queue_exclusive(). So does a send: the sends waiting on a
+ * socket are issued again oldest first (ar_poll_send_behind()).
  */
 static void ar_pollent_add_locked(struct ar_poll *p, struct ar_pollent *ent,
 				  struct ar_ureq *req)
 {
 	struct ar_ureq **pp = &ent->head;
 
-	if (req->poll_flags & AR_POLLF_EXCL)
+	if ((req->poll_flags & AR_POLLF_EXCL) || ar_req_is_send(req))
 		while (*pp)
 			pp = &(*pp)->svc_next;
 	req->svc_next = *pp;
@@ -186,6 +194,35 @@ static void ar_pollent_del_locked(struct ar_poll *p, struct ar_ureq *req)
 		atomic_fetch_sub_explicit(&p->nr_armed, 1, memory_order_relaxed);
 		return;
 	}
+}
+
+/*
+ * Does a send armed on req's fd before it still wait? Then req must not
+ * send now: sends on one socket go out in the order they were
+ * submitted, whole, as they do on the kernel (Debian's send-zerocopy
+ * example keeps 8 MSG_WAITALL sends in flight on one TCP socket). Under
+ * the pollers' lock only when something is armed at all.
+ */
+bool ar_poll_send_behind(struct ar_ureq *req)
+{
+	struct ar_poll *p = ar_poll_of(req->ctx);
+	struct ar_pollent *ent;
+	struct ar_ureq *r;
+	bool behind = false;
+
+	/* relaxed: a hint; a send armed by this ring's other threads races either way */
+	if (!p || !atomic_load_explicit(&p->nr_armed, memory_order_relaxed))
+		return false;
+	ar_spin_lock(&req->ctx->lock);
+	ent = ar_pollent_find_locked(p, req->fd);
+	for (r = ent ? ent->head : NULL; r && r != req; r = r->svc_next) {
+		if (ar_req_is_send(r)) {
+			behind = true;
+			break;
+		}
+	}
+	ar_spin_unlock(&req->ctx->lock);
+	return behind;
 }
 
 /* off the list; under ctx->lock */

@@ -71,6 +71,9 @@ bool ar_poll_disarm_locked(struct ar_ureq *req);
  * list. True if a cancel reached it meanwhile.
  */
 bool ar_poll_done(struct ar_ureq *req);
+
+/* a send armed before req on its fd still waits: req waits behind it */
+bool ar_poll_send_behind(struct ar_ureq *req);
 /*
  * The service thread's: dispatch what is ready, how many requests it
  * reached; on a DEFER_TASKRUN ring, tell the task instead (0).

@@ -283,6 +283,81 @@ static int check_waitall(struct diff_ctx *c, const struct diff_cqe *cqe,
 	return diff_check_buf(c, c->buf[2], "wxyz", 4, "waitall eof");
 }
 
+/*
+ * Sends that wait on one TCP socket: its buffers filled first, SEND of
+ * 4 KiB of 'A', SENDMSG of 'B', SEND of 'C' (MSG_WAITALL), then the peer
+ * reads everything. Each send's bytes arrive whole on both engines; 6.18
+ * re-issues the waiting sends newest first (C, B, A), the user engine in
+ * submission order (A, B, C: docs/semantics.md D95), which the user
+ * engine's run checks. val[1] sends, val[2] reads, val[3] counts the fill.
+ */
+static int setup_tcp_full(struct diff_ctx *c)
+{
+	char junk[4096];
+	int sz = 4096;
+
+	memset(junk, 'j', sizeof(junk));
+	if (setup_tcp_pair(c))
+		return -1;
+	if (setsockopt(c->val[1], SOL_SOCKET, SO_SNDBUF, &sz, sizeof(sz)) ||
+	    fcntl(c->val[1], F_SETFL, O_NONBLOCK))
+		return diff_fail(c, "setup: %s", strerror(errno));
+	c->val[3] = 0;
+	for (;;) {
+		ssize_t n = write(c->val[1], junk, sizeof(junk));
+
+		if (n < 0 && errno == EAGAIN)
+			return 0;
+		if (n <= 0)
+			return diff_fail(c, "fill: %s", strerror(errno));
+		c->val[3] += (int)n;
+	}
+}
+
+static int fill_send_order(struct io_uring *ring, struct diff_ctx *c)
+{
+	static struct iovec iov;
+	static struct msghdr mh;
+	struct io_uring_sqe *sqe;
+
+	memset(c->buf[0], 'A', DIFF_BUFSZ);
+	memset(c->buf[1], 'B', DIFF_BUFSZ);
+	memset(c->buf[2], 'C', DIFF_BUFSZ);
+	prep_send(ring, c, 1, c->val[1], c->buf[0], DIFF_BUFSZ, MSG_WAITALL, 0);
+	iov = (struct iovec){ c->buf[1], DIFF_BUFSZ };
+	mh = (struct msghdr){ .msg_iov = &iov, .msg_iovlen = 1 };
+	sqe = diff_sqe(ring, c);
+	io_uring_prep_sendmsg(sqe, c->val[1], &mh, MSG_WAITALL);
+	diff_tag(sqe, 2, 0);
+	prep_send(ring, c, 3, c->val[1], c->buf[2], DIFF_BUFSZ, MSG_WAITALL, 0);
+	return 0;
+}
+
+/* read the fill and the three sends: the order of the sends' bytes */
+static int send_order_rest(struct io_uring *ring, struct diff_ctx *c)
+{
+	long want = c->val[3] + 3L * DIFF_BUFSZ, got = 0;
+	char b[4096], order[4] = "";
+	int k = 0;
+
+	while (got < want) {
+		ssize_t n = read(c->val[2], b, sizeof(b));
+
+		if (n <= 0)
+			return diff_fail(c, "read: %s", n ? strerror(errno) : "EOF");
+		for (ssize_t i = 0; i < n; i++, got++) {
+			if (got < c->val[3] || (k && order[k - 1] == b[i]))
+				continue;
+			if (k == 3)
+				return diff_fail(c, "the sends' bytes interleaved");
+			order[k++] = b[i];
+		}
+	}
+	if (!strcmp(c->engine, "user") && strcmp(order, "ABC"))
+		return diff_fail(c, "the sends went out as %s", order);
+	return diff_reap(ring, c, 3);
+}
+
 /* MSG_WAITALL on a datagram socket: no retry, the datagram's size */
 static int fill_waitall_dgram(struct io_uring *ring, struct diff_ctx *c)
 {
@@ -1169,6 +1244,14 @@ const struct scenario diff_net[] = {
 		.check = check_waitall,
 		.nr_cqes = 3,
 		.known = { { 1, 16 }, { 3, 4 }, { 4, -ECANCELED } },
+	}, {
+		.name = "net_tcp_send_order_waiting",
+		.setup = setup_tcp_full,
+		.fill = fill_send_order,
+		.after_submit = send_order_rest,
+		.nr_cqes = 3,
+		.order = ORDER_ANY,
+		.known = { { 1, DIFF_BUFSZ }, { 2, DIFF_BUFSZ }, { 3, DIFF_BUFSZ } },
 	}, {
 		.name = "net_recv_waitall_dgram",
 		.setup = setup_pair_dgram,

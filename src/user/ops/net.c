@@ -58,6 +58,7 @@
 #include "user/ops/net.h"
 #include "user/complete.h"
 #include "user/kbuf.h"
+#include "user/poll.h"
 #include "user/rsrc.h"
 #include "user/types.h"
 
@@ -956,6 +957,9 @@ int ar_sendrecv_issue(struct ar_ureq *req, unsigned issue_flags)
 	ret = ar_sr_import(req, sr);
 	if (ret)
 		return ar_net_done(req, (int)ret, 0, true);
+	/* an older send on the socket waits: this one goes after it */
+	if (nonblock && !(sr->msg_flags & MSG_DONTWAIT) && ar_poll_send_behind(req))
+		return AR_ISSUE_AGAIN;
 	if (nonblock)
 		flags |= MSG_DONTWAIT;
 again:
@@ -1480,6 +1484,10 @@ int ar_msg_issue(struct ar_ureq *req, unsigned issue_flags)
 	}
 	if (!m->send && (req->sqe_flags & IOSQE_BUFFER_SELECT))
 		return ar_recvmsg_sel_issue(req, m, issue_flags);
+	/* an older send on the socket waits: this one goes after it */
+	if (m->send && nonblock && !(m->msg_flags & MSG_DONTWAIT) &&
+	    ar_poll_send_behind(req))
+		return AR_ISSUE_AGAIN;
 
 	if (nonblock)
 		flags |= MSG_DONTWAIT;
