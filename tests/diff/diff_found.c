@@ -225,6 +225,42 @@ static int fill_poll_first_file(struct io_uring *ring, struct diff_ctx *c)
 	return 0;
 }
 
+/*
+ * accept-mshot-poll-first-regular-file: a multishot ACCEPT (and RECV)
+ * with POLL_FIRST on a regular file: the poll cannot be armed, the
+ * request goes to io-wq, which fails a multishot request on a file it
+ * cannot poll: -EBADFD (io_wq_submit_work). Without multishot, io-wq
+ * issues it without REQ_F_POLLED and POLL_FIRST answers -EAGAIN again
+ * (ACCEPT and RECV look at it before the socket). The user engine
+ * answered -ENOTSOCK to all.
+ */
+static int fill_mshot_poll_first_file(struct io_uring *ring, struct diff_ctx *c)
+{
+	struct io_uring_sqe *sqe;
+	int fd = diff_file(c, "reg", "data", 4, O_RDWR);
+
+	if (fd < 0)
+		return -1;
+	sqe = diff_sqe(ring, c);
+	io_uring_prep_multishot_accept(sqe, fd, NULL, NULL, 0);
+	sqe->ioprio |= 4;	/* IORING_ACCEPT_POLL_FIRST */
+	diff_tag(sqe, 1, 0);
+	sqe = diff_sqe(ring, c);
+	io_uring_prep_accept(sqe, fd, NULL, NULL, 0);
+	sqe->ioprio |= 4;
+	diff_tag(sqe, 2, 0);
+	sqe = diff_sqe(ring, c);
+	io_uring_prep_recv_multishot(sqe, fd, NULL, 0, 0);
+	sqe->ioprio |= IORING_RECVSEND_POLL_FIRST;
+	sqe->buf_group = 3;
+	diff_tag(sqe, 3, IOSQE_BUFFER_SELECT);
+	sqe = diff_sqe(ring, c);
+	io_uring_prep_recv(sqe, fd, c->buf[0], 16, 0);
+	sqe->ioprio |= IORING_RECVSEND_POLL_FIRST;
+	diff_tag(sqe, 4, 0);
+	return 0;
+}
+
 const struct scenario diff_found[] = {
 	{
 		.name = "found_shutdown_error_link",
@@ -265,6 +301,14 @@ const struct scenario diff_found[] = {
 		.order = ORDER_ANY,
 		.known = { { 1, -ENOTSOCK }, { 2, -ENOTSOCK }, { 3, -EBADF },
 			   { 4, -EBADF } },
+	}, {
+		.name = "found_mshot_poll_first_regular_file",
+		.setup = setup_socks,
+		.fill = fill_mshot_poll_first_file,
+		.nr_cqes = 4,
+		.order = ORDER_ANY,
+		.known = { { 1, -EBADFD }, { 2, -EAGAIN }, { 3, -EBADFD },
+			   { 4, -EAGAIN } },
 	},
 	{ .name = NULL },
 };

@@ -155,6 +155,18 @@ static bool ar_net_bad_fd(struct ar_ureq *req)
 }
 
 /*
+ * A blocking worker issue: the file could not be polled (submit.c issues
+ * a file a worker can poll without blocking). For a POLL_FIRST request
+ * that is io-wq after a poll that could not be armed: io_wq_submit_work()
+ * fails a multishot one -EBADFD, and ACCEPT and RECV, issued there
+ * without REQ_F_POLLED, answer POLL_FIRST's -EAGAIN again.
+ */
+static bool ar_net_unpollable_worker(unsigned issue_flags)
+{
+	return (issue_flags & AR_ISSUE_WORKER) && !(issue_flags & AR_ISSUE_NONBLOCK);
+}
+
+/*
  * POLL_FIRST's first issue: no try, a wait for readiness (or -EAGAIN
  * with the program's MSG_DONTWAIT), once the file was assigned (-EBADF)
  * and, with sock, found a socket: io_send(), io_sendmsg(), io_recvmsg()
@@ -539,6 +551,9 @@ int ar_accept_issue(struct ar_ureq *req, unsigned issue_flags)
 	unsigned cflags;
 	int ret;
 
+	if (ar_net_unpollable_worker(issue_flags) &&
+	    (a->iou_flags & (AR_ACCEPT_MULTISHOT | AR_ACCEPT_POLL_FIRST)))
+		return a->iou_flags & AR_ACCEPT_MULTISHOT ? -EBADFD : -EAGAIN;
 	if ((a->iou_flags & AR_ACCEPT_POLL_FIRST) && !a->polled && nonblock) {
 		/* DONTWAIT is the kernel's REQ_F_NOWAIT: no wait, -EAGAIN */
 		ret = ar_net_poll_first(req, &a->kind, false,
@@ -898,6 +913,9 @@ static int ar_recv_issue(struct ar_ureq *req, struct ar_sr *sr,
 	unsigned cflags;
 	long ret;
 
+	if (ar_net_unpollable_worker(issue_flags) &&
+	    (mshot || (sr->flags & AR_RECVSEND_POLL_FIRST)))
+		return mshot ? -EBADFD : -EAGAIN;
 	for (;;) {
 		ret = ar_recv_once(req, sr, issue_flags, &fail, &cflags);
 		if (ret == AR_ISSUE_AGAIN)
@@ -1434,6 +1452,8 @@ static int ar_recvmsg_sel_issue(struct ar_ureq *req, struct ar_msg *m,
 	unsigned cflags;
 	long ret;
 
+	if (mshot && ar_net_unpollable_worker(issue_flags))
+		return -EBADFD;
 	for (;;) {
 		cflags = 0;
 		ret = ar_recvmsg_once(req, m, issue_flags, &fail, &finished);
