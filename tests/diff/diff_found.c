@@ -258,6 +258,11 @@ static int fill_mshot_poll_first_file(struct io_uring *ring, struct diff_ctx *c)
 	io_uring_prep_recv(sqe, fd, c->buf[0], 16, 0);
 	sqe->ioprio |= IORING_RECVSEND_POLL_FIRST;
 	diff_tag(sqe, 4, 0);
+	/* and no file at all: io-wq fails the assignment first, -EBADF */
+	sqe = diff_sqe(ring, c);
+	io_uring_prep_multishot_accept(sqe, -1, NULL, NULL, 0);
+	sqe->ioprio |= 4 | 2;	/* POLL_FIRST | DONTWAIT */
+	diff_tag(sqe, 5, IOSQE_ASYNC);
 	return 0;
 }
 
@@ -305,10 +310,10 @@ const struct scenario diff_found[] = {
 		.name = "found_mshot_poll_first_regular_file",
 		.setup = setup_socks,
 		.fill = fill_mshot_poll_first_file,
-		.nr_cqes = 4,
+		.nr_cqes = 5,
 		.order = ORDER_ANY,
 		.known = { { 1, -EBADFD }, { 2, -EAGAIN }, { 3, -EBADFD },
-			   { 4, -EAGAIN } },
+			   { 4, -EAGAIN }, { 5, -EBADF } },
 	},
 	{ .name = NULL },
 };

@@ -161,9 +161,11 @@ static bool ar_net_bad_fd(struct ar_ureq *req)
  * fails a multishot one -EBADFD, and ACCEPT and RECV, issued there
  * without REQ_F_POLLED, answer POLL_FIRST's -EAGAIN again.
  */
-static bool ar_net_unpollable_worker(unsigned issue_flags)
+static bool ar_net_unpollable_worker(struct ar_ureq *req, unsigned issue_flags)
 {
-	return (issue_flags & AR_ISSUE_WORKER) && !(issue_flags & AR_ISSUE_NONBLOCK);
+	/* a bad fd fails io-wq's io_assign_file() first: -EBADF from the call */
+	return (issue_flags & AR_ISSUE_WORKER) &&
+	       !(issue_flags & AR_ISSUE_NONBLOCK) && !ar_net_bad_fd(req);
 }
 
 /*
@@ -551,7 +553,7 @@ int ar_accept_issue(struct ar_ureq *req, unsigned issue_flags)
 	unsigned cflags;
 	int ret;
 
-	if (ar_net_unpollable_worker(issue_flags) &&
+	if (ar_net_unpollable_worker(req, issue_flags) &&
 	    (a->iou_flags & (AR_ACCEPT_MULTISHOT | AR_ACCEPT_POLL_FIRST)))
 		return a->iou_flags & AR_ACCEPT_MULTISHOT ? -EBADFD : -EAGAIN;
 	if ((a->iou_flags & AR_ACCEPT_POLL_FIRST) && !a->polled && nonblock) {
@@ -913,7 +915,7 @@ static int ar_recv_issue(struct ar_ureq *req, struct ar_sr *sr,
 	unsigned cflags;
 	long ret;
 
-	if (ar_net_unpollable_worker(issue_flags) &&
+	if (ar_net_unpollable_worker(req, issue_flags) &&
 	    (mshot || (sr->flags & AR_RECVSEND_POLL_FIRST)))
 		return mshot ? -EBADFD : -EAGAIN;
 	for (;;) {
@@ -1452,7 +1454,7 @@ static int ar_recvmsg_sel_issue(struct ar_ureq *req, struct ar_msg *m,
 	unsigned cflags;
 	long ret;
 
-	if (mshot && ar_net_unpollable_worker(issue_flags))
+	if (mshot && ar_net_unpollable_worker(req, issue_flags))
 		return -EBADFD;
 	for (;;) {
 		cflags = 0;
