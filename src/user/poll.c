@@ -198,10 +198,11 @@ static void ar_pollent_del_locked(struct ar_poll *p, struct ar_ureq *req)
 
 /*
  * Does a send armed on req's fd before it still wait? Then req must not
- * send now: sends on one socket go out in the order they were
- * submitted, whole, as they do on the kernel (Debian's send-zerocopy
- * example keeps 8 MSG_WAITALL sends in flight on one TCP socket). Under
- * the pollers' lock only when something is armed at all.
+ * send now: sends on one socket go out whole, in the order they were
+ * submitted (D95; 6.18 re-issues waiting sends newest first, but its
+ * sends seldom wait, and Debian's send-zerocopy example keeps 8
+ * MSG_WAITALL sends in flight on one TCP socket). Takes ctx->lock only
+ * when something is armed at all.
  */
 bool ar_poll_send_behind(struct ar_ureq *req)
 {

@@ -176,6 +176,7 @@ static inline unsigned ar_backend_sleep_prepare(struct ar_uctx *ctx, int *fd)
 static inline int ar_backend_sleep(struct ar_uctx *ctx, struct ar_waiter *w,
 				   __u64 deadline_ns, const sigset_t *sigmask)
 {
+	/* relaxed: a look only; ar_direct_sleep() loads it again with acquire */
 	return __atomic_load_n(&ctx->direct, __ATOMIC_RELAXED) ?
 	       ar_direct_sleep(ctx, w, deadline_ns, sigmask) : -EAGAIN;
 }

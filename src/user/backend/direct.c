@@ -332,6 +332,7 @@ int ar_direct_sleep(struct ar_uctx *ctx, struct ar_waiter *w,
 	unsigned n;
 	int ret, i;
 
+	/* relaxed: ep_failed and inflight are hints; a late look costs one ppoll() */
 	if (!a || a->epfd < 0 || __atomic_load_n(&a->ep_failed, __ATOMIC_RELAXED) ||
 	    !atomic_load_explicit(&a->inflight, memory_order_relaxed) ||
 	    !ar_aio_own(a, w))
