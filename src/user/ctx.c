@@ -28,6 +28,7 @@
 #include "user/kbuf.h"
 #include "user/svc.h"
 #include "user/poll.h"
+#include "user/aiopoll.h"
 #include "user/ops/cancel.h"
 #include "user/rsrc.h"
 #include "user/sqpoll.h"
@@ -229,6 +230,7 @@ static void ar_uctx_free(struct ar_uctx *ctx)
 	ar_kbuf_free(ctx);
 	ar_iowq_free(&ctx->iowq);
 	ar_poll_free(ctx);
+	ar_aiopoll_free(ctx);
 	pthread_mutex_destroy(&ctx->svc.start_lock);
 	pthread_mutex_destroy(&ctx->uring_lock);
 	pthread_mutex_destroy(&ctx->wait_lock);

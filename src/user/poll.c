@@ -35,6 +35,7 @@
 #include <sys/epoll.h>
 #include "user/types.h"
 #include "user/poll.h"
+#include "user/aiopoll.h"
 #include "user/svc.h"
 #include "user/submit.h"
 #include "user/complete.h"
@@ -226,10 +227,11 @@ bool ar_poll_send_behind(struct ar_ureq *req)
 	return behind;
 }
 
-/* off the list; under ctx->lock */
+/* off the list (an AIO poll is on none); under ctx->lock */
 static void ar_poll_unlink_locked(struct ar_poll *p, struct ar_ureq *req)
 {
-	ar_pollent_del_locked(p, req);
+	if (!(req->poll_flags & AR_POLLF_AIO))
+		ar_pollent_del_locked(p, req);
 	req->flags &= ~AR_REQ_F_POLLED;
 	req->poll_flags = 0;
 }
@@ -283,6 +285,9 @@ static int ar_poll_update(struct ar_uctx *ctx, struct ar_poll *p, int fd,
 	return ret;
 }
 
+/* ar_poll_rearm()'s answer for a request that must be armed anew */
+#define AR_POLL_ANEW		2
+
 /*
  * A request that was issued after readiness wants to wait again. It
  * stayed on its list: no system call. Readiness that came while it ran
@@ -299,6 +304,12 @@ static int ar_poll_rearm(struct ar_ureq *req)
 		ar_poll_unlink_locked(p, req);
 		ar_spin_unlock(&ctx->lock);
 		return -ECANCELED;
+	}
+	if (req->poll_flags & AR_POLLF_AIO) {
+		/* its AIO poll fired and the file had nothing after all */
+		ar_poll_unlink_locked(p, req);
+		ar_spin_unlock(&ctx->lock);
+		return AR_POLL_ANEW;
 	}
 	if (req->lt) {
 		__u8 pf = req->poll_flags;
@@ -349,8 +360,16 @@ int ar_poll_arm(struct ar_ureq *req, __u32 events)
 
 	__u8 excl = events & EPOLLEXCLUSIVE ? AR_POLLF_EXCL : 0;
 
-	if (req->flags & AR_REQ_F_POLLED)
-		return ar_poll_rearm(req);
+	if (req->flags & AR_REQ_F_POLLED) {
+		ret = ar_poll_rearm(req);
+		if (ret != AR_POLL_ANEW)
+			return ret;
+	}
+	if (ar_aiopoll_wanted(req, events)) {
+		ret = ar_aiopoll_arm(req, events);
+		if (ret != -EOPNOTSUPP)
+			return ret;
+	}
 	p = ar_poll_get(ctx);
 	if (!p)
 		return -EAGAIN;
@@ -398,14 +417,17 @@ bool ar_poll_disarm_locked(struct ar_ureq *req)
 {
 	struct ar_poll *p = ar_poll_of(req->ctx);
 
-	if (!p || !(req->flags & AR_REQ_F_POLLED))
+	if (!(req->flags & AR_REQ_F_POLLED))
 		return false;
 	if (req->poll_flags & AR_POLLF_BUSY) {
 		/* being issued: it ends when it would wait again (ar_poll_rearm()) */
 		req->poll_flags |= AR_POLLF_CANCEL;
 		return false;
 	}
-	ar_poll_unlink_locked(p, req);
+	if (req->poll_flags & AR_POLLF_AIO)
+		ar_aiopoll_disarm_locked(req);
+	else
+		ar_poll_unlink_locked(p, req);
 	return true;
 }
 

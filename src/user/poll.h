@@ -53,6 +53,8 @@
 #define AR_POLLF_AGAIN		(1U << 1)	/* ... and readiness came meanwhile */
 #define AR_POLLF_CANCEL		(1U << 2)	/* ... and a cancel came: ends at rearm */
 #define AR_POLLF_EXCL		(1U << 3)	/* EPOLLEXCLUSIVE: one per edge */
+#define AR_POLLF_AIO		(1U << 4)	/* armed through AIO, on no fd's list (aiopoll.h) */
+#define AR_POLLF_FIRED		(1U << 5)	/* ... whose event came while it was armed */
 
 /* ar_poll_arm()'s answer besides 0 and -errno: try the operation again now */
 #define AR_POLL_RETRY		1
@@ -112,6 +114,7 @@ void ar_poll_free(struct ar_uctx *ctx);
 struct ar_poll_add {
 	__u32 events;		/* EPOLL* asked for (EXCLUSIVE too), plus AR_POLL_UNMASK */
 	bool multi;		/* IORING_POLL_ADD_MULTI */
+	struct ar_aiopoll *ap;	/* its iocb while armed through AIO: ctx->lock */
 };
 
 #endif

@@ -112,6 +112,7 @@ struct ar_file {
 	bool dev_ref;		/* the holder owns a reference on dev */
 	bool isreg;		/* a regular file (the kernel's REQ_F_ISREG) */
 	bool wr_blocks;		/* its buffered writes refuse RWF_NOWAIT (file.c) */
+	bool aio_poll;		/* AIO may poll it: a pipe, FIFO, socket, char device (aiopoll.h) */
 	__u8 ihash;		/* 1 + io-wq's hash bucket of its inode; 0: not known */
 };
 
@@ -294,6 +295,8 @@ struct ar_ustats {
 
 struct ar_punt;
 struct ar_direct;
+struct ar_aiopoll;
+struct ar_aiopoll_chunk;
 struct ar_backend;
 struct ar_spread;
 struct ar_kbuf_ctx;
@@ -391,6 +394,9 @@ struct ar_uctx {
 	struct ar_spread *spread;	/* issue=spread's helper (spread.c) */
 	bool spread_failed;		/* it could not be started */
 	bool direct_refused;		/* the direct backend cannot queue: workers do it */
+	/* AIO polls' iocbs (aiopoll.c): free ones, and their chunks; ctx->lock */
+	struct ar_aiopoll *aiopoll_free;
+	struct ar_aiopoll_chunk *aiopoll_chunks;
 
 	/* provided buffers (kbuf.c): the groups, under kbuf_lock */
 	struct ar_spinlock kbuf_lock;

@@ -207,6 +207,27 @@ static int feed(struct io_uring *ring, struct diff_ctx *c)
 	return put(c, c->val[1], "hello");
 }
 
+/* three oneshot polls for POLLIN on val[0] */
+static int fill_three_in(struct io_uring *ring, struct diff_ctx *c)
+{
+	for (__u64 ud = 1; ud <= 3; ud++)
+		prep_poll(ring, c, ud, c->val[0], POLLIN, 0);
+	return 0;
+}
+
+/*
+ * Data comes and is read again before the CQEs are waited for, as in
+ * Debian's poll-bench example: the kernel's polls complete from the
+ * wakeup, with POLLIN, though the file is empty by the time they post.
+ */
+static int feed_and_take_back(struct io_uring *ring, struct diff_ctx *c)
+{
+	(void)ring;
+	if (put(c, c->val[1], "x"))
+		return -1;
+	return drain(c, c->val[0]);
+}
+
 /* POLLIN|POLLOUT on a pipe's read end holding data: POLLIN only */
 static int fill_ready_inout(struct io_uring *ring, struct diff_ctx *c)
 {
@@ -719,6 +740,22 @@ const struct scenario diff_poll[] = {
 		.after_submit = feed,
 		.nr_cqes = 1,
 		.known = { { 1, POLLIN } },
+	}, {
+		.name = "poll_pipe_emptied_before_wait",
+		.setup = diff_setup_pipes,
+		.fill = fill_three_in,
+		.after_submit = feed_and_take_back,
+		.nr_cqes = 3,
+		.order = ORDER_ANY,
+		.known = { { 1, POLLIN }, { 2, POLLIN }, { 3, POLLIN } },
+	}, {
+		.name = "poll_socketpair_emptied_before_wait",
+		.setup = setup_socketpair,
+		.fill = fill_three_in,
+		.after_submit = feed_and_take_back,
+		.nr_cqes = 3,
+		.order = ORDER_ANY,
+		.known = { { 1, POLLIN }, { 2, POLLIN }, { 3, POLLIN } },
 	}, {
 		.name = "poll_two_on_one_pipe",
 		.setup = diff_setup_pipes,

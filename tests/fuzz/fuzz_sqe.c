@@ -41,6 +41,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,7 +60,10 @@ static int verbose;
  * (the user engine's waiter eventfd) exists before the first run counts
  * fds. The NOP alone is not enough: when it completes before the wait
  * looks, nothing sleeps and the waiter is made in the first run (one
- * eventfd "left open" there, a false mismatch).
+ * eventfd "left open" there, a false mismatch). A POLL_ADD of a pipe
+ * left armed at exit does the same for what outlives a ring on purpose:
+ * the user engine's AIO context, kept with its eventfd for the next ring
+ * (backend/direct.c).
  */
 static void probe(const char *engine)
 {
@@ -68,7 +72,7 @@ static void probe(const char *engine)
 	struct io_uring_sqe *sqe;
 	struct io_uring_cqe *cqe;
 	struct io_uring ring;
-	int ret;
+	int ret, pfd[2] = { -1, -1 };
 
 	memset(&p, 0, sizeof(p));
 	ret = anyring_queue_init_engine(engine, 4, &ring, &p);
@@ -88,6 +92,20 @@ static void probe(const char *engine)
 	if (!ret)
 		io_uring_cqe_seen(&ring, cqe);
 	io_uring_queue_exit(&ring);
+	/* a CQ of 1024: the context is made that big, which serves any ring */
+	memset(&p, 0, sizeof(p));
+	p.flags = IORING_SETUP_CQSIZE;
+	p.cq_entries = 1024;
+	if (!pipe(pfd) && !anyring_queue_init_engine(engine, 4, &ring, &p)) {
+		sqe = io_uring_get_sqe(&ring);
+		io_uring_prep_poll_add(sqe, pfd[0], POLLIN);
+		io_uring_submit(&ring);
+		io_uring_queue_exit(&ring);
+	}
+	if (pfd[0] >= 0) {
+		close(pfd[0]);
+		close(pfd[1]);
+	}
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)

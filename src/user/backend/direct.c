@@ -43,6 +43,8 @@
 #include "user/complete.h"
 #include "user/util.h"
 #include "user/wait.h"
+#include "user/submit.h"
+#include "user/aiopoll.h"
 
 #define AR_AIO_RING_MAGIC	0xa10a10a1
 #define AR_AIO_MAX_EVENTS	1024
@@ -133,7 +135,7 @@ static void ar_aio_efd_probe(void)
  * up to AR_AIO_REAP_BATCH (one CQ lock, one wake, one eventfd signal
  * each); how many
  */
-static unsigned ar_aio_reap_locked(struct ar_direct *a)
+static unsigned ar_aio_reap_locked(struct ar_direct *a, struct ar_ureq ***polls)
 {
 	struct ar_aio_ring *r = a->ring;
 	unsigned head = __atomic_load_n(&r->head, __ATOMIC_RELAXED), tail, n = 0;
@@ -157,16 +159,58 @@ static unsigned ar_aio_reap_locked(struct ar_direct *a)
 		 * rest, unseen by sanitizers); release pairs with exit's wait.
 		 */
 		atomic_fetch_sub_explicit(&a->inflight, 1, memory_order_acq_rel);
+		n++;
+		if (ev.data & AR_AIOPOLL_TAG) {
+			/* a poll's: issued again once the reap lock is let go */
+			req = ar_aiopoll_event(a->ctx, ev.data, ev.res);
+			if (req) {
+				req->next = NULL;
+				**polls = req;
+				*polls = &req->next;
+			}
+			goto next;
+		}
 		if (ev.res >= 0 && (__u64)ev.res != req->expect)
 			req->flags |= AR_REQ_F_SHORT;
 		ar_req_complete_gather(&done, req, (int)ev.res, 0);
-		n++;
 		if (done.nr == AR_AIO_REAP_BATCH)
 			ar_req_complete_gathered(a->ctx, &done);
+next:
 		if (head == tail)
 			tail = __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE);
 	}
 	ar_req_complete_gathered(a->ctx, &done);
+	return n;
+}
+
+/*
+ * The polls whose events a reap found, issued by the reaping thread
+ * after it let the reap lock go (an issue may submit a chain's next
+ * request, which may come back here).
+ */
+static void ar_aio_issue_polls(struct ar_ureq *polls)
+{
+	struct ar_ureq *req, *next;
+
+	for (req = polls; req; req = next) {
+		next = req->next;
+		ar_req_issue(req, AR_ISSUE_NONBLOCK);
+	}
+}
+
+/* reap under the reap lock, waited for or tried (0: another thread has it) */
+static unsigned ar_aio_reap(struct ar_direct *a, bool wait)
+{
+	struct ar_ureq *polls = NULL, **tail = &polls;
+	unsigned n;
+
+	if (wait)
+		pthread_mutex_lock(&a->reap_lock);
+	else if (pthread_mutex_trylock(&a->reap_lock))
+		return 0;
+	n = ar_aio_reap_locked(a, &tail);
+	pthread_mutex_unlock(&a->reap_lock);
+	ar_aio_issue_polls(polls);
 	return n;
 }
 
@@ -180,16 +224,11 @@ static struct ar_direct *ar_aio_get(struct ar_uctx *ctx)
 unsigned ar_direct_reap_ring(struct ar_uctx *ctx)
 {
 	struct ar_direct *a = ar_aio_get(ctx);
-	unsigned n;
 
 	if (!a || __atomic_load_n(&a->ring->head, __ATOMIC_RELAXED) ==
 		  __atomic_load_n(&a->ring->tail, __ATOMIC_RELAXED))
 		return 0;
-	if (pthread_mutex_trylock(&a->reap_lock))
-		return 0;	/* another thread is at it */
-	n = ar_aio_reap_locked(a);
-	pthread_mutex_unlock(&a->reap_lock);
-	return n;
+	return ar_aio_reap(a, false);	/* tried: another thread may be at it */
 }
 
 /*
@@ -204,17 +243,13 @@ unsigned ar_direct_reap_ring(struct ar_uctx *ctx)
 unsigned ar_direct_sleep_prepare(struct ar_uctx *ctx, int *fd)
 {
 	struct ar_direct *a = ar_aio_get(ctx);
-	unsigned n;
 
 	*fd = -1;
 	if (!a || !atomic_load_explicit(&a->inflight, memory_order_relaxed))
 		return 0;
 	ar_efd_drain(a->efd);
 	*fd = a->efd;
-	pthread_mutex_lock(&a->reap_lock);
-	n = ar_aio_reap_locked(a);
-	pthread_mutex_unlock(&a->reap_lock);
-	return n;
+	return ar_aio_reap(a, true);
 }
 
 /*
@@ -338,9 +373,7 @@ int ar_direct_sleep(struct ar_uctx *ctx, struct ar_waiter *w,
 	    !ar_aio_own(a, w))
 		return -EAGAIN;
 	/* waited for, as in ar_direct_sleep_prepare(): the holder may be past its last look */
-	pthread_mutex_lock(&a->reap_lock);
-	n = ar_aio_reap_locked(a);
-	pthread_mutex_unlock(&a->reap_lock);
+	n = ar_aio_reap(a, true);
 	if (n)
 		return 1;
 	ret = ar_aio_epoll_sleep(a, deadline_ns, sigmask, evs);
@@ -371,9 +404,7 @@ static void *ar_aio_reaper(void *arg)
 			continue;
 		if (atomic_load_explicit(&ctx->cq_waiters, memory_order_relaxed))
 			nanosleep(&grace, NULL);
-		pthread_mutex_lock(&a->reap_lock);
-		ar_aio_reap_locked(a);
-		pthread_mutex_unlock(&a->reap_lock);
+		ar_aio_reap(a, true);
 	}
 	return NULL;
 }
@@ -581,6 +612,73 @@ static int ar_direct_rw(struct ar_ureq *req, struct ar_rw_io *io,
 	return ar_buffered_backend.rw(req, io, issue_flags);
 }
 
+/*
+ * aiopoll.c's side: its polls are iocbs of the same context, whose
+ * events the reaps above hand to ar_aiopoll_event(). 0 when the ring's
+ * context is there (made if need be), -EOPNOTSUPP when AIO is refused.
+ */
+int ar_direct_poll_prepare(struct ar_uctx *ctx)
+{
+	if (ar_aio_get(ctx))
+		return 0;
+	if (__atomic_load_n(&ctx->direct_refused, __ATOMIC_RELAXED))
+		return -EOPNOTSUPP;
+	return ar_aio_create(ctx) ? 0 : -EOPNOTSUPP;
+}
+
+/*
+ * Holds on the context: an iocb on its way, or a thread that will still
+ * use the context, counted under ctx->lock before the ring's exit can
+ * set exiting there. Ring exit waits until none is left.
+ */
+void ar_direct_hold(struct ar_uctx *ctx, unsigned n)
+{
+	/* release pairs with the reap's acq_rel decrement and exit's acquire */
+	atomic_fetch_add_explicit(&ar_aio_get(ctx)->inflight, n,
+				  memory_order_release);
+}
+
+/* a holder is done with the context (before this, ring exit waits) */
+void ar_direct_unhold(struct ar_uctx *ctx)
+{
+	/* release pairs with exit's acquire load: this thread's uses come first */
+	atomic_fetch_sub_explicit(&ar_aio_get(ctx)->inflight, 1,
+				  memory_order_release);
+}
+
+/* queue a held poll of fd: 0, or -errno (the hold is dropped) */
+int ar_direct_poll_submit(struct ar_uctx *ctx, struct iocb *cb, int fd,
+			  __u32 events, __u64 data)
+{
+	struct ar_direct *a = ar_aio_get(ctx);
+	int e = errno, ret = 0;
+
+	memset(cb, 0, sizeof(*cb));
+	cb->aio_data = data;
+	cb->aio_lio_opcode = IOCB_CMD_POLL;
+	cb->aio_fildes = (__u32)fd;
+	/* the 16 bits AIO takes: EPOLLEXCLUSIVE and above never come here */
+	cb->aio_buf = events & 0xffff;
+	cb->aio_flags = IOCB_FLAG_RESFD;
+	cb->aio_resfd = (__u32)a->efd;
+	if (ar_io_submit(a->id, 1, &cb) != 1) {
+		ret = -errno;
+		atomic_fetch_sub_explicit(&a->inflight, 1, memory_order_relaxed);
+	}
+	errno = e;
+	return ret;
+}
+
+/* ask the kernel to cancel a queued poll; its event comes either way */
+void ar_direct_poll_cancel(struct ar_uctx *ctx, struct iocb *cb)
+{
+	struct io_event ev;
+	int e = errno;
+
+	(void)syscall(SYS_io_cancel, ar_aio_get(ctx)->id, cb, &ev);
+	errno = e;
+}
+
 const struct ar_backend ar_direct_backend = {
 	.name = "direct",
 	.rw = ar_direct_rw,
@@ -615,9 +713,7 @@ void ar_direct_exit(struct ar_uctx *ctx)
 	/* acquire pairs with the reapers' release decrement */
 	while (atomic_load_explicit(&a->inflight, memory_order_acquire)) {
 		ar_efd_drain(a->efd);
-		pthread_mutex_lock(&a->reap_lock);
-		ar_aio_reap_locked(a);
-		pthread_mutex_unlock(&a->reap_lock);
+		ar_aio_reap(a, true);
 		if (atomic_load_explicit(&a->inflight, memory_order_acquire))
 			poll(&pfd, 1, 100);
 	}

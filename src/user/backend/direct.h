@@ -24,4 +24,12 @@ int ar_direct_sleep(struct ar_uctx *ctx, struct ar_waiter *w,
 		    __u64 deadline_ns, const sigset_t *sigmask);
 void ar_direct_exit(struct ar_uctx *ctx);
 
+/* aiopoll.c's polls, in the same AIO context (direct.c) */
+int ar_direct_poll_prepare(struct ar_uctx *ctx);
+void ar_direct_hold(struct ar_uctx *ctx, unsigned n);
+void ar_direct_unhold(struct ar_uctx *ctx);
+int ar_direct_poll_submit(struct ar_uctx *ctx, struct iocb *cb, int fd,
+			  __u32 events, __u64 data);
+void ar_direct_poll_cancel(struct ar_uctx *ctx, struct iocb *cb);
+
 #endif

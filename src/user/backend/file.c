@@ -50,7 +50,8 @@ enum { AR_FILE_NONE, AR_FILE_BUFFERED, AR_FILE_DIRECT, AR_FILE_POLLABLE };
 #define AR_FILE_TYPE_MASK	3U
 #define AR_FILE_REG		4U	/* a regular file */
 #define AR_FILE_WR_BLOCKS	8U	/* a buffered write refused RWF_NOWAIT */
-#define AR_FILE_KIND_BITS	4
+#define AR_FILE_AIO_POLL	16U	/* a pipe, FIFO, socket or character device */
+#define AR_FILE_KIND_BITS	5
 #define AR_FILE_KIND_MASK	((1U << AR_FILE_KIND_BITS) - 1)
 #define AR_FILE_GEN_MASK	(0xffffffffU >> AR_FILE_KIND_BITS)
 
@@ -135,6 +136,9 @@ static unsigned ar_file_probe(int fd, __u8 *ihash)
 		errno = e;
 		return AR_FILE_NONE;
 	}
+	/* anon-inode files (eventfd, timerfd, ...) have no type bits */
+	if (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) || S_ISCHR(st.st_mode))
+		return AR_FILE_POLLABLE | AR_FILE_AIO_POLL;
 	if (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode))
 		return AR_FILE_POLLABLE;
 	if (S_ISREG(st.st_mode))
@@ -171,7 +175,7 @@ static unsigned ar_file_probe_store(int fd, _Atomic(uint32_t) *slot,
 	if (slot && (kind & AR_FILE_TYPE_MASK) != AR_FILE_NONE) {
 		/* the same kind again keeps what its writes taught */
 		old = atomic_load_explicit(slot, memory_order_relaxed);
-		if ((old & (AR_FILE_TYPE_MASK | AR_FILE_REG)) == kind)
+		if ((old & (AR_FILE_TYPE_MASK | AR_FILE_REG | AR_FILE_AIO_POLL)) == kind)
 			kind |= old & AR_FILE_WR_BLOCKS;
 		/* a count for the period: racing fills may count one twice */
 		if (!(old & AR_FILE_TYPE_MASK))
@@ -224,6 +228,7 @@ static void ar_file_set(struct ar_file *f, unsigned kind, __u8 ihash)
 	f->be = ar_file_kinds[kind & AR_FILE_TYPE_MASK];
 	f->isreg = kind & AR_FILE_REG;
 	f->wr_blocks = kind & AR_FILE_WR_BLOCKS;
+	f->aio_poll = kind & AR_FILE_AIO_POLL;
 	f->ihash = ihash;
 }
 
@@ -262,6 +267,7 @@ void ar_file_resolve(struct ar_file *f, int fd)
 	f->dev = NULL;
 	f->dev_ref = false;
 	f->isreg = false;
+	f->aio_poll = false;
 	f->ihash = 0;
 	if (!ar_file_claim(f, fd)) {
 		kind = ar_file_kind(fd, &ihash);
@@ -277,6 +283,7 @@ void ar_file_resolve_fixed(struct ar_file *f, int fd)
 	f->dev = NULL;
 	f->dev_ref = false;
 	f->isreg = false;
+	f->aio_poll = false;
 	f->ihash = 0;
 	if (!ar_file_claim(f, fd)) {
 		kind = ar_file_probe(fd, &ihash);

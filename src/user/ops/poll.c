@@ -13,6 +13,7 @@
 #include "user/ops/ops.h"
 #include "user/types.h"
 #include "user/poll.h"
+#include "user/aiopoll.h"
 #include <sys/epoll.h>
 #include "user/complete.h"
 #include "user/submit.h"
@@ -94,6 +95,14 @@ int ar_poll_add_issue(struct ar_ureq *req, unsigned issue_flags)
 				return -EBADF;
 			return AR_ISSUE_AGAIN;
 		}
+		/*
+		 * Nor does one AIO polls: its arming looks at the file (and
+		 * completes at once if it is ready), as the kernel's vfs_poll()
+		 * at arming does (aiopoll.h).
+		 */
+		if (!(req->flags & AR_REQ_F_POLLED) &&
+		    ar_aiopoll_wanted(req, pa->events))
+			return AR_ISSUE_AGAIN;
 		ret = ar_poll_now(req, pa->events, &mask);
 		if (ret)
 			return ret;

@@ -481,6 +481,12 @@ static void ar_link_timeout_expire_locked(struct ar_uctx *ctx,
 	}
 }
 
+/* Has req's link timeout fired while req was being issued? Under ctx->lock. */
+bool ar_link_timeout_expired_locked(const struct ar_ureq *req)
+{
+	return req->lt && ar_req_data(req->lt, struct ar_timeout)->expired;
+}
+
 /*
  * req is about to wait: for readiness, a worker or its timer. If its
  * link timeout fired while it was being issued, the timeout's cancel

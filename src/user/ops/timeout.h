@@ -16,6 +16,7 @@ void ar_timeout_fire(struct ar_ureq *req);
 void ar_link_timeout_arm(struct ar_ureq *req);
 struct ar_ureq *ar_link_timeout_disarm_locked(struct ar_ureq *req);
 void ar_link_timeout_fire(struct ar_ureq *lt);
+bool ar_link_timeout_expired_locked(const struct ar_ureq *req);
 bool ar_link_timeout_park_locked(struct ar_ureq *req);
 void ar_link_timeout_park_device_locked(struct ar_ureq *req);
 
