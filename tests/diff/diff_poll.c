@@ -207,6 +207,14 @@ static int feed(struct io_uring *ring, struct diff_ctx *c)
 	return put(c, c->val[1], "hello");
 }
 
+static int feed_eventfd(struct io_uring *ring, struct diff_ctx *c)
+{
+	(void)ring;
+	if (eventfd_write(c->val[0], 1))
+		return diff_fail(c, "eventfd_write: %s", strerror(errno));
+	return 0;
+}
+
 /* three oneshot polls for POLLIN on val[0] */
 static int fill_three_in(struct io_uring *ring, struct diff_ctx *c)
 {
@@ -738,6 +746,13 @@ const struct scenario diff_poll[] = {
 		.setup = diff_setup_pipes,
 		.fill = fill_poll_in,
 		.after_submit = feed,
+		.nr_cqes = 1,
+		.known = { { 1, POLLIN } },
+	}, {
+		.name = "poll_eventfd_waits",
+		.setup = setup_eventfd,
+		.fill = fill_poll_in,
+		.after_submit = feed_eventfd,
 		.nr_cqes = 1,
 		.known = { { 1, POLLIN } },
 	}, {

@@ -44,6 +44,7 @@ enum ua_bad {
 	UA_NONCANON,
 	UA_RDONLY,	/* for what the engine writes */
 	UA_LONG,	/* a path: PATH_MAX bytes and more without a NUL */
+	UA_TAIL,	/* a struct whose last 8 bytes are not mapped */
 };
 
 enum ua_op {
@@ -181,6 +182,16 @@ static void *ua_ptr(enum ua_bad bad, const void *good, size_t size, bool path)
 		memcpy(p, good, size);
 		mprotect(p, UA_PAGE, PROT_READ);
 		return p;
+	case UA_TAIL:
+		p = ua_low_pair(true);
+		if (!p) {
+			p = ua_page(2, PROT_READ | PROT_WRITE);
+			if (p == MAP_FAILED)
+				return NULL;
+			munmap(p + UA_PAGE, UA_PAGE);
+		}
+		memcpy(p + UA_PAGE - (size - 8), good, size - 8);
+		return p + UA_PAGE - (size - 8);
 	case UA_LONG:
 		p = ua_page(2, PROT_READ | PROT_WRITE);
 		if (p == MAP_FAILED)
@@ -1302,6 +1313,9 @@ const struct diff_call diff_uaccess[] = {
 	UA6("sendmsg_hdr", UA_SENDMSG_HDR, 0, 0),
 	UA6("recvmsg_hdr", UA_RECVMSG_HDR, 0, 0),
 	UA("recvmsg_hdr_rdonly", UA_RECVMSG_HDR, UA_RDONLY, 0, 0),
+	/* msg_flags not readable: the kernel's prep does not read it */
+	UA("sendmsg_hdr_tail", UA_SENDMSG_HDR, UA_TAIL, 0, 0),
+	UA("recvmsg_hdr_tail", UA_RECVMSG_HDR, UA_TAIL, 0, 0),
 	UA6("sendmsg_iov", UA_SENDMSG_IOV, 0, 0),
 	UA6("recvmsg_iov", UA_RECVMSG_IOV, 0, 0),
 	UA5("sendmsg_name", UA_SENDMSG_NAME, 0, 0),

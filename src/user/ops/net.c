@@ -1134,7 +1134,15 @@ static int ar_msg_setup(struct ar_ureq *req, const struct io_uring_sqe *sqe,
 	m->umsg = sqe->addr;
 	m->iov = &m->fast_iov;
 	m->name = m->name_buf;
-	if (ar_copy_from_user(&um, (const void *)(uintptr_t)m->umsg, sizeof(um)))
+	/*
+	 * The whole struct must be user memory, but only the fields up to
+	 * msg_controllen are read, one by one, as io_msg_copy_hdr(): a
+	 * msghdr whose msg_flags (or padding) cannot be read is not -EFAULT.
+	 */
+	memset(&um, 0, sizeof(um));
+	if (!ar_access_ok((const void *)(uintptr_t)m->umsg, sizeof(um)) ||
+	    ar_copy_from_user(&um, (const void *)(uintptr_t)m->umsg,
+			      offsetof(struct msghdr, msg_flags)))
 		return -EFAULT;
 	m->namelen = (int)um.msg_namelen;
 	m->has_name = um.msg_name != NULL;
