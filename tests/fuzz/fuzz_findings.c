@@ -157,6 +157,21 @@ void fz_avoid_findings(struct fz_batch *b)
 		if (s->op >= FZ_READ && s->op <= FZ_WRITE_FIXED && !head)
 			s->op_flags &= ~RWF_NOWAIT;
 		/*
+		 * FINDING: accept-dontwait-linked-behind-iowq: a WRITEV with
+		 * IOSQE_ASYNC and IO_HARDLINK, then an ACCEPT with
+		 * IORING_ACCEPT_DONTWAIT and no connection pending: 6.18's
+		 * io-wq goes on with the linked ACCEPT itself, blocking (the
+		 * flag answers -EAGAIN only on the nonblocking path), so it
+		 * waits for a connection that never comes; the user engine
+		 * answers -EAGAIN. The cause of the NOWAIT findings above
+		 * (D55). No ACCEPT inside a chain here, but one with
+		 * IOSQE_ASYNC (io-wq polls those).
+		 */
+		if (s->op == FZ_ACCEPT && !head && !(s->flags & IOSQE_ASYNC)) {
+			s->nopped = 1;
+			s->why = "ACCEPT in a chain: 6.18's io-wq may block in it";
+		}
+		/*
 		 * (and outside chains too: whether ext4 takes a buffered
 		 * RWF_NOWAIT write at once depends on the file's state, so the
 		 * kernel answers -EAGAIN or writes; the CI run of 2026-11-29
