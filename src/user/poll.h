@@ -31,6 +31,11 @@
  *    complete it -ECANCELED. While it is being issued again it is
  *    AR_REQ_ISSUING, out of their reach until it waits again.
  *
+ * A oneshot POLL_ADD of a pipe, FIFO, socket or character device waits
+ * through AIO instead (aiopoll.h), whose events the direct backend's
+ * reaps hand over; it is armed, disarmed and cancelled through the same
+ * calls (AR_POLLF_AIO), and is on no fd's list.
+ *
  * Who reaps readiness: the thread waiting in io_uring_enter (it sleeps
  * in epoll_wait() on the epoll fd with its eventfd in the set,
  * ar_poll_sleep(); a second waiter sleeps in ppoll() on both), else the
