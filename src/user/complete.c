@@ -344,9 +344,15 @@ void ar_complete_locked(struct ar_uctx *ctx, struct ar_ureq *req,
 	if ((req->res < 0 && !(req->flags & AR_REQ_F_NOFAIL)) ||
 	    (req->flags & (AR_REQ_F_SHORT | AR_REQ_F_FAIL)))
 		ar_req_set_fail(req);
-	/* a link timeout still armed for this request is now cancelled */
+	/*
+	 * a link timeout still armed for this request is now cancelled; so
+	 * is one never armed, its target ending before its issue (failed at
+	 * submit, cancelled while queued), as the kernel's io_disarm_next()
+	 */
 	if (req->lt)
 		lt = ar_link_timeout_disarm_locked(req);
+	else if (__builtin_expect(req->flags & AR_REQ_F_ARM_LT, 0))
+		lt = ar_link_timeout_unarmed_locked(req);
 
 	if (req->opcode == IORING_OP_TIMEOUT)
 		ar_timeout_count_locked(ctx, req);

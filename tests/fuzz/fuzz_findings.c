@@ -110,7 +110,6 @@ void fz_avoid_findings(struct fz_batch *b)
 	for (i = 0; i < b->nr; i++) {
 		struct fz_sqe *s = &b->sqe[i];
 		const struct fz_sqe *prev = i ? &b->sqe[i - 1] : NULL;
-		const struct fz_sqe *next = i + 1 < b->nr ? &b->sqe[i + 1] : NULL;
 		int head = !prev || !(i % b->cfg.sq_entries) ||
 			!(prev->flags & (IOSQE_IO_LINK | IOSQE_IO_HARDLINK));
 
@@ -178,32 +177,6 @@ void fz_avoid_findings(struct fz_batch *b)
 		 * saw the kernel refuse where the user engine wrote. Open:
 		 * docs/semantics.md D55.)
 		 */
-		/*
-		 * FINDING: failed-chain-skip-head-link-timeout-posts: NOP with
-		 * IOSQE_IO_LINK|CQE_SKIP_SUCCESS, the LINK_TIMEOUT that guards
-		 * it, an SQE refused at submit: the kernel posts the head's
-		 * -ECANCELED and the link timeout's -ECANCELED (disarmed from
-		 * the failed head whatever its skip flag), the user engine
-		 * only the head's. No CQE_SKIP_SUCCESS on a request a
-		 * LINK_TIMEOUT guards here.
-		 */
-		if (next && (s->flags & (IOSQE_IO_LINK | IOSQE_IO_HARDLINK)) &&
-		    (i + 1) % b->cfg.sq_entries && next->op == FZ_LINK_TIMEOUT)
-			s->flags &= ~IOSQE_CQE_SKIP_SUCCESS;
-		/*
-		 * FINDING: failed-chain-head-link-timeout-skip-success-posts:
-		 * a chain head refused at submit (opcode 255), its
-		 * LINK_TIMEOUT with CQE_SKIP_SUCCESS, a NOP: the kernel posts
-		 * no CQE for the link timeout (io_disarm_next() completes it
-		 * -ECANCELED with its own skip flag), the user engine posts
-		 * -ECANCELED. CQE_SKIP_SUCCESS only on a link timeout that
-		 * guards a plain NOP here (link-timeout-skip-success-disarmed-
-		 * posts stays covered).
-		 */
-		if (s->op == FZ_LINK_TIMEOUT &&
-		    (head || prev->op != FZ_NOP || prev->poke ||
-		     (prev->flags & (0x80 | IOSQE_BUFFER_SELECT))))
-			s->flags &= ~IOSQE_CQE_SKIP_SUCCESS;
 		drained |= !!(s->flags & IOSQE_IO_DRAIN);
 		/*
 		 * FINDING: link-timeout-zero-drained-head: NOP with IO_LINK,

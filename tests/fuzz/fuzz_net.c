@@ -464,8 +464,11 @@ int fz_net_poke_ok(const struct fz_sqe *s, int field)
 	case FZ_POKE_PERSONALITY:
 		return 1;
 	case FZ_POKE_IOPRIO:
-		/* SEND/RECV: recvsend flags (multishot would never end) */
-		return s->op != FZ_SEND && s->op != FZ_RECV;
+		/*
+		 * SEND/RECV: recvsend flags, ACCEPT: its own (multishot would
+		 * never end)
+		 */
+		return s->op != FZ_SEND && s->op != FZ_RECV && s->op != FZ_ACCEPT;
 	case FZ_POKE_BUF_INDEX:
 		/* a group or a fixed buffer for these */
 		return s->op != FZ_SEND && s->op != FZ_RECV &&

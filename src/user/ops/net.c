@@ -1252,16 +1252,19 @@ static size_t ar_msg_left(const struct ar_msg *m)
 /* recvmsg's fields back into the application's msghdr */
 static int ar_msg_put_user(struct ar_msg *m, const struct msghdr *mh)
 {
-	struct msghdr *um = (struct msghdr *)(uintptr_t)m->umsg;
+	/* the application's msghdr may be misaligned: byte offsets, no member access */
+	char *um = (char *)(uintptr_t)m->umsg;
 	int flags = mh->msg_flags;
 
-	if (m->has_name && ar_copy_to_user(&um->msg_namelen, &mh->msg_namelen,
-					   sizeof(um->msg_namelen)))
+	if (m->has_name &&
+	    ar_copy_to_user(um + offsetof(struct msghdr, msg_namelen),
+			    &mh->msg_namelen, sizeof(mh->msg_namelen)))
 		return -EFAULT;
-	if (ar_copy_to_user(&um->msg_flags, &flags, sizeof(flags)))
+	if (ar_copy_to_user(um + offsetof(struct msghdr, msg_flags), &flags,
+			    sizeof(flags)))
 		return -EFAULT;
-	if (ar_copy_to_user(&um->msg_controllen, &mh->msg_controllen,
-			    sizeof(um->msg_controllen)))
+	if (ar_copy_to_user(um + offsetof(struct msghdr, msg_controllen),
+			    &mh->msg_controllen, sizeof(mh->msg_controllen)))
 		return -EFAULT;
 	return 0;
 }

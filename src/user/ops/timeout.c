@@ -457,6 +457,24 @@ struct ar_ureq *ar_link_timeout_disarm_locked(struct ar_ureq *req)
 }
 
 /*
+ * The guarded request completed before it was issued, its link timeout
+ * never armed: that link timeout, to be completed with -ECANCELED (its
+ * CQE_SKIP_SUCCESS holds, as io_disarm_next() completes it without
+ * failing it), or NULL. Under ctx->lock.
+ */
+struct ar_ureq *ar_link_timeout_unarmed_locked(struct ar_ureq *req)
+{
+	struct ar_ureq *lt = req->link;
+
+	req->flags &= ~AR_REQ_F_ARM_LT;
+	if (!lt || lt->opcode != IORING_OP_LINK_TIMEOUT)
+		return NULL;
+	lt->lt_target = NULL;
+	lt->flags |= AR_REQ_F_NOFAIL;
+	return lt;
+}
+
+/*
  * The link timeout expired with its target still in flight. ret is the
  * cancel's result: 0 when the target was taken out of where it waits,
  * then it completes -ECANCELED and the link timeout -ETIME; else the

@@ -15,6 +15,7 @@ void ar_timeout_count_locked(struct ar_uctx *ctx, struct ar_ureq *req);
 void ar_timeout_fire(struct ar_ureq *req);
 void ar_link_timeout_arm(struct ar_ureq *req);
 struct ar_ureq *ar_link_timeout_disarm_locked(struct ar_ureq *req);
+struct ar_ureq *ar_link_timeout_unarmed_locked(struct ar_ureq *req);
 void ar_link_timeout_fire(struct ar_ureq *lt);
 bool ar_link_timeout_expired_locked(const struct ar_ureq *req);
 bool ar_link_timeout_park_locked(struct ar_ureq *req);
