@@ -138,6 +138,20 @@ static char *ua_page(size_t pages, int prot)
  * would hold. For a path (path set), straddle means a name with no NUL
  * before an unmapped page.
  */
+/* a mapped page with an unmapped one right after it; NULL if none */
+static char *ua_mapped_then_hole(void)
+{
+	char *p = ua_low_pair(true);
+
+	if (p)
+		return p;
+	p = ua_page(2, PROT_READ | PROT_WRITE);
+	if (p == MAP_FAILED)
+		return NULL;
+	munmap(p + UA_PAGE, UA_PAGE);
+	return p;
+}
+
 static void *ua_ptr(enum ua_bad bad, const void *good, size_t size, bool path)
 {
 	char *p;
@@ -162,13 +176,9 @@ static void *ua_ptr(enum ua_bad bad, const void *good, size_t size, bool path)
 		munmap(p, UA_PAGE);
 		return p;
 	case UA_STRADDLE:
-		p = ua_low_pair(true);
-		if (!p) {
-			p = ua_page(2, PROT_READ | PROT_WRITE);
-			if (p == MAP_FAILED)
-				return NULL;
-			munmap(p + UA_PAGE, UA_PAGE);
-		}
+		p = ua_mapped_then_hole();
+		if (!p)
+			return NULL;
 		if (path) {
 			memset(p, 'a', UA_PAGE);
 			return p + UA_PAGE - 16;
@@ -183,13 +193,9 @@ static void *ua_ptr(enum ua_bad bad, const void *good, size_t size, bool path)
 		mprotect(p, UA_PAGE, PROT_READ);
 		return p;
 	case UA_TAIL:
-		p = ua_low_pair(true);
-		if (!p) {
-			p = ua_page(2, PROT_READ | PROT_WRITE);
-			if (p == MAP_FAILED)
-				return NULL;
-			munmap(p + UA_PAGE, UA_PAGE);
-		}
+		p = ua_mapped_then_hole();
+		if (!p)
+			return NULL;
 		memcpy(p + UA_PAGE - (size - 8), good, size - 8);
 		return p + UA_PAGE - (size - 8);
 	case UA_LONG:
