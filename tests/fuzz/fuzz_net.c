@@ -293,6 +293,9 @@ static void decode_more(struct fz_sqe *s, const uint8_t *p)
 		net_buf(s, p[1], PICK(send_lens, p[2]));
 		s->op_flags = PICK(send_flags, p[3]);
 		s->mode = PICK(zc_flags, p[4]);
+		/* a listener never turns writable: POLL_FIRST waits for ever, on both engines */
+		if (s->fd == FZ_FD_TL)
+			s->mode &= ~IORING_RECVSEND_POLL_FIRST;
 		break;
 	case FZ_CONNECT:
 		s->fd = NETSEL(s, connect_fds, p[0]);
