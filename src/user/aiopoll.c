@@ -51,18 +51,11 @@ bool ar_aiopoll_wanted(const struct ar_ureq *req, __u32 events)
 	       !__atomic_load_n(&req->ctx->direct_refused, __ATOMIC_RELAXED);
 }
 
-/* a free iocb on the list, a chunk allocated if need be; false: no memory */
-static bool ar_aiopoll_reserve(struct ar_uctx *ctx)
+/* a chunk of free iocbs onto the list; false: no memory */
+static bool ar_aiopoll_grow(struct ar_uctx *ctx)
 {
-	struct ar_aiopoll_chunk *c;
-	bool have;
+	struct ar_aiopoll_chunk *c = calloc(1, sizeof(*c));
 
-	ar_spin_lock(&ctx->lock);
-	have = ctx->aiopoll_free != NULL;
-	ar_spin_unlock(&ctx->lock);
-	if (have)
-		return true;
-	c = calloc(1, sizeof(*c));
 	if (!c)
 		return false;
 	ar_spin_lock(&ctx->lock);
@@ -143,8 +136,9 @@ int ar_aiopoll_arm(struct ar_ureq *req, __u32 events)
 	struct ar_aiopoll *ap;
 	int ret;
 
-	if (ar_direct_poll_prepare(ctx) || !ar_aiopoll_reserve(ctx))
+	if (ar_direct_poll_prepare(ctx))
 		return -EOPNOTSUPP;
+again:
 	ar_spin_lock(&ctx->lock);
 	if (ctx->exiting) {
 		ar_spin_unlock(&ctx->lock);
@@ -154,9 +148,11 @@ int ar_aiopoll_arm(struct ar_ureq *req, __u32 events)
 		return 0;	/* its link timeout cancelled it instead */
 	ap = ctx->aiopoll_free;
 	if (!ap) {
-		/* other threads took them meanwhile: epoll serves this one */
+		/* none free: a chunk more (no allocation once warm), then again */
 		ar_spin_unlock(&ctx->lock);
-		return -EOPNOTSUPP;
+		if (!ar_aiopoll_grow(ctx))
+			return -EOPNOTSUPP;
+		goto again;
 	}
 	ctx->aiopoll_free = ap->next;
 	ap->req = req;
