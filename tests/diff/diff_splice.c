@@ -255,7 +255,11 @@ static int cancel_wait(struct io_uring *ring, struct diff_ctx *c)
 /*
  * Queued: cancelled (0, -ECANCELED); running in a worker: -EALREADY,
  * and the worker's wait is interrupted (-ERESTARTSYS, 512, which the
- * kernel posts as it is). Either pair, never a splice left waiting.
+ * kernel posts as it is). Never a splice left waiting. 6.18 also gives,
+ * in about 1 run in 40 on a busy 2-CPU machine, the splice ended by a
+ * cancel that says it was running (-EALREADY, -ECANCELED) or that found
+ * nothing (-ENOENT, -ERESTARTSYS): its worker was between taking the
+ * work off the queue and starting it. Those pass too.
  */
 static int check_cancel_wait(struct diff_ctx *c, const struct diff_cqe *cqe,
 			     unsigned nr)
@@ -266,7 +270,9 @@ static int check_cancel_wait(struct diff_ctx *c, const struct diff_cqe *cqe,
 	if (!sp || !cn)
 		return diff_fail(c, "a CQE is missing");
 	if ((cn->res == 0 && sp->res == -ECANCELED) ||
-	    (cn->res == -EALREADY && sp->res == -512))
+	    (cn->res == -EALREADY && sp->res == -512) ||
+	    (cn->res == -EALREADY && sp->res == -ECANCELED) ||
+	    (cn->res == -ENOENT && sp->res == -512))
 		return 0;
 	return diff_fail(c, "cancel %d, splice %d", cn->res, sp->res);
 }
