@@ -56,6 +56,7 @@
 #include "fault/fault.h"
 #include "fault/rule.h"
 #include "user/types.h"
+#include "user/lock.h"
 #include "user/submit.h"
 #include "user/complete.h"
 #include "user/wait.h"
@@ -508,9 +509,9 @@ static bool ar_ring_exiting(struct ar_uctx *ctx)
 	bool exiting;
 
 	/* written under ctx->lock (cancel.c); read under it once per slice */
-	ar_spin_lock(&ctx->lock);
+	ar_ctx_lock(ctx);
 	exiting = ctx->exiting;
-	ar_spin_unlock(&ctx->lock);
+	ar_ctx_unlock(ctx);
 	return exiting;
 }
 

@@ -13,25 +13,27 @@
 #define AR_YIELD_ROUNDS	16	/* then the holder was likely preempted */
 #define AR_SLEEP_NS	20000	/* then sleep: a holder of lower priority runs too */
 
+void ar_spin_backoff(unsigned *round)
+{
+	if (*round < AR_SPIN_ROUNDS) {
+		ar_cpu_relax();
+		(*round)++;
+	} else if (*round < AR_SPIN_ROUNDS + AR_YIELD_ROUNDS) {
+		sched_yield();
+		(*round)++;
+	} else {
+		struct timespec ts = { 0, AR_SLEEP_NS };
+
+		nanosleep(&ts, NULL);
+	}
+}
+
 void ar_spin_lock_slow(struct ar_spinlock *l)
 {
 	unsigned round = 0;
 
-	for (;;) {
-		/* relaxed: a hint; the exchange in ar_spin_trylock() decides */
-		if (!atomic_load_explicit(&l->locked, memory_order_relaxed) &&
-		    ar_spin_trylock(l))
-			return;
-		if (round < AR_SPIN_ROUNDS) {
-			ar_cpu_relax();
-			round++;
-		} else if (round < AR_SPIN_ROUNDS + AR_YIELD_ROUNDS) {
-			sched_yield();
-			round++;
-		} else {
-			struct timespec ts = { 0, AR_SLEEP_NS };
-
-			nanosleep(&ts, NULL);
-		}
-	}
+	/* relaxed: a hint; the exchange in ar_spin_trylock() decides */
+	while (atomic_load_explicit(&l->locked, memory_order_relaxed) ||
+	       !ar_spin_trylock(l))
+		ar_spin_backoff(&round);
 }

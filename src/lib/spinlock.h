@@ -28,6 +28,8 @@ struct ar_spinlock {
 };
 
 void ar_spin_lock_slow(struct ar_spinlock *l);
+/* one step of the contended wait: spin, then yield, then sleep (*round from 0) */
+void ar_spin_backoff(unsigned *round);
 
 static inline void ar_spin_lock_init(struct ar_spinlock *l)
 {

@@ -25,6 +25,7 @@
 #include <sys/epoll.h>
 #include <linux/aio_abi.h>
 #include "user/types.h"
+#include "user/lock.h"
 #include "user/aiopoll.h"
 #include "user/poll.h"
 #include "user/backend/direct.h"
@@ -58,14 +59,14 @@ static bool ar_aiopoll_grow(struct ar_uctx *ctx)
 
 	if (!c)
 		return false;
-	ar_spin_lock(&ctx->lock);
+	ar_ctx_lock(ctx);
 	c->next = ctx->aiopoll_chunks;
 	ctx->aiopoll_chunks = c;
 	for (unsigned i = 0; i < AR_AIOPOLL_CHUNK; i++) {
 		c->ap[i].next = ctx->aiopoll_free;
 		ctx->aiopoll_free = &c->ap[i];
 	}
-	ar_spin_unlock(&ctx->lock);
+	ar_ctx_unlock(ctx);
 	return true;
 }
 
@@ -125,7 +126,7 @@ static int ar_aiopoll_armed_locked(struct ar_ureq *req, struct ar_aiopoll *ap,
 		req->poll_flags &= ~AR_POLLF_BUSY;
 		ar_req_set_state(req, AR_REQ_ARMED);
 	}
-	ar_spin_unlock(&ctx->lock);
+	ar_ctx_unlock(ctx);
 	return ret;
 }
 
@@ -139,9 +140,9 @@ int ar_aiopoll_arm(struct ar_ureq *req, __u32 events)
 	if (ar_direct_poll_prepare(ctx))
 		return -EOPNOTSUPP;
 again:
-	ar_spin_lock(&ctx->lock);
+	ar_ctx_lock(ctx);
 	if (ctx->exiting) {
-		ar_spin_unlock(&ctx->lock);
+		ar_ctx_unlock(ctx);
 		return -ECANCELED;
 	}
 	if (ar_link_timeout_park_locked(req))
@@ -149,7 +150,7 @@ again:
 	ap = ctx->aiopoll_free;
 	if (!ap) {
 		/* none free: a chunk more (no allocation once warm), then again */
-		ar_spin_unlock(&ctx->lock);
+		ar_ctx_unlock(ctx);
 		if (!ar_aiopoll_grow(ctx))
 			return -EOPNOTSUPP;
 		goto again;
@@ -169,7 +170,7 @@ again:
 	 * among them) has reaped that event.
 	 */
 	ar_direct_hold(ctx, 2);
-	ar_spin_unlock(&ctx->lock);
+	ar_ctx_unlock(ctx);
 
 	ret = ar_direct_poll_submit(ctx, &ap->cb, req->fd, events,
 				    (__u64)(uintptr_t)ap | AR_AIOPOLL_TAG);
@@ -180,7 +181,7 @@ again:
 	 */
 	if (!ret)
 		ar_direct_reap_ring(ctx);
-	ar_spin_lock(&ctx->lock);
+	ar_ctx_lock(ctx);
 	ret = ar_aiopoll_armed_locked(req, ap, ret);
 	ar_direct_unhold(ctx);
 	return ret;
@@ -191,11 +192,11 @@ struct ar_ureq *ar_aiopoll_event(struct ar_uctx *ctx, __u64 data, __s64 res)
 	struct ar_aiopoll *ap = (struct ar_aiopoll *)(uintptr_t)(data & ~AR_AIOPOLL_TAG);
 	struct ar_ureq *req;
 
-	ar_spin_lock(&ctx->lock);
+	ar_ctx_lock(ctx);
 	req = ap->req;
 	ar_aiopoll_put_locked(ctx, ap);
 	if (!req) {
-		ar_spin_unlock(&ctx->lock);
+		ar_ctx_unlock(ctx);
 		return NULL;
 	}
 	ar_req_data(req, struct ar_poll_add)->ap = NULL;
@@ -203,7 +204,7 @@ struct ar_ureq *ar_aiopoll_event(struct ar_uctx *ctx, __u64 data, __s64 res)
 	req->poll_res = res > 0 ? (__u32)res : 0;
 	if (req->poll_flags & AR_POLLF_BUSY) {
 		req->poll_flags |= AR_POLLF_FIRED;	/* ar_aiopoll_arm() issues it */
-		ar_spin_unlock(&ctx->lock);
+		ar_ctx_unlock(ctx);
 		return NULL;
 	}
 	/*
@@ -212,7 +213,7 @@ struct ar_ureq *ar_aiopoll_event(struct ar_uctx *ctx, __u64 data, __s64 res)
 	 */
 	req->poll_flags |= AR_POLLF_BUSY;
 	ar_req_set_state(req, AR_REQ_ISSUING);
-	ar_spin_unlock(&ctx->lock);
+	ar_ctx_unlock(ctx);
 	return req;
 }
 

@@ -13,6 +13,7 @@
 #include "lib/wake.h"
 #include "trap/trap.h"
 #include "user/types.h"
+#include "user/lock.h"
 #include "user/svc.h"
 #include "user/ctx.h"
 #include "user/req.h"
@@ -38,7 +39,7 @@ void ar_inflight_add_list(struct ar_uctx *ctx, struct ar_ureq *head,
 {
 	struct ar_ureq *req, *prev;
 
-	ar_spin_lock(&ctx->lock);
+	ar_ctx_lock(ctx);
 	prev = ctx->inflight_tail;
 	for (req = head; req; req = req->if_next) {
 		req->if_prev = prev;
@@ -52,7 +53,7 @@ void ar_inflight_add_list(struct ar_uctx *ctx, struct ar_ureq *head,
 	ctx->inflight_tail = tail;
 	/* read without the lock by waiters (a hint): relaxed atomics */
 	__atomic_store_n(&ctx->nr_inflight, ctx->nr_inflight + nr, __ATOMIC_RELAXED);
-	ar_spin_unlock(&ctx->lock);
+	ar_ctx_unlock(ctx);
 }
 
 static void ar_inflight_del_locked(struct ar_uctx *ctx, struct ar_ureq *req)
@@ -178,12 +179,12 @@ void ar_cq_flush_overflow_list(struct ar_uctx *ctx)
 	unsigned tail;
 
 	ar_batch_init(&b);
-	ar_spin_lock(&ctx->lock);
+	ar_ctx_lock(ctx);
 	tail = ctx->cached_cq_tail;
 	ar_cq_flush_overflow_locked(ctx);
 	b.posted = tail != ctx->cached_cq_tail;
 	ar_complete_timeouts_locked(ctx, &b);
-	ar_spin_unlock(&ctx->lock);
+	ar_ctx_unlock(ctx);
 	ar_batch_finish(ctx, &b, false);
 }
 
@@ -503,10 +504,10 @@ void ar_req_complete(struct ar_ureq *req, int res, unsigned cflags)
 		return;
 	from_worker = ar_req_state(req) == AR_REQ_RUNNING;
 	ar_batch_init(&b);
-	ar_spin_lock(&ctx->lock);
+	ar_ctx_lock(ctx);
 	ar_complete_locked(ctx, req, &b);
 	ar_complete_timeouts_locked(ctx, &b);
-	ar_spin_unlock(&ctx->lock);
+	ar_ctx_unlock(ctx);
 	ar_batch_finish(ctx, &b, from_worker);
 }
 
@@ -539,13 +540,13 @@ void ar_req_complete_gathered(struct ar_uctx *ctx, struct ar_comp_list *l)
 	if (!l->head)
 		return;
 	ar_batch_init(&b);
-	ar_spin_lock(&ctx->lock);
+	ar_ctx_lock(ctx);
 	for (req = l->head; req; req = next) {
 		next = req->next;	/* ar_complete_locked() reuses it */
 		ar_complete_locked(ctx, req, &b);
 	}
 	ar_complete_timeouts_locked(ctx, &b);
-	ar_spin_unlock(&ctx->lock);
+	ar_ctx_unlock(ctx);
 	ar_batch_finish(ctx, &b, l->from_worker);
 	ar_comp_list_init(l);
 }
@@ -564,7 +565,7 @@ bool ar_req_post_more(struct ar_ureq *req, int res, unsigned cflags)
 	struct ar_comp_batch b;
 
 	ar_batch_init(&b);
-	ar_spin_lock(&ctx->lock);
+	ar_ctx_lock(ctx);
 	if (!ctx->of_head)
 		cqe = ar_cq_slot(ctx);
 	if (cqe) {
@@ -572,7 +573,7 @@ bool ar_req_post_more(struct ar_ureq *req, int res, unsigned cflags)
 		b.posted = true;
 		ar_complete_timeouts_locked(ctx, &b);
 	}
-	ar_spin_unlock(&ctx->lock);
+	ar_ctx_unlock(ctx);
 	if (cqe)
 		ar_batch_finish(ctx, &b, ar_req_state(req) == AR_REQ_RUNNING);
 	return cqe != NULL;

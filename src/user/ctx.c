@@ -19,6 +19,7 @@
 #include <time.h>
 #include "lib/uaccess.h"
 #include "user/types.h"
+#include "user/lock.h"
 #include "user/ctx.h"
 #include "user/req.h"
 #include "user/complete.h"
@@ -355,10 +356,10 @@ static int ar_user_stats(void *obj, struct anyring_stats *st, bool reset)
 	if (reset) {
 		/* submissions and completions have one writer each, under these */
 		pthread_mutex_lock(&ctx->uring_lock);
-		ar_spin_lock(&ctx->lock);
+		ar_ctx_lock(ctx);
 		for (i = 0; i < n; i++)
 			__atomic_store_n(&src[i], 0, __ATOMIC_RELAXED);
-		ar_spin_unlock(&ctx->lock);
+		ar_ctx_unlock(ctx);
 		pthread_mutex_unlock(&ctx->uring_lock);
 		return 0;
 	}
@@ -409,6 +410,8 @@ static int ar_user_create(unsigned entries, struct io_uring_params *p)
 	pthread_mutex_init(&ctx->uring_lock, NULL);
 	ar_spin_lock_init(&ctx->lock);
 	ar_spin_lock_init(&ctx->kbuf_lock);
+	if (ctx->has_submitter)
+		ar_ctx_bias_enable(ctx);
 	pthread_mutex_init(&ctx->wait_lock, NULL);
 	ar_iowq_init(&ctx->iowq, ctx->sq_entries);
 	pthread_mutex_init(&ctx->svc.start_lock, NULL);

@@ -7,6 +7,7 @@
  * workers (the kernel forces them async too). Under ctx->lock.
  */
 #include "user/types.h"
+#include "user/lock.h"
 #include "user/submit.h"
 
 static unsigned ar_linked_nr(struct ar_ureq *req)
@@ -23,9 +24,9 @@ void ar_drain_init(struct ar_uctx *ctx, struct ar_ureq *req)
 {
 	struct ar_ureq *head = ctx->submit_link_head;
 
-	ar_spin_lock(&ctx->lock);
+	ar_ctx_lock(ctx);
 	__atomic_store_n(&ctx->drain_active, true, __ATOMIC_RELEASE);
-	ar_spin_unlock(&ctx->lock);
+	ar_ctx_unlock(ctx);
 	if (head)
 		head->flags |= AR_REQ_F_DRAIN | AR_REQ_F_FORCE_ASYNC |
 			       AR_REQ_F_DRAIN_PATH;
@@ -69,9 +70,9 @@ void ar_queue_deferred(struct ar_uctx *ctx)
 {
 	struct ar_ureq *ready;
 
-	ar_spin_lock(&ctx->lock);
+	ar_ctx_lock(ctx);
 	ar_queue_deferred_locked(ctx, &ready);
-	ar_spin_unlock(&ctx->lock);
+	ar_ctx_unlock(ctx);
 	ar_queue_list(ready);
 }
 
@@ -82,13 +83,13 @@ void ar_drain_req(struct ar_ureq *req)
 	bool drain = req->flags & AR_REQ_F_DRAIN;
 	struct ar_ureq *ready;
 
-	ar_spin_lock(&ctx->lock);
+	ar_ctx_lock(ctx);
 	ar_req_list_add(&ctx->defer_head, &ctx->defer_tail, req);
 	ctx->nr_drained += ar_linked_nr(req);
 	ar_queue_deferred_locked(ctx, &ready);
 	if (!drain && !ctx->defer_head)
 		__atomic_store_n(&ctx->drain_active, false, __ATOMIC_RELEASE);
-	ar_spin_unlock(&ctx->lock);
+	ar_ctx_unlock(ctx);
 	ar_queue_list(ready);
 }
 

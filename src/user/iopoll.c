@@ -35,6 +35,7 @@
 #include "user/iopoll.h"
 #include "user/backend/backend.h"
 #include "user/complete.h"
+#include "user/lock.h"
 #include "user/wait.h"
 #include "user/ops/cancel.h"
 
@@ -170,7 +171,7 @@ int ar_iopoll_add(struct ar_uctx *ctx, struct ar_iopoll_entry *s)
 	s->ip_next = NULL;
 	s->ip_flags = 0;
 	s->slept_ns = 0;
-	ar_spin_lock(&ctx->lock);
+	ar_ctx_lock(ctx);
 	if (ctx->exiting) {
 		ret = -ECANCELED;
 	} else if (s->polled) {
@@ -187,7 +188,7 @@ int ar_iopoll_add(struct ar_uctx *ctx, struct ar_iopoll_entry *s)
 	/* relaxed: under ctx->lock, which ar_cancel_all() takes before exit reads it */
 	if (!ret)
 		atomic_fetch_add_explicit(&ctx->dev_inflight, 1, memory_order_relaxed);
-	ar_spin_unlock(&ctx->lock);
+	ar_ctx_unlock(ctx);
 	return ret;
 }
 
@@ -338,7 +339,7 @@ void ar_iopoll_del(struct ar_uctx *ctx, struct ar_iopoll_entry *s, bool done)
 	struct ar_iopoll *ip;
 	struct ar_iopoll_entry **pp, *prev = NULL;
 
-	ar_spin_lock(&ctx->lock);
+	ar_ctx_lock(ctx);
 	ip = ctx->iopoll;
 	/* issue order: completions come mostly from the head, the walk is short */
 	for (pp = &ip->head; *pp != s; pp = &(*pp)->ip_next)
@@ -349,7 +350,7 @@ void ar_iopoll_del(struct ar_uctx *ctx, struct ar_iopoll_entry *s, bool done)
 	ar_iopoll_dev_del(ip, s->dev);
 	if (done && ip->hybrid)
 		ar_iop_hybrid_learn(ip, s, now);
-	ar_spin_unlock(&ctx->lock);
+	ar_ctx_unlock(ctx);
 }
 
 /* ---- polling ---- */
@@ -378,7 +379,7 @@ static void ar_iop_hybrid_slept(struct ar_uctx *ctx, uint64_t from,
 
 	if (late < 0)
 		late = 0;	/* a signal woke us early */
-	ar_spin_lock(&ctx->lock);
+	ar_ctx_lock(ctx);
 	ip = ctx->iopoll;
 	if (ip) {
 		ip->sleeps++;
@@ -388,7 +389,7 @@ static void ar_iop_hybrid_slept(struct ar_uctx *ctx, uint64_t from,
 			ip->wake_late += late > ip->wake_late ?
 					 ar_iop_qstep(ip->wake_late) : -ar_iop_qstep(ip->wake_late);
 	}
-	ar_spin_unlock(&ctx->lock);
+	ar_ctx_unlock(ctx);
 }
 
 /*
@@ -403,10 +404,10 @@ static int ar_iopoll_once(struct ar_uctx *ctx)
 	unsigned nd, found = 0, i;
 	uint64_t until, from;
 
-	ar_spin_lock(&ctx->lock);
+	ar_ctx_lock(ctx);
 	ip = ctx->iopoll;
 	if (!ip || !ip->head) {
-		ar_spin_unlock(&ctx->lock);
+		ar_ctx_unlock(ctx);
 		return -1;
 	}
 	/* more devices than one pass polls: start at a rotating one */
@@ -417,7 +418,7 @@ static int ar_iopoll_once(struct ar_uctx *ctx)
 	}
 	ip->rr++;
 	until = ar_iopoll_head(ip);
-	ar_spin_unlock(&ctx->lock);
+	ar_ctx_unlock(ctx);
 
 	if (until) {
 		from = ar_now_ns();
@@ -521,10 +522,10 @@ void ar_iopoll_exit(struct ar_uctx *ctx)
 		if (ar_iopoll_once(ctx) <= 0)
 			nanosleep(&ts, NULL);	/* the device delivers on its own */
 	}
-	ar_spin_lock(&ctx->lock);
+	ar_ctx_lock(ctx);
 	ip = ctx->iopoll;
 	ctx->iopoll = NULL;
-	ar_spin_unlock(&ctx->lock);
+	ar_ctx_unlock(ctx);
 	if (ip && ip->hybrid)
 		ar_iopoll_debug(ip);
 	if (ip)

@@ -34,6 +34,7 @@
 #include <unistd.h>
 #include <sys/epoll.h>
 #include "user/types.h"
+#include "user/lock.h"
 #include "user/poll.h"
 #include "user/aiopoll.h"
 #include "user/svc.h"
@@ -215,7 +216,7 @@ bool ar_poll_send_behind(struct ar_ureq *req)
 	/* relaxed: a hint; a send armed by this ring's other threads races either way */
 	if (!p || !atomic_load_explicit(&p->nr_armed, memory_order_relaxed))
 		return false;
-	ar_spin_lock(&req->ctx->lock);
+	ar_ctx_lock(req->ctx);
 	ent = ar_pollent_find_locked(p, req->fd);
 	for (r = ent ? ent->head : NULL; r && r != req; r = r->svc_next) {
 		if (ar_req_is_send(r)) {
@@ -223,7 +224,7 @@ bool ar_poll_send_behind(struct ar_ureq *req)
 			break;
 		}
 	}
-	ar_spin_unlock(&req->ctx->lock);
+	ar_ctx_unlock(req->ctx);
 	return behind;
 }
 
@@ -261,11 +262,11 @@ static int ar_poll_update(struct ar_uctx *ctx, struct ar_poll *p, int fd,
 	int ret;
 
 	pthread_mutex_lock(&p->ctl_lock);
-	ar_spin_lock(&ctx->lock);
+	ar_ctx_lock(ctx);
 	ent = ar_pollent_find_locked(p, fd);
 	for (req = ent ? ent->head : NULL; req; req = req->svc_next)
 		want |= req->poll_events;
-	ar_spin_unlock(&ctx->lock);
+	ar_ctx_unlock(ctx);
 	if (!want) {
 		ret = 0;	/* taken off meanwhile: nothing to wait for */
 	} else if (!force && ent->in_epoll && !(want & ~ent->reg)) {
@@ -299,16 +300,16 @@ static int ar_poll_rearm(struct ar_ureq *req)
 	struct ar_uctx *ctx = req->ctx;
 	struct ar_poll *p = ar_poll_of(ctx);
 
-	ar_spin_lock(&ctx->lock);
+	ar_ctx_lock(ctx);
 	if ((req->poll_flags & AR_POLLF_CANCEL) || ctx->exiting) {
 		ar_poll_unlink_locked(p, req);
-		ar_spin_unlock(&ctx->lock);
+		ar_ctx_unlock(ctx);
 		return -ECANCELED;
 	}
 	if (req->poll_flags & AR_POLLF_AIO) {
 		/* its AIO poll fired and the file had nothing after all */
 		ar_poll_unlink_locked(p, req);
-		ar_spin_unlock(&ctx->lock);
+		ar_ctx_unlock(ctx);
 		return AR_POLL_ANEW;
 	}
 	if (req->lt) {
@@ -325,12 +326,12 @@ static int ar_poll_rearm(struct ar_ureq *req)
 	if (req->poll_flags & AR_POLLF_AGAIN) {
 		req->poll_flags &= ~AR_POLLF_AGAIN;
 		req->poll_res = 0;
-		ar_spin_unlock(&ctx->lock);
+		ar_ctx_unlock(ctx);
 		return AR_POLL_RETRY;
 	}
 	req->poll_flags &= ~AR_POLLF_BUSY;
 	ar_req_set_state(req, AR_REQ_ARMED);
-	ar_spin_unlock(&ctx->lock);
+	ar_ctx_unlock(ctx);
 	return 0;
 }
 
@@ -374,14 +375,14 @@ int ar_poll_arm(struct ar_ureq *req, __u32 events)
 	if (!p)
 		return -EAGAIN;
 	events &= AR_POLL_EVENTS;
-	ar_spin_lock(&ctx->lock);
+	ar_ctx_lock(ctx);
 	if (ctx->exiting) {
-		ar_spin_unlock(&ctx->lock);
+		ar_ctx_unlock(ctx);
 		return -ECANCELED;
 	}
 	ent = ar_pollent_get_locked(p, fd);
 	if (!ent) {
-		ar_spin_unlock(&ctx->lock);
+		ar_ctx_unlock(ctx);
 		return -ENOMEM;
 	}
 	if (ar_link_timeout_park_locked(req))
@@ -392,7 +393,7 @@ int ar_poll_arm(struct ar_ureq *req, __u32 events)
 	req->flags |= AR_REQ_F_POLLED;
 	ar_pollent_add_locked(p, ent, req);
 	ar_req_set_state(req, AR_REQ_ISSUING);
-	ar_spin_unlock(&ctx->lock);
+	ar_ctx_unlock(ctx);
 
 	ret = ar_poll_update(ctx, p, fd, idle);
 	if (ret == 1 && ar_poll_ready_now(fd, events))
@@ -403,11 +404,11 @@ int ar_poll_arm(struct ar_ureq *req, __u32 events)
 	 * stays armed, for a cancel to end.
 	 */
 	if (ret < 0 && ret != -EPERM) {
-		ar_spin_lock(&ctx->lock);
+		ar_ctx_lock(ctx);
 		if (req->poll_flags & AR_POLLF_CANCEL)
 			ret = -ECANCELED;
 		ar_poll_unlink_locked(p, req);
-		ar_spin_unlock(&ctx->lock);
+		ar_ctx_unlock(ctx);
 		return ret;
 	}
 	return ar_poll_rearm(req);
@@ -436,10 +437,10 @@ bool ar_poll_done(struct ar_ureq *req)
 	struct ar_uctx *ctx = req->ctx;
 	bool cancelled;
 
-	ar_spin_lock(&ctx->lock);
+	ar_ctx_lock(ctx);
 	cancelled = req->poll_flags & AR_POLLF_CANCEL;
 	ar_poll_unlink_locked(ar_poll_of(ctx), req);
-	ar_spin_unlock(&ctx->lock);
+	ar_ctx_unlock(ctx);
 	return cancelled;
 }
 
@@ -485,11 +486,11 @@ static void ar_poll_drop_idle(struct ar_uctx *ctx, struct ar_poll *p, int fd)
 	struct ar_pollent *ent;
 
 	pthread_mutex_lock(&p->ctl_lock);
-	ar_spin_lock(&ctx->lock);
+	ar_ctx_lock(ctx);
 	ent = ar_pollent_find_locked(p, fd);
 	if (ent && (ent->head || !ent->in_epoll))
 		ent = NULL;	/* armed again meanwhile: its arming registered it */
-	ar_spin_unlock(&ctx->lock);
+	ar_ctx_unlock(ctx);
 	if (ent) {
 		(void)!epoll_ctl(p->epfd, EPOLL_CTL_DEL, fd, NULL);
 		ent->in_epoll = false;
@@ -511,7 +512,7 @@ static bool ar_poll_dispatch_evs(struct ar_uctx *ctx, struct ar_poll *p,
 	bool woken = false;
 	int i, idle_fd;
 
-	ar_spin_lock(&ctx->lock);
+	ar_ctx_lock(ctx);
 	for (i = 0; i < n; i++) {
 		idle_fd = -1;
 		if (evs[i].data.u64 == AR_POLL_WAKE_TAG)
@@ -521,7 +522,7 @@ static bool ar_poll_dispatch_evs(struct ar_uctx *ctx, struct ar_poll *p,
 						evs[i].events, &tail, &idle_fd);
 		evs[i].data.u64 = (__u64)(__s64)idle_fd;
 	}
-	ar_spin_unlock(&ctx->lock);
+	ar_ctx_unlock(ctx);
 	return woken;
 }
 

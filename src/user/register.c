@@ -16,6 +16,7 @@
 #include <sys/syscall.h>
 #include "lib/uaccess.h"
 #include "user/types.h"
+#include "user/lock.h"
 #include "user/ctx.h"
 #include "user/complete.h"
 #include "user/iowq.h"
@@ -125,9 +126,9 @@ static int ar_reg_eventfd(struct ar_uctx *ctx, const void *arg, unsigned nr,
 	if (dup_fd < 0)
 		return -EBADF;
 	ar_internal_claim(dup_fd);
-	ar_spin_lock(&ctx->lock);
+	ar_ctx_lock(ctx);
 	if (ctx->eventfd >= 0) {
-		ar_spin_unlock(&ctx->lock);
+		ar_ctx_unlock(ctx);
 		ar_internal_close(dup_fd);
 		return -EBUSY;
 	}
@@ -136,7 +137,7 @@ static int ar_reg_eventfd(struct ar_uctx *ctx, const void *arg, unsigned nr,
 	__atomic_store_n(&ctx->eventfd_tail, ctx->cached_cq_tail, __ATOMIC_RELAXED);
 	/* release: eventfd_async and eventfd_tail are set before the fd is seen */
 	__atomic_store_n(&ctx->eventfd, dup_fd, __ATOMIC_RELEASE);
-	ar_spin_unlock(&ctx->lock);
+	ar_ctx_unlock(ctx);
 	return 0;
 }
 
@@ -144,7 +145,7 @@ static int ar_unreg_eventfd(struct ar_uctx *ctx)
 {
 	int fd;
 
-	ar_spin_lock(&ctx->lock);
+	ar_ctx_lock(ctx);
 	fd = __atomic_exchange_n(&ctx->eventfd, -1, __ATOMIC_ACQ_REL);
 	if (fd >= 0) {
 		int *dead = realloc(ctx->dead_evfds,
@@ -156,7 +157,7 @@ static int ar_unreg_eventfd(struct ar_uctx *ctx)
 		}
 		/* (no memory: the dup stays open until the process exits) */
 	}
-	ar_spin_unlock(&ctx->lock);
+	ar_ctx_unlock(ctx);
 	return fd < 0 ? -ENXIO : 0;
 }
 
@@ -320,6 +321,7 @@ static int ar_reg_enable(struct ar_uctx *ctx)
 		ctx->submitter = ar_self_tid();
 		/* release pairs with ar_issuer_set(): the id is written first */
 		__atomic_store_n(&ctx->has_submitter, true, __ATOMIC_RELEASE);
+		ar_ctx_bias_enable(ctx);
 	}
 	if (ctx->restrictions)
 		ctx->restrictions->enabled = true;

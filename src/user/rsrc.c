@@ -20,6 +20,7 @@
 #include <sys/resource.h>
 #include "lib/uaccess.h"
 #include "user/types.h"
+#include "user/lock.h"
 #include "user/ctx.h"
 #include "user/complete.h"
 #include "user/pin.h"
@@ -51,9 +52,9 @@ void ar_rsrc_put(struct ar_uctx *ctx, struct ar_rsrc_node *node)
 	ar_file_release(&node->file);
 	ar_internal_close(node->fd);
 	if (node->tag) {
-		ar_spin_lock(&ctx->lock);
+		ar_ctx_lock(ctx);
 		ar_cq_post_locked(ctx, node->tag, 0, 0);
-		ar_spin_unlock(&ctx->lock);
+		ar_ctx_unlock(ctx);
 		ar_cq_wake(ctx, false);
 	}
 	free(node);

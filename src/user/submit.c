@@ -11,6 +11,7 @@
 #include <poll.h>
 #include "fault/fault.h"
 #include "user/types.h"
+#include "user/lock.h"
 #include "user/ctx.h"
 #include "user/req.h"
 #include "user/submit.h"
@@ -208,11 +209,11 @@ ar_submit_post_fast(struct ar_uctx *ctx, struct ar_submit_state *st)
 	unsigned i;
 
 	st->fast_b.posted = true;
-	ar_spin_lock(&ctx->lock);
+	ar_ctx_lock(ctx);
 	for (i = 0; i < st->nr_fast; i++)
 		ar_cq_post_locked(ctx, st->fast_ud[i], st->fast_res[i], 0);
 	ar_complete_timeouts_locked(ctx, &st->fast_b);
-	ar_spin_unlock(&ctx->lock);
+	ar_ctx_unlock(ctx);
 	st->nr_fast = 0;
 }
 
@@ -436,7 +437,7 @@ static void ar_submit_flush(struct ar_uctx *ctx, struct ar_ureq *list)
 	bool async = false;
 
 	ar_batch_init(&b);
-	ar_spin_lock(&ctx->lock);
+	ar_ctx_lock(ctx);
 	for (req = list; req; req = next) {
 		next = req->next;
 		/* done blocking here in io-wq's place (ar_req_issue_blocking()) */
@@ -444,7 +445,7 @@ static void ar_submit_flush(struct ar_uctx *ctx, struct ar_ureq *list)
 		ar_complete_locked(ctx, req, &b);
 	}
 	ar_complete_timeouts_locked(ctx, &b);
-	ar_spin_unlock(&ctx->lock);
+	ar_ctx_unlock(ctx);
 	ar_batch_finish(ctx, &b, async);
 }
 
@@ -617,11 +618,11 @@ static void ar_req_punt(struct ar_ureq *req)
 
 	/* req->lt is set by this thread's ar_link_timeout_arm() and stays while ISSUING */
 	if (req->lt) {
-		ar_spin_lock(&ctx->lock);
+		ar_ctx_lock(ctx);
 		if (ar_link_timeout_park_locked(req))
 			return;
 		ar_req_set_state(req, AR_REQ_QUEUED);
-		ar_spin_unlock(&ctx->lock);
+		ar_ctx_unlock(ctx);
 	}
 	ar_iowq_enqueue(ctx, req);
 }
@@ -648,7 +649,7 @@ enum ar_req_state ar_req_to_device(struct ar_ureq *req)
 		ar_req_set_state(req, AR_REQ_PREP);
 		return prev;
 	}
-	ar_spin_lock(&ctx->lock);
+	ar_ctx_lock(ctx);
 	ar_req_set_state(req, AR_REQ_PREP);
 	ar_link_timeout_park_device_locked(req);
 	return prev;
@@ -668,9 +669,9 @@ void ar_req_device_refused(struct ar_ureq *req, enum ar_req_state prev)
 		ar_req_set_state(req, prev);
 		return;
 	}
-	ar_spin_lock(&ctx->lock);
+	ar_ctx_lock(ctx);
 	ar_req_set_state(req, AR_REQ_ISSUING);
-	ar_spin_unlock(&ctx->lock);
+	ar_ctx_unlock(ctx);
 }
 
 /*

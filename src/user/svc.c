@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include <sys/eventfd.h>
 #include "user/types.h"
+#include "user/lock.h"
 #include "user/submit.h"
 #include "user/wait.h"
 #include "user/svc.h"
@@ -123,13 +124,13 @@ void ar_svc_fdcheck(struct ar_uctx *ctx)
 
 	if ((ctx->flags & IORING_SETUP_DEFER_TASKRUN) || ar_svc_start(ctx))
 		return;
-	ar_spin_lock(&ctx->lock);
+	ar_ctx_lock(ctx);
 	if (!svc->fdcheck_ns) {
 		svc->fdcheck_ms = AR_FDCHECK_FIRST_MS;
 		svc->fdcheck_ns = ar_now_ns() + AR_FDCHECK_FIRST_MS * 1000000ULL;
 		kick = !svc->timers || svc->timers->deadline_ns > svc->fdcheck_ns;
 	}
-	ar_spin_unlock(&ctx->lock);
+	ar_ctx_unlock(ctx);
 	if (kick)
 		ar_svc_kick(ctx);
 }
@@ -141,7 +142,7 @@ static void ar_svc_fdcheck_run(struct ar_uctx *ctx)
 	bool idle = false;
 	__u64 now;
 
-	ar_spin_lock(&ctx->lock);
+	ar_ctx_lock(ctx);
 	now = ar_now_ns();
 	if (svc->fdcheck_ns && svc->fdcheck_ns <= now) {
 		/* acquire pairs with the posters' release of the CQ tail */
@@ -155,7 +156,7 @@ static void ar_svc_fdcheck_run(struct ar_uctx *ctx)
 			svc->fdcheck_ns = now + svc->fdcheck_ms * 1000000ULL;
 		}
 	}
-	ar_spin_unlock(&ctx->lock);
+	ar_ctx_unlock(ctx);
 	if (idle)
 		ar_user_cq_idle(ctx);
 }
@@ -174,7 +175,7 @@ static void *ar_svc_main(void *arg)
 	fds[0].fd = svc->wake_fd;
 	fds[0].events = POLLIN;
 	fds[1].events = POLLIN;
-	ar_spin_lock(&ctx->lock);
+	ar_ctx_lock(ctx);
 	while (!svc->exiting) {
 		tsp = NULL;
 		due = svc->timers ? svc->timers->deadline_ns : 0;
@@ -187,7 +188,7 @@ static void *ar_svc_main(void *arg)
 			ts.tv_nsec = (long)(v % 1000000000ULL);
 			tsp = &ts;
 		}
-		ar_spin_unlock(&ctx->lock);
+		ar_ctx_unlock(ctx);
 		/* the readiness backend, once made (ar_svc_kick() then) */
 		fds[1].fd = ar_svc_poll_fd(ctx, &tsp, &ts);
 		fds[1].revents = 0;
@@ -198,18 +199,18 @@ static void *ar_svc_main(void *arg)
 			usleep(1000);	/* no busy loop */
 		if (n > 0 && fds[1].revents)
 			ar_svc_reap(ctx);
-		ar_spin_lock(&ctx->lock);
+		ar_ctx_lock(ctx);
 		timers = ar_svc_collect(ctx);
-		ar_spin_unlock(&ctx->lock);
+		ar_ctx_unlock(ctx);
 		ar_svc_fdcheck_run(ctx);
 
 		for (req = timers; req; req = next) {
 			next = req->next;
 			ar_timeout_fire(req);
 		}
-		ar_spin_lock(&ctx->lock);
+		ar_ctx_lock(ctx);
 	}
-	ar_spin_unlock(&ctx->lock);
+	ar_ctx_unlock(ctx);
 	return NULL;
 }
 
@@ -281,9 +282,9 @@ void ar_svc_exit(struct ar_uctx *ctx)
 
 	/* both locks: the thread reads exiting under one, starters under the other */
 	pthread_mutex_lock(&svc->start_lock);
-	ar_spin_lock(&ctx->lock);
+	ar_ctx_lock(ctx);
 	svc->exiting = true;
-	ar_spin_unlock(&ctx->lock);
+	ar_ctx_unlock(ctx);
 	started = svc->started;
 	pthread_mutex_unlock(&svc->start_lock);
 	if (started) {

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include "lib/wake.h"
 #include "user/types.h"
+#include "user/lock.h"
 #include "user/complete.h"
 #include "user/wait.h"
 #include "user/util.h"
@@ -149,7 +150,7 @@ unsigned ar_tw_run_list(struct ar_uctx *ctx)
 	 * thread and the ring's task) post their lists in the order they
 	 * took them, so work pushed first is posted first.
 	 */
-	ar_spin_lock(&ctx->lock);
+	ar_ctx_lock(ctx);
 	/*
 	 * acquire pairs with the pushers' seq_cst CAS: their requests are
 	 * written; seq_cst keeps it after the flag's clear above
@@ -168,7 +169,7 @@ unsigned ar_tw_run_list(struct ar_uctx *ctx)
 		ar_complete_locked(ctx, req, &b);
 	}
 	ar_complete_timeouts_locked(ctx, &b);
-	ar_spin_unlock(&ctx->lock);
+	ar_ctx_unlock(ctx);
 	ar_stat_add(ctx, tw_batches, 1);
 	ar_stat_add(ctx, tw_items, n);
 	if (n > __atomic_load_n(&ctx->stats.tw_max_batch, __ATOMIC_RELAXED))

@@ -349,8 +349,14 @@ struct ar_uctx {
 	unsigned personality_next;
 	__u8 *personalities;		/* bitmap of ids in use */
 
-	/* completion: under lock (the kernel's completion_lock) */
+	/*
+	 * completion: under lock (the kernel's completion_lock), taken by
+	 * ar_ctx_lock() (lock.h), which a SINGLE_ISSUER ring's issuer takes
+	 * by issuer_in while lock_bias is AR_BIAS_ON
+	 */
 	struct ar_spinlock lock;
+	atomic_uchar lock_bias;
+	atomic_uchar issuer_in;
 	unsigned cached_cq_tail;	/* CQEs posted */
 	unsigned cq_timeouts;		/* timeouts completed: not counted as events */
 	unsigned cq_last_tm_flush;

@@ -15,6 +15,7 @@
 #include "lib/wake.h"
 #include "lib/waitloop.h"
 #include "user/types.h"
+#include "user/lock.h"
 #include "user/ctx.h"
 #include "user/submit.h"
 #include "user/complete.h"
@@ -178,8 +179,8 @@ static bool ar_wait_done(struct ar_uctx *ctx, unsigned min_events,
 	 * Taking the lock waits for the end of that section: the CQE is
 	 * there for the caller (the lock's acquire pairs with its release).
 	 */
-	ar_spin_lock(&ctx->lock);
-	ar_spin_unlock(&ctx->lock);
+	ar_ctx_lock(ctx);
+	ar_ctx_unlock(ctx);
 	return true;
 }
 

@@ -17,6 +17,7 @@
 #include "user/ops/ops.h"
 #include "lib/uaccess.h"
 #include "user/types.h"
+#include "user/lock.h"
 #include "user/submit.h"
 #include "user/complete.h"
 #include "user/wait.h"
@@ -166,7 +167,7 @@ static int ar_cancel_run(struct ar_uctx *ctx, struct ar_cancel *c,
 	}
 	/* issue=spread: the requests the helper was given are issued first */
 	ar_spread_sync(ctx);
-	ar_spin_lock(&ctx->lock);
+	ar_ctx_lock(ctx);
 	if (self)
 		c->seq = ++ctx->cancel_seq;
 	for (pass = 0; pass < 2; pass++) {
@@ -200,7 +201,7 @@ static int ar_cancel_run(struct ar_uctx *ctx, struct ar_cancel *c,
 			nr++;
 	}
 out:
-	ar_spin_unlock(&ctx->lock);
+	ar_ctx_unlock(ctx);
 	*done_out = done;
 	return all ? nr : ret;
 }
@@ -270,9 +271,9 @@ int ar_sync_cancel(struct ar_uctx *ctx, const void *arg)
 		deadline = ar_now_ns() + (__u64)reg->timeout.tv_sec * 1000000000ULL +
 			   (__u64)reg->timeout.tv_nsec;
 	for (;;) {
-		ar_spin_lock(&ctx->lock);
+		ar_ctx_lock(ctx);
 		c.seq = ++ctx->cancel_seq;
-		ar_spin_unlock(&ctx->lock);
+		ar_ctx_unlock(ctx);
 		done = NULL;
 		ret = ar_cancel_run(ctx, &c, NULL, &done);
 		ar_cancel_complete(done);
@@ -290,14 +291,14 @@ void ar_cancel_all(struct ar_uctx *ctx)
 {
 	struct ar_ureq *cur, *next, *done;
 
-	ar_spin_lock(&ctx->lock);
+	ar_ctx_lock(ctx);
 	ctx->exiting = true;
 	done = ar_drain_take_all_locked(ctx);
-	ar_spin_unlock(&ctx->lock);
+	ar_ctx_unlock(ctx);
 	ar_cancel_complete(done);
 	for (;;) {
 		done = NULL;
-		ar_spin_lock(&ctx->lock);
+		ar_ctx_lock(ctx);
 		for (cur = ctx->inflight; cur; cur = next) {
 			next = cur->if_next;
 			if (ar_cancel_extract_locked(cur))
@@ -305,7 +306,7 @@ void ar_cancel_all(struct ar_uctx *ctx)
 			cur->next = done;
 			done = cur;
 		}
-		ar_spin_unlock(&ctx->lock);
+		ar_ctx_unlock(ctx);
 		if (!done)
 			break;
 		for (cur = done; cur; cur = next) {

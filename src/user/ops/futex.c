@@ -41,6 +41,7 @@
 #include "lib/uaccess.h"
 #include "user/ops/cancel.h"
 #include "user/types.h"
+#include "user/lock.h"
 #include "user/complete.h"
 #include "user/ctx.h"
 #include "user/iowq.h"
@@ -471,7 +472,7 @@ static int ar_fwait_arm(struct ar_ureq *req, struct ar_waitv *vec,
 	 * that fired while it was issued cancels it here (timeout.c), one
 	 * that fires from now on finds it armed (ar_futex_cancel_locked()).
 	 */
-	ar_spin_lock(&req->ctx->lock);
+	ar_ctx_lock(req->ctx);
 	if (ar_link_timeout_park_locked(req)) {
 		/* completed -ECANCELED; the lock was dropped */
 		free(vec);
@@ -495,7 +496,7 @@ static int ar_fwait_arm(struct ar_ureq *req, struct ar_waitv *vec,
 	}
 	f->w = w;
 	pthread_mutex_unlock(&ar_futexes.lock);
-	ar_spin_unlock(&req->ctx->lock);
+	ar_ctx_unlock(req->ctx);
 	ret = ar_thread_create(&tid, ar_fwait_thread, w);
 	if (!ret) {
 		pthread_detach(tid);

@@ -27,6 +27,7 @@
 #include <unistd.h>
 #include "engine/engine.h"
 #include "user/types.h"
+#include "user/lock.h"
 #include "user/ctx.h"
 #include "user/complete.h"
 #include "user/rsrc.h"
@@ -106,25 +107,25 @@ static int ar_msg_post(struct ar_uctx *tctx, __u64 user_data, int res,
 	int ret = 0;
 
 	ar_batch_init(&b);
-	ar_spin_lock(&tctx->lock);
+	ar_ctx_lock(tctx);
 	if (tctx->exiting) {
-		ar_spin_unlock(&tctx->lock);
+		ar_ctx_unlock(tctx);
 		return 0;
 	}
 	/* relaxed: under ctx->lock, which ar_cancel_all() takes before exit reads it */
 	atomic_fetch_add_explicit(&tctx->dev_inflight, 1, memory_order_relaxed);
 	if (ar_tw_wanted(tctx)) {
-		ar_spin_unlock(&tctx->lock);
+		ar_ctx_unlock(tctx);
 		ret = ar_msg_post_tw(tctx, user_data, res, cflags);
 		if (ret <= 0)
 			goto out;
-		ar_spin_lock(&tctx->lock);
+		ar_ctx_lock(tctx);
 	}
 	ret = 0;
 	ar_cq_post_locked(tctx, user_data, res, cflags);
 	b.posted = true;
 	ar_complete_timeouts_locked(tctx, &b);
-	ar_spin_unlock(&tctx->lock);
+	ar_ctx_unlock(tctx);
 	ar_batch_finish(tctx, &b, false);
 out:
 	/* release: pairs with the acquire in ar_iopoll_exit() */

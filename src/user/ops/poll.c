@@ -12,6 +12,7 @@
 #include <poll.h>
 #include "user/ops/ops.h"
 #include "user/types.h"
+#include "user/lock.h"
 #include "user/poll.h"
 #include "user/aiopoll.h"
 #include <sys/epoll.h>
@@ -190,11 +191,11 @@ int ar_poll_remove_issue(struct ar_ureq *req, unsigned issue_flags)
 	int ret;
 
 	(void)issue_flags;
-	ar_spin_lock(&ctx->lock);
+	ar_ctx_lock(ctx);
 	ret = ar_poll_find_disarm_locked(ctx, upd->old_user_data,
 					 !upd->update_events &&
 					 !upd->update_user_data, &preq);
-	ar_spin_unlock(&ctx->lock);
+	ar_ctx_unlock(ctx);
 	if (ret || !preq)
 		return ret;
 	if (!upd->update_events && !upd->update_user_data) {
@@ -211,9 +212,9 @@ int ar_poll_remove_issue(struct ar_ureq *req, unsigned issue_flags)
 			     AR_POLL_UNMASK;
 	/* under the lock: cancels look at every request's user_data */
 	if (upd->update_user_data) {
-		ar_spin_lock(&ctx->lock);
+		ar_ctx_lock(ctx);
 		preq->user_data = upd->new_user_data;
-		ar_spin_unlock(&ctx->lock);
+		ar_ctx_unlock(ctx);
 	}
 	/* armed again as at its first issue (it may be ready at once) */
 	ar_req_issue(preq, AR_ISSUE_NONBLOCK);

@@ -11,6 +11,7 @@
 #include <time.h>
 #include "lib/uaccess.h"
 #include "user/types.h"
+#include "user/lock.h"
 #include "user/complete.h"
 #include "user/wait.h"
 #include "user/svc.h"
@@ -181,7 +182,7 @@ int ar_timeout_issue(struct ar_ureq *req, unsigned issue_flags)
 	ret = ar_svc_prepare_timer(ctx);
 	if (ret)
 		return ret;
-	ar_spin_lock(&ctx->lock);
+	ar_ctx_lock(ctx);
 	if (ar_link_timeout_park_locked(req))
 		return AR_ISSUE_QUEUED;
 	ar_req_set_state(req, AR_REQ_ARMED);
@@ -189,7 +190,7 @@ int ar_timeout_issue(struct ar_ureq *req, unsigned issue_flags)
 		ar_timeout_add_counted(ctx, req);
 	req->deadline_ns = ar_deadline(t->rel_or_abs_ns, t->flags);
 	kick = ar_svc_arm_timer_locked(req);
-	ar_spin_unlock(&ctx->lock);
+	ar_ctx_unlock(ctx);
 	if (kick)
 		ar_svc_kick(ctx);
 	return AR_ISSUE_QUEUED;
@@ -269,10 +270,10 @@ void ar_timeout_fire(struct ar_ureq *req)
 		ar_link_timeout_fire(req);
 		return;
 	}
-	ar_spin_lock(&ctx->lock);
+	ar_ctx_lock(ctx);
 	ar_timeout_del_counted(ctx, req);
 	ar_req_data(req, struct ar_timeout)->expired = true;
-	ar_spin_unlock(&ctx->lock);
+	ar_ctx_unlock(ctx);
 	/* counted in cq_timeouts with its CQE (ar_timeout_count_locked()) */
 	ar_req_complete(req, -ETIME, 0);
 }
@@ -353,11 +354,11 @@ int ar_timeout_remove_issue(struct ar_ureq *req, unsigned issue_flags)
 	struct ar_ureq *t;
 
 	(void)issue_flags;
-	ar_spin_lock(&ctx->lock);
+	ar_ctx_lock(ctx);
 	if (r->flags & IORING_TIMEOUT_UPDATE) {
 		int ret = ar_timeout_update_locked(ctx, r);
 
-		ar_spin_unlock(&ctx->lock);
+		ar_ctx_unlock(ctx);
 		if (!ret)
 			ar_svc_kick(ctx);
 		return ret;
@@ -365,7 +366,7 @@ int ar_timeout_remove_issue(struct ar_ureq *req, unsigned issue_flags)
 	t = ar_find_timeout_locked(ctx, IORING_OP_TIMEOUT, r->addr);
 	if (t && !ar_timeout_extract_locked(ctx, t))
 		t = NULL;
-	ar_spin_unlock(&ctx->lock);
+	ar_ctx_unlock(ctx);
 	if (!t)
 		return -ENOENT;
 	/* the remove completes first, the removed timeout after it */
@@ -401,7 +402,7 @@ void ar_link_timeout_arm(struct ar_ureq *req)
 	if (ar_svc_prepare_timer(ctx))
 		return;
 	t = ar_req_data(lt, struct ar_timeout);
-	ar_spin_lock(&ctx->lock);
+	ar_ctx_lock(ctx);
 	req->lt = lt;
 	lt->lt_target = req;
 	/*
@@ -421,7 +422,7 @@ void ar_link_timeout_arm(struct ar_ureq *req)
 	if (lt->deadline_ns <= ar_now_ns())
 		lt->flags |= AR_REQ_F_LT_EXPIRED;
 	kick = ar_svc_arm_timer_locked(lt);
-	ar_spin_unlock(&ctx->lock);
+	ar_ctx_unlock(ctx);
 	if (kick)
 		ar_svc_kick(ctx);
 }
@@ -524,7 +525,7 @@ bool ar_link_timeout_park_locked(struct ar_ureq *req)
 	ar_batch_init(&b);
 	ar_link_timeout_expire_locked(ctx, lt, req, 0, &b);
 	ar_complete_timeouts_locked(ctx, &b);
-	ar_spin_unlock(&ctx->lock);
+	ar_ctx_unlock(ctx);
 	ar_batch_finish(ctx, &b, false);
 	return true;
 }
@@ -544,13 +545,13 @@ void ar_link_timeout_park_device_locked(struct ar_ureq *req)
 	struct ar_comp_batch b;
 
 	if (!lt || !ar_req_data(lt, struct ar_timeout)->expired) {
-		ar_spin_unlock(&ctx->lock);
+		ar_ctx_unlock(ctx);
 		return;
 	}
 	ar_batch_init(&b);
 	ar_link_timeout_expire_locked(ctx, lt, req, -ENOENT, &b);
 	ar_complete_timeouts_locked(ctx, &b);
-	ar_spin_unlock(&ctx->lock);
+	ar_ctx_unlock(ctx);
 	ar_batch_finish(ctx, &b, false);
 }
 
@@ -563,7 +564,7 @@ void ar_link_timeout_fire(struct ar_ureq *lt)
 	int ret;
 
 	ar_batch_init(&b);
-	ar_spin_lock(&ctx->lock);
+	ar_ctx_lock(ctx);
 	target = lt->lt_target;
 	if (!target) {
 		/* it completed as the timer fired: nothing to cancel */
@@ -594,6 +595,6 @@ void ar_link_timeout_fire(struct ar_ureq *lt)
 		ar_link_timeout_expire_locked(ctx, lt, target, ret, &b);
 	}
 	ar_complete_timeouts_locked(ctx, &b);
-	ar_spin_unlock(&ctx->lock);
+	ar_ctx_unlock(ctx);
 	ar_batch_finish(ctx, &b, false);
 }

@@ -29,6 +29,7 @@
 #include "lib/uaccess.h"
 #include "user/ops/cancel.h"
 #include "user/types.h"
+#include "user/lock.h"
 #include "user/complete.h"
 #include "user/ctx.h"
 #include "user/util.h"
@@ -254,7 +255,7 @@ static int ar_wid_arm(struct ar_ureq *req)
 	 * fired while it was issued cancels it here (timeout.c), one that
 	 * fires from now on finds it armed (ar_waitid_cancel_locked()).
 	 */
-	ar_spin_lock(&req->ctx->lock);
+	ar_ctx_lock(req->ctx);
 	if (ar_link_timeout_park_locked(req)) {
 		/* completed -ECANCELED; the lock was dropped */
 		free(w);
@@ -264,7 +265,7 @@ static int ar_wid_arm(struct ar_ureq *req)
 	pthread_mutex_lock(&ar_wid_lock);
 	wi->w = w;
 	pthread_mutex_unlock(&ar_wid_lock);
-	ar_spin_unlock(&req->ctx->lock);
+	ar_ctx_unlock(req->ctx);
 
 	ret = ar_thread_create(&tid, ar_wid_thread, w);
 	pthread_mutex_lock(&ar_wid_lock);
