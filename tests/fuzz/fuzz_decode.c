@@ -353,6 +353,15 @@ static void decode_bad(struct fz_sqe *s, unsigned v, const uint8_t *p)
 	if (s->op == FZ_STATX && s->bad_field == FZ_BF_SECOND &&
 	    (s->bad == FZ_BAD_STRADDLE || s->bad == FZ_BAD_LONG))
 		s->bad = FZ_BAD_PROT_NONE;
+	/*
+	 * The same for PIPE's int[2]: both engines write it up to the
+	 * fault, but the fds in it are numbered by each process's own open
+	 * files (the user engine's epoll and eventfds among them), which CQEs
+	 * are compared without.
+	 */
+	if (s->op == FZ_PIPE &&
+	    (s->bad == FZ_BAD_STRADDLE || s->bad == FZ_BAD_LONG))
+		s->bad = FZ_BAD_PROT_NONE;
 }
 
 /* the poke, only where the field is a value for this op */
