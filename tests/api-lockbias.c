@@ -5,9 +5,10 @@
  * and revokes the bias then: src/user/lock.c). The issuer submits and
  * reaps NOPs one at a time while a second thread sends MSG_RING data
  * into its CQ; every CQE of both must arrive once. Run for a
- * DEFER_TASKRUN ring and a plain SINGLE_ISSUER one, then again in a
- * child process whose seccomp filter refuses membarrier(2), where the
- * revoker falls back to a TLB shootdown. Nothing here depends on which
+ * DEFER_TASKRUN ring and a plain SINGLE_ISSUER one, then in a forked
+ * child (which registers for membarrier(2) on first use), and there
+ * again once a seccomp filter refuses membarrier(2), where the revoker
+ * falls back to a TLB shootdown. Nothing here depends on which
  * thread runs first: the sender may finish before the issuer starts.
  */
 #include <pthread.h>

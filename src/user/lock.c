@@ -101,8 +101,8 @@ static void ar_process_barrier(void)
 /*
  * Bias ctx->lock to the ring's submitter, which calls this once it is
  * known (setup, or ENABLE_RINGS: once per ring, so a revoked bias
- * stays off). Not with SQPOLL: the SQ thread
- * submits there. The bias is turned on under the spinlock (lock.h).
+ * stays off). Not with SQPOLL: the SQ thread submits there. The bias is
+ * turned on under the spinlock (lock.h).
  */
 void ar_ctx_bias_enable(struct ar_uctx *ctx)
 {

@@ -66,8 +66,9 @@ static inline void ar_ctx_lock(struct ar_uctx *ctx)
 	ar_spin_lock(&ctx->lock);
 	/*
 	 * Looked at under the lock: the bias is turned ON under it, so a
-	 * thread that finds it OFF here finished before the issuer's first
-	 * biased section (the spinlock orders the two).
+	 * thread that finds it OFF here got the lock before it was turned
+	 * on, and its section ends before the issuer's first biased one
+	 * (the spinlock orders the two).
 	 */
 	if (__builtin_expect(atomic_load_explicit(&ctx->lock_bias,
 			memory_order_relaxed) != AR_BIAS_OFF, 0))
