@@ -7,8 +7,10 @@
  * The inline attempt is preadv2/pwritev2 with RWF_NOWAIT. "Would block"
  * is AR_ISSUE_AGAIN: the core waits for readiness on a pollable file and
  * hands anything else to a worker, which does it blocking. On a regular
- * file a partial non-blocking transfer is finished by a worker, so only
- * EOF makes a read short, as in the kernel. An offset of -1 means the
+ * file the rest of a partial non-blocking read is tried again at once
+ * (as the kernel's io_read()), that of a write goes to a worker (as its
+ * io_write()), and a worker finishes a read that would block: only EOF
+ * makes a read short, as in the kernel. An offset of -1 means the
  * file position; a file that cannot seek ignores the offset.
  */
 #include <errno.h>
@@ -106,14 +108,25 @@ static int ar_buffered_rw(struct ar_ureq *req, struct ar_rw_io *io,
 	/* this file has no RWF_NOWAIT: a worker does it blocking */
 	if (ret == -EOPNOTSUPP && nonblock && !ar_rw_nowait(io))
 		return AR_ISSUE_PUNT;
-	/* partial on a regular file: the rest blocking, in a worker */
-	if (nonblock && ret > 0 && (__u32)ret < req->expect - io->done &&
-	    !ar_rw_nowait(io)) {
+	/*
+	 * Partial on a regular file: a write's rest goes to a worker; a
+	 * read's is tried again at once, as the kernel's io_read() retries
+	 * a partial buffered read inline. End of file (0) or an error ends
+	 * the read there, with the bytes done (ar_rw_issue()); what would
+	 * block goes to a worker.
+	 */
+	while (nonblock && ret > 0 && (__u32)ret < req->expect - io->done &&
+	       !ar_rw_nowait(io)) {
 		ar_req_file_recheck(req);
-		if (req->file.isreg) {
-			io->done += (__u32)ret;
+		if (!req->file.isreg)
+			break;
+		io->done += (__u32)ret;
+		if (io->write)
 			return AR_ISSUE_PUNT;
-		}
+		ret = ar_buffered_call(req, io, io->rw_flags | RWF_NOWAIT);
+		errno = e;
+		if (ret == -EAGAIN || ret == -EOPNOTSUPP)
+			return AR_ISSUE_PUNT;
 	}
 	return (int)ret;
 }
