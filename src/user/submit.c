@@ -9,7 +9,10 @@
 #include <fcntl.h>
 #include <string.h>
 #include <poll.h>
+#include <sys/uio.h>
+#include "engine/sysraw.h"
 #include "fault/fault.h"
+#include "lib/uaccess.h"
 #include "user/types.h"
 #include "user/lock.h"
 #include "user/ctx.h"
@@ -23,6 +26,8 @@
 #include "user/ops/timeout.h"
 #include "user/rsrc.h"
 #include "user/backend/backend.h"
+
+#define AR_MAX_RW_COUNT		0x7ffff000U	/* the kernel's MAX_RW_COUNT */
 
 #define AR_SQE_COMMON_FLAGS (IOSQE_FIXED_FILE | IOSQE_IO_LINK |		\
 			     IOSQE_IO_HARDLINK | IOSQE_ASYNC)
@@ -42,7 +47,10 @@ struct ar_submit_state {
 	struct ar_ureq *ready_head, *ready_tail;
 	struct ar_ureq *if_head, *if_tail;	/* to add to ctx->inflight */
 	unsigned nr_if;
-	/* plain NOPs completed at once, posted together (ar_submit_fast_nop) */
+	/*
+	 * plain NOPs and whole inline reads, completed at once and posted
+	 * together (ar_submit_fast_nop(), ar_submit_fast_read())
+	 */
 	unsigned nr_fast;
 	struct ar_comp_batch fast_b;
 	__u64 fast_ud[AR_FAST_BATCH];
@@ -217,6 +225,17 @@ ar_submit_post_fast(struct ar_uctx *ctx, struct ar_submit_state *st)
 	st->nr_fast = 0;
 }
 
+/* one more CQE of the fast path, posted with the submit's others */
+static inline void ar_submit_fast_add(struct ar_uctx *ctx,
+				      struct ar_submit_state *st,
+				      __u64 user_data, __s32 res)
+{
+	st->fast_ud[st->nr_fast] = user_data;
+	st->fast_res[st->nr_fast] = res;
+	if (++st->nr_fast == AR_FAST_BATCH)
+		ar_submit_post_fast(ctx, st);
+}
+
 /*
  * May this submit's SQEs take the NOP fast path (below)? Not while a
  * drain, restrictions or fault injection could apply. Asked once per
@@ -249,10 +268,52 @@ static bool ar_submit_fast_nop(struct ar_uctx *ctx, struct ar_submit_state *st,
 	nop_flags = sqe->rw_flags;
 	if (nop_flags & ~1U)	/* IORING_NOP_INJECT_RESULT */
 		return false;
-	st->fast_ud[st->nr_fast] = sqe->user_data;
-	st->fast_res[st->nr_fast] = nop_flags ? (__s32)sqe->len : 0;
-	if (++st->nr_fast == AR_FAST_BATCH)
-		ar_submit_post_fast(ctx, st);
+	ar_submit_fast_add(ctx, st, sqe->user_data,
+			   nop_flags ? (__s32)sqe->len : 0);
+	return true;
+}
+
+/*
+ * A submit of one plain READ (no flags, priority, RWF_* flags, personality
+ * or buffer index; an offset, not the file position) of a buffered
+ * regular file needs no request when the page cache holds all of it:
+ * the inline attempt, preadv2 with RWF_NOWAIT, is made here, and a read
+ * of every byte is the CQE. Anything else (would block, short, an
+ * error, a buffer beyond user space) is left to the request path, which
+ * makes the attempt again: a read of a regular file at an offset can be
+ * repeated. Only a submit's sole SQE: spread.c may share a batch's
+ * reads with a helper. Under uring_lock, as the kernel's inline issue.
+ */
+static bool ar_submit_fast_read(struct ar_uctx *ctx,
+				struct ar_submit_state *st,
+				const struct io_uring_sqe *sqe)
+{
+	struct iovec iov;
+	__s64 off;
+	long ret;
+	int fd, e;
+
+	if (IO_URING_READ_ONCE(sqe->opcode) != IORING_OP_READ ||
+	    IO_URING_READ_ONCE(sqe->flags) || IO_URING_READ_ONCE(sqe->ioprio) ||
+	    IO_URING_READ_ONCE(sqe->rw_flags) ||
+	    IO_URING_READ_ONCE(sqe->buf_index) ||
+	    IO_URING_READ_ONCE(sqe->personality))
+		return false;
+	off = (__s64)IO_URING_READ_ONCE(sqe->off);
+	iov.iov_len = IO_URING_READ_ONCE(sqe->len);
+	iov.iov_base = (void *)(unsigned long)IO_URING_READ_ONCE(sqe->addr);
+	fd = IO_URING_READ_ONCE(sqe->fd);
+	if (off < 0 || !iov.iov_len || iov.iov_len > AR_MAX_RW_COUNT ||
+	    !ar_access_ok(iov.iov_base, iov.iov_len) ||
+	    !ar_file_plain_regular(fd))
+		return false;
+	e = errno;
+	ret = ar_raw_rw(false, fd, &iov, 1, (long)off, RWF_NOWAIT);
+	errno = e;
+	if (ret != (long)iov.iov_len)
+		return false;
+	ar_submit_fast_add(ctx, st, IO_URING_READ_ONCE(sqe->user_data),
+			   (__s32)ret);
 	return true;
 }
 
@@ -321,7 +382,7 @@ int ar_submit_sqes_wait(struct ar_uctx *ctx, unsigned nr, unsigned wait_nr)
 	const struct io_uring_sqe *sqe;
 	struct ar_ureq *req;
 	unsigned entries, left;
-	bool nomem = false, fast;
+	bool nomem = false, fast, fast_read;
 	/* a SINGLE_ISSUER ring's submit is its submitter's alone (ctx.h) */
 	bool locked = !ar_issuer_lockless(ctx);
 	int ret;
@@ -340,6 +401,7 @@ int ar_submit_sqes_wait(struct ar_uctx *ctx, unsigned nr, unsigned wait_nr)
 	}
 	ret = (int)(left = nr < entries ? nr : entries);
 	fast = ar_submit_fast_ok(ctx);
+	fast_read = fast && ret == 1 && !(ctx->flags & IORING_SETUP_IOPOLL);
 	if (!fast)
 		ar_submit_slow_init(&st);
 	do {
@@ -347,7 +409,8 @@ int ar_submit_sqes_wait(struct ar_uctx *ctx, unsigned nr, unsigned wait_nr)
 		if (!sqe)
 			break;
 		if (fast) {
-			if (ar_submit_fast_nop(ctx, &st, sqe))
+			if (ar_submit_fast_nop(ctx, &st, sqe) ||
+			    (fast_read && ar_submit_fast_read(ctx, &st, sqe)))
 				continue;
 			/* from here a request is ready or a chain open: no fast path */
 			fast = false;

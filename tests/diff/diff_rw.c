@@ -5,9 +5,16 @@
  * file position, which must advance), zero-length reads. Side effects are
  * checked: the bytes read land in the buffers, the bytes written in the
  * file. Independent requests may complete in any order.
+ *
+ * The rw_single_* scenarios submit each READ alone: the user engine
+ * reads a lone cached READ without a request (submit.c's fast read) and
+ * hands everything else back to the request path. They cover its edges:
+ * short, at EOF, empty, faulting buffers, a cold page, a write-only fd,
+ * an fd number reused by a pipe after the fd cache saw a regular file.
  */
 #include <fcntl.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include "harness.h"
 
 #define FILE_LEN	8192
@@ -299,6 +306,181 @@ static int check_pipe(struct diff_ctx *c, const struct diff_cqe *cqe,
 	return diff_check_buf(c, c->buf[1], "abc", 3, "pipe contents");
 }
 
+/* one READ of buf, alone in its submit */
+static int read_alone(struct io_uring *ring, struct diff_ctx *c, __u64 ud,
+		      int fd, void *buf, unsigned len, __u64 off)
+{
+	diff_tag(sqe_rw(ring, c, IORING_OP_READ, fd, buf, len, off), ud, 0);
+	return diff_submit(ring, c) < 0 ? -1 : 0;
+}
+
+/* whole, whole, short, at EOF, empty: 8192 bytes of data */
+static int fill_single_reads(struct io_uring *ring, struct diff_ctx *c)
+{
+	if (read_alone(ring, c, 1, c->val[0], c->buf[0], 4096, 0) ||
+	    read_alone(ring, c, 2, c->val[0], c->buf[1], 4096, 4096) ||
+	    read_alone(ring, c, 3, c->val[0], c->buf[2], 4096, 6000) ||
+	    read_alone(ring, c, 4, c->val[0], c->buf[3], 100, FILE_LEN))
+		return -1;
+	return read_alone(ring, c, 5, c->val[0], c->buf[3], 0, 0);
+}
+
+static int check_single_reads(struct diff_ctx *c, const struct diff_cqe *cqe,
+			      unsigned nr)
+{
+	const char *p = pattern(FILE_LEN, 1);
+
+	(void)cqe;
+	(void)nr;
+	if (diff_check_buf(c, c->buf[0], p, 4096, "buf 0") ||
+	    diff_check_buf(c, c->buf[1], p + 4096, 4096, "buf 1"))
+		return -1;
+	return diff_check_buf(c, c->buf[2], p + 6000, FILE_LEN - 6000, "buf 2");
+}
+
+/* two pages, the second unmapped: the first one's address */
+static char *page_then_hole(void)
+{
+	char *p = mmap(NULL, 8192, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return NULL;
+	munmap(p + 4096, 4096);
+	return p;
+}
+
+static char *single_fault_pages[3];
+
+/*
+ * Buffers that fault: a PROT_NONE page, an address beyond user space, a
+ * read-only page, and one whose second half is a hole (the first half is
+ * read: a short transfer the request path finishes).
+ */
+static int fill_single_read_faults(struct io_uring *ring, struct diff_ctx *c)
+{
+	char **pg = single_fault_pages;
+
+	pg[0] = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	pg[1] = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	pg[2] = page_then_hole();
+	if (pg[0] == MAP_FAILED || pg[1] == MAP_FAILED || !pg[2])
+		return diff_fail(c, "mmap: %s", strerror(errno));
+	if (read_alone(ring, c, 1, c->val[0], pg[0], 4096, 0) ||
+	    read_alone(ring, c, 2, c->val[0], (void *)0x8000000000000000UL,
+		       4096, 0) ||
+	    read_alone(ring, c, 3, c->val[0], pg[1], 4096, 0))
+		return -1;
+	return read_alone(ring, c, 4, c->val[0], pg[2] + 2048, 4096, 0);
+}
+
+static int check_single_read_faults(struct diff_ctx *c,
+				    const struct diff_cqe *cqe, unsigned nr)
+{
+	(void)cqe;
+	(void)nr;
+	return diff_check_buf(c, single_fault_pages[2] + 2048,
+			      pattern(FILE_LEN, 1), 2048, "straddling buffer");
+}
+
+static void teardown_single_read_faults(struct diff_ctx *c)
+{
+	(void)c;
+	for (unsigned i = 0; i < 3; i++) {
+		if (single_fault_pages[i] && single_fault_pages[i] != MAP_FAILED)
+			munmap(single_fault_pages[i], 4096);
+		single_fault_pages[i] = NULL;
+	}
+}
+
+/*
+ * 100 bytes of data: a length past MAX_RW_COUNT (the read is capped, and
+ * short at EOF), offset -2, offset -1 (the file position, which advances)
+ */
+static int fill_single_read_offsets(struct io_uring *ring, struct diff_ctx *c)
+{
+	if (lseek(c->val[0], 10, SEEK_SET) != 10)
+		return diff_fail(c, "lseek: %s", strerror(errno));
+	if (read_alone(ring, c, 1, c->val[0], c->buf[0], 0x80000000U, 0) ||
+	    read_alone(ring, c, 2, c->val[0], c->buf[1], 16, (__u64)-2))
+		return -1;
+	return read_alone(ring, c, 3, c->val[0], c->buf[2], 16, (__u64)-1);
+}
+
+static int check_single_read_offsets(struct diff_ctx *c,
+				     const struct diff_cqe *cqe, unsigned nr)
+{
+	const char *p = pattern(100, 1);
+	off_t pos = lseek(c->val[0], 0, SEEK_CUR);
+
+	(void)cqe;
+	(void)nr;
+	if (pos != 26)
+		return diff_fail(c, "file position %lld, expected 26",
+				 (long long)pos);
+	if (diff_check_buf(c, c->buf[0], p, 100, "buf 0"))
+		return -1;
+	return diff_check_buf(c, c->buf[2], p + 10, 16, "buf 2");
+}
+
+/* val[0]: "data" open write-only */
+static int setup_wronly(struct diff_ctx *c)
+{
+	c->val[0] = diff_file(c, "data", pattern(FILE_LEN, 1), FILE_LEN,
+			      O_WRONLY);
+	return c->val[0] < 0 ? -1 : 0;
+}
+
+static int fill_single_read_wronly(struct io_uring *ring, struct diff_ctx *c)
+{
+	return read_alone(ring, c, 1, c->val[0], c->buf[0], 4096, 0);
+}
+
+/* the pages written back, then dropped: the read must wait for the disk */
+static int fill_single_read_cold(struct io_uring *ring, struct diff_ctx *c)
+{
+	if (fdatasync(c->val[0]) ||
+	    posix_fadvise(c->val[0], 0, 0, POSIX_FADV_DONTNEED))
+		return diff_fail(c, "dropping the pages: %s", strerror(errno));
+	return read_alone(ring, c, 1, c->val[0], c->buf[0], 4096, 4096);
+}
+
+static int check_single_read_cold(struct diff_ctx *c,
+				  const struct diff_cqe *cqe, unsigned nr)
+{
+	(void)cqe;
+	(void)nr;
+	return diff_check_buf(c, c->buf[0], pattern(FILE_LEN, 1) + 4096, 4096,
+			      "buf 0");
+}
+
+/*
+ * A READ of the data file (its fd is cached as a regular file), then the
+ * fd number made a pipe's read end holding 5 bytes, and a READ at offset
+ * 0 of it: a pipe ignores the offset and gives what it holds.
+ */
+static int fill_single_read_reused(struct io_uring *ring, struct diff_ctx *c)
+{
+	int p[2];
+
+	if (read_alone(ring, c, 1, c->val[0], c->buf[0], 4096, 0) ||
+	    diff_pipe(c, p))
+		return -1;
+	if (write(p[1], "hello", 5) != 5 || dup2(p[0], c->val[0]) < 0)
+		return diff_fail(c, "pipe: %s", strerror(errno));
+	return read_alone(ring, c, 2, c->val[0], c->buf[1], 100, 0);
+}
+
+static int check_single_read_reused(struct diff_ctx *c,
+				    const struct diff_cqe *cqe, unsigned nr)
+{
+	(void)cqe;
+	(void)nr;
+	if (diff_check_buf(c, c->buf[0], pattern(FILE_LEN, 1), 4096, "buf 0"))
+		return -1;
+	return diff_check_buf(c, c->buf[1], "hello", 5, "pipe read");
+}
+
 const struct scenario diff_rw[] = {
 	{
 		.name = "rw_read_full",
@@ -365,6 +547,60 @@ const struct scenario diff_rw[] = {
 		.nr_cqes = 2,
 		.order = ORDER_ANY,
 		.known = { { 1, 10 }, { 2, 3 } },
+	}, {
+		.name = "rw_single_reads",
+		.setup = setup_data,
+		.fill = fill_single_reads,
+		.check = check_single_reads,
+		.nr_cqes = 5,
+		.known = { { 1, 4096 }, { 2, 4096 }, { 3, FILE_LEN - 6000 },
+			   { 4, 0 }, { 5, 0 } },
+	}, {
+		.name = "rw_single_reads_defer_taskrun",
+		.setup_flags = IORING_SETUP_SINGLE_ISSUER |
+			       IORING_SETUP_DEFER_TASKRUN,
+		.setup = setup_data,
+		.fill = fill_single_reads,
+		.check = check_single_reads,
+		.nr_cqes = 5,
+		.known = { { 1, 4096 }, { 2, 4096 }, { 3, FILE_LEN - 6000 },
+			   { 4, 0 }, { 5, 0 } },
+	}, {
+		.name = "rw_single_read_faults",
+		.setup = setup_data,
+		.fill = fill_single_read_faults,
+		.check = check_single_read_faults,
+		.teardown = teardown_single_read_faults,
+		.nr_cqes = 4,
+		.known = { { 1, -EFAULT }, { 2, -EFAULT }, { 3, -EFAULT },
+			   { 4, 2048 } },
+	}, {
+		.name = "rw_single_read_offsets",
+		.setup = setup_small,
+		.fill = fill_single_read_offsets,
+		.check = check_single_read_offsets,
+		.nr_cqes = 3,
+		.known = { { 1, 100 }, { 2, -EINVAL }, { 3, 16 } },
+	}, {
+		.name = "rw_single_read_wronly",
+		.setup = setup_wronly,
+		.fill = fill_single_read_wronly,
+		.nr_cqes = 1,
+		.known = { { 1, -EBADF } },
+	}, {
+		.name = "rw_single_read_cold",
+		.setup = setup_data,
+		.fill = fill_single_read_cold,
+		.check = check_single_read_cold,
+		.nr_cqes = 1,
+		.known = { { 1, 4096 } },
+	}, {
+		.name = "rw_single_read_fd_reused_by_pipe",
+		.setup = setup_data,
+		.fill = fill_single_read_reused,
+		.check = check_single_read_reused,
+		.nr_cqes = 2,
+		.known = { { 1, 4096 }, { 2, 5 } },
 	},
 	{ .name = NULL }
 };

@@ -89,6 +89,12 @@ void ar_file_resolve(struct ar_file *f, int fd);
 void ar_file_resolve_fixed(struct ar_file *f, int fd);
 void ar_file_release(struct ar_file *f);
 /*
+ * Is plain fd, by the cache, a buffered regular file that no device
+ * claims? Asked by the inline read that needs no request (submit.c),
+ * which trusts the answer only for a read that transferred it all.
+ */
+bool ar_file_plain_regular(int fd);
+/*
  * Look at a plain fd's file again, where its kind decides what happens
  * next ("would block", a partial transfer, a worker's issue): the cache
  * cannot see an fd closed and its number reused (file.c).

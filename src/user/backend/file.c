@@ -275,6 +275,16 @@ void ar_file_resolve(struct ar_file *f, int fd)
 	}
 }
 
+bool ar_file_plain_regular(int fd)
+{
+	__u8 ihash;
+
+	if (atomic_load_explicit(&ar_devices_live, memory_order_relaxed))
+		return false;
+	return (ar_file_kind(fd, &ihash) & (AR_FILE_TYPE_MASK | AR_FILE_REG)) ==
+	       (AR_FILE_BUFFERED | AR_FILE_REG);
+}
+
 void ar_file_resolve_fixed(struct ar_file *f, int fd)
 {
 	unsigned kind;
