@@ -159,8 +159,9 @@ static void ar_nodes_put(struct ar_uctx *ctx, struct ar_rsrc_node **nodes,
 /* element i of an application array, read fault-safe */
 static int ar_get_elem(void *dst, const void *arr, unsigned i, size_t size)
 {
-	return ar_copy_from_user(dst, (const char *)arr + (size_t)i * size,
-				 size);
+	/* integer arithmetic: arr may be NULL (or any bad address) */
+	return ar_copy_from_user(dst, (const void *)((uintptr_t)arr +
+						     (size_t)i * size), size);
 }
 
 /*
