@@ -271,7 +271,9 @@ static void t_timeout_wait(struct io_uring *ring, long ns, unsigned *eintr)
  * nr 2 only the TIMEOUT's completion ends the wait, so it must come
  * after the wait began: the enter submits it, on a ring whose
  * completions its task posts while it waits (the user engine's
- * DEFER_TASKRUN ring; the kernel's timer may fire before its wait).
+ * DEFER_TASKRUN ring; the kernel's timer may fire before its wait), and
+ * it must not be due already: a TIMEOUT of 0 ns expires as it is armed,
+ * in the submit, on both engines.
  */
 static void t_timeout_enter(struct io_uring *ring, long ns, unsigned nr,
 			    unsigned *eintr)
@@ -320,7 +322,7 @@ static void t_waits(unsigned iters, unsigned setup_flags, int storm)
 	struct sigaction sa;
 	struct io_uring ring;
 	pthread_t self = pthread_self(), th;
-	unsigned i, eintr = 0;
+	unsigned i, nr, eintr = 0;
 	bool task_posts = (setup_flags & IORING_SETUP_DEFER_TASKRUN) &&
 			  !strcmp(t_engine(), "user");
 
@@ -343,8 +345,10 @@ static void t_waits(unsigned iters, unsigned setup_flags, int storm)
 			t_timeout_wait(&ring, (long)(i % 7) * 1000, &eintr);
 			break;
 		case 2:
-			t_timeout_enter(&ring, (long)(i % 7) * 1000,
-					task_posts && i / 6 % 2 ? 2 : 1, &eintr);
+			nr = task_posts && i / 6 % 2 ? 2 : 1;
+			/* 2: not already due, which expires as it is armed */
+			t_timeout_enter(&ring, (long)(i % 7 + (nr == 2)) * 1000,
+					nr, &eintr);
 			break;
 		case 3:
 			t_idle_wait_ext(&ring, 1 + i % 20, 30000, &eintr);

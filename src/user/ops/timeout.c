@@ -72,16 +72,25 @@ static int ar_clock_of(__u32 flags)
 	}
 }
 
-/* the CLOCK_MONOTONIC deadline of a timeout given relative or absolute */
-static __u64 ar_deadline(__u64 ns, __u32 flags)
+/*
+ * the CLOCK_MONOTONIC deadline of a timeout given relative or absolute;
+ * *due (if asked): due as it is armed, a relative 0 or an absolute time
+ * not after now on its clock
+ */
+static __u64 ar_deadline(__u64 ns, __u32 flags, bool *due)
 {
 	struct timespec now;
 	__u64 now_ns, mono = ar_now_ns();
 
-	if (!(flags & IORING_TIMEOUT_ABS))
+	if (!(flags & IORING_TIMEOUT_ABS)) {
+		if (due)
+			*due = !ns;
 		return ns > UINT64_MAX - mono ? UINT64_MAX : mono + ns;
+	}
 	clock_gettime(ar_clock_of(flags), &now);
 	now_ns = (__u64)now.tv_sec * 1000000000ULL + (__u64)now.tv_nsec;
+	if (due)
+		*due = ns <= now_ns;
 	return ns > now_ns ? mono + (ns - now_ns) : mono;
 }
 
@@ -177,6 +186,7 @@ int ar_timeout_issue(struct ar_ureq *req, unsigned issue_flags)
 	struct ar_timeout *t = ar_req_data(req, struct ar_timeout);
 	struct ar_uctx *ctx = req->ctx;
 	int kick, ret;
+	bool due;
 
 	(void)issue_flags;
 	ret = ar_svc_prepare_timer(ctx);
@@ -185,10 +195,23 @@ int ar_timeout_issue(struct ar_ureq *req, unsigned issue_flags)
 	ar_ctx_lock(ctx);
 	if (ar_link_timeout_park_locked(req))
 		return AR_ISSUE_QUEUED;
+	req->deadline_ns = ar_deadline(t->rel_or_abs_ns, t->flags, &due);
+	/*
+	 * Already due (0 ns, or ABS not in the future): the kernel's hrtimer
+	 * fires as it is armed, before the submit's later SQEs run, so
+	 * neither a TIMEOUT_REMOVE nor a count reaches it. It expires here,
+	 * counted with its CQE as a fired one (ar_timeout_count_locked()).
+	 * Decided by the time given, not by a clock read later: a thread
+	 * preempted here must not turn 1 us into "already due".
+	 */
+	if (due) {
+		t->expired = true;
+		ar_ctx_unlock(ctx);
+		return -ETIME;
+	}
 	ar_req_set_state(req, AR_REQ_ARMED);
 	if (t->off)
 		ar_timeout_add_counted(ctx, req);
-	req->deadline_ns = ar_deadline(t->rel_or_abs_ns, t->flags);
 	kick = ar_svc_arm_timer_locked(req);
 	ar_ctx_unlock(ctx);
 	if (kick)
@@ -342,7 +365,7 @@ static int ar_timeout_update_locked(struct ar_uctx *ctx,
 	t->flags = (t->flags & ~IORING_TIMEOUT_ABS) |
 		   (r->flags & IORING_TIMEOUT_ABS);
 	t->rel_or_abs_ns = r->ts_ns;
-	req->deadline_ns = ar_deadline(t->rel_or_abs_ns, t->flags);
+	req->deadline_ns = ar_deadline(t->rel_or_abs_ns, t->flags, NULL);
 	ar_svc_arm_timer_locked(req);
 	return 0;
 }
@@ -413,7 +436,7 @@ void ar_link_timeout_arm(struct ar_ureq *req)
 	/* the kernel never marks a link timeout failed (CQE_SKIP_SUCCESS holds) */
 	lt->flags |= AR_REQ_F_NOFAIL;
 	ar_req_set_state(lt, AR_REQ_ARMED);
-	lt->deadline_ns = ar_deadline(t->rel_or_abs_ns, t->flags);
+	lt->deadline_ns = ar_deadline(t->rel_or_abs_ns, t->flags, NULL);
 	/*
 	 * Already due: in the kernel such a timer fires before the inline
 	 * completion of its target is flushed and its cancel finds nothing
