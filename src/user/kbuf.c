@@ -24,7 +24,6 @@
 
 #define AR_MAX_BIDS_PER_BGID	(1U << 16)	/* bids are 16 bits in a CQE */
 #define AR_KBUF_MAX_LIST	0xffffU		/* USHRT_MAX buffers in a list */
-#define AR_MAX_RW_COUNT		0x7ffff000U
 #define AR_KBUF_DIR		256
 #define AR_PBUF_RING_MMAP	1U		/* IOU_PBUF_RING_MMAP */
 #define AR_PBUF_RING_INC	2U		/* IOU_PBUF_RING_INC (6.12) */

@@ -27,8 +27,6 @@
 #include "user/rsrc.h"
 #include "user/backend/backend.h"
 
-#define AR_MAX_RW_COUNT		0x7ffff000U	/* the kernel's MAX_RW_COUNT */
-
 #define AR_SQE_COMMON_FLAGS (IOSQE_FIXED_FILE | IOSQE_IO_LINK |		\
 			     IOSQE_IO_HARDLINK | IOSQE_ASYNC)
 #define AR_SQE_VALID_FLAGS (AR_SQE_COMMON_FLAGS | IOSQE_IO_DRAIN |	\

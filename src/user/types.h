@@ -39,6 +39,7 @@
 #define AR_MAX_ENTRIES		32768	/* IORING_MAX_ENTRIES */
 #define AR_MAX_CQ_ENTRIES	(2 * AR_MAX_ENTRIES)
 #define AR_SQ_THREAD_IDLE_MS	1000	/* default sq_thread_idle */
+#define AR_MAX_RW_COUNT		0x7ffff000U	/* the kernel's MAX_RW_COUNT */
 
 /* The kernel's struct io_rings, field for field (offsets reported in p->sq_off/cq_off). */
 struct ar_rings {

@@ -80,7 +80,6 @@
 #define AR_ZC_FLAGS	(AR_RECVSEND_POLL_FIRST | AR_RECVSEND_FIXED_BUF)
 #define AR_ZC_FLAGS_VALID (AR_ZC_FLAGS | AR_SEND_ZC_REPORT_USAGE)
 
-#define AR_NET_MAX_RW	0x7ffff000U	/* MAX_RW_COUNT */
 #define AR_NET_ADDR_INLINE	48	/* sockaddr_in and _in6 stay in the request */
 
 /* what a socket is, looked up once per request where it matters */
@@ -602,7 +601,7 @@ struct ar_sr {
 static int ar_sr_setup(struct ar_ureq *req, const struct io_uring_sqe *sqe,
 		       struct ar_sr *sr)
 {
-	size_t len = sr->len < AR_NET_MAX_RW ? sr->len : AR_NET_MAX_RW;
+	size_t len = sr->len < AR_MAX_RW_COUNT ? sr->len : AR_MAX_RW_COUNT;
 	int ret;
 
 	if (sr->send) {
@@ -783,7 +782,7 @@ static bool ar_send_bundle_more(struct ar_ureq *req, struct ar_sr *sr, long ret)
 static long ar_sr_call(struct ar_ureq *req, struct ar_sr *sr, unsigned flags,
 		       int *out_flags)
 {
-	size_t len = sr->len < AR_NET_MAX_RW ? sr->len : AR_NET_MAX_RW;
+	size_t len = sr->len < AR_MAX_RW_COUNT ? sr->len : AR_MAX_RW_COUNT;
 	struct iovec iov = { .iov_base = (void *)(uintptr_t)sr->buf, .iov_len = len };
 	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
 	long ret;
@@ -835,8 +834,8 @@ static int ar_recv_select(struct ar_ureq *req, struct ar_sr *sr,
 	ret = ar_buffer_select(req, sr->buf_index, &addr, &len, issue_flags);
 	if (ret)
 		return ret;
-	if (len > AR_NET_MAX_RW)
-		len = AR_NET_MAX_RW;
+	if (len > AR_MAX_RW_COUNT)
+		len = AR_MAX_RW_COUNT;
 	sr->buf = (uintptr_t)addr;
 	sr->len = (__u32)len;
 	return ar_access_ok(addr, len) ? 0 : -EFAULT;
@@ -1055,8 +1054,8 @@ static int ar_msg_check_iov(struct ar_msg *m)
 		len = m->iov[i].iov_len;
 		if (!ar_access_ok(m->iov[i].iov_base, len))
 			return -EFAULT;
-		if (len > AR_NET_MAX_RW - total)
-			m->iov[i].iov_len = len = AR_NET_MAX_RW - total;
+		if (len > AR_MAX_RW_COUNT - total)
+			m->iov[i].iov_len = len = AR_MAX_RW_COUNT - total;
 		total += len;
 	}
 	return 0;
@@ -1335,8 +1334,8 @@ static int ar_recvmsg_select(struct ar_ureq *req, struct ar_msg *m,
 	ret = ar_buffer_select(req, m->buf_index, &addr, &len, issue_flags);
 	if (ret)
 		return ret;
-	if (len > AR_NET_MAX_RW)
-		len = AR_NET_MAX_RW;
+	if (len > AR_MAX_RW_COUNT)
+		len = AR_MAX_RW_COUNT;
 	m->fast_iov.iov_base = addr;
 	m->fast_iov.iov_len = len;
 	m->iov = &m->fast_iov;

@@ -28,7 +28,6 @@
 #include "user/backend/backend.h"
 
 #define AR_RW_INLINE_VECS	4
-#define AR_MAX_RW_COUNT		0x7ffff000U	/* the kernel's MAX_RW_COUNT */
 
 struct ar_rw {
 	struct ar_rw_io io;	/* what the backend is asked; vecs: inline_vecs or req->alloc */
