@@ -589,8 +589,16 @@ static int fill_register_bad(struct io_uring *ring, struct diff_ctx *c)
 	note_reg(ring, c, 1009, 1UL << 60, 4, 1, 0, 0);
 	note_reg(ring, c, 1010, 0xfffffffffffff000UL, 4, 1, 0, 0);
 	note_reg(ring, c, 1011, a, 32768 * 2, 1, 0, 0);
-	munmap(ro, 4096);
+	/*
+	 * No access at all. Not an munmap'd address: another thread's mmap
+	 * (a sanitizer's, a ring's thread stack) may take it meanwhile.
+	 */
+	if (mprotect(ro, 4096, PROT_NONE)) {
+		munmap(ro, 4096);
+		return diff_fail(c, "mprotect");
+	}
 	note_reg(ring, c, 1012, (unsigned long)ro, 4, 1, 0, 0);
+	munmap(ro, 4096);
 	diff_note(c, 1013, reg(ring, IORING_REGISTER_PBUF_RING, NULL, 1));
 	diff_note(c, 1014, reg(ring, IORING_UNREGISTER_PBUF_RING, NULL, 1));
 	diff_note(c, 1015, reg(ring, PBUF_STATUS, NULL, 1));

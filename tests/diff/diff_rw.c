@@ -338,7 +338,11 @@ static int check_single_reads(struct diff_ctx *c, const struct diff_cqe *cqe,
 	return diff_check_buf(c, c->buf[2], p + 6000, FILE_LEN - 6000, "buf 2");
 }
 
-/* two pages, the second unmapped: the first one's address */
+/*
+ * two pages, the second with no access: the first one's address. Not an
+ * munmap'd hole, which another thread's mmap (a sanitizer's, a ring's
+ * thread stack) may fill meanwhile.
+ */
 static char *page_then_hole(void)
 {
 	char *p = mmap(NULL, 8192, PROT_READ | PROT_WRITE,
@@ -346,7 +350,10 @@ static char *page_then_hole(void)
 
 	if (p == MAP_FAILED)
 		return NULL;
-	munmap(p + 4096, 4096);
+	if (mprotect(p + 4096, 4096, PROT_NONE)) {
+		munmap(p, 8192);
+		return NULL;
+	}
 	return p;
 }
 
@@ -354,8 +361,8 @@ static char *single_fault_pages[3];
 
 /*
  * Buffers that fault: a PROT_NONE page, an address beyond user space, a
- * read-only page, and one whose second half is a hole (the first half is
- * read: a short transfer the request path finishes).
+ * read-only page, and one whose second half is in a page with no access
+ * (the first half is read: a short transfer the request path finishes).
  */
 static int fill_single_read_faults(struct io_uring *ring, struct diff_ctx *c)
 {
@@ -388,7 +395,7 @@ static void teardown_single_read_faults(struct diff_ctx *c)
 	(void)c;
 	for (unsigned i = 0; i < 3; i++) {
 		if (single_fault_pages[i] && single_fault_pages[i] != MAP_FAILED)
-			munmap(single_fault_pages[i], 4096);
+			munmap(single_fault_pages[i], i == 2 ? 8192 : 4096);
 		single_fault_pages[i] = NULL;
 	}
 }
