@@ -5,7 +5,12 @@
  * reaps while they come; every message arrives once, none lost to the
  * full CQ), to a plain target and to a DEFER_TASKRUN one; then
  * IORING_MSG_SEND_FD of a pipe into the target's table (slot chosen by
- * IORING_FILE_INDEX_ALLOC), which the target writes through.
+ * IORING_FILE_INDEX_ALLOC), which the target writes through. Last, an
+ * IORING_MSG_DATA into a ring of the other engine, with and without
+ * IORING_MSG_RING_FLAGS_PASS (docs/semantics.md D90): from a user ring
+ * into a kernel ring it goes through the kernel's
+ * IORING_REGISTER_SEND_MSG_RING; a kernel ring sees a user ring's fd as
+ * an eventfd and answers -EBADFD.
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -121,9 +126,56 @@ static void run(unsigned setup_flags)
 	close(p.pipe[1]);
 }
 
+#define AR_MSG_FLAGS_PASS	(1U << 1)	/* IORING_MSG_RING_FLAGS_PASS (6.3) */
+
+static void cross_engine(void)
+{
+	const char *other = strcmp(t_engine(), ANYRING_ENGINE_USER) ?
+			    ANYRING_ENGINE_USER : ANYRING_ENGINE_KERNEL;
+	struct io_uring_params p = { 0 };
+	struct io_uring src, dst;
+	struct io_uring_cqe *cqe;
+	struct io_uring_sqe *sqe;
+	unsigned pass;
+
+	if (anyring_queue_init_engine(other, 4, &dst, &p)) {
+		printf("cross-engine part skipped: no %s ring here\n", other);
+		return;
+	}
+	t_ring(&src, 4, NULL);
+	for (pass = 0; pass < 2; pass++) {
+		sqe = t_sqe(&src);
+		io_uring_prep_msg_ring(sqe, dst.ring_fd, 77 + pass,
+				       0xabc0 + pass, 0);
+		if (pass) {
+			sqe->msg_ring_flags = AR_MSG_FLAGS_PASS;
+			sqe->file_index = 0x55;	/* the CQE's flags */
+		}
+		sqe->user_data = 9;
+		CHECK_EQ(io_uring_submit_and_wait(&src, 1), 1);
+		CHECK_EQ(io_uring_peek_cqe(&src, &cqe), 0);
+		CHECK_EQ(cqe->user_data, 9);
+		if (strcmp(t_engine(), ANYRING_ENGINE_USER)) {
+			CHECK_EQ(cqe->res, -EBADFD);
+			io_uring_cqe_seen(&src, cqe);
+			continue;
+		}
+		CHECK_EQ(cqe->res, 0);
+		io_uring_cqe_seen(&src, cqe);
+		CHECK_EQ(io_uring_wait_cqe(&dst, &cqe), 0);
+		CHECK_EQ(cqe->user_data, 0xabc0 + pass);
+		CHECK_EQ(cqe->res, (int)(77 + pass));
+		CHECK_EQ(cqe->flags, pass ? 0x55U : 0U);
+		io_uring_cqe_seen(&dst, cqe);
+	}
+	io_uring_queue_exit(&src);
+	io_uring_queue_exit(&dst);
+}
+
 int main(void)
 {
 	run(0);
 	run(IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN);
+	cross_engine();
 	return 0;
 }

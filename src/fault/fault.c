@@ -30,7 +30,8 @@
  *    fd even when it fails). Links and CQE_SKIP_SUCCESS treat the error
  *    as they treat the opcode's own errors (opdef nofail_res).
  *  - short: READ, WRITE, READ_FIXED, WRITE_FIXED are prepared again from
- *    their stable SQE copy with the shorter length, so the file, its
+ *    their SQE as submitted (req->fault_sqe, kept only while rules exist:
+ *    req.c) with the shorter length, so the file, its
  *    position and the buffer see exactly the transfer the CQE reports; the
  *    request is marked short, so a link behind it breaks as behind any
  *    short transfer. READV/WRITEV are not shortened (their iovec array is
@@ -319,7 +320,7 @@ static void ar_fault_name_paths(struct ar_fault_req *fr)
 {
 	struct ar_ureq *req = fr->req;
 	const char *n0 = req->alloc, *n1;
-	int dfd = req->sqe.fd;
+	int dfd = req->fault_sqe->fd;
 
 	if (!n0)
 		return;
@@ -329,7 +330,7 @@ static void ar_fault_name_paths(struct ar_fault_req *fr)
 	case IORING_OP_LINKAT:
 		if (!ar_path_at(dfd, n0, fr->paths[fr->nr_paths]))
 			fr->nr_paths++;
-		if (!ar_path_at((int)req->sqe.len, n1, fr->paths[fr->nr_paths]))
+		if (!ar_path_at((int)req->fault_sqe->len, n1, fr->paths[fr->nr_paths]))
 			fr->nr_paths++;
 		break;
 	case IORING_OP_SYMLINKAT:	/* the link made, not its target */
@@ -394,15 +395,15 @@ static void ar_fault_req_init(struct ar_fault_req *fr, struct ar_ureq *req)
 	fr->paths_done = false;
 	fr->nr_paths = 0;
 	if (req->opcode == IORING_OP_CLOSE) {
-		if (req->sqe.file_index)
-			fr->fixed = (int)req->sqe.file_index - 1;
+		if (req->fault_sqe->file_index)
+			fr->fixed = (int)req->fault_sqe->file_index - 1;
 		else
-			fr->fd = req->sqe.fd;
+			fr->fd = req->fault_sqe->fd;
 	} else if (ar_opdefs[req->opcode].needs_file) {
 		if (req->flags & AR_REQ_F_FIXED_FILE)
-			fr->fixed = req->sqe.fd;
+			fr->fixed = req->fault_sqe->fd;
 		else
-			fr->fd = req->sqe.fd;
+			fr->fd = req->fault_sqe->fd;
 	}
 }
 
@@ -492,7 +493,7 @@ static int ar_fault_err(struct ar_ureq *req, const struct ar_frule *r,
  */
 static int ar_fault_shorten(struct ar_ureq *req, const struct ar_frule *r)
 {
-	struct io_uring_sqe sqe = req->sqe;
+	struct io_uring_sqe sqe = *req->fault_sqe;
 	int ret;
 
 	sqe.len = ar_fault_short_len(r, req);
@@ -598,6 +599,8 @@ int ar_fault_issue(struct ar_ureq *req, unsigned issue_flags)
 		return 0;
 	}
 	req->fault_seen = 1;
+	if (!req->fault_sqe)	/* not from a request slab: nothing to match */
+		return 0;
 	ar_faults_init();
 	/* the common case: an opcode no rule names */
 	if (!ar_op_has(ar_fault_ops, req->opcode))

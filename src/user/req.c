@@ -17,11 +17,13 @@
 #include "user/req.h"
 #include "user/rsrc.h"
 #include "user/backend/backend.h"
+#include "fault/fault.h"
 
 #define AR_REQ_SLAB	64
 
 struct ar_req_slab {
 	struct ar_req_slab *next;
+	struct io_uring_sqe *sqes;	/* ANYRING_FAULTS only: one per request */
 	struct ar_ureq reqs[AR_REQ_SLAB];
 };
 
@@ -33,9 +35,20 @@ static int ar_req_grow(struct ar_uctx *ctx)
 
 	if (!slab)
 		return -1;
+	/* fault rules match on the SQE at issue (fault.c); parsed here first */
+	ar_faults_init();
+	slab->sqes = NULL;
+	if (ar_faults_active()) {
+		slab->sqes = calloc(AR_REQ_SLAB, sizeof(*slab->sqes));
+		if (!slab->sqes) {
+			free(slab);
+			return -1;
+		}
+	}
 	slab->next = ctx->slabs;
 	ctx->slabs = slab;
 	for (i = 0; i < AR_REQ_SLAB; i++) {
+		slab->reqs[i].fault_sqe = slab->sqes ? &slab->sqes[i] : NULL;
 		slab->reqs[i].next = ctx->req_free;
 		ctx->req_free = &slab->reqs[i];
 	}
@@ -57,8 +70,8 @@ struct ar_ureq *ar_req_alloc(struct ar_uctx *ctx)
 	req = ctx->req_free;
 	ctx->req_free = req->next;
 
-	/* the header; ar_req_init() copies the SQE and clears opdata */
-	memset(req, 0, offsetof(struct ar_ureq, sqe));
+	/* the header; ar_req_init() clears opdata */
+	memset(req, 0, offsetof(struct ar_ureq, fault_sqe));
 	req->alloc = NULL;
 	req->ctx = ctx;
 	req->fd = -1;
@@ -156,6 +169,7 @@ void ar_req_cache_free(struct ar_uctx *ctx)
 
 	for (slab = ctx->slabs; slab; slab = next) {
 		next = slab->next;
+		free(slab->sqes);
 		free(slab);
 	}
 	ctx->slabs = NULL;

@@ -84,10 +84,18 @@ static int ar_req_init(struct ar_uctx *ctx, struct ar_ureq *req,
 		       const struct io_uring_sqe *sqe)
 {
 	const struct ar_opdef *def;
+	struct io_uring_sqe stable;
 	__u8 flags;
 
-	memcpy(&req->sqe, sqe, sizeof(req->sqe));
-	sqe = &req->sqe;	/* read the stable copy from here on */
+	/*
+	 * The application may rewrite the SQE while we read it: prep reads
+	 * one copy (each field once, as the kernel's READ_ONCE), and keeps
+	 * in the request what issue needs, not the SQE.
+	 */
+	memcpy(&stable, sqe, sizeof(stable));
+	sqe = &stable;
+	if (ar_unlikely(req->fault_sqe))
+		*req->fault_sqe = stable;
 	req->opcode = sqe->opcode;
 	req->sqe_flags = flags = sqe->flags;
 	req->user_data = sqe->user_data;
@@ -591,7 +599,7 @@ int ar_req_assign_file(struct ar_ureq *req)
 	if (!ar_opdefs[req->opcode].needs_file || req->file.be)
 		return 0;
 	if (req->flags & AR_REQ_F_FIXED_FILE) {
-		node = ar_rsrc_get_file(req->ctx, (unsigned)req->sqe.fd);
+		node = ar_rsrc_get_file(req->ctx, (unsigned)req->fd);
 		if (!node)
 			return -EBADF;
 		req->file_node = node;
@@ -636,7 +644,7 @@ static bool ar_req_sock_answered(const struct ar_ureq *req)
 	case IORING_OP_RECVMSG:
 	case IORING_OP_SEND_ZC:
 	case IORING_OP_SENDMSG_ZC:
-		return !(req->sqe.ioprio & IORING_RECVSEND_POLL_FIRST) ||
+		return !(req->flags & AR_REQ_F_RS_POLL_FIRST) ||
 		       (req->flags & AR_REQ_F_POLLED);
 	default:
 		return false;

@@ -162,6 +162,7 @@ struct ar_restrictions {
 #define AR_REQ_F_ASYNC_DONE	(1U << 16)	/* finished in a worker (eventfd_async) */
 #define AR_REQ_F_POLL_FIRST	(1U << 17)	/* wait for readiness before the first try (poll.h) */
 #define AR_REQ_F_AUX		(1U << 18)	/* malloc'd CQE carrier (msg_ring.c): freed, not cached */
+#define AR_REQ_F_RS_POLL_FIRST	(1U << 19)	/* a send or receive with IORING_RECVSEND_POLL_FIRST */
 /* SEND_ZC, SENDMSG_ZC (ops/net.c): a NOTIF CQE follows the result's (complete.c) */
 #define AR_REQ_F_NOTIF		(1U << 24)
 #define AR_REQ_F_NOTIF_COPIED	(1U << 25)	/* its res: IORING_NOTIF_USAGE_ZC_COPIED */
@@ -208,7 +209,6 @@ struct ar_ureq {
 	struct ar_ureq *svc_next;	/* its fd's armed list (poll.c), or timers */
 	struct ar_ureq *to_next;	/* ctx->timeouts */
 	struct ar_ureq *lt;		/* its LINK_TIMEOUT, while armed */
-	struct ar_ureq *lt_target;	/* for a LINK_TIMEOUT: the request it guards */
 	__u64 user_data;
 	__u64 deadline_ns;		/* armed timers: CLOCK_MONOTONIC */
 	__s32 res;
@@ -223,18 +223,20 @@ struct ar_ureq {
 	__u32 poll_events;		/* armed: EPOLL* it waits for (poll.c) */
 	__u32 poll_res;			/* the events that made it ready */
 	__u8 poll_flags;		/* AR_POLLF_* (poll.c), under ctx->lock */
+	__u8 fault_seen;		/* fault.c: the rules have looked at it */
+	__u8 fault_delay;		/* fault.c: 1 + the rule whose delay is still to sleep */
+	bool interrupted;		/* a cancel found it RUNNING: io-wq's signal (relaxed atomics) */
 	enum ar_req_state state;
 	struct ar_rsrc_node *file_node;
 	struct ar_file file;		/* its backend, set by ar_req_assign_file */
 	struct ar_rsrc_node *buf_node;
 	pthread_t worker;		/* valid while RUNNING */
-	__u8 fault_seen;		/* fault.c: the rules have looked at it */
-	__u8 fault_delay;		/* fault.c: 1 + the rule whose delay is still to sleep */
-	bool interrupted;		/* a cancel found it RUNNING: io-wq's signal (relaxed atomics) */
 	struct ar_kbuf_sel kbuf;	/* a provided buffer it holds (kbuf.h) */
-	struct io_uring_sqe sqe;	/* the SQE as submitted (SUBMIT_STABLE) */
-	void *alloc;			/* freed with the request */
+	/* not cleared at allocation from here on */
+	/* ANYRING_FAULTS: the SQE as submitted, which rules match (fault.c); else NULL */
+	struct io_uring_sqe *fault_sqe;
 	_Alignas(16) unsigned char opdata[AR_REQ_OPDATA];
+	void *alloc;			/* freed with the request */
 	_Alignas(16) unsigned char bedata[AR_REQ_BEDATA];
 };
 

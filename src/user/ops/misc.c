@@ -268,10 +268,6 @@ int ar_pipe_issue(struct ar_ureq *req, unsigned issue_flags)
 }
 
 /* URING_CMD */
-struct ar_uring_cmd {
-	__u32 cmd_op;
-};
-
 int ar_uring_cmd_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe)
 {
 	struct ar_uring_cmd *uc = ar_req_data(req, struct ar_uring_cmd);
@@ -289,15 +285,19 @@ int ar_uring_cmd_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe)
 	    !(req->sqe_flags & IOSQE_BUFFER_SELECT))
 		return -EINVAL;
 	uc->cmd_op = sqe->cmd_op;
+	uc->file_index = sqe->file_index;
+	uc->addr = sqe->addr;
+	uc->addr3 = sqe->addr3;
 	return 0;
 }
 
 /* ops/net.c replaces this: until then sockets answer as other files */
-__attribute__((weak)) int ar_uring_cmd_sock(struct ar_ureq *req, __u32 cmd_op,
+__attribute__((weak)) int ar_uring_cmd_sock(struct ar_ureq *req,
+					    const struct ar_uring_cmd *uc,
 					    unsigned issue_flags)
 {
 	(void)req;
-	(void)cmd_op;
+	(void)uc;
 	(void)issue_flags;
 	return -EOPNOTSUPP;
 }
@@ -315,7 +315,7 @@ int ar_uring_cmd_issue(struct ar_ureq *req, unsigned issue_flags)
 	if (fstat(req->fd, &st))
 		return -EBADF;
 	if (S_ISSOCK(st.st_mode))
-		return ar_uring_cmd_sock(req, uc->cmd_op, issue_flags);
+		return ar_uring_cmd_sock(req, uc, issue_flags);
 	if (S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 3))
 		return 0;
 	return -EOPNOTSUPP;

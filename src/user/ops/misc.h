@@ -35,12 +35,19 @@ int ar_uring_cmd_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe);
 int ar_uring_cmd_issue(struct ar_ureq *req, unsigned issue_flags);
 int ar_recv_zc_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe);
 
+/* URING_CMD: the SQE's fields its commands read, taken at prep */
+struct ar_uring_cmd {
+	__u32 cmd_op;
+	__u32 file_index;	/* sockopt: optlen */
+	__u64 addr;		/* sockopt: level, and optname above bit 32 */
+	__u64 addr3;		/* sockopt: optval */
+};
+
 /*
  * URING_CMD on a socket (the kernel's io_uring_cmd_sock(): SIOCINQ,
- * SIOCOUTQ, GETSOCKOPT, SETSOCKOPT): the hook ops/net.c defines. cmd_op
- * is sqe->cmd_op; the request's SQE copy (req->sqe) has the rest.
+ * SIOCOUTQ, GETSOCKOPT, SETSOCKOPT): the hook ops/net.c defines.
  */
-int ar_uring_cmd_sock(struct ar_ureq *req, __u32 cmd_op,
+int ar_uring_cmd_sock(struct ar_ureq *req, const struct ar_uring_cmd *uc,
 		      unsigned issue_flags);
 
 #endif

@@ -191,16 +191,23 @@ static int ar_msg_send_fd(struct ar_ureq *req, struct ar_uctx *tctx,
 }
 
 /* a ring of the kernel's, or another file: the kernel decides (IORING_MSG_DATA) */
-static int ar_msg_kernel(struct ar_ureq *req, int fd, struct ar_msg *msg)
+static int ar_msg_kernel(int fd, const struct ar_msg *msg)
 {
 	struct io_uring_sqe sqe;
 	int ret;
 
 	if (msg->cmd != AR_MSG_DATA)
 		return -EBADFD;
-	sqe = req->sqe;
+	/* the SQE again, from what prep took of it (__io_msg_ring_prep's fields) */
+	memset(&sqe, 0, sizeof(sqe));
+	sqe.opcode = IORING_OP_MSG_RING;
 	sqe.fd = fd;
-	sqe.flags = 0;
+	sqe.off = msg->user_data;
+	sqe.addr = msg->cmd;
+	sqe.len = msg->len;
+	sqe.addr3 = msg->src_fd;
+	sqe.file_index = msg->dst_fd;
+	sqe.msg_ring_flags = msg->flags;
 	ret = ar_sys_register((unsigned)-1, AR_REGISTER_SEND_MSG_RING, &sqe, 1);
 	/*
 	 * io_uring refused (ENOSYS, EPERM: no ring of the kernel's can be
@@ -222,7 +229,7 @@ int ar_msg_ring_issue(struct ar_ureq *req, unsigned issue_flags)
 	if (!tctx) {
 		if (fcntl(req->fd, F_GETFD) < 0)
 			return -EBADF;
-		return ar_msg_kernel(req, req->fd, msg);
+		return ar_msg_kernel(req->fd, msg);
 	}
 	/* the fd keeps it; this reference covers a close meanwhile */
 	ar_uctx_get(tctx);

@@ -621,13 +621,15 @@ static int ar_sr_setup(struct ar_ureq *req, const struct io_uring_sqe *sqe,
 	return 0;
 }
 
-static void ar_sr_init(struct ar_sr *sr, const struct io_uring_sqe *sqe,
-		       bool send, bool zc)
+static void ar_sr_init(struct ar_ureq *req, struct ar_sr *sr,
+		       const struct io_uring_sqe *sqe, bool send, bool zc)
 {
 	memset(sr, 0, offsetof(struct ar_sr, addr_buf));
 	sr->buf = sqe->addr;
 	sr->len = sqe->len;
 	sr->flags = sqe->ioprio;
+	if (sr->flags & AR_RECVSEND_POLL_FIRST)
+		req->flags |= AR_REQ_F_RS_POLL_FIRST;
 	sr->send = send;
 	sr->zc = zc;
 }
@@ -636,7 +638,7 @@ int ar_send_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe)
 {
 	struct ar_sr *sr = ar_req_data(req, struct ar_sr);
 
-	ar_sr_init(sr, sqe, true, false);
+	ar_sr_init(req, sr, sqe, true, false);
 	if (sr->flags & ~AR_SEND_FLAGS)
 		return -EINVAL;
 	sr->msg_flags = sqe->msg_flags | MSG_NOSIGNAL;
@@ -669,7 +671,7 @@ int ar_recv_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe)
 	struct ar_sr *sr = ar_req_data(req, struct ar_sr);
 	int ret;
 
-	ar_sr_init(sr, sqe, false, false);
+	ar_sr_init(req, sr, sqe, false, false);
 	sr->msg_flags = sqe->msg_flags;
 	ret = ar_recv_checks(req, sqe, sr->flags, sr->msg_flags, false);
 	if (ret)
@@ -708,7 +710,7 @@ int ar_send_zc_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe)
 	struct ar_sr *sr = ar_req_data(req, struct ar_sr);
 	int ret;
 
-	ar_sr_init(sr, sqe, true, true);
+	ar_sr_init(req, sr, sqe, true, true);
 	ret = ar_zc_prep_head(req, sqe, sr->flags, false);
 	if (ret)
 		return ret;
@@ -1169,11 +1171,13 @@ static int ar_msg_setup(struct ar_ureq *req, const struct io_uring_sqe *sqe,
 	return ar_recvmsg_mshot_prep(m, um.msg_namelen, um.msg_controllen);
 }
 
-static void ar_msg_init(struct ar_msg *m, const struct io_uring_sqe *sqe,
-			bool send, bool zc)
+static void ar_msg_init(struct ar_ureq *req, struct ar_msg *m,
+			const struct io_uring_sqe *sqe, bool send, bool zc)
 {
 	memset(m, 0, offsetof(struct ar_msg, name_buf));
 	m->flags = sqe->ioprio;
+	if (m->flags & AR_RECVSEND_POLL_FIRST)
+		req->flags |= AR_REQ_F_RS_POLL_FIRST;
 	m->send = send;
 	m->zc = zc;
 }
@@ -1182,7 +1186,7 @@ int ar_sendmsg_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe)
 {
 	struct ar_msg *m = ar_req_data(req, struct ar_msg);
 
-	ar_msg_init(m, sqe, true, false);
+	ar_msg_init(req, m, sqe, true, false);
 	if (sqe->addr2 || sqe->file_index)
 		return -EINVAL;
 	if (m->flags & ~AR_SEND_FLAGS)
@@ -1198,7 +1202,7 @@ int ar_recvmsg_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe)
 	struct ar_msg *m = ar_req_data(req, struct ar_msg);
 	int ret;
 
-	ar_msg_init(m, sqe, false, false);
+	ar_msg_init(req, m, sqe, false, false);
 	m->msg_flags = sqe->msg_flags;
 	ret = ar_recv_checks(req, sqe, m->flags, m->msg_flags, true);
 	if (ret)
@@ -1215,7 +1219,7 @@ int ar_sendmsg_zc_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe)
 	struct ar_msg *m = ar_req_data(req, struct ar_msg);
 	int ret;
 
-	ar_msg_init(m, sqe, true, true);
+	ar_msg_init(req, m, sqe, true, true);
 	ret = ar_zc_prep_head(req, sqe, m->flags, true);
 	if (ret)
 		return ret;
@@ -1562,8 +1566,8 @@ int ar_msg_issue(struct ar_ureq *req, unsigned issue_flags)
  * URING_CMD on a socket (the kernel's io_uring_cmd_sock()), reached from
  * misc.c's ar_uring_cmd_issue() for a socket file: SIOCINQ, SIOCOUTQ,
  * SOL_SOCKET getsockopt (the result is optlen) and setsockopt, their
- * arguments read from the request's copy of the SQE (level and optname
- * in addr, optlen in file_index, optval in addr3). SIOCINQ/SIOCOUTQ on a
+ * arguments as prep took them from the SQE (level and optname in addr,
+ * optlen in file_index, optval in addr3). SIOCINQ/SIOCOUTQ on a
  * socket whose protocol has no ioctl (unix) answer -EOPNOTSUPP, as the
  * kernel. TX_TIMESTAMP is not done (D75).
  */
@@ -1603,19 +1607,19 @@ static int ar_sock_cmd_ioctl(int fd, bool inet, unsigned long what)
 	return arg;
 }
 
-int ar_uring_cmd_sock(struct ar_ureq *req, __u32 cmd_op, unsigned issue_flags)
+int ar_uring_cmd_sock(struct ar_ureq *req, const struct ar_uring_cmd *uc,
+		      unsigned issue_flags)
 {
-	const struct io_uring_sqe *sqe = &req->sqe;
-	__u32 level = (__u32)sqe->addr, optname = (__u32)(sqe->addr >> 32);
-	socklen_t optlen = sqe->file_index;
-	__u64 optval = sqe->addr3;
+	__u32 level = (__u32)uc->addr, optname = (__u32)(uc->addr >> 32);
+	socklen_t optlen = uc->file_index;
+	__u64 optval = uc->addr3;
 	bool inet = false;
 	int ret = ar_sock_cmd_check(req, &inet);
 
 	(void)issue_flags;
 	if (ret)
 		return ret;
-	switch (cmd_op) {
+	switch (uc->cmd_op) {
 	case AR_SOCK_OP_SIOCINQ:
 		return ar_sock_cmd_ioctl(req->fd, inet, SIOCINQ);
 	case AR_SOCK_OP_SIOCOUTQ:

@@ -34,7 +34,14 @@ struct ar_timeout {
 	 * it next waits (ar_link_timeout_park_locked()). Under ctx->lock.
 	 */
 	bool expired;
+	/* LINK_TIMEOUT: the request it guards, while armed (ctx->lock) */
+	struct ar_ureq *target;
 };
+
+static struct ar_ureq **ar_lt_target(struct ar_ureq *lt)
+{
+	return &ar_req_data(lt, struct ar_timeout)->target;
+}
 
 struct ar_timeout_rem {
 	__u64 addr;		/* user_data of the timeout */
@@ -140,7 +147,7 @@ int ar_link_timeout_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe)
 	if (!ctx->submit_link_head || !last ||
 	    last->opcode == IORING_OP_LINK_TIMEOUT)
 		return -EINVAL;
-	req->lt_target = last;
+	*ar_lt_target(req) = last;
 	last->flags |= AR_REQ_F_ARM_LT;
 	return 0;
 }
@@ -427,7 +434,7 @@ void ar_link_timeout_arm(struct ar_ureq *req)
 	t = ar_req_data(lt, struct ar_timeout);
 	ar_ctx_lock(ctx);
 	req->lt = lt;
-	lt->lt_target = req;
+	*ar_lt_target(lt) = req;
 	/*
 	 * Until req waits where a cancel reaches it (or completes), a timer
 	 * firing leaves the cancel to it (ar_link_timeout_fire()).
@@ -462,7 +469,7 @@ struct ar_ureq *ar_link_timeout_disarm_locked(struct ar_ureq *req)
 	req->lt = NULL;
 	if (!lt)
 		return NULL;
-	lt->lt_target = NULL;
+	*ar_lt_target(lt) = NULL;
 	/*
 	 * Stopped in time; or fired while req was being issued, which the
 	 * kernel's timer, started only once req waits, never does: req
@@ -493,7 +500,7 @@ struct ar_ureq *ar_link_timeout_unarmed_locked(struct ar_ureq *req)
 	req->flags &= ~AR_REQ_F_ARM_LT;
 	if (!lt || lt->opcode != IORING_OP_LINK_TIMEOUT)
 		return NULL;
-	lt->lt_target = NULL;
+	*ar_lt_target(lt) = NULL;
 	lt->flags |= AR_REQ_F_NOFAIL;
 	return lt;
 }
@@ -511,7 +518,7 @@ static void ar_link_timeout_expire_locked(struct ar_uctx *ctx,
 					  struct ar_comp_batch *b)
 {
 	/* unhook: the chain goes on from behind the link timeout */
-	lt->lt_target = NULL;
+	*ar_lt_target(lt) = NULL;
 	target->lt = NULL;
 	target->link = lt->link;
 	lt->link = NULL;
@@ -588,7 +595,7 @@ void ar_link_timeout_fire(struct ar_ureq *lt)
 
 	ar_batch_init(&b);
 	ar_ctx_lock(ctx);
-	target = lt->lt_target;
+	target = *ar_lt_target(lt);
 	if (!target) {
 		/* it completed as the timer fired: nothing to cancel */
 		lt->res = -ETIME;
