@@ -133,15 +133,17 @@ static void t_chain(struct io_uring *ring, int fd, unsigned gen, bool waiter)
 	t_handed(ring, h0, waiter);
 }
 
-/* a write from unmapped memory, linked: -EFAULT, its link cancelled */
+/*
+ * a write from memory with no access, linked: -EFAULT, its link
+ * cancelled (not an munmap'd address: any thread's mmap may take it)
+ */
 static void t_efault(struct io_uring *ring, int fd)
 {
 	struct io_uring_sqe *sqe;
-	void *bad = mmap(NULL, BS, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	void *bad = mmap(NULL, BS, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
+			 -1, 0);
 
 	CHECK(bad != MAP_FAILED);
-	CHECK_EQ(munmap(bad, BS), 0);
 	sqe = t_sqe(ring);
 	io_uring_prep_write(sqe, fd, bad, BS, 0);
 	sqe->flags |= IOSQE_IO_LINK;
@@ -152,6 +154,7 @@ static void t_efault(struct io_uring *ring, int fd)
 	CHECK_EQ(io_uring_submit_and_wait(ring, 2), 2);
 	t_cqe(ring, 1, -EFAULT);
 	t_cqe(ring, 2, -ECANCELED);
+	CHECK_EQ(munmap(bad, BS), 0);
 }
 
 /* an async eventfd: signalled by the FSYNC done in io-wq's place */
