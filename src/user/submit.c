@@ -89,8 +89,8 @@ static int ar_req_init(struct ar_uctx *ctx, struct ar_ureq *req,
 
 	/*
 	 * The application may rewrite the SQE while we read it: prep reads
-	 * one copy (each field once, as the kernel's READ_ONCE), and keeps
-	 * in the request what issue needs, not the SQE.
+	 * a copy that cannot change (where the kernel reads each field
+	 * once), and keeps in the request what issue needs, not the SQE.
 	 */
 	memcpy(&stable, sqe, sizeof(stable));
 	sqe = &stable;
