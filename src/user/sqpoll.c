@@ -3,8 +3,10 @@
  * sqpoll.c - IORING_SETUP_SQPOLL: a thread that consumes the SQ so the
  * application submits without entering. It polls for sq_thread_idle ms
  * (default 1000) after its last work, then sets IORING_SQ_NEED_WAKEUP and
- * sleeps until io_uring_enter(IORING_ENTER_SQ_WAKEUP). Polling is bounded
- * by that idle time, as in the kernel.
+ * sleeps until io_uring_enter(IORING_ENTER_SQ_WAKEUP) (or SQ_WAIT, ring
+ * exit), with no timeout: an idle ring's thread costs nothing. Polling is
+ * bounded by that idle time after work, as in the kernel; a wakeup that
+ * finds no work sleeps again at once.
  */
 #include <errno.h>
 #include <sched.h>
@@ -56,14 +58,14 @@ static void ar_sqpoll_sleep(struct ar_sqpoll *sq)
 	 */
 	atomic_thread_fence(memory_order_seq_cst);
 	/*
-	 * The sleep also re-checks the SQ every 100 ms, a safety net only.
-	 * The stall it was added for (cfg_no_sqarray_sqpoll: the last CQEs
-	 * missing) turned out to be on the CQ side: CQEs parked on the
-	 * overflow list did not wake the waiter (fixed in waitq.c).
+	 * No deadline: a program that adds SQEs after the barrier above sees
+	 * NEED_WAKEUP and enters with SQ_WAKEUP, which bumps wake_seq; one
+	 * that added them before is seen by the look here. A disabled ring
+	 * sleeps until IORING_REGISTER_ENABLE_RINGS wakes it.
 	 */
-	if (!ar_sq_entries_ready(ctx) && !ctx->disabled &&
+	if ((ctx->disabled || !ar_sq_entries_ready(ctx)) &&
 	    !atomic_load(&sq->exiting))
-		ar_futex_wait(&sq->wake_seq, seq, ar_now_ns() + 100000000ULL);
+		ar_futex_wait(&sq->wake_seq, seq, 0);
 	ar_sq_flags_clear(ctx, IORING_SQ_NEED_WAKEUP);
 }
 
@@ -99,8 +101,11 @@ static void *ar_sqpoll_main(void *arg)
 			sched_yield();
 			continue;
 		}
+		/*
+		 * last stays: a wakeup that finds no work sleeps again
+		 * without another idle spin; work found restarts it.
+		 */
 		ar_sqpoll_sleep(sq);
-		last = ar_now_ns();
 	}
 	return NULL;
 }
