@@ -1,7 +1,9 @@
 #!/bin/sh
 # symbols: libanyring.so exports every function of Debian's liburing.so.2
 # (liburing 2.3) under the same symbol version, and nothing else but
-# anyring's own ANYRING_* node; so does the drop-in that anyring-liburing
+# anyring's own ANYRING_* node and, unversioned, the libc functions that
+# a program sleeps on fds with (src/engine/pollhook.c: a user ring's fd
+# is brought up to date first); so does the drop-in that anyring-liburing
 # installs in liburing.so.2's place, whose soname is liburing.so.2.
 set -eu
 lib="$ANYRING_BUILD/lib/libanyring.so"
@@ -19,8 +21,11 @@ dynsyms "$ref" > "$tmp/ref"
 n=$(wc -l < "$tmp/ref")
 [ "$n" -ge 50 ] || { echo "reference lists only $n symbols"; exit 1; }
 
+# the poll hooks: unversioned ("Base"), so they bind versioned references
+HOOKS="poll ppoll __poll_chk __ppoll_chk select pselect epoll_wait epoll_pwait epoll_pwait2 epoll_ctl"
+
 # same_map LIB: LIB exports liburing's (version, symbol) pairs, and beyond
-# them only ANYRING_*
+# them only ANYRING_* and the hooks, unversioned
 same_map() {
 	dynsyms "$1" > "$tmp/ours"
 	missing=$(comm -23 "$tmp/ref" "$tmp/ours")
@@ -29,9 +34,13 @@ same_map() {
 		echo "$missing"
 		exit 1
 	fi
-	extra=$(comm -13 "$tmp/ref" "$tmp/ours" | grep -v '^ANYRING_' || true)
+	for h in $HOOKS; do
+		grep -qx "Base $h" "$tmp/ours" || { echo "$1 lacks the hook $h, unversioned"; exit 1; }
+	done
+	extra=$(comm -13 "$tmp/ref" "$tmp/ours" | grep -v '^ANYRING_' |
+		grep -vxE "Base ($(echo $HOOKS | tr ' ' '|'))" || true)
 	if [ -n "$extra" ]; then
-		echo "$1 exports beyond liburing's map and ANYRING_*:"
+		echo "$1 exports beyond liburing's map, ANYRING_* and the poll hooks:"
 		echo "$extra"
 		exit 1
 	fi

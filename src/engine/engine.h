@@ -87,6 +87,18 @@ struct ar_engine {
 	 */
 	void (*cq_idle)(void *obj);
 	/*
+	 * The program put the ring's fd into an epoll set with these
+	 * events (libc's epoll_ctl, engine/pollhook.c). NULL: nothing to do.
+	 */
+	void (*fd_polled)(void *obj, unsigned events);
+	/*
+	 * A thread of the program is about to sleep on fds (libc's poll,
+	 * select and epoll_wait families): an engine whose ring fds do not
+	 * follow their CQs by themselves makes them poll as the kernel's
+	 * would now. For all of its rings; NULL: nothing to do.
+	 */
+	void (*prepoll)(void);
+	/*
 	 * The engine's rings live in this process's memory and threads: a
 	 * forked child cannot use its inherited copies (engine.c gives them
 	 * to ar_forked_engine).

@@ -55,11 +55,11 @@
  *   Submit end    symmetric: ar_tw_add() pushes tw_head and looks at
  *                 in_submit; ar_tw_submit_end() decrements in_submit and
  *                 looks at tw_head; whoever comes second posts the list.
- *   Ring fd       A = ctx->ring_fd_signalled, cleared by
- *                 ar_ring_fd_clear() (an exchange, then ar_wake_mb())
- *                 before it looks at the CQ;
- *                 C = the CQ tail, then ar_cq_wake()'s ar_wake_mb()
- *                 before its exchange of the flag.
+ *   Ring fd       A = ctx->rfd.state, set IDLE by ar_ringfd_clear()
+ *                 (lib/ringfd.h: a store, then ar_wake_mb()) before
+ *                 it looks at the CQ; C = the CQ tail, then
+ *                 ar_cq_wake()'s ar_wake_mb() before ar_ringfd_signal()
+ *                 looks at the state.
  *
  * A DEFER_TASKRUN ring's issuer skips ar_cq_wake()'s barrier: only it
  * may wait on the ring, so no other thread sleeps on what it posts, and

@@ -23,6 +23,7 @@
 #include "user/kbuf.h"
 #include "user/wait.h"
 #include "user/ops/timeout.h"
+#include "user/ringfd.h"
 
 static void ar_batch_queue(struct ar_comp_batch *b, struct ar_ureq *req)
 {
@@ -199,28 +200,6 @@ void ar_cq_free_overflow(struct ar_uctx *ctx)
 	ctx->of_tail = NULL;
 }
 
-static void ar_ring_fd_signal(struct ar_uctx *ctx)
-{
-	uint64_t one = 1;
-	int fd;
-
-	/* the ring fd: made readable once per empty-to-ready transition */
-	if (!atomic_load_explicit(&ctx->ring_fd_signalled, memory_order_relaxed) &&
-	    !atomic_exchange_explicit(&ctx->ring_fd_signalled, true,
-				      memory_order_relaxed) &&
-	    (fd = __atomic_load_n(&ctx->ring_fd, __ATOMIC_ACQUIRE)) >= 0) {
-		(void)!write(fd, &one, sizeof(one));
-		/*
-		 * Programs the trap serves may poll it and never enter
-		 * (svc.c). The eventfd load is relaxed: a hint, as in
-		 * ar_user_cq_idle(), which looks again.
-		 */
-		if (ar_trap_active() &&
-		    __atomic_load_n(&ctx->eventfd, __ATOMIC_RELAXED) < 0)
-			ar_svc_fdcheck(ctx);
-	}
-}
-
 /*
  * io_eventfd_signal(): a registered eventfd is signalled unless it was
  * disabled, or registered async and this is not a worker. For posted
@@ -266,7 +245,7 @@ void ar_cq_wake(struct ar_uctx *ctx, bool from_worker)
 	 * posts, nobody sleeps, and its own later loads see its stores.
 	 * Otherwise the waker's barrier of wake.h after the CQ tail store;
 	 * pairs with ar_wake_sleeper_add() in ar_waitq_add() (CQ sleepers)
-	 * and with the barrier in ar_ring_fd_clear() (ring fd): either the
+	 * and with the barrier in ar_ringfd_clear() (ring fd): either the
 	 * waiter sees the CQE or we see the waiter.
 	 */
 	if (ar_issuer_sole_waiter(ctx))

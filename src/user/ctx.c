@@ -34,6 +34,7 @@
 #include "user/rsrc.h"
 #include "user/sqpoll.h"
 #include "user/util.h"
+#include "user/ringfd.h"
 #include "user/iopoll.h"
 #include "user/backend/backend.h"
 #include "trap/trap.h"
@@ -613,6 +614,7 @@ static void ar_user_end(struct ar_uctx *ctx, int fd, bool close_fd)
 	ctx->dead_evfds = NULL;
 	/* an enter still holding the ring must not touch a reused number */
 	__atomic_store_n(&ctx->ring_fd, -1, __ATOMIC_RELEASE);
+	ar_ring_fd_shut(ctx);
 	if (close_fd)
 		close(fd);
 	ar_uctx_put(ctx);
@@ -670,5 +672,7 @@ const struct ar_engine ar_user_engine = {
 	.ring_index = ar_user_ring_index,
 	.mmap_raw = ar_user_mmap_raw,
 	.cq_idle = ar_user_cq_idle,
+	.fd_polled = ar_user_fd_polled,
+	.prepoll = ar_user_prepoll,
 	.in_process = true,
 };

@@ -23,6 +23,7 @@
 #include "user/svc.h"
 #include "user/ops/timeout.h"
 #include "user/util.h"
+#include "user/ringfd.h"
 #include "user/poll.h"
 
 #define AR_SVC_REAP_GRACE_NS	20000	/* a waiter's head start */
@@ -102,16 +103,16 @@ static int ar_svc_poll_fd(struct ar_uctx *ctx, struct timespec **tsp,
 }
 
 /*
- * The ring fd of a user ring is an eventfd that stays readable until an
- * enter resets it (docs/semantics.md D1). A program that polls it and
- * reaps the CQ from memory, entering only to submit (libuv, through the
- * system-call trap), would find it readable forever once its CQ is
- * empty. So, with the trap on, a signalled ring fd gets a look from this
- * thread: 1 ms later, then at doubling intervals (at most 64 ms) while
- * CQEs wait in the CQ; once the CQ is empty the fd is reset
- * (ar_user_cq_idle(), which signals again if a CQE came meanwhile). A
- * program that polls the ring fd therefore spins at most about 1 ms
- * after its last completion, not until its next submit.
+ * The ring fd of a user ring is an eventfd, reset when the program is
+ * seen about to poll with the CQ empty (ringfd.c; docs/semantics.md D1).
+ * A program the trap serves that polls with raw system calls is not
+ * seen: it would find the fd readable forever once its CQ is empty. For
+ * such a ring (the trap on, its fd never seen going into an epoll set,
+ * no libc poll seen in the process) a signalled ring fd gets a look from
+ * this thread: 1 ms later, then at doubling intervals (at most 64 ms)
+ * while CQEs wait in the CQ; once the CQ is empty the fd is reset
+ * (ar_user_cq_idle(), which signals again if a CQE came meanwhile). With
+ * the CQ empty nothing is looked at: an idle ring costs nothing.
  */
 #define AR_FDCHECK_FIRST_MS	1
 #define AR_FDCHECK_MAX_MS	64

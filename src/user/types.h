@@ -35,6 +35,7 @@
 #include "engine/engine.h"
 #include "lib/waitpol.h"
 #include "lib/spinlock.h"
+#include "lib/ringfd.h"
 
 #define AR_MAX_ENTRIES		32768	/* IORING_MAX_ENTRIES */
 #define AR_MAX_CQ_ENTRIES	(2 * AR_MAX_ENTRIES)
@@ -326,7 +327,12 @@ struct ar_uctx {
 	unsigned features;
 	unsigned sq_entries, cq_entries;
 	int ring_fd;			/* an eventfd: readable when CQEs came */
-	atomic_bool ring_fd_signalled;
+	/* its readiness (ringfd.c, lib/ringfd.h) */
+	struct ar_ringfd rfd;
+	struct ar_uctx *rfd_next;	/* on ringfd.c's list of signalled rings */
+	atomic_bool rfd_listed;		/* on it, holding a reference */
+	atomic_bool rfd_hooked;		/* seen going into an epoll set */
+	atomic_bool rfd_et;		/* edge-triggered there */
 	bool exiting;
 	atomic_bool dead;		/* its fd is closed */
 	atomic_int refs;		/* the fd, registered-ring entries */

@@ -5,16 +5,33 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <linux/futex.h>
 #include "engine/sysraw.h"
+#include "engine/pollhook.h"
 #include "lib/wake.h"
 #include "user/types.h"
 #include "user/ctx.h"
 #include "user/complete.h"
 #include "user/util.h"
+
+struct ar_thread_start {
+	void *(*fn)(void *);
+	void *arg;
+};
+
+/* an engine thread's polls are the engine's (engine/pollhook.h) */
+static void *ar_thread_main(void *p)
+{
+	struct ar_thread_start st = *(struct ar_thread_start *)p;
+
+	free(p);
+	ar_hook_off_enter();
+	return st.fn(st.arg);
+}
 
 /*
  * Start an engine thread with every signal blocked from its first
@@ -23,13 +40,20 @@
  */
 int ar_thread_create(pthread_t *tid, void *(*fn)(void *), void *arg)
 {
+	struct ar_thread_start *st = malloc(sizeof(*st));
 	sigset_t all, old;
 	int ret;
 
+	if (!st)
+		return EAGAIN;
+	st->fn = fn;
+	st->arg = arg;
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	ret = pthread_create(tid, NULL, fn, arg);
+	ret = pthread_create(tid, NULL, ar_thread_main, st);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (ret)
+		free(st);
 	return ret;
 }
 
@@ -78,70 +102,6 @@ pid_t ar_tid_slow(void)
 	pthread_once(&ar_tid_once, ar_tid_atfork);
 	ar_tid_cache = (pid_t)syscall(SYS_gettid);
 	return ar_tid_cache;
-}
-
-/*
- * The CQ was found empty: the ring fd is reset, so that it polls readable
- * no more (D1), and made readable again at once if CQEs, task work or an
- * overflow backlog are there after all. A system call only when it was
- * signalled.
- */
-void ar_ring_fd_clear(struct ar_uctx *ctx)
-{
-	uint64_t v;
-	int fd, e;
-
-	fd = __atomic_load_n(&ctx->ring_fd, __ATOMIC_ACQUIRE);
-	/* the sleeper's step 1 of wake.h (ring fd): the flag down */
-	if (fd < 0 || !atomic_exchange_explicit(&ctx->ring_fd_signalled, false,
-						memory_order_relaxed))
-		return;
-	e = errno;
-	(void)!read(fd, &v, sizeof(v));
-	errno = e;
-	/*
-	 * Step 2: the flag store above before the loads below. Pairs with
-	 * ar_wake_mb() in ar_cq_wake() between a poster's tail store (and
-	 * overflow flag) and its exchange of the flag, and with
-	 * ar_wake_mb_after_rmw() in ar_tw_add() between the push and the
-	 * signal: either that side sees the flag down and signals, or this
-	 * side sees its CQE, backlog or work and signals.
-	 */
-	ar_wake_mb();
-	if ((IO_URING_READ_ONCE(ctx->rings->cq.head) !=
-	     io_uring_smp_load_acquire(&ctx->rings->cq.tail) ||
-	     atomic_load_explicit(&ctx->tw_head, memory_order_relaxed) ||
-	     (__atomic_load_n(&ctx->rings->sq_flags, __ATOMIC_RELAXED) &
-	      IORING_SQ_CQ_OVERFLOW)) &&
-	    !atomic_exchange_explicit(&ctx->ring_fd_signalled, true,
-				      memory_order_relaxed)) {
-		v = 1;
-		e = errno;
-		(void)!write(fd, &v, sizeof(v));
-		errno = e;
-	}
-}
-
-/*
- * The program found the CQ empty through liburing and goes back to its
- * own loop without waiting here (a peek that found nothing, a submit
- * that does not wait). The kernel's ring fd polls POLLIN only while
- * there are CQEs or pending work, so an epoll loop on it sleeps now;
- * ours is an eventfd that stays readable until reset (D1), and such a
- * loop would spin on it. Reset it (ar_ring_fd_clear()).
- * Left alone: a ring with a registered eventfd (its loop polls that; the
- * reset would cost a read and a write per round) and a DEFER_TASKRUN
- * ring (AIO completions wait in the AIO ring for its task, unseen here).
- */
-void ar_user_cq_idle(void *obj)
-{
-	struct ar_uctx *ctx = obj;
-
-	if (!atomic_load_explicit(&ctx->ring_fd_signalled, memory_order_relaxed) ||
-	    (ctx->flags & IORING_SETUP_DEFER_TASKRUN) ||
-	    __atomic_load_n(&ctx->eventfd, __ATOMIC_RELAXED) >= 0)
-		return;
-	ar_ring_fd_clear(ctx);
 }
 
 /*

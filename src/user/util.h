@@ -11,8 +11,6 @@
 int ar_thread_create(pthread_t *tid, void *(*fn)(void *), void *arg);
 int ar_futex_wait(atomic_uint *word, unsigned val, uint64_t deadline_ns);
 void ar_futex_wake(atomic_uint *word, int nr);
-void ar_ring_fd_clear(struct ar_uctx *ctx);
-void ar_user_cq_idle(void *obj);
 extern const struct ar_engine ar_internal_fd;
 int ar_internal_claim(int fd);
 void ar_internal_close(int fd);

@@ -22,6 +22,8 @@
 #include "user/wait.h"
 #include "user/sqpoll.h"
 #include "user/util.h"
+#include "user/ringfd.h"
+#include "engine/pollhook.h"
 #include "user/iopoll.h"
 #include "user/backend/backend.h"
 #include "user/poll.h"
@@ -514,7 +516,10 @@ int ar_user_enter(void *obj, unsigned fd, unsigned to_submit,
 	/* a submit makes the thread an io_uring task (register.c) */
 	if (to_submit)
 		ar_user_task = true;
+	/* the engine's own polls inside skip the program's look (pollhook.c) */
+	ar_hook_off_enter();
 	ret = ar_enter_ring(ctx, to_submit, min_complete, flags, arg, argsz);
+	ar_hook_off_leave();
 	/*
 	 * A submit that does not wait and leaves the CQ empty: the ring fd
 	 * stops polling readable (D1), for programs that enter by hand and

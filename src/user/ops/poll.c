@@ -18,6 +18,7 @@
 #include <sys/epoll.h>
 #include "user/complete.h"
 #include "user/submit.h"
+#include "user/ringfd.h"
 
 /* the poll bits the kernel keeps of poll32_events (demangle_poll) */
 #define AR_POLL_KNOWN (POLLIN | POLLOUT | POLLPRI | POLLERR | POLLHUP |	\
@@ -64,10 +65,14 @@ int ar_poll_add_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe)
 static int ar_poll_now(struct ar_ureq *req, __u32 events, __u32 *mask)
 {
 	struct pollfd pfd = { .fd = req->fd, .events = (short)events };
+	void *ring;
 
 	/* poll(2) skips a negative fd (revents 0): it would be armed */
 	if (req->fd < 0)
 		return -EBADF;
+	/* a user ring's fd: as the kernel's io_uring_poll() finds it now */
+	if (ar_engine_lookup(req->fd, &ring) == &ar_user_engine && ring)
+		ar_ring_fd_clear(ring);
 	if (poll(&pfd, 1, 0) < 0)
 		return -errno;
 	if (pfd.revents & POLLNVAL)

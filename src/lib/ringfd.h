@@ -1,0 +1,184 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ringfd.h - an eventfd that polls readable exactly while a condition
+ * holds: the protocol behind a user ring's fd, which the kernel's ring fd
+ * follows by itself (io_uring_poll() looks at the CQ when it is polled).
+ * An eventfd is readable while its count is not 0, so the count is kept
+ * at 1 while the condition ("pending": CQEs, task work, an overflow
+ * backlog) may hold, and at 0 once it was found false.
+ *
+ * One state word and one lock bit:
+ *
+ *   IDLE       count 0. A poster that finds it moves it to ARMING.
+ *   ARMING     one poster owns it; its write() of 1 is under way.
+ *   SIGNALLED  the write is done: count 1.
+ *   busy       a clearer holds it (a try-lock; one clearer at a time).
+ *
+ * Posters only move IDLE -> ARMING -> SIGNALLED; only a clearer, holding
+ * busy, moves SIGNALLED -> IDLE. So a clearer that saw SIGNALLED under
+ * busy sees it until its own store, and its read() consumes exactly the
+ * one write that led there: the count is 0 whenever the state is IDLE,
+ * and a write is never eaten by a clearer that did not lower its state
+ * (what lost a wakeup before: the flag came down, then a poster raised
+ * it and wrote, then the clearer's read ate that write).
+ *
+ * The lost-wakeup pair, in the style of wake.h:
+ *
+ *     poster                            clearer
+ *     1. store the CQ tail (publish)    1. state = IDLE (announce)
+ *     2. ar_wake_mb()                   2. ar_wake_mb()
+ *     3. load state: IDLE ->            3. pending()? -> signal
+ *        signal                            as a poster would
+ *
+ * Either the poster sees IDLE and signals, or the clearer sees the CQE
+ * and signals. A poster that sees ARMING or SIGNALLED relies on the
+ * owner's write, which a later clear only consumes after its own step 1
+ * and so before its own look.
+ *
+ * A clearer that finds busy taken returns: the holder's look comes after
+ * the caller's, or the holder is past it and at worst leaves the fd
+ * readable with nothing pending, which the next clear fixes (a spurious
+ * wakeup, never a lost one).
+ *
+ * AR_RINGFD_STEP(n) marks each step for a test that widens the windows
+ * between them (tests/ringfd-stress.c); empty otherwise.
+ */
+#ifndef ANYRING_LIB_RINGFD_H
+#define ANYRING_LIB_RINGFD_H
+
+#include <errno.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <unistd.h>
+#include "lib/wake.h"
+
+#ifndef AR_RINGFD_STEP
+#define AR_RINGFD_STEP(n)	do { } while (0)
+#endif
+
+enum {
+	AR_RINGFD_IDLE,
+	AR_RINGFD_ARMING,
+	AR_RINGFD_SIGNALLED,
+};
+
+struct ar_ringfd {
+	atomic_uint state;
+	atomic_bool busy;
+};
+
+/* fd's current number, or -1 once its ring is ending */
+static inline int ar_ringfd_load(int *fdp)
+{
+	/* acquire pairs with the release that set the fd at setup */
+	return __atomic_load_n(fdp, __ATOMIC_ACQUIRE);
+}
+
+static inline void ar_ringfd_write(int fd)
+{
+	uint64_t one = 1;
+	int e = errno;
+
+	(void)!write(fd, &one, sizeof(one));
+	errno = e;
+}
+
+static inline void ar_ringfd_read(int fd)
+{
+	uint64_t v;
+	int e = errno;
+
+	(void)!read(fd, &v, sizeof(v));
+	errno = e;
+}
+
+/*
+ * Poster, step 3 (after the CQ tail store and ar_wake_mb()): make the fd
+ * readable if it is not. True when this call moved it out of IDLE.
+ */
+static inline bool ar_ringfd_signal(struct ar_ringfd *rf, int *fdp)
+{
+	unsigned idle = AR_RINGFD_IDLE;
+	int fd;
+
+	if (atomic_load_explicit(&rf->state, memory_order_relaxed) != AR_RINGFD_IDLE)
+		return false;
+	if (!atomic_compare_exchange_strong_explicit(&rf->state, &idle,
+						     AR_RINGFD_ARMING,
+						     memory_order_relaxed,
+						     memory_order_relaxed))
+		return false;
+	AR_RINGFD_STEP(1);
+	fd = ar_ringfd_load(fdp);
+	if (fd >= 0)
+		ar_ringfd_write(fd);
+	AR_RINGFD_STEP(2);
+	/*
+	 * release: the write is done before the state says so; pairs with
+	 * the clearer's acquire load, whose read() then finds the count.
+	 */
+	atomic_store_explicit(&rf->state, AR_RINGFD_SIGNALLED, memory_order_release);
+	return true;
+}
+
+static inline bool ar_ringfd_signalled(struct ar_ringfd *rf)
+{
+	return atomic_load_explicit(&rf->state, memory_order_relaxed) != AR_RINGFD_IDLE;
+}
+
+/*
+ * Clearer: the fd polls readable no more unless pending(arg) still
+ * holds, in which case it is signalled again. With rearm it is cycled
+ * even then: a new write, so an edge-triggered poller sees a new event,
+ * as the kernel's ring fd wakes its pollers on every post. Returns true
+ * when the fd is left signalled (or another clearer had it).
+ */
+static inline bool ar_ringfd_clear(struct ar_ringfd *rf, int *fdp,
+				   bool (*pending)(void *), void *arg,
+				   bool rearm)
+{
+	bool left;
+	int fd;
+
+	if (atomic_load_explicit(&rf->state, memory_order_relaxed) != AR_RINGFD_SIGNALLED)
+		return ar_ringfd_signalled(rf);
+	if (!rearm && pending(arg))
+		return true;
+	/* acquire pairs with the release that drops busy below */
+	if (atomic_exchange_explicit(&rf->busy, true, memory_order_acquire))
+		return true;
+	fd = ar_ringfd_load(fdp);
+	/* acquire pairs with the poster's release of SIGNALLED: its write is done */
+	if (fd < 0 || atomic_load_explicit(&rf->state, memory_order_acquire) !=
+		      AR_RINGFD_SIGNALLED) {
+		left = ar_ringfd_signalled(rf);
+		goto out;
+	}
+	ar_ringfd_read(fd);
+	AR_RINGFD_STEP(3);
+	/* step 1; no poster moves SIGNALLED, and no clearer while we hold busy */
+	atomic_store_explicit(&rf->state, AR_RINGFD_IDLE, memory_order_relaxed);
+	AR_RINGFD_STEP(4);
+	/* step 2: pairs with the poster's ar_wake_mb() after its tail store */
+	ar_wake_mb();
+	left = pending(arg) && (ar_ringfd_signal(rf, fdp), true);
+out:
+	atomic_store_explicit(&rf->busy, false, memory_order_release);
+	return left;
+}
+
+/*
+ * The ring ends: after *fdp was set to -1, wait out a clearer that may
+ * still use the old number, and keep every later one out, so the number
+ * can be closed. A clearer holds busy for two system calls at most.
+ */
+static inline void ar_ringfd_shut(struct ar_ringfd *rf)
+{
+	/* acquire pairs with a clearer's release of busy */
+	while (atomic_exchange_explicit(&rf->busy, true, memory_order_acquire))
+		sched_yield();
+}
+
+#endif

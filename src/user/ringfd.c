@@ -1,0 +1,237 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ringfd.c - the readiness of a user ring's fd (docs/semantics.md D1).
+ *
+ * The kernel's ring fd polls POLLIN exactly while the CQ holds CQEs or
+ * work is pending, because io_uring_poll() looks when it is polled. A
+ * user ring's fd is an eventfd, kept by the protocol of lib/ringfd.h:
+ * posters make it readable (ar_ring_fd_signal()), and it is reset when
+ * the ring is found with nothing pending. The program reaps the CQ from
+ * memory, so the engine is not told when that happens; what it is told
+ * is when the program is about to sleep on fds: libc's poll, select and
+ * epoll_wait families (engine/pollhook.c) call ar_user_prepoll() first,
+ * which looks at every ring whose fd is signalled and resets the ones
+ * with nothing pending, as the kernel's poll would find them. Those
+ * rings are on a list that posters push to when they signal, so the
+ * look costs one load while no ring fd is signalled.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <sys/epoll.h>
+#include "lib/ringfd.h"
+#include "trap/trap.h"
+#include "user/types.h"
+#include "user/ctx.h"
+#include "user/svc.h"
+#include "user/util.h"
+
+/* rings whose fd was signalled since a look; each holds a reference */
+static _Atomic(struct ar_uctx *) ar_signalled;
+/* a poll-family hook has run in this process (engine/pollhook.c) */
+static atomic_bool ar_prepoll_seen;
+static pthread_once_t ar_ringfd_once = PTHREAD_ONCE_INIT;
+
+/* the rings are the parent's: the child neither looks at nor resets them */
+static void ar_ringfd_atfork_child(void)
+{
+	atomic_store_explicit(&ar_signalled, NULL, memory_order_relaxed);
+}
+
+static void ar_ringfd_init(void)
+{
+	pthread_atfork(NULL, NULL, ar_ringfd_atfork_child);
+}
+
+/* the kernel's io_uring_poll() POLLIN test: CQEs, task work, a backlog */
+static bool ar_ring_pending(void *arg)
+{
+	struct ar_uctx *ctx = arg;
+
+	/* acquire pairs with the posters' release of the CQ tail */
+	return IO_URING_READ_ONCE(ctx->rings->cq.head) !=
+	       io_uring_smp_load_acquire(&ctx->rings->cq.tail) ||
+	       atomic_load_explicit(&ctx->tw_head, memory_order_relaxed) ||
+	       (__atomic_load_n(&ctx->rings->sq_flags, __ATOMIC_RELAXED) &
+		IORING_SQ_CQ_OVERFLOW);
+}
+
+/* onto the list, with the reference the caller took for it */
+static void ar_signalled_link(struct ar_uctx *ctx)
+{
+	struct ar_uctx *head;
+
+	head = atomic_load_explicit(&ar_signalled, memory_order_relaxed);
+	do {
+		ctx->rfd_next = head;
+		/* release: rfd_next is set before the ring is seen on the list */
+	} while (!atomic_compare_exchange_weak_explicit(&ar_signalled, &head, ctx,
+							memory_order_release,
+							memory_order_relaxed));
+}
+
+static void ar_signalled_push(struct ar_uctx *ctx)
+{
+	if (atomic_exchange_explicit(&ctx->rfd_listed, true, memory_order_relaxed))
+		return;
+	ar_uctx_get(ctx);
+	ar_signalled_link(ctx);
+}
+
+/*
+ * A DEFER_TASKRUN ring's completions may wait in the AIO ring for its
+ * task, which ar_ring_pending() does not see: only its task's enter
+ * resets its fd.
+ */
+static bool ar_ring_fd_lookable(const struct ar_uctx *ctx)
+{
+	return !(ctx->flags & IORING_SETUP_DEFER_TASKRUN);
+}
+
+/* after CQEs were posted or work queued: see complete.c ar_cq_wake() */
+void ar_ring_fd_signal(struct ar_uctx *ctx)
+{
+	if (!ar_ringfd_signal(&ctx->rfd, &ctx->ring_fd))
+		return;
+	if (!ar_ring_fd_lookable(ctx))
+		return;
+	pthread_once(&ar_ringfd_once, ar_ringfd_init);
+	ar_signalled_push(ctx);
+	/*
+	 * A program the trap serves may poll the ring fd with raw system
+	 * calls, which no hook sees: the service thread looks instead
+	 * (svc.c). Not once its fd was seen in an epoll set, nor once the
+	 * program was seen sleeping through libc. The eventfd load is
+	 * relaxed: a hint, as in ar_user_cq_idle(), which looks again.
+	 */
+	if (ar_trap_active() &&
+	    !atomic_load_explicit(&ctx->rfd_hooked, memory_order_relaxed) &&
+	    !atomic_load_explicit(&ar_prepoll_seen, memory_order_relaxed) &&
+	    __atomic_load_n(&ctx->eventfd, __ATOMIC_RELAXED) < 0)
+		ar_svc_fdcheck(ctx);
+}
+
+/*
+ * The ring was found with nothing pending, or may have been: the fd is
+ * reset unless CQEs, task work or a backlog are there after all.
+ */
+void ar_ring_fd_clear(struct ar_uctx *ctx)
+{
+	ar_ringfd_clear(&ctx->rfd, &ctx->ring_fd, ar_ring_pending, ctx, false);
+}
+
+/*
+ * The program found the CQ empty through liburing and goes back to its
+ * own loop without waiting (a peek that found nothing, a submit that
+ * does not wait). Left alone: a ring with a registered eventfd whose
+ * fd nobody was seen polling (its loop polls the eventfd; the reset
+ * would cost a read and a write per round), and DEFER_TASKRUN rings.
+ */
+void ar_user_cq_idle(void *obj)
+{
+	struct ar_uctx *ctx = obj;
+
+	if (!ar_ringfd_signalled(&ctx->rfd) || !ar_ring_fd_lookable(ctx) ||
+	    (__atomic_load_n(&ctx->eventfd, __ATOMIC_RELAXED) >= 0 &&
+	     !atomic_load_explicit(&ctx->rfd_hooked, memory_order_relaxed)))
+		return;
+	ar_ring_fd_clear(ctx);
+}
+
+/*
+ * The ring's fd went into an epoll set (libc's epoll_ctl, or an
+ * EPOLL_CTL request), edge-triggered or not. An edge-triggered poller
+ * of the kernel's ring fd gets an event for every post; here one comes
+ * for each reset and signal, so a look that finds CQEs still waiting
+ * cycles the fd to make a new edge rather than leave the poller asleep.
+ */
+void ar_user_fd_polled(void *obj, unsigned events)
+{
+	struct ar_uctx *ctx = obj;
+
+	if (events & EPOLLET)
+		atomic_store_explicit(&ctx->rfd_et, true, memory_order_relaxed);
+	atomic_store_explicit(&ctx->rfd_hooked, true, memory_order_relaxed);
+}
+
+/* one ring off the list: true to keep it there */
+static bool ar_prepoll_one(struct ar_uctx *ctx)
+{
+	bool et;
+
+	if (atomic_load_explicit(&ctx->dead, memory_order_acquire))
+		return false;
+	et = atomic_load_explicit(&ctx->rfd_et, memory_order_relaxed);
+	return ar_ringfd_clear(&ctx->rfd, &ctx->ring_fd, ar_ring_pending, ctx, et);
+}
+
+/*
+ * A thread of the program is about to sleep on fds (engine/pollhook.c):
+ * every signalled ring fd is made to poll as the kernel's would now.
+ * Rings with CQEs still waiting stay signalled and listed.
+ */
+void ar_user_prepoll(void)
+{
+	struct ar_uctx *ctx, *next, *keep = NULL;
+
+	if (!atomic_load_explicit(&ar_prepoll_seen, memory_order_relaxed))
+		atomic_store_explicit(&ar_prepoll_seen, true, memory_order_relaxed);
+	if (!atomic_load_explicit(&ar_signalled, memory_order_relaxed))
+		return;
+	/* acquire pairs with the pushers' release: their rfd_next */
+	ctx = atomic_exchange_explicit(&ar_signalled, NULL, memory_order_acquire);
+	for (; ctx; ctx = next) {
+		next = ctx->rfd_next;
+		/*
+		 * Off the list before the look: a poster that signals after
+		 * it pushes the ring again. seq_cst, ordered before the
+		 * look's own barrier (lib/ringfd.h).
+		 */
+		atomic_store_explicit(&ctx->rfd_listed, false, memory_order_seq_cst);
+		if (ar_prepoll_one(ctx) && ar_ringfd_signalled(&ctx->rfd)) {
+			if (!atomic_exchange_explicit(&ctx->rfd_listed, true,
+						      memory_order_relaxed)) {
+				ctx->rfd_next = keep;
+				keep = ctx;
+				continue;	/* its reference goes with it */
+			}
+		}
+		ar_uctx_put(ctx);
+	}
+	/* the kept ones go back on the list, their references with them */
+	while (keep) {
+		ctx = keep;
+		keep = ctx->rfd_next;
+		ar_signalled_link(ctx);
+	}
+}
+
+/*
+ * The ring ends (ctx.c, after ctx->dead and ring_fd = -1): no clearer
+ * uses its fd number past this, and the list lets go of ended rings, so
+ * their memory goes now, not at the program's next poll.
+ */
+void ar_ring_fd_shut(struct ar_uctx *ctx)
+{
+	struct ar_uctx *c, *next, *keep = NULL;
+
+	ar_ringfd_shut(&ctx->rfd);
+	if (!atomic_load_explicit(&ctx->rfd_listed, memory_order_relaxed))
+		return;
+	/* acquire pairs with the pushers' release: their rfd_next */
+	c = atomic_exchange_explicit(&ar_signalled, NULL, memory_order_acquire);
+	for (; c; c = next) {
+		next = c->rfd_next;
+		if (atomic_load_explicit(&c->dead, memory_order_acquire)) {
+			/* stays "listed": nothing pushes an ended ring again */
+			ar_uctx_put(c);
+			continue;
+		}
+		c->rfd_next = keep;
+		keep = c;
+	}
+	while (keep) {
+		c = keep;
+		keep = c->rfd_next;
+		ar_signalled_link(c);
+	}
+}
