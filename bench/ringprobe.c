@@ -13,6 +13,15 @@
  *     RUSAGE_SELF: every thread, engine threads included) over the wait.
  *     POLICY is anyring's string form ("wait=spin"), "default" for none.
  *
+ * ringprobe sqwake ENGINE COUNT
+ *     What waking an asleep SQPOLL thread costs. An SQPOLL ring with
+ *     sq_thread_idle 1 ms; COUNT times: wait (sleeping 2 ms at a time)
+ *     until the SQ thread has set IORING_SQ_NEED_WAKEUP, then submit a
+ *     NOP (io_uring_submit() enters with IORING_ENTER_SQ_WAKEUP) and
+ *     spin on the CQ until its CQE is there. Prints the medians and 90th
+ *     percentiles of the submit call (the program's cost) and of submit
+ *     to CQE (the thread's wakeup and its issue), in us.
+ *
  * ringprobe mem ENGINE NRINGS ENTRIES
  *     The process's memory growth per ring (smaps_rollup Rss and Pss)
  *     when NRINGS rings of ENTRIES entries are made; then after one
@@ -160,6 +169,62 @@ static int cmd_idle(const char *engine, const char *policy, double secs)
 	       100.0 * (c1 - c0) / (t1 - t0));
 	io_uring_queue_exit(&ring);
 	return ret == -ETIME ? 0 : 1;
+}
+
+/* ---- sqwake ---- */
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int cmd_sqwake(const char *engine, unsigned count)
+{
+	struct io_uring_params p = { .flags = IORING_SETUP_SQPOLL, .sq_thread_idle = 1 };
+	struct timespec nap = { 0, 2000000 };
+	double *call = calloc(count, sizeof(double));
+	double *done = calloc(count, sizeof(double));
+	struct io_uring_cqe *cqe;
+	struct io_uring ring;
+	unsigned i, woken = 0;
+	double t0, t1;
+	int ret;
+
+	if (!call || !done)
+		die("calloc", ENOMEM);
+	ret = anyring_queue_init_engine(engine, 8, &ring, &p);
+	if (ret)
+		die("SQPOLL ring setup", ret);
+	for (i = 0; i < count; i++) {
+		/* the thread asleep: it set NEED_WAKEUP (acquire: its flag store) */
+		while (!(__atomic_load_n(ring.sq.kflags, __ATOMIC_ACQUIRE) &
+			 IORING_SQ_NEED_WAKEUP))
+			nanosleep(&nap, NULL);
+		io_uring_prep_nop(io_uring_get_sqe(&ring));
+		t0 = now_s();
+		ret = io_uring_submit(&ring);
+		t1 = now_s();
+		if (ret != 1)
+			die("submit", ret < 0 ? ret : EIO);
+		while (io_uring_peek_cqe(&ring, &cqe))
+			;
+		done[i] = (now_s() - t0) * 1e6;
+		call[i] = (t1 - t0) * 1e6;
+		io_uring_cqe_seen(&ring, cqe);
+		woken++;
+	}
+	qsort(call, count, sizeof(double), cmp_double);
+	qsort(done, count, sizeof(double), cmp_double);
+	printf("{\"engine\":\"%s\",\"wakeups\":%u,\"submit_p50_us\":%.2f,"
+	       "\"submit_p90_us\":%.2f,\"cqe_p50_us\":%.2f,\"cqe_p90_us\":%.2f}\n",
+	       anyring_ring_engine(&ring), woken, call[count / 2],
+	       call[count * 9 / 10], done[count / 2], done[count * 9 / 10]);
+	io_uring_queue_exit(&ring);
+	free(call);
+	free(done);
+	return 0;
 }
 
 /* ---- mem ---- */
@@ -641,6 +706,8 @@ int main(int argc, char **argv)
 {
 	if (argc == 5 && !strcmp(argv[1], "idle"))
 		return cmd_idle(argv[2], argv[3], atof(argv[4]));
+	if (argc == 4 && !strcmp(argv[1], "sqwake"))
+		return cmd_sqwake(argv[2], (unsigned)atoi(argv[3]));
 	if (argc == 5 && !strcmp(argv[1], "mem"))
 		return cmd_mem(argv[2], (unsigned)atoi(argv[3]), (unsigned)atoi(argv[4]));
 	if (argc == 2 && !strcmp(argv[1], "atomics"))
@@ -654,6 +721,7 @@ int main(int argc, char **argv)
 				argc == 6 ? argv[5] : NULL);
 	fprintf(stderr,
 		"usage: ringprobe idle ENGINE POLICY|default SECS\n"
+		"       ringprobe sqwake ENGINE COUNT\n"
 		"       ringprobe mem ENGINE NRINGS ENTRIES\n"
 		"       ringprobe cached FILE\n"
 		"       ringprobe atomics\n"

@@ -69,6 +69,14 @@ struct ar_ringfd {
 	atomic_bool busy;
 };
 
+/* what the user of the protocol tells it */
+struct ar_ringfd_ops {
+	/* the condition: the fd should poll readable */
+	bool (*pending)(void *arg);
+	/* a signal was armed (before its write): NULL, nothing to do */
+	void (*armed)(void *arg);
+};
+
 /* fd's current number, or -1 once its ring is ending */
 static inline int ar_ringfd_load(int *fdp)
 {
@@ -95,21 +103,28 @@ static inline void ar_ringfd_read(int fd)
 }
 
 /*
- * Poster, step 3 (after the CQ tail store and ar_wake_mb()): make the fd
- * readable if it is not. True when this call moved it out of IDLE.
+ * Poster, step 3 (after the CQ tail store and ar_wake_mb()): true when
+ * the fd was IDLE and this caller now owns the signal, which it must
+ * complete with ar_ringfd_fire() (doing first what a clearer should find
+ * done when it sees the fd readable).
  */
-static inline bool ar_ringfd_signal(struct ar_ringfd *rf, int *fdp)
+static inline bool ar_ringfd_arm(struct ar_ringfd *rf)
 {
 	unsigned idle = AR_RINGFD_IDLE;
-	int fd;
 
 	if (atomic_load_explicit(&rf->state, memory_order_relaxed) != AR_RINGFD_IDLE)
 		return false;
-	if (!atomic_compare_exchange_strong_explicit(&rf->state, &idle,
-						     AR_RINGFD_ARMING,
-						     memory_order_relaxed,
-						     memory_order_relaxed))
-		return false;
+	return atomic_compare_exchange_strong_explicit(&rf->state, &idle,
+						       AR_RINGFD_ARMING,
+						       memory_order_relaxed,
+						       memory_order_relaxed);
+}
+
+/* the owner of an armed fd makes it readable */
+static inline void ar_ringfd_fire(struct ar_ringfd *rf, int *fdp)
+{
+	int fd;
+
 	AR_RINGFD_STEP(1);
 	fd = ar_ringfd_load(fdp);
 	if (fd >= 0)
@@ -120,7 +135,41 @@ static inline bool ar_ringfd_signal(struct ar_ringfd *rf, int *fdp)
 	 * the clearer's acquire load, whose read() then finds the count.
 	 */
 	atomic_store_explicit(&rf->state, AR_RINGFD_SIGNALLED, memory_order_release);
+}
+
+/* make the fd readable if it is not; true when this call did */
+static inline bool ar_ringfd_signal(struct ar_ringfd *rf, int *fdp,
+				    const struct ar_ringfd_ops *ops, void *arg)
+{
+	if (!ar_ringfd_arm(rf))
+		return false;
+	if (ops->armed)
+		ops->armed(arg);
+	ar_ringfd_fire(rf, fdp);
 	return true;
+}
+
+/*
+ * A poster is between its arm and the end of its write (two stores and
+ * a system call apart): a clearer about to tell the program what the fd
+ * says waits for it, so that a thread woken by that write and then
+ * finding the CQ empty sees the fd reset. Bounded: a poster descheduled
+ * for longer leaves the fd readable, which the next clear fixes.
+ */
+#define AR_RINGFD_SETTLE_TRIES	64
+
+static inline unsigned ar_ringfd_settle(struct ar_ringfd *rf)
+{
+	unsigned st, i;
+
+	for (i = 0; i < AR_RINGFD_SETTLE_TRIES; i++) {
+		/* acquire pairs with the poster's release of SIGNALLED */
+		st = atomic_load_explicit(&rf->state, memory_order_acquire);
+		if (st != AR_RINGFD_ARMING)
+			return st;
+		sched_yield();
+	}
+	return AR_RINGFD_ARMING;
 }
 
 static inline bool ar_ringfd_signalled(struct ar_ringfd *rf)
@@ -129,22 +178,26 @@ static inline bool ar_ringfd_signalled(struct ar_ringfd *rf)
 }
 
 /*
- * Clearer: the fd polls readable no more unless pending(arg) still
+ * Clearer: the fd polls readable no more unless ops->pending(arg) still
  * holds, in which case it is signalled again. With rearm it is cycled
  * even then: a new write, so an edge-triggered poller sees a new event,
  * as the kernel's ring fd wakes its pollers on every post. Returns true
  * when the fd is left signalled (or another clearer had it).
  */
 static inline bool ar_ringfd_clear(struct ar_ringfd *rf, int *fdp,
-				   bool (*pending)(void *), void *arg,
+				   const struct ar_ringfd_ops *ops, void *arg,
 				   bool rearm)
 {
+	unsigned st;
 	bool left;
 	int fd;
 
-	if (atomic_load_explicit(&rf->state, memory_order_relaxed) != AR_RINGFD_SIGNALLED)
-		return ar_ringfd_signalled(rf);
-	if (!rearm && pending(arg))
+	st = atomic_load_explicit(&rf->state, memory_order_relaxed);
+	if (st == AR_RINGFD_ARMING)
+		st = ar_ringfd_settle(rf);
+	if (st != AR_RINGFD_SIGNALLED)
+		return st != AR_RINGFD_IDLE;
+	if (!rearm && ops->pending(arg))
 		return true;
 	/* acquire pairs with the release that drops busy below */
 	if (atomic_exchange_explicit(&rf->busy, true, memory_order_acquire))
@@ -163,7 +216,7 @@ static inline bool ar_ringfd_clear(struct ar_ringfd *rf, int *fdp,
 	AR_RINGFD_STEP(4);
 	/* step 2: pairs with the poster's ar_wake_mb() after its tail store */
 	ar_wake_mb();
-	left = pending(arg) && (ar_ringfd_signal(rf, fdp), true);
+	left = ops->pending(arg) && (ar_ringfd_signal(rf, fdp, ops, arg), true);
 out:
 	atomic_store_explicit(&rf->busy, false, memory_order_release);
 	return left;

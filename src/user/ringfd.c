@@ -88,14 +88,31 @@ static bool ar_ring_fd_lookable(const struct ar_uctx *ctx)
 }
 
 /* after CQEs were posted or work queued: see complete.c ar_cq_wake() */
-void ar_ring_fd_signal(struct ar_uctx *ctx)
+/*
+ * A signal was armed: the ring goes on the list before the write, so a
+ * thread that the write wakes, and that then polls again with the CQ
+ * reaped, finds the ring to look at.
+ */
+static void ar_ring_armed(void *arg)
 {
-	if (!ar_ringfd_signal(&ctx->rfd, &ctx->ring_fd))
-		return;
+	struct ar_uctx *ctx = arg;
+
 	if (!ar_ring_fd_lookable(ctx))
 		return;
 	pthread_once(&ar_ringfd_once, ar_ringfd_init);
 	ar_signalled_push(ctx);
+}
+
+static const struct ar_ringfd_ops ar_ring_fd_ops = {
+	.pending = ar_ring_pending,
+	.armed = ar_ring_armed,
+};
+
+void ar_ring_fd_signal(struct ar_uctx *ctx)
+{
+	if (!ar_ringfd_signal(&ctx->rfd, &ctx->ring_fd, &ar_ring_fd_ops, ctx) ||
+	    !ar_ring_fd_lookable(ctx))
+		return;
 	/*
 	 * A program the trap serves may poll the ring fd with raw system
 	 * calls, which no hook sees: the service thread looks instead
@@ -116,7 +133,7 @@ void ar_ring_fd_signal(struct ar_uctx *ctx)
  */
 void ar_ring_fd_clear(struct ar_uctx *ctx)
 {
-	ar_ringfd_clear(&ctx->rfd, &ctx->ring_fd, ar_ring_pending, ctx, false);
+	ar_ringfd_clear(&ctx->rfd, &ctx->ring_fd, &ar_ring_fd_ops, ctx, false);
 }
 
 /*
@@ -161,7 +178,7 @@ static bool ar_prepoll_one(struct ar_uctx *ctx)
 	if (atomic_load_explicit(&ctx->dead, memory_order_acquire))
 		return false;
 	et = atomic_load_explicit(&ctx->rfd_et, memory_order_relaxed);
-	return ar_ringfd_clear(&ctx->rfd, &ctx->ring_fd, ar_ring_pending, ctx, et);
+	return ar_ringfd_clear(&ctx->rfd, &ctx->ring_fd, &ar_ring_fd_ops, ctx, et);
 }
 
 /*

@@ -1,0 +1,340 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * api-readiness.c - the ring fd and a registered eventfd as an event
+ * loop sees them, on either engine.
+ *
+ * The ring fd, watched by poll(2), select(2), epoll level-triggered,
+ * epoll edge-triggered (EPOLLET) and a POLL_ADD on a second ring: it
+ * polls readable once a CQE is there, and no more once the program has
+ * reaped the CQ from memory (io_uring_cq_advance(), an inline helper: no
+ * library call tells the engine), so the loop sleeps instead of
+ * spinning; a completion made by another thread while the loop sleeps
+ * wakes it, round after round (a lost wakeup fails as a timeout that
+ * only turns the hang into a failure). The kernel's task work ends a
+ * sleep in poll, select or epoll_wait with EINTR, as a signal does: the
+ * loop then looks and sleeps again, as libuv does.
+ *
+ * The registered eventfd: signalled once per batch of new CQEs made
+ * inline and never without one (a CQE_SKIP_SUCCESS NOP, an enter that
+ * posts nothing), not while IORING_CQ_EVENTFD_DISABLED is set, and with
+ * the async variant only for completions made by io-wq workers; the
+ * counts are the kernel's for each case here. Worker completions signal
+ * both variants.
+ */
+#include <poll.h>
+#include <pthread.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/select.h>
+#include "test.h"
+
+#define T_WAIT_MS	10000
+#define T_ROUNDS	200
+
+enum t_method { T_POLL, T_SELECT, T_EPOLL, T_EPOLLET, T_POLL_ADD, T_NR };
+
+static const char *const t_names[T_NR] = {
+	"poll", "select", "epoll", "epoll EPOLLET", "POLL_ADD",
+};
+
+struct t_loop {
+	enum t_method m;
+	int fd;			/* what is watched */
+	int epfd;
+	struct io_uring *watcher;	/* T_POLL_ADD's ring */
+	bool armed;		/* T_POLL_ADD: a poll is in flight */
+};
+
+static void t_loop_init(struct t_loop *l, enum t_method m, int fd,
+			struct io_uring *watcher)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.fd = fd };
+
+	memset(l, 0, sizeof(*l));
+	l->m = m;
+	l->fd = fd;
+	l->epfd = -1;
+	l->watcher = watcher;
+	if (m == T_EPOLL || m == T_EPOLLET) {
+		if (m == T_EPOLLET)
+			ev.events |= EPOLLET;
+		l->epfd = epoll_create1(EPOLL_CLOEXEC);
+		CHECK(l->epfd >= 0);
+		CHECK_EQ(epoll_ctl(l->epfd, EPOLL_CTL_ADD, fd, &ev), 0);
+	}
+}
+
+static void t_loop_exit(struct t_loop *l)
+{
+	struct io_uring_cqe *cqe;
+
+	if (l->armed) {
+		/* a readiness no one waited for: cancel it */
+		struct io_uring_sqe *sqe = t_sqe(l->watcher);
+
+		io_uring_prep_poll_remove(sqe, 1);
+		sqe->user_data = 2;
+		CHECK_EQ(io_uring_submit(l->watcher), 1);
+		for (int i = 0; i < 2; i++) {
+			CHECK_EQ(io_uring_wait_cqe(l->watcher, &cqe), 0);
+			io_uring_cqe_seen(l->watcher, cqe);
+		}
+	}
+	if (l->epfd >= 0)
+		close(l->epfd);
+}
+
+/* one sleep of the loop: true when the fd was reported readable */
+static bool t_loop_wait(struct t_loop *l, int ms)
+{
+	struct pollfd pfd = { .fd = l->fd, .events = POLLIN };
+	struct __kernel_timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+	struct timeval tv = { ms / 1000, (ms % 1000) * 1000 };
+	struct io_uring_cqe *cqe;
+	struct epoll_event ev;
+	fd_set set;
+	int ret;
+
+	switch (l->m) {
+	case T_POLL:
+		ret = poll(&pfd, 1, ms);
+		if (ret < 0 && errno == EINTR)
+			return false;
+		CHECK(ret >= 0);
+		return ret == 1 && (pfd.revents & POLLIN);
+	case T_SELECT:
+		FD_ZERO(&set);
+		FD_SET(l->fd, &set);
+		ret = select(l->fd + 1, &set, NULL, NULL, &tv);
+		if (ret < 0 && errno == EINTR)
+			return false;
+		CHECK(ret >= 0);
+		return ret == 1;
+	case T_EPOLL:
+	case T_EPOLLET:
+		ret = epoll_wait(l->epfd, &ev, 1, ms);
+		if (ret < 0 && errno == EINTR)
+			return false;
+		CHECK(ret >= 0);
+		return ret == 1 && (ev.events & EPOLLIN);
+	default:
+		if (!l->armed) {
+			struct io_uring_sqe *sqe = t_sqe(l->watcher);
+
+			io_uring_prep_poll_add(sqe, l->fd, POLLIN);
+			sqe->user_data = 1;
+			CHECK_EQ(io_uring_submit(l->watcher), 1);
+			l->armed = true;
+		}
+		ret = io_uring_wait_cqe_timeout(l->watcher, &cqe, &ts);
+		if (ret == -ETIME)
+			return false;
+		CHECK_EQ(ret, 0);
+		CHECK_EQ(cqe->user_data, 1);
+		CHECK(cqe->res & POLLIN);
+		io_uring_cqe_seen(l->watcher, cqe);
+		l->armed = false;
+		return true;
+	}
+}
+
+/* reap from memory, as an event loop with the inline helpers does */
+static unsigned t_reap(struct io_uring *ring)
+{
+	unsigned head, n = 0;
+	struct io_uring_cqe *cqe;
+
+	io_uring_for_each_cqe(ring, head, cqe) {
+		CHECK(cqe->res >= 0);
+		n++;
+	}
+	io_uring_cq_advance(ring, n);
+	return n;
+}
+
+struct t_writer {
+	pthread_t thread;
+	int pipe_w;
+	atomic_uint go, done;
+};
+
+/* writes one byte each time it is told to: a completion from another thread */
+static void *t_writer_main(void *arg)
+{
+	struct t_writer *w = arg;
+	unsigned seen = 0, go;
+
+	for (;;) {
+		while ((go = atomic_load(&w->go)) == seen)
+			usleep(100);
+		if (go == ~0U)
+			return NULL;
+		seen = go;
+		CHECK_EQ(write(w->pipe_w, "x", 1), 1);
+	}
+}
+
+static void t_ringfd(enum t_method m)
+{
+	struct io_uring ring, watcher;
+	struct t_writer w = { 0 };
+	struct t_loop l;
+	char buf[T_ROUNDS];
+	long long end;
+	int p[2], i, spins;
+
+	t_ring(&ring, 8, NULL);
+	if (m == T_POLL_ADD)
+		t_ring(&watcher, 8, NULL);
+	CHECK_EQ(pipe(p), 0);
+	t_loop_init(&l, m, ring.ring_fd, m == T_POLL_ADD ? &watcher : NULL);
+
+	/* a NOP: readable; reaped from memory: not readable, the loop sleeps */
+	io_uring_prep_nop(t_sqe(&ring));
+	CHECK_EQ(io_uring_submit(&ring), 1);
+	CHECK(t_loop_wait(&l, T_WAIT_MS));
+	CHECK_EQ(t_reap(&ring), 1);
+	CHECK(!t_loop_wait(&l, 0));
+	CHECK(!t_loop_wait(&l, 0));
+
+	/* completions made by another thread while the loop sleeps */
+	w.pipe_w = p[1];
+	CHECK_EQ(pthread_create(&w.thread, NULL, t_writer_main, &w), 0);
+	for (i = 0; i < T_ROUNDS; i++) {
+		io_uring_prep_read(t_sqe(&ring), p[0], buf + i, 1, 0);
+		CHECK_EQ(io_uring_submit(&ring), 1);
+		atomic_fetch_add(&w.go, 1);
+		/*
+		 * Woken for the CQE (an EINTR sleeps again, until the
+		 * deadline that turns a lost wakeup into a failure); at most
+		 * a few empty wakeups, never a spin.
+		 */
+		end = t_now_ns() + T_WAIT_MS * 1000000LL;
+		for (spins = 0; !t_reap(&ring); ) {
+			if (t_loop_wait(&l, T_WAIT_MS))
+				CHECK(++spins < 3);
+			if (t_now_ns() > end) {
+				fprintf(stderr, "%s: round %d: no wakeup for the "
+					"read's CQE\n", t_names[m], i);
+				exit(1);
+			}
+		}
+		CHECK(!t_loop_wait(&l, 0));
+	}
+	atomic_store(&w.go, ~0U);
+	pthread_join(w.thread, NULL);
+
+	/* edge-triggered, CQEs left: the next post still wakes the loop */
+	if (m == T_EPOLLET) {
+		io_uring_prep_nop(t_sqe(&ring));
+		CHECK_EQ(io_uring_submit(&ring), 1);
+		CHECK(t_loop_wait(&l, T_WAIT_MS));
+		io_uring_prep_nop(t_sqe(&ring));
+		CHECK_EQ(io_uring_submit(&ring), 1);
+		CHECK(t_loop_wait(&l, T_WAIT_MS));
+		CHECK_EQ(t_reap(&ring), 2);
+	}
+	t_loop_exit(&l);
+	close(p[0]);
+	close(p[1]);
+	if (m == T_POLL_ADD)
+		io_uring_queue_exit(&watcher);
+	io_uring_queue_exit(&ring);
+}
+
+static int t_efd;
+
+static unsigned long t_count(void)
+{
+	unsigned long v = 0;
+
+	if (read(t_efd, &v, sizeof(v)) < 0)
+		CHECK_EQ(errno, EAGAIN);
+	return v;
+}
+
+/* n NOPs with sqe flags, each submit taking `per` of them */
+static void t_nops(struct io_uring *ring, unsigned n, unsigned per,
+		   unsigned flags)
+{
+	struct io_uring_cqe *cqe;
+	unsigned i;
+
+	for (i = 0; i < n; i++) {
+		struct io_uring_sqe *sqe = t_sqe(ring);
+
+		io_uring_prep_nop(sqe);
+		sqe->flags |= flags;
+		if ((i + 1) % per == 0)
+			CHECK_EQ(io_uring_submit(ring), (int)per);
+	}
+	if (flags & IOSQE_CQE_SKIP_SUCCESS)
+		return;
+	for (i = 0; i < n; i++) {
+		CHECK_EQ(io_uring_wait_cqe(ring, &cqe), 0);
+		io_uring_cqe_seen(ring, cqe);
+	}
+}
+
+static void t_eventfd_ring(struct io_uring *ring, bool async)
+{
+	t_ring(ring, 16, NULL);
+	t_efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	CHECK(t_efd >= 0);
+	if (async)
+		CHECK_EQ(io_uring_register_eventfd_async(ring, t_efd), 0);
+	else
+		CHECK_EQ(io_uring_register_eventfd(ring, t_efd), 0);
+}
+
+static void t_eventfd(bool async)
+{
+	struct pollfd pfd = { .events = POLLIN };
+	struct io_uring ring;
+
+	/* completions made inline: the kernel's counts */
+	t_eventfd_ring(&ring, async);
+	/* one submit of 3 NOPs: one signal; 3 submits: 3; none for async */
+	t_nops(&ring, 3, 3, 0);
+	CHECK_EQ(t_count(), async ? 0 : 1);
+	t_nops(&ring, 3, 1, 0);
+	CHECK_EQ(t_count(), async ? 0 : 3);
+	/* no CQE, no signal; an enter that posts nothing signals nothing */
+	t_nops(&ring, 1, 1, IOSQE_CQE_SKIP_SUCCESS);
+	CHECK_EQ(io_uring_submit_and_wait(&ring, 0), 0);
+	CHECK_EQ(t_count(), 0);
+	/* disabled: nothing, and enabled again: the next post signals */
+	CHECK_EQ(io_uring_cq_eventfd_toggle(&ring, false), 0);
+	t_nops(&ring, 2, 1, 0);
+	CHECK_EQ(t_count(), 0);
+	CHECK_EQ(io_uring_cq_eventfd_toggle(&ring, true), 0);
+	t_nops(&ring, 1, 1, 0);
+	CHECK_EQ(t_count(), async ? 0 : 1);
+	close(t_efd);
+	io_uring_queue_exit(&ring);
+
+	/*
+	 * Completions made by io-wq workers signal either variant. How
+	 * many times is left open: the kernel signals once per worker's
+	 * post; the user engine may also signal when the worker queues
+	 * the completion, which can come after the CQE was reaped.
+	 */
+	t_eventfd_ring(&ring, async);
+	t_nops(&ring, 3, 3, IOSQE_ASYNC);
+	pfd.fd = t_efd;
+	CHECK_EQ(poll(&pfd, 1, T_WAIT_MS), 1);
+	close(t_efd);
+	io_uring_queue_exit(&ring);
+}
+
+int main(void)
+{
+	for (int m = 0; m < T_NR; m++)
+		t_ringfd((enum t_method)m);
+	t_eventfd(false);
+	t_eventfd(true);
+	printf("ring fd readable while CQEs wait, for poll, select, epoll (LT, "
+	       "ET) and POLL_ADD; registered eventfd signals as the kernel's "
+	       "(%s)\n", t_engine());
+	return 0;
+}
