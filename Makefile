@@ -138,7 +138,7 @@ $(O)/bin/anyring-bench: $(BENCH_OBJS) $(LIB_SO) | $(O)/bin
 		$(TOOL_RPATH) $(BENCH_LIBS) $(LDLIBS)
 
 $(O)/tests/%: tests/%.c tests/test.h $(LIB_SO) | $(O)/tests
-	$(CC) $(BASE_CFLAGS) $(CFLAGS_EXTRA) -Isrc/engine -Itests -o $@ $< -L$(O)/lib -lanyring \
+	$(CC) $(BASE_CFLAGS) $(CFLAGS_EXTRA) -Isrc/engine -Isrc -Itests -o $@ $< -L$(O)/lib -lanyring \
 		$(LIB_RPATH) $(LDLIBS)
 
 $(O)/tests/differential: $(DIFF_SRCS) $(wildcard tests/diff/*.h) tests/test.h $(LIB_SO) | $(O)/tests
