@@ -18,9 +18,9 @@
  *     sq_thread_idle 1 ms; COUNT times: wait (sleeping 2 ms at a time)
  *     until the SQ thread has set IORING_SQ_NEED_WAKEUP, then submit a
  *     NOP (io_uring_submit() enters with IORING_ENTER_SQ_WAKEUP) and
- *     spin on the CQ until its CQE is there. Prints the medians and 90th
+ *     wait for its CQE (io_uring_wait_cqe()). Prints the medians and 90th
  *     percentiles of the submit call (the program's cost) and of submit
- *     to CQE (the thread's wakeup and its issue), in us.
+ *     to CQE (the thread's wakeup, its issue and this thread's), in us.
  *
  * ringprobe mem ENGINE NRINGS ENTRIES
  *     The process's memory growth per ring (smaps_rollup Rss and Pss)
@@ -208,8 +208,9 @@ static int cmd_sqwake(const char *engine, unsigned count)
 		t1 = now_s();
 		if (ret != 1)
 			die("submit", ret < 0 ? ret : EIO);
-		while (io_uring_peek_cqe(&ring, &cqe))
-			;
+		ret = io_uring_wait_cqe(&ring, &cqe);
+		if (ret)
+			die("wait", ret);
 		done[i] = (now_s() - t0) * 1e6;
 		call[i] = (t1 - t0) * 1e6;
 		io_uring_cqe_seen(&ring, cqe);

@@ -12,6 +12,7 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <unistd.h>
+#include "lib/wake.h"
 #include "user/types.h"
 #include "user/submit.h"
 #include "user/wait.h"
@@ -27,6 +28,7 @@ struct ar_sqpoll {
 	atomic_bool exiting;
 	atomic_uint wake_seq;		/* futex: bumped by SQ_WAKEUP */
 	atomic_uint consumed_seq;	/* futex: bumped when SQEs are taken */
+	atomic_uint space_waiters;	/* threads in IORING_ENTER_SQ_WAIT */
 };
 
 /*
@@ -87,8 +89,16 @@ static void *ar_sqpoll_main(void *arg)
 		n = ctx->disabled ? 0 : ar_sq_entries_ready(ctx);
 		if (n) {
 			ar_submit_sqes(ctx, n);
+			/*
+			 * Waker of wake.h: the bump (a seq_cst RMW after the
+			 * SQ head's release) and then the look at the SQ_WAIT
+			 * sleepers; pairs with ar_wake_sleeper_add() in
+			 * ar_sqpoll_wait_space(). No system call without one.
+			 */
 			atomic_fetch_add(&sq->consumed_seq, 1);
-			ar_futex_wake(&sq->consumed_seq, INT32_MAX);
+			ar_wake_mb_after_rmw();
+			if (ar_wake_has_sleepers(&sq->space_waiters))
+				ar_futex_wake(&sq->consumed_seq, INT32_MAX);
 			last = ar_now_ns();
 			continue;
 		}
@@ -150,18 +160,25 @@ int ar_sqpoll_wait_space(struct ar_uctx *ctx)
 {
 	struct ar_sqpoll *sq = ctx->sqpoll;
 	unsigned seq;
+	int ret = 0;
 
+	/* sleeper of wake.h: announced before the look at the SQ head */
+	ar_wake_sleeper_add(&sq->space_waiters);
 	for (;;) {
 		/* acquire pairs with the SQ thread's seq_cst increment after it consumed */
 		seq = atomic_load_explicit(&sq->consumed_seq, memory_order_acquire);
 		/* the SQ thread's published head: acquire pairs with its release */
 		if (io_uring_smp_load_acquire(&ctx->rings->sq.tail) -
 		    io_uring_smp_load_acquire(&ctx->rings->sq.head) < ctx->sq_entries)
-			return 0;
+			break;
 		ar_sqpoll_wake(ctx);
-		if (ar_futex_wait(&sq->consumed_seq, seq, 0) == -EINTR)
-			return -EINTR;
+		if (ar_futex_wait(&sq->consumed_seq, seq, 0) == -EINTR) {
+			ret = -EINTR;
+			break;
+		}
 	}
+	ar_wake_sleeper_del(&sq->space_waiters);
+	return ret;
 }
 
 void ar_sqpoll_stop(struct ar_uctx *ctx)
