@@ -42,7 +42,15 @@ static void ar_ringfd_init(void)
 	pthread_atfork(NULL, NULL, ar_ringfd_atfork_child);
 }
 
-/* the kernel's io_uring_poll() POLLIN test: CQEs, task work, a backlog */
+/*
+ * The kernel's io_uring_poll() POLLIN test: CQEs, an overflow backlog,
+ * and work only the ring's task will post. With complete=inline or punt
+ * the task list holds completions for a moment only (a submit's thread
+ * or the completion thread posts them, and signals then), so it does
+ * not count: a loop woken for it would find the CQ empty. With
+ * complete=deferred it waits for an enter, which the woken loop makes
+ * (liburing's peek sees IORING_SQ_TASKRUN).
+ */
 static bool ar_ring_pending(void *arg)
 {
 	struct ar_uctx *ctx = arg;
@@ -50,9 +58,11 @@ static bool ar_ring_pending(void *arg)
 	/* acquire pairs with the posters' release of the CQ tail */
 	return IO_URING_READ_ONCE(ctx->rings->cq.head) !=
 	       io_uring_smp_load_acquire(&ctx->rings->cq.tail) ||
-	       atomic_load_explicit(&ctx->tw_head, memory_order_relaxed) ||
 	       (__atomic_load_n(&ctx->rings->sq_flags, __ATOMIC_RELAXED) &
-		IORING_SQ_CQ_OVERFLOW);
+		IORING_SQ_CQ_OVERFLOW) ||
+	       (__atomic_load_n(&ctx->pol.complete, __ATOMIC_RELAXED) ==
+		ANYRING_COMPLETE_DEFERRED &&
+		atomic_load_explicit(&ctx->tw_head, memory_order_relaxed));
 }
 
 /* onto the list, with the reference the caller took for it */
