@@ -6,7 +6,10 @@
 # and with O_DIRECT (from a 1 GiB file on a disk), at QD1 and QD32, and
 # O_DIRECT QD32 reaped by an event loop (--reap=eventfd); a simdev with a
 # fixed 5 us latency (user engine); a loopback TCP echo server (64 B, 64
-# connections: kernel, user, epoll; anyring-bench net). Prints a table (IOPS, p50/p99
+# connections: kernel, user, epoll; anyring-bench net); a libuv-shaped
+# event loop's awaited file operations (tests/raw/evloop.c: kernel, user
+# through the trap under denial, a thread pool) and its idle CPU on an
+# SQPOLL ring. Prints a table (IOPS, p50/p99
 # completion latency, CPU, CPU per I/O, IOPS relative to the kernel) and
 # writes bench/report/latest.md with the machine, the table, the commands
 # and plots (SVG beside it).
@@ -62,6 +65,18 @@ for e in kernel user posixaio libaio; do add "O_DIRECT QD32" $e "-O 1 $QD32 $FIL
 for e in kernel user; do add "O_DIRECT QD32 evfd" $e "--reap=eventfd -O 1 $QD32 $FILE"; done
 # loopback TCP echo (anyring-bench net): requests/s in the IOPS column
 for e in kernel user epoll; do add "net echo 64B x64" $e "net --conns=64 -b 64"; done
+# an event loop shaped like Node.js's libuv (tests/raw/evloop.c: an SQPOLL
+# ring, raw system calls, the ring fd in epoll): awaited file operations
+# per second in the IOPS column; user is the trap under denial, threadpool
+# what libuv falls back to when io_uring is refused. Then the same loop
+# idle for 3 s on an SQPOLL ring (sq_thread_idle 10 ms): CPU % of one CPU
+EVLOOP="$tmp/evloop"
+if ${CC:-cc} -std=gnu11 -O2 -pthread -o "$EVLOOP" "$TOP/tests/raw/evloop.c" 2>"$tmp/evloop.err"; then
+	for e in kernel user threadpool; do add "event loop fs ops" $e "evloop -n 20000"; done
+	for e in kernel user; do add "event loop idle" $e "evloop --idle-only --ring=sqpoll10 --idle 3000"; done
+else
+	echo "bench: evloop not built: $(head -n 1 "$tmp/evloop.err")" >&2
+fi
 if "$BIN" --engine=user -r 0.05 -q "sim:$SIM" >"$tmp/sim.err" 2>&1; then
 	add "simdev QD1" user "$QD1 sim:$SIM"
 	add "simdev QD32" user "$QD32 sim:$SIM"
@@ -97,6 +112,28 @@ while IFS='|' read -r scen eng args; do
 		else
 			iops=-; p50=-; p99=-; cpu=-; cpio=-
 			echo "failed: $(head -n 1 "$tmp/err")"
+		fi
+		echo "$scen|$eng|$iops|$p50|$p99|$cpu|$args|$cpio" >> "$res"
+		continue ;;
+	evloop\ *)	# its own output: ops/s, or the CPU of an idle period
+		case $eng in
+		kernel)	set -- "$EVLOOP" ;;
+		user)	set -- "$TOP/$O/bin/anyring-run" --deny-io-uring -- "$EVLOOP" ;;
+		*)	set -- "$EVLOOP" --threadpool 4 ;;
+		esac
+		iops=-; p50=-; p99=-; cpu=-; cpio=-
+		# shellcheck disable=SC2086
+		if "$@" -d "$tmp" ${args#evloop } >"$j" 2>"$tmp/err"; then
+			case $args in
+			*--idle-only*)
+				cms=$(sed -n 's/.* cpu_ms=\([0-9.]*\).*/\1/p' "$j")
+				cpu=$(echo "$cms" | awk '{ printf "%.2f", $1 / 30 }')
+				echo "idle, ${cms} ms of CPU in 3 s" ;;
+			*)	iops=$(sed -n 's/.* ops\/s=\([0-9.]*\).*/\1/p' "$j")
+				echo "$iops ops/s" ;;
+			esac
+		else
+			echo "failed: $(cat "$j" "$tmp/err" | head -n 1)"
 		fi
 		echo "$scen|$eng|$iops|$p50|$p99|$cpu|$args|$cpio" >> "$res"
 		continue ;;
