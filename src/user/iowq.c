@@ -312,25 +312,30 @@ static bool ar_iowq_keep(struct ar_iowq *wq, struct ar_uctx *ctx,
 	return true;
 }
 
+enum { AR_IOWQ_NONE, AR_IOWQ_SIGNAL, AR_IOWQ_SPAWN };
+
 /*
- * New work for a class: wake an idle worker not yet claimed by earlier
- * work, or have one made (true: the caller creates it). Under wq->lock.
+ * New work for a class: claim an idle worker not yet claimed by earlier
+ * work (AR_IOWQ_SIGNAL: the caller signals its condition once it has
+ * dropped the lock, so the woken worker does not block on the lock the
+ * signaller still holds), or have one made (AR_IOWQ_SPAWN: the caller
+ * creates it). Under wq->lock. The claim, counted under the lock, keeps
+ * the wakeup: the worker is on the condition before it drops the lock.
  */
-static bool ar_iowq_wake_locked(struct ar_iowq *wq, int acct)
+static int ar_iowq_wake_locked(struct ar_iowq *wq, int acct)
 {
 	if (wq->nr_idle[acct] > wq->nr_wakeups[acct]) {
 		wq->nr_wakeups[acct]++;
-		pthread_cond_signal(&wq->cond[acct]);
-		return false;
+		return AR_IOWQ_SIGNAL;
 	}
 	if (wq->nr_workers[acct] < ar_iowq_limit(wq, acct) ||
 	    !wq->nr_workers[acct]) {
 		wq->nr_workers[acct]++;
 		/* ring exit waits for it to be listed, so that it is joined */
 		wq->nr_starting++;
-		return true;
+		return AR_IOWQ_SPAWN;
 	}
-	return false;
+	return AR_IOWQ_NONE;
 }
 
 void ar_iowq_enqueue(struct ar_uctx *ctx, struct ar_ureq *req)
@@ -338,7 +343,7 @@ void ar_iowq_enqueue(struct ar_uctx *ctx, struct ar_ureq *req)
 	struct ar_iowq *wq = &ctx->iowq;
 	struct ar_worker *w = NULL, *done;
 	int acct = ar_req_acct(req);
-	bool spawn = false;
+	int wake = AR_IOWQ_NONE;
 
 	ar_req_set_state(req, AR_REQ_QUEUED);
 	pthread_mutex_lock(&wq->lock);
@@ -356,12 +361,14 @@ void ar_iowq_enqueue(struct ar_uctx *ctx, struct ar_ureq *req)
 	ar_req_list_add(&wq->q[acct].head, &wq->q[acct].tail, req);
 	/* a write whose bucket a worker is writing: that worker takes it next */
 	if (acct != AR_IOWQ_BOUND || !ar_hash_busy(wq, ar_req_hash(req)))
-		spawn = ar_iowq_wake_locked(wq, acct);
+		wake = ar_iowq_wake_locked(wq, acct);
 	done = ar_iowq_take_exited(wq);
 	pthread_mutex_unlock(&wq->lock);
 
+	if (wake == AR_IOWQ_SIGNAL)
+		pthread_cond_signal(&wq->cond[acct]);
 	ar_iowq_join(done);
-	if (!spawn)
+	if (wake != AR_IOWQ_SPAWN)
 		return;
 	w = calloc(1, sizeof(*w));
 	if (w) {
