@@ -169,7 +169,8 @@ table() {	# table FORMAT: text or md
 			r = "-"
 			if (iops[i] != "-" && kern[scen[i]] > 0)
 				r = sprintf("%.2fx", iops[i] / kern[scen[i]])
-			v = iops[i] == "-" ? "failed" : sprintf("%.0f", iops[i])
+			# no IOPS but a CPU figure: a row that measures CPU only
+			v = iops[i] != "-" ? sprintf("%.0f", iops[i]) : cpu[i] != "-" ? "-" : "failed"
 			if (fmt == "md")
 				printf "| %s | %s | %s | %s | %s | %s | %s | %s |\n", scen[i],
 				       eng[i], v, us(p50[i]), us(p99[i]), cpu[i], cio(cpio[i]), r
