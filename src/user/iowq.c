@@ -12,10 +12,12 @@
  * ring exit. Pool locks are never held across a system call.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "lib/clock.h"
 #include "user/types.h"
 #include "user/submit.h"
 #include "user/complete.h"
@@ -63,9 +65,6 @@ void ar_iowq_init(struct ar_iowq *wq, unsigned sq_entries)
 	pthread_mutex_init(&wq->lock, NULL);
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	/* one condition per class: new work wakes a worker that can take it */
-	pthread_cond_init(&wq->cond[0], &ca);
-	pthread_cond_init(&wq->cond[1], &ca);
 	pthread_cond_init(&wq->exit_cond, &ca);
 	pthread_condattr_destroy(&ca);
 	wq->max_workers[0] = ar_default_bounded(sq_entries);
@@ -142,17 +141,6 @@ static struct ar_ureq *ar_iowq_next(struct ar_iowq *wq, int acct,
 	return pick;
 }
 
-static void ar_deadline_ms(struct timespec *ts, unsigned ms)
-{
-	clock_gettime(CLOCK_MONOTONIC, ts);
-	ts->tv_sec += ms / 1000;
-	ts->tv_nsec += (long)(ms % 1000) * 1000000L;
-	if (ts->tv_nsec >= 1000000000L) {
-		ts->tv_sec++;
-		ts->tv_nsec -= 1000000000L;
-	}
-}
-
 /*
  * IORING_REGISTER_IOWQ_AFF: a worker applies the pool's CPU set when it
  * sees a new generation, before its next work item (no syscall under the
@@ -183,8 +171,7 @@ static void *ar_worker_main(void *arg)
 	struct ar_uctx *ctx = w->ctx;
 	struct ar_iowq *wq = &ctx->iowq;
 	struct ar_ureq *req;
-	struct timespec ts;
-	unsigned aff_gen = 0;
+	unsigned aff_gen = 0, seq;
 	cpu_set_t set;
 	bool apply, timed_out;
 	unsigned hash, last = 0;
@@ -213,10 +200,22 @@ static void *ar_worker_main(void *arg)
 		}
 		if (wq->exiting)
 			break;
+		/*
+		 * Idle: counted, and the class's word read, under the lock;
+		 * whoever queues work after we drop it bumps the word after
+		 * taking the lock, so the futex wait sees the change or is
+		 * woken. A futex of its own, not a condition variable: the
+		 * woken worker does not retake a mutex in contended mode
+		 * (one FUTEX_WAKE more per handoff with glibc's).
+		 */
 		wq->nr_idle[w->acct]++;
-		ar_deadline_ms(&ts, AR_WORKER_IDLE_MS);
-		timed_out = pthread_cond_timedwait(&wq->cond[w->acct],
-						   &wq->lock, &ts) == ETIMEDOUT;
+		seq = atomic_load_explicit(&wq->idle_seq[w->acct],
+					   memory_order_relaxed);
+		pthread_mutex_unlock(&wq->lock);
+		timed_out = ar_futex_wait(&wq->idle_seq[w->acct], seq,
+					  ar_now_ns() + AR_WORKER_IDLE_MS *
+					  1000000ULL) == -ETIMEDOUT;
+		pthread_mutex_lock(&wq->lock);
 		wq->nr_idle[w->acct]--;
 		/* a wakeup meant for an idle worker: this one takes it */
 		if (wq->nr_wakeups[w->acct] > wq->nr_idle[w->acct])
@@ -314,13 +313,21 @@ static bool ar_iowq_keep(struct ar_iowq *wq, struct ar_uctx *ctx,
 
 enum { AR_IOWQ_NONE, AR_IOWQ_SIGNAL, AR_IOWQ_SPAWN };
 
+/* wake one idle worker of a class (nr: all); see ar_worker_main() */
+static void ar_iowq_wake_idle(struct ar_iowq *wq, int acct, int nr)
+{
+	/* relaxed: the queue itself is read under wq->lock */
+	atomic_fetch_add_explicit(&wq->idle_seq[acct], 1, memory_order_relaxed);
+	ar_futex_wake(&wq->idle_seq[acct], nr);
+}
+
 /*
  * New work for a class: claim an idle worker not yet claimed by earlier
- * work (AR_IOWQ_SIGNAL: the caller signals its condition once it has
- * dropped the lock, so the woken worker does not block on the lock the
- * signaller still holds), or have one made (AR_IOWQ_SPAWN: the caller
- * creates it). Under wq->lock. The claim, counted under the lock, keeps
- * the wakeup: the worker is on the condition before it drops the lock.
+ * work (AR_IOWQ_SIGNAL: the caller wakes one once it has dropped the
+ * lock, so the woken worker does not block on the lock the waker still
+ * holds), or have one made (AR_IOWQ_SPAWN: the caller creates it).
+ * Under wq->lock. The claim, counted under the lock, keeps the wakeup:
+ * the worker read its word before it dropped the lock.
  */
 static int ar_iowq_wake_locked(struct ar_iowq *wq, int acct)
 {
@@ -366,7 +373,7 @@ void ar_iowq_enqueue(struct ar_uctx *ctx, struct ar_ureq *req)
 	pthread_mutex_unlock(&wq->lock);
 
 	if (wake == AR_IOWQ_SIGNAL)
-		pthread_cond_signal(&wq->cond[acct]);
+		ar_iowq_wake_idle(wq, acct, 1);
 	ar_iowq_join(done);
 	if (wake != AR_IOWQ_SPAWN)
 		return;
@@ -462,8 +469,8 @@ void ar_iowq_exit(struct ar_uctx *ctx)
 
 	pthread_mutex_lock(&wq->lock);
 	wq->exiting = true;
-	pthread_cond_broadcast(&wq->cond[0]);
-	pthread_cond_broadcast(&wq->cond[1]);
+	ar_iowq_wake_idle(wq, 0, INT32_MAX);
+	ar_iowq_wake_idle(wq, 1, INT32_MAX);
 	/*
 	 * A worker being created by an enqueue that raced this exit is
 	 * listed (and so joined) only once its enqueue relocks: wait for it.
@@ -480,8 +487,6 @@ void ar_iowq_exit(struct ar_uctx *ctx)
 /* with the ring's memory: requests may still be handed in after exit */
 void ar_iowq_free(struct ar_iowq *wq)
 {
-	pthread_cond_destroy(&wq->cond[0]);
-	pthread_cond_destroy(&wq->cond[1]);
 	pthread_cond_destroy(&wq->exit_cond);
 	pthread_mutex_destroy(&wq->lock);
 }

@@ -252,7 +252,8 @@ struct ar_worker;
 enum { AR_IOWQ_BOUND, AR_IOWQ_UNBOUND };
 struct ar_iowq {
 	pthread_mutex_t lock;
-	pthread_cond_t cond[2];		/* idle workers of each class */
+	/* futex: idle workers of each class sleep on it; bumped to wake one */
+	atomic_uint idle_seq[2];
 	pthread_cond_t exit_cond;	/* a worker exited */
 	struct {
 		struct ar_ureq *head, *tail;
