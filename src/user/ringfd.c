@@ -79,9 +79,14 @@ static void ar_signalled_link(struct ar_uctx *ctx)
 							memory_order_relaxed));
 }
 
+/*
+ * rfd_listed hands the ring's rfd_next from thread to thread: whoever
+ * raises it owns rfd_next until the ring is on the list, and a popper
+ * that lowers it is done with rfd_next. acquire pairs with that release.
+ */
 static void ar_signalled_push(struct ar_uctx *ctx)
 {
-	if (atomic_exchange_explicit(&ctx->rfd_listed, true, memory_order_relaxed))
+	if (atomic_exchange_explicit(&ctx->rfd_listed, true, memory_order_acquire))
 		return;
 	ar_uctx_get(ctx);
 	ar_signalled_link(ctx);
@@ -211,12 +216,14 @@ void ar_user_prepoll(void)
 		/*
 		 * Off the list before the look: a poster that signals after
 		 * it pushes the ring again. seq_cst, ordered before the
-		 * look's own barrier (lib/ringfd.h).
+		 * look's own barrier (lib/ringfd.h); its release half hands
+		 * rfd_next over (ar_signalled_push()).
 		 */
 		atomic_store_explicit(&ctx->rfd_listed, false, memory_order_seq_cst);
 		if (ar_prepoll_one(ctx) && ar_ringfd_signalled(&ctx->rfd)) {
+			/* acquire: as in ar_signalled_push() */
 			if (!atomic_exchange_explicit(&ctx->rfd_listed, true,
-						      memory_order_relaxed)) {
+						      memory_order_acquire)) {
 				ctx->rfd_next = keep;
 				keep = ctx;
 				continue;	/* its reference goes with it */
