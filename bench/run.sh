@@ -251,6 +251,12 @@ cpu_model=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
 	echo "\"net echo 64B x64\": \`anyring-bench net --conns=64 -b 64\`, a one-thread server on loopback TCP"
 	echo "(kernel io_uring, the user engine, a plain epoll loop) driven by one client thread: the"
 	echo "IOPS column is requests/s, p50/p99 the client's round trip, CPU the server's only."
+	echo "\"event loop fs ops\": \`tests/raw/evloop.c\`, a libuv-shaped loop (an SQPOLL ring driven"
+	echo "by raw system calls, its fd in epoll) doing awaited file operations (open, write, fsync,"
+	echo "read, statx, close, rename, unlink): the IOPS column is operations/s; user is the trap"
+	echo "under \`anyring-run --deny-io-uring\`, threadpool its \`--threadpool 4\` (what libuv does"
+	echo "when io_uring is refused). \"event loop idle\": the same loop idle for 3 s on an SQPOLL"
+	echo "ring (sq_thread_idle 10 ms); the CPU column only."
 	echo "Batching: \`-s 1 -c 1\` at QD1 and QD32 (fio's defaults: each I/O submitted as it is"
 	echo "prepared, one completion waited for when the queue is full); NOP QD128 t/io_uring's"
 	echo "\`-s 32 -c 32\`."
@@ -273,8 +279,15 @@ cpu_model=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
 	echo
 	echo '```'
 	while IFS='|' read -r scen eng iops p50 p99 cpu args cpio; do
-		echo "anyring-bench --engine=$eng --json -t 1 -r $SECS $args"
+		case $args:$eng in
+		evloop\ *:kernel) echo "evloop ${args#evloop }" ;;
+		evloop\ *:user) echo "anyring-run --deny-io-uring -- evloop ${args#evloop }" ;;
+		evloop\ *) echo "evloop --threadpool 4 ${args#evloop }" ;;
+		net\ *) echo "anyring-bench net --engine=$eng --json -r $SECS ${args#net }" ;;
+		*) echo "anyring-bench --engine=$eng --json -t 1 -r $SECS $args" ;;
+		esac
 	done < "$res"
+	echo "(evloop: cc -O2 -pthread -o evloop tests/raw/evloop.c)"
 	echo "anyring-bench -O 1 -s 1 -c 1 -r 1 --sweep depth=1,2,...,64 --sweep engine=kernel,user,libaio $FILE --plot direct-depth.svg"
 	echo '```'
 } > "$REPORT/latest.md"
