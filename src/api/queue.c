@@ -5,6 +5,15 @@
  * overflow flush, task work, IOPOLL), and the CQE wait loop with EXT_ARG
  * timeouts. Every enter goes through the ring's engine.
  */
+/*
+ * io_uring_enter2()'s fifth parameter is a sigset_t * in liburing up to
+ * 2.9 and a void * in newer headers (it may be an EXT_ARG): the header's
+ * prototype is renamed away here, and the function defined with void *,
+ * the same ABI either way.
+ */
+#define io_uring_enter2 ar_header_io_uring_enter2
+#include <liburing.h>
+#undef io_uring_enter2
 #include <errno.h>
 #include <signal.h>
 #include <string.h>
@@ -468,9 +477,12 @@ AR_EXPORT struct io_uring_sqe *io_uring_get_sqe(struct io_uring *ring)
  */
 AR_EXPORT int io_uring_enter2(unsigned fd, unsigned to_submit,
 			      unsigned min_complete, unsigned flags,
-			      sigset_t *sig, size_t sz)
+			      void *arg, size_t sz);
+AR_EXPORT int io_uring_enter2(unsigned fd, unsigned to_submit,
+			      unsigned min_complete, unsigned flags,
+			      void *arg, size_t sz)
 {
-	return ar_enter_fd(fd, to_submit, min_complete, flags, sig, sz);
+	return ar_enter_fd(fd, to_submit, min_complete, flags, arg, sz);
 }
 
 AR_EXPORT int io_uring_enter(unsigned fd, unsigned to_submit,

@@ -99,6 +99,39 @@ struct ar_sync_cancel_reg {
 	__u64 pad2[3];
 };
 
+/*
+ * IORING_REGISTER_PBUF_RING's argument as of 6.18: liburing 2.3 calls
+ * flags pad (renamed in liburing 2.4). Read through this, never through
+ * the header's names, so that any <liburing.h> from 2.3 on builds.
+ */
+struct ar_buf_reg {
+	__u64 ring_addr;
+	__u32 ring_entries;
+	__u16 bgid;
+	__u16 flags;
+	__u64 resv[3];
+};
+_Static_assert(sizeof(struct ar_buf_reg) == sizeof(struct io_uring_buf_reg),
+	       "buf_reg layout");
+
+/*
+ * io_uring_params' ring offsets as of 6.18: liburing 2.3 calls user_addr
+ * resv2 (renamed in liburing 2.5); the addresses of NO_MMAP rings.
+ */
+struct ar_sqring_offsets {
+	__u32 head, tail, ring_mask, ring_entries, flags, dropped, array, resv1;
+	__u64 user_addr;
+};
+_Static_assert(sizeof(struct ar_sqring_offsets) == sizeof(struct io_sqring_offsets),
+	       "sqring_offsets layout");
+
+struct ar_cqring_offsets {
+	__u32 head, tail, ring_mask, ring_entries, overflow, cqes, flags, resv1;
+	__u64 user_addr;
+};
+_Static_assert(sizeof(struct ar_cqring_offsets) == sizeof(struct io_cqring_offsets),
+	       "cqring_offsets layout");
+
 /* mmap offset of a kernel-allocated buffer ring (IOU_PBUF_RING_MMAP, 6.4) */
 #define AR_OFF_PBUF_RING		0x80000000ULL
 #define AR_OFF_PBUF_SHIFT		16

@@ -388,9 +388,14 @@ static int ar_user_create(unsigned entries, struct io_uring_params *p)
 		return ret;
 	/* rings in memory the application provides: not supported */
 	if (p->flags & IORING_SETUP_NO_MMAP) {
+		struct ar_sqring_offsets sq;
+		struct ar_cqring_offsets cq;
+
 		ar_debug("user engine: IORING_SETUP_NO_MMAP is not supported");
-		/* the kernel faults on NULL addresses first (user_addr, resv2 in 2.3) */
-		return p->sq_off.resv2 && p->cq_off.resv2 ? -EINVAL : -EFAULT;
+		/* the kernel faults on NULL addresses first (compat.h: user_addr) */
+		memcpy(&sq, &p->sq_off, sizeof(sq));
+		memcpy(&cq, &p->cq_off, sizeof(cq));
+		return sq.user_addr && cq.user_addr ? -EINVAL : -EFAULT;
 	}
 
 	ctx = calloc(1, sizeof(*ctx));

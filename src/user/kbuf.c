@@ -377,7 +377,7 @@ static bool ar_kbuf_busy(const struct ar_kbuf_list *bl)
 
 int ar_kbuf_register_ring(struct ar_uctx *ctx, const void *arg)
 {
-	struct io_uring_buf_reg reg;
+	struct ar_buf_reg reg;
 	struct ar_kbuf_ctx *kb;
 	struct ar_kbuf_list *bl, *old;
 	void *mem = NULL;
@@ -386,20 +386,19 @@ int ar_kbuf_register_ring(struct ar_uctx *ctx, const void *arg)
 
 	if (ar_copy_from_user(&reg, arg, sizeof(reg)))
 		return -EFAULT;
-	/* reg.pad is 6.18's flags */
 	if (reg.resv[0] || reg.resv[1] || reg.resv[2])
 		return -EINVAL;
-	if (reg.pad & ~(AR_PBUF_RING_MMAP | AR_PBUF_RING_INC))
+	if (reg.flags & ~(AR_PBUF_RING_MMAP | AR_PBUF_RING_INC))
 		return -EINVAL;
 	if (!reg.ring_entries || (reg.ring_entries & (reg.ring_entries - 1)))
 		return -EINVAL;
 	/* cannot tell full from empty with 16-bit head and tail */
 	if (reg.ring_entries >= 65536)
 		return -EINVAL;
-	if (reg.pad & AR_PBUF_RING_INC) {
+	if (reg.flags & AR_PBUF_RING_INC) {
 		/* incremental rings: D19 */
 		ar_debug("user engine: buffer ring flags %#x not supported",
-			 reg.pad);
+			 reg.flags);
 		return -EINVAL;
 	}
 	ar_spin_lock(&ctx->kbuf_lock);
@@ -409,7 +408,7 @@ int ar_kbuf_register_ring(struct ar_uctx *ctx, const void *arg)
 		return ret;
 	size = (__u64)reg.ring_entries * sizeof(struct io_uring_buf);
 	size = (size + AR_PAGE_SIZE - 1) & ~(AR_PAGE_SIZE - 1);
-	if (reg.pad & AR_PBUF_RING_MMAP) {
+	if (reg.flags & AR_PBUF_RING_MMAP) {
 		/*
 		 * The engine's memory, ring_addr ignored (as 6.18's region).
 		 * Shared, so that the system-call trap can map the same pages
@@ -456,14 +455,14 @@ int ar_kbuf_register_ring(struct ar_uctx *ctx, const void *arg)
 
 int ar_kbuf_unregister_ring(struct ar_uctx *ctx, const void *arg)
 {
-	struct io_uring_buf_reg reg;
+	struct ar_buf_reg reg;
 	struct ar_kbuf_list *bl;
 	int ret = 0;
 
 	if (ar_copy_from_user(&reg, arg, sizeof(reg)))
 		return -EFAULT;
 	/* 6.18 looks at resv[1], resv[2] and flags only (measured) */
-	if (reg.resv[1] || reg.resv[2] || reg.pad)
+	if (reg.resv[1] || reg.resv[2] || reg.flags)
 		return -EINVAL;
 	ar_spin_lock(&ctx->kbuf_lock);
 	bl = ar_kbuf_get_list(ctx->kbuf, reg.bgid);

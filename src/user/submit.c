@@ -6,6 +6,7 @@
  * submitting thread, then a worker (io-wq) or a readiness poll.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <string.h>
 #include <poll.h>
@@ -280,6 +281,17 @@ static bool ar_submit_fast_nop(struct ar_uctx *ctx, struct ar_submit_state *st,
 }
 
 /*
+ * sqe->buf_index read once from the application's SQE. Newer headers put
+ * it in a packed union, whose member's address may not be taken: the
+ * load goes through its offset instead.
+ */
+static inline __u16 ar_sqe_buf_index_once(const struct io_uring_sqe *sqe)
+{
+	return *(const volatile __u16 *)((const char *)sqe +
+					 offsetof(struct io_uring_sqe, buf_index));
+}
+
+/*
  * A submit of one plain READ (no flags, priority, RWF_* flags, personality
  * or buffer index; an offset, not the file position) of a buffered
  * regular file needs no request when the page cache holds all of it:
@@ -302,7 +314,7 @@ static bool ar_submit_fast_read(struct ar_uctx *ctx,
 	if (IO_URING_READ_ONCE(sqe->opcode) != IORING_OP_READ ||
 	    IO_URING_READ_ONCE(sqe->flags) || IO_URING_READ_ONCE(sqe->ioprio) ||
 	    IO_URING_READ_ONCE(sqe->rw_flags) ||
-	    IO_URING_READ_ONCE(sqe->buf_index) ||
+	    ar_sqe_buf_index_once(sqe) ||
 	    IO_URING_READ_ONCE(sqe->personality))
 		return false;
 	off = (__s64)IO_URING_READ_ONCE(sqe->off);

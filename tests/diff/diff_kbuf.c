@@ -16,6 +16,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include "harness.h"
+#include "compat.h"
 
 #define FILE_LEN	8192
 #define BSZ		64
@@ -75,14 +76,14 @@ static struct io_uring_buf_ring *ring_register(struct io_uring *ring,
 					       __u64 key)
 {
 	struct io_uring_buf_ring *br = (void *)c->buf[3];
-	struct io_uring_buf_reg r;
+	struct ar_buf_reg r;
 
 	memset(&r, 0, sizeof(r));
 	io_uring_buf_ring_init(br);
 	r.ring_addr = (unsigned long)br;
 	r.ring_entries = entries;
 	r.bgid = (__u16)bgid;
-	diff_note(c, key, io_uring_register_buf_ring(ring, &r, 0));
+	diff_note(c, key, io_uring_register_buf_ring(ring, (void *)&r, 0));
 	return br;
 }
 
@@ -521,7 +522,7 @@ static int fill_ring_pipe_kaddr(struct io_uring *ring, struct diff_ctx *c)
 
 static int fill_group_kinds(struct io_uring *ring, struct diff_ctx *c)
 {
-	struct io_uring_buf_reg r;
+	struct ar_buf_reg r;
 
 	prep_provide(ring, c, 1, c->buf[0], BSZ, 2, 1, 0);
 	prep_provide(ring, c, 2, c->buf[0], BSZ, 2, 2, 0);
@@ -557,13 +558,13 @@ static void note_reg(struct io_uring *ring, struct diff_ctx *c, __u64 key,
 		     __u64 addr, unsigned entries, int bgid, unsigned flags,
 		     unsigned resv)
 {
-	struct io_uring_buf_reg r;
+	struct ar_buf_reg r;
 
 	memset(&r, 0, sizeof(r));
 	r.ring_addr = addr;
 	r.ring_entries = entries;
 	r.bgid = (__u16)bgid;
-	r.pad = (__u16)flags;
+	r.flags = (__u16)flags;
 	if (resv)
 		r.resv[resv - 1] = 1;
 	diff_note(c, key, reg(ring, IORING_REGISTER_PBUF_RING, &r, 1));
@@ -607,7 +608,7 @@ static int fill_register_bad(struct io_uring *ring, struct diff_ctx *c)
 
 static int fill_register_bad2(struct io_uring *ring, struct diff_ctx *c)
 {
-	struct io_uring_buf_reg r;
+	struct ar_buf_reg r;
 	struct buf_status st;
 
 	ring_register(ring, c, 8, 5, 1000);
@@ -627,9 +628,9 @@ static int fill_register_bad2(struct io_uring *ring, struct diff_ctx *c)
 	diff_note(c, 1005, reg(ring, PBUF_STATUS, &st, 2));
 	memset(&r, 0, sizeof(r));
 	r.bgid = 5;
-	r.pad = 1;
+	r.flags = 1;
 	diff_note(c, 1006, reg(ring, IORING_UNREGISTER_PBUF_RING, &r, 1));
-	r.pad = 0;
+	r.flags = 0;
 	r.resv[2] = 1;
 	diff_note(c, 1007, reg(ring, IORING_UNREGISTER_PBUF_RING, &r, 1));
 	r.resv[2] = 0;

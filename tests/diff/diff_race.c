@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "harness.h"
+#include "compat.h"
 
 /* io_uring_register_sync_cancel()'s results, one note each from here */
 #define NOTE_SYNC	1000
@@ -302,28 +303,30 @@ static int sync_all(struct io_uring *ring, struct diff_ctx *c)
 }
 
 /*
- * Unknown flags; a non-zero pad[1]; a non-zero first byte of pad[0],
- * which kernels since 6.6 read as the opcode for IORING_ASYNC_CANCEL_OP
- * (ignored without that flag); then ANY|ALL for the rest.
+ * Unknown flags; a non-zero pad2[0] (liburing 2.3's pad[1]); a non-zero
+ * opcode (the first byte of 2.3's pad[0]), which kernels since 6.6 read
+ * for IORING_ASYNC_CANCEL_OP (ignored without that flag); then ANY|ALL
+ * for the rest. The argument in 6.18's layout (compat.h), whatever names
+ * the header in use gives its fields.
  */
 static int sync_bad(struct io_uring *ring, struct diff_ctx *c)
 {
-	struct io_uring_sync_cancel_reg reg;
+	struct ar_sync_cancel_reg reg;
 
 	memset(&reg, 0, sizeof(reg));
 	reg.addr = 1;
 	reg.flags = 1U << 20;
 	reg.timeout.tv_sec = -1;
 	reg.timeout.tv_nsec = -1;
-	diff_note(c, NOTE_SYNC, io_uring_register_sync_cancel(ring, &reg));
+	diff_note(c, NOTE_SYNC, io_uring_register_sync_cancel(ring, (void *)&reg));
 	reg.flags = 0;
-	reg.pad[1] = 1;
+	reg.pad2[0] = 1;
 	diff_note(c, NOTE_SYNC + 1,
-		  io_uring_register_sync_cancel(ring, &reg));
-	reg.pad[1] = 0;
-	reg.pad[0] = IORING_OP_READ;
+		  io_uring_register_sync_cancel(ring, (void *)&reg));
+	reg.pad2[0] = 0;
+	reg.opcode = IORING_OP_READ;
 	diff_note(c, NOTE_SYNC + 2,
-		  io_uring_register_sync_cancel(ring, &reg));
+		  io_uring_register_sync_cancel(ring, (void *)&reg));
 	return sync_cancel(ring, c, 0, 0, IORING_ASYNC_CANCEL_ANY |
 			   IORING_ASYNC_CANCEL_ALL);
 }

@@ -15,6 +15,7 @@
 #include <sys/eventfd.h>
 #include <sys/resource.h>
 #include "harness.h"
+#include "compat.h"
 
 #ifndef IORING_SETUP_NO_MMAP
 #define IORING_SETUP_NO_MMAP		(1U << 14)
@@ -78,6 +79,10 @@ static int wq_fd(const char *engine, enum wq_kind kind, struct io_uring *ring,
 
 static void put_offsets(struct diff_run *r, const struct io_uring_params *p)
 {
+	/* user_addr through compat.h's layout: liburing 2.3 calls it resv2 */
+	struct ar_sqring_offsets sq;
+	struct ar_cqring_offsets cq;
+
 	diff_put(r, "sq_entries", p->sq_entries);
 	diff_put(r, "cq_entries", p->cq_entries);
 	diff_put(r, "flags", p->flags);
@@ -89,7 +94,8 @@ static void put_offsets(struct diff_run *r, const struct io_uring_params *p)
 	diff_put(r, "sq_off.dropped", p->sq_off.dropped);
 	diff_put(r, "sq_off.array", p->sq_off.array);
 	diff_put(r, "sq_off.resv1", p->sq_off.resv1);
-	diff_put(r, "sq_off.resv2", (long long)p->sq_off.resv2);
+	memcpy(&sq, &p->sq_off, sizeof(sq));
+	diff_put(r, "sq_off.user_addr", (long long)sq.user_addr);
 	diff_put(r, "cq_off.head", p->cq_off.head);
 	diff_put(r, "cq_off.tail", p->cq_off.tail);
 	diff_put(r, "cq_off.ring_mask", p->cq_off.ring_mask);
@@ -98,7 +104,8 @@ static void put_offsets(struct diff_run *r, const struct io_uring_params *p)
 	diff_put(r, "cq_off.cqes", p->cq_off.cqes);
 	diff_put(r, "cq_off.flags", p->cq_off.flags);
 	diff_put(r, "cq_off.resv1", p->cq_off.resv1);
-	diff_put(r, "cq_off.resv2", (long long)p->cq_off.resv2);
+	memcpy(&cq, &p->cq_off, sizeof(cq));
+	diff_put(r, "cq_off.user_addr", (long long)cq.user_addr);
 }
 
 /* what the mapped ring says */
@@ -750,7 +757,7 @@ static void enter_flags(struct io_uring *ring, struct diff_run *r)
 
 static void enter_args(struct io_uring *ring, struct diff_run *r)
 {
-	struct io_uring_getevents_arg arg;
+	struct ar_getevents_arg arg;
 	struct __kernel_timespec ts = { 0, 0 };
 	sigset_t set;
 	unsigned f = IORING_ENTER_GETEVENTS | IORING_ENTER_EXT_ARG;
@@ -785,7 +792,7 @@ static void enter_args(struct io_uring *ring, struct diff_run *r)
 		 enter(ring, 0, 1, f | IORING_ENTER_ABS_TIMER, &arg,
 		       sizeof(arg)));
 	arg.ts = 0;
-	arg.pad = 1000;
+	arg.min_wait_usec = 1000;
 	diff_put(r, "min_wait, no ts, min 0", enter(ring, 0, 0, f, &arg,
 						    sizeof(arg)));
 }
