@@ -90,7 +90,7 @@ user "user, no SQPOLL" -n 200 --no-sqpoll
 echo "user, no SQPOLL: ok"
 # nothing in flight: the ring fds must not poll readable (the kernel's
 # do not; a loop on one that stays readable spins)
-user "user, idle 300 ms" -n 200 --idle 300 --idle-max-empty 30
+user "user, idle 300 ms" -n 200 --idle 300 --idle-max-empty 3
 echo "user, then idle: $(grep '^evloop: idle' "$tmp/out")"
 ev "thread pool" "$run" --deny-io-uring -- "$tmp/evloop" -d "$tmp" --threadpool 4 -j 4
 echo "thread pool: ok"
