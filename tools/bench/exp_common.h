@@ -37,8 +37,9 @@
 /* What an experiment is, and its defaults. */
 struct exp_def {
 	const char *name;
-	const char *seed_file;	/* in ../shared/seeds/ */
+	const char *seed_file;	/* the seed's number and id, as the docs name it */
 	const char *seed_title;
+	const char *seed_source;	/* where it is public: author, list, commit */
 	const char *seed_result;	/* the published figures, one line */
 	double runtime_s;	/* per run */
 	unsigned reps;		/* rounds */

@@ -21,6 +21,7 @@ enum { RW_WRITE, RW_READ, RW_RANDWRITE, RW_RANDREAD, NRW };
 static const struct exp_def def = {
 	.name = "hybrid-poll",
 	.seed_file = "004_0e93927c8d224c94.txt",
+	.seed_source = "hexue, a patch on the io-uring list (2024), in mainline 6.13 as IORING_SETUP_HYBRID_IOPOLL",
 	.seed_title = "io_uring: releasing CPU resources when polling (v6, 2024)",
 	.seed_result = "randread: poll 526K IOPS @100% CPU, IRQ 216K @100%, "
 		       "hybrid 390K @85% (fio 3.35, Gen4 NVMe; read/write: "

@@ -16,6 +16,7 @@
 static const struct exp_def def = {
 	.name = "inline-completion",
 	.seed_file = "002_609f468e88adea53.txt",
+	.seed_source = "Jens Axboe, a series on the io-uring and linux-fsdevel lists (2023), merged for 6.6",
 	.seed_title = "[PATCHSET v2 0/5] Improve async iomap DIO performance "
 		      "(2023, 6.6)",
 	.seed_result = "up to 37% more throughput for IRQ-driven I/O at low "

@@ -30,6 +30,7 @@ enum {
 static const struct exp_def def = {
 	.name = "iowait",
 	.seed_file = "000_ddb8f82cfe6b385e.txt",
+	.seed_source = "Andres Freund, mainline commit 8a796565cec3 (2023), in stable from 5.10",
 	.seed_title = "io_uring: Use io_schedule* in cqring wait (2023, "
 		      "stable 5.10+)",
 	.seed_result = "t/io_uring -d 1 -s 1 -c 1: io_uring 20-40% slower "

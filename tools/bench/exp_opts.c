@@ -51,7 +51,8 @@ static void usage(FILE *f, const struct exp_def *d)
 	fprintf(f,
 "usage: anyring-bench experiment %s [OPTIONS]\n"
 "\n"
-"Reproduces seed %.3s (../shared/seeds/%s):\n"
+"Reproduces seed %.3s:\n"
+"  %s\n"
 "  %s\n"
 "  published: %s\n"
 "\n"
@@ -63,8 +64,8 @@ static void usage(FILE *f, const struct exp_def *d)
 "  --json              {\"experiment\":..., \"reproduced\":..., \"runs\":[...]}\n"
 "                      on stdout instead of the table\n"
 "  --no-plot           no chart\n",
-		d->name, d->seed_file, d->seed_file,
-		d->seed_title, d->seed_result, d->runtime_s, d->reps,
+		d->name, d->seed_file, d->seed_title, d->seed_source,
+		d->seed_result, d->runtime_s, d->reps,
 		EXP_MAX_REPS, EXP_DEFAULT_OUT);
 	if (d->knob_help)
 		fputs(d->knob_help, f);

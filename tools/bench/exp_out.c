@@ -106,7 +106,7 @@ static void text_report(FILE *f, const struct exp_report *rep,
 
 	fprintf(f, "== experiment %s: seed %.3s, \"%s\"\n", d->name,
 		d->seed_file, d->seed_title);
-	fprintf(f, "   seed file: ../shared/seeds/%s\n", d->seed_file);
+	fprintf(f, "   source: %s\n", d->seed_source);
 	fprintf(f, "   published: %s\n", d->seed_result);
 	fprintf(f, "machine: %s\n", rep->machine);
 	fprintf(f, "setup: %s\n", rep->setup);

@@ -17,6 +17,7 @@
 static const struct exp_def def = {
 	.name = "taskwork",
 	.seed_file = "001_a9812c8c50fdb3dc.txt",
+	.seed_source = "Hao Xu, a series on the io-uring list (2021), merged for 5.17",
 	.seed_title = "[PATCH 0/6] task_work optimization (2021, 5.17)",
 	.seed_result = "peak 249K -> 314K IOPS; avg latency at depth 256: "
 		       "1050.99 -> 815.15 us (fio randread 4k, direct, "

@@ -18,6 +18,7 @@ enum { ROW_EVERY_SLEEP, ROW_THRESH_SLEEP, ROW_EVERY, ROW_THRESH, NROWS };
 static const struct exp_def def = {
 	.name = "wait-threshold",
 	.seed_file = "003_8e9b7ed2847986b8.txt",
+	.seed_source = "Pavel Begunkov, an RFC on the io-uring list (2019), not merged",
 	.seed_title = "io_uring: Optimise cq waiting with wait_threshold (RFC, 2019)",
 	.seed_result = "270 KIOPS before, 370 KIOPS after (x1.37): QD 512 "
 		       "submitted one by one, a waiter for 128 events, "

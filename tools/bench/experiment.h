@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * experiment.h - `anyring-bench experiment NAME [ARGS]`: the seed papers'
- * experiments (../shared/seeds), one table entry each. An experiment runs
+ * experiment.h - `anyring-bench experiment NAME [ARGS]`: the seed patches'
+ * experiments (docs/policies.md cites each), one table entry each. An experiment runs
  * jobs through job_run() (job.h): it builds a struct job_spec (start from
  * job_spec_defaults()), runs it, reads struct job_result, and may print
  * its own table, JSON (json.h) and plots. A submitter with a separate
