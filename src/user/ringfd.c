@@ -84,6 +84,17 @@ static void ar_signalled_link(struct ar_uctx *ctx)
  * raises it owns rfd_next until the ring is on the list, and a popper
  * that lowers it is done with rfd_next. acquire pairs with that release.
  */
+/* rings a look took off the list and keeps, chained by rfd_next: back on */
+static void ar_signalled_relink(struct ar_uctx *keep)
+{
+	struct ar_uctx *ctx;
+
+	while ((ctx = keep)) {
+		keep = ctx->rfd_next;
+		ar_signalled_link(ctx);
+	}
+}
+
 static void ar_signalled_push(struct ar_uctx *ctx)
 {
 	if (atomic_exchange_explicit(&ctx->rfd_listed, true, memory_order_acquire))
@@ -180,6 +191,7 @@ void ar_user_fd_polled(void *obj, unsigned events)
 {
 	struct ar_uctx *ctx = obj;
 
+	/* hints, relaxed: a look that misses them only cycles or looks later */
 	if (events & EPOLLET)
 		atomic_store_explicit(&ctx->rfd_et, true, memory_order_relaxed);
 	atomic_store_explicit(&ctx->rfd_hooked, true, memory_order_relaxed);
@@ -190,6 +202,7 @@ static bool ar_prepoll_one(struct ar_uctx *ctx)
 {
 	bool et;
 
+	/* acquire pairs with the release that sets dead in ar_user_end() */
 	if (atomic_load_explicit(&ctx->dead, memory_order_acquire))
 		return false;
 	et = atomic_load_explicit(&ctx->rfd_et, memory_order_relaxed);
@@ -205,8 +218,10 @@ void ar_user_prepoll(void)
 {
 	struct ar_uctx *ctx, *next, *keep = NULL;
 
+	/* a hint for ar_ring_fd_signal(): relaxed, stored once */
 	if (!atomic_load_explicit(&ar_prepoll_seen, memory_order_relaxed))
 		atomic_store_explicit(&ar_prepoll_seen, true, memory_order_relaxed);
+	/* a look without the exchange; the exchange below is the acquire */
 	if (!atomic_load_explicit(&ar_signalled, memory_order_relaxed))
 		return;
 	/* acquire pairs with the pushers' release: their rfd_next */
@@ -232,11 +247,7 @@ void ar_user_prepoll(void)
 		ar_uctx_put(ctx);
 	}
 	/* the kept ones go back on the list, their references with them */
-	while (keep) {
-		ctx = keep;
-		keep = ctx->rfd_next;
-		ar_signalled_link(ctx);
-	}
+	ar_signalled_relink(keep);
 }
 
 /*
@@ -249,12 +260,17 @@ void ar_ring_fd_shut(struct ar_uctx *ctx)
 	struct ar_uctx *c, *next, *keep = NULL;
 
 	ar_ringfd_shut(&ctx->rfd);
+	/*
+	 * Relaxed: no poster is left to list it. A look that has it off
+	 * the list (flag down) drops it itself, seeing it dead.
+	 */
 	if (!atomic_load_explicit(&ctx->rfd_listed, memory_order_relaxed))
 		return;
 	/* acquire pairs with the pushers' release: their rfd_next */
 	c = atomic_exchange_explicit(&ar_signalled, NULL, memory_order_acquire);
 	for (; c; c = next) {
 		next = c->rfd_next;
+		/* acquire pairs with the release that sets dead in ar_user_end() */
 		if (atomic_load_explicit(&c->dead, memory_order_acquire)) {
 			/* stays "listed": nothing pushes an ended ring again */
 			ar_uctx_put(c);
@@ -263,9 +279,5 @@ void ar_ring_fd_shut(struct ar_uctx *ctx)
 		c->rfd_next = keep;
 		keep = c;
 	}
-	while (keep) {
-		c = keep;
-		keep = c->rfd_next;
-		ar_signalled_link(c);
-	}
+	ar_signalled_relink(keep);
 }
