@@ -63,7 +63,7 @@
  *     ring of 8 registered 4 KiB buffers, each given back to the ring
  *     once its CQE is seen), pipe and pipebuf (4 KiB written into a pipe,
  *     then read by a READ, into a buffer or from the buffer ring; TARGET
- *     unused). Prints ns per operation. ENGINE "sync" does read and direct
+ *     unused), recv (the same through a unix stream socket and a RECV). Prints ns per operation. ENGINE "sync" does read and direct
  *     with preadv2() instead of a ring, for comparison. A second thread
  *     is parked first, so the process is multi-threaded as applications
  *     are (see atomics).
@@ -75,6 +75,7 @@
 #include <signal.h>
 #include <stdatomic.h>
 #include <fcntl.h>
+#include <sys/socket.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -556,7 +557,8 @@ static int cmd_loop(const char *engine, const char *mode, unsigned long count,
 	bool simpoll = !strcmp(mode, "simpoll");
 	bool readv = !strcmp(mode, "readv");
 	bool pipebuf = !strcmp(mode, "pipebuf");
-	bool pipe_mode = pipebuf || !strcmp(mode, "pipe");
+	bool recv_mode = !strcmp(mode, "recv");
+	bool pipe_mode = pipebuf || recv_mode || !strcmp(mode, "pipe");
 	bool bufring = pipebuf || !strcmp(mode, "bufring");
 	struct io_uring_buf_ring *br = NULL;
 	void *bufs = NULL;
@@ -572,7 +574,12 @@ static int cmd_loop(const char *engine, const char *mode, unsigned long count,
 	park_a_thread();	/* multi-threaded, as applications are */
 	int fd = -1, ret;
 
-	if (pipe_mode) {
+	if (recv_mode) {
+		if (socketpair(AF_UNIX, SOCK_STREAM, 0, pfd))
+			die("socketpair", errno);
+		fd = pfd[0];
+		blocks = 1;
+	} else if (pipe_mode) {
 		if (pipe(pfd))
 			die("pipe", errno);
 		fd = pfd[0];
@@ -654,7 +661,10 @@ static int cmd_loop(const char *engine, const char *mode, unsigned long count,
 			} else if (pipe_mode) {
 				if (write(pfd[1], buf, 4096) != 4096)
 					die("write pipe", errno);
-				io_uring_prep_read(sqe, fd, buf, 4096, 0);
+				if (recv_mode)
+					io_uring_prep_recv(sqe, fd, buf, 4096, 0);
+				else
+					io_uring_prep_read(sqe, fd, buf, 4096, 0);
 			} else if (readv) {
 				io_uring_prep_readv(sqe, fd, &riov, 1,
 						    (rnd() % blocks) * 4096);
