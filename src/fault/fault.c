@@ -57,6 +57,7 @@
 #include "fault/fault.h"
 #include "fault/rule.h"
 #include "user/types.h"
+#include "user/opdef.h"
 #include "user/lock.h"
 #include "user/submit.h"
 #include "user/complete.h"
@@ -325,15 +326,14 @@ static void ar_fault_name_paths(struct ar_fault_req *fr)
 	if (!n0)
 		return;
 	n1 = n0 + strlen(n0) + 1;
-	switch (req->opcode) {
-	case IORING_OP_RENAMEAT:
-	case IORING_OP_LINKAT:
+	switch (ar_cold_defs[req->opcode].paths) {
+	case AR_PATHS_TWO:
 		if (!ar_path_at(dfd, n0, fr->paths[fr->nr_paths]))
 			fr->nr_paths++;
 		if (!ar_path_at((int)req->fault_sqe->len, n1, fr->paths[fr->nr_paths]))
 			fr->nr_paths++;
 		break;
-	case IORING_OP_SYMLINKAT:	/* the link made, not its target */
+	case AR_PATHS_LINK:	/* the link made, not its target */
 		if (!ar_path_at(dfd, n1, fr->paths[0]))
 			fr->nr_paths++;
 		break;
@@ -349,26 +349,16 @@ static void ar_fault_paths(struct ar_fault_req *fr)
 	struct ar_ureq *req = fr->req;
 
 	fr->paths_done = true;
-	switch (req->opcode) {
-	case IORING_OP_OPENAT:
-	case IORING_OP_OPENAT2:
-	case IORING_OP_STATX:
-	case IORING_OP_UNLINKAT:
-	case IORING_OP_MKDIRAT:
-	case IORING_OP_RENAMEAT:
-	case IORING_OP_LINKAT:
-	case IORING_OP_SYMLINKAT:
+	if (ar_cold_defs[req->opcode].paths != AR_PATHS_NONE) {
 		ar_fault_name_paths(fr);
 		return;
-	default:
-		break;
 	}
-	if (fr->fixed >= 0 && req->opcode == IORING_OP_CLOSE) {
+	if (fr->fixed >= 0 && ar_cold_defs[req->opcode].closes) {
 		if (!ar_fixed_path(req->ctx, (unsigned)fr->fixed, fr->paths[0]))
 			fr->nr_paths = 1;
 	} else if (fr->fd >= 0 || fr->fixed >= 0) {
 		/* req->fd: the fd, or the registered file's own dup */
-		int fd = req->opcode == IORING_OP_CLOSE ? fr->fd : req->fd;
+		int fd = ar_cold_defs[req->opcode].closes ? fr->fd : req->fd;
 
 		if (!ar_fd_path(fd, fr->paths[0], PATH_MAX))
 			fr->nr_paths = 1;
@@ -394,12 +384,12 @@ static void ar_fault_req_init(struct ar_fault_req *fr, struct ar_ureq *req)
 	fr->fd = fr->fixed = -1;
 	fr->paths_done = false;
 	fr->nr_paths = 0;
-	if (req->opcode == IORING_OP_CLOSE) {
+	if (ar_cold_defs[req->opcode].closes) {
 		if (req->fault_sqe->file_index)
 			fr->fixed = (int)req->fault_sqe->file_index - 1;
 		else
 			fr->fd = req->fault_sqe->fd;
-	} else if (ar_opdefs[req->opcode].needs_file) {
+	} else if (ar_issue_defs[req->opcode].needs_file) {
 		if (req->flags & AR_REQ_F_FIXED_FILE)
 			fr->fixed = req->fault_sqe->fd;
 		else
@@ -445,7 +435,7 @@ static void ar_fault_log(unsigned i, struct ar_fault_req *fr, __u64 k,
 	else if (fr->fixed >= 0)
 		snprintf(file, sizeof(file), " fixed file %d", fr->fixed);
 	ar_debug("fault: rule %u \"%s\": %s%s%s%s (match %llu, injection %llu%s)",
-		 i + 1, ar_fault_rules[i].text, ar_opdefs[req->opcode].name,
+		 i + 1, ar_fault_rules[i].text, ar_cold_defs[req->opcode].name,
 		 file, fr->nr_paths ? " " : "", fr->nr_paths ? fr->paths[0] : "",
 		 (unsigned long long)k, (unsigned long long)nth,
 		 nth == AR_FAULT_LOG_FIRST ? "; further ones at powers of 2" : "");
@@ -479,8 +469,8 @@ static int ar_fault_err(struct ar_ureq *req, const struct ar_frule *r,
 	int ret;
 
 	/* close(2) releases the fd even when it reports an error: close it */
-	if (req->opcode == IORING_OP_CLOSE) {
-		ret = ar_opdefs[req->opcode].issue(req, issue_flags);
+	if (ar_cold_defs[req->opcode].closes) {
+		ret = ar_issue_defs[req->opcode].issue(req, issue_flags);
 		if (ret < 0)
 			return ret;
 	}
@@ -497,7 +487,7 @@ static int ar_fault_shorten(struct ar_ureq *req, const struct ar_frule *r)
 	int ret;
 
 	sqe.len = ar_fault_short_len(r, req);
-	ret = ar_opdefs[req->opcode].prep(req, &sqe);
+	ret = ar_issue_defs[req->opcode].prep(req, &sqe);
 	if (ret)
 		return ret;	/* not seen: the same SQE passed prep longer */
 	/* a short transfer breaks a link, as the kernel's does */

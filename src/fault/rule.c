@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include "fault/rule.h"
 #include "user/types.h"
+#include "user/opdef.h"
 
 #define AR_FAULT_MAX_NS		(3600ULL * 1000000000ULL)
 
@@ -225,35 +226,42 @@ static bool ar_ops_empty(const uint64_t *ops)
 /* opcodes this engine performs and a rule may name */
 static bool ar_op_injectable(unsigned op)
 {
-	return op < ar_nr_opdefs && ar_opdefs[op].prep &&
-	       op != IORING_OP_LINK_TIMEOUT;
+	return ar_op_supported(op) && !ar_cold_defs[op].fault_never;
 }
 
 /* any: every opcode performed, but the timeout and cancel machinery */
 static void ar_ops_any(uint64_t *ops)
 {
-	for (unsigned op = 0; op < ar_nr_opdefs; op++) {
-		if (!ar_op_injectable(op) || op == IORING_OP_TIMEOUT ||
-		    op == IORING_OP_TIMEOUT_REMOVE || op == IORING_OP_ASYNC_CANCEL)
+	for (unsigned op = 0; op < AR_OP_NR; op++) {
+		if (!ar_op_injectable(op) || ar_cold_defs[op].fault_not_any)
 			continue;
 		ar_op_set(ops, op);
 	}
 }
 
-/* the opcodes short= can shorten: one buffer, length in the SQE */
+/* the opcodes short= can shorten */
 static void ar_ops_shortable(uint64_t *ops)
 {
-	ar_op_set(ops, IORING_OP_READ);
-	ar_op_set(ops, IORING_OP_WRITE);
-	ar_op_set(ops, IORING_OP_READ_FIXED);
-	ar_op_set(ops, IORING_OP_WRITE_FIXED);
+	for (unsigned op = 0; op < AR_OP_NR; op++)
+		if (ar_cold_defs[op].fault_short)
+			ar_op_set(ops, op);
 }
 
-static const struct { const char *name; uint8_t ops[3]; } ar_op_families[] = {
-	{ "read", { IORING_OP_READ, IORING_OP_READV, IORING_OP_READ_FIXED } },
-	{ "write", { IORING_OP_WRITE, IORING_OP_WRITEV, IORING_OP_WRITE_FIXED } },
-	{ "open", { IORING_OP_OPENAT, IORING_OP_OPENAT2, IORING_OP_OPENAT2 } },
-};
+/* a family's opcodes (read, write, open); false: no such family */
+static bool ar_ops_family(uint64_t *ops, const char *name)
+{
+	bool found = false;
+
+	for (unsigned op = 0; op < AR_OP_NR; op++) {
+		const char *family = ar_cold_defs[op].family;
+
+		if (family && !strcasecmp(name, family)) {
+			ar_op_set(ops, op);
+			found = true;
+		}
+	}
+	return found;
+}
 
 /* one name of a request rule's op=: a family, "any", or an opcode */
 static int ar_parse_req_op(struct ar_fparse *p, const char *name,
@@ -265,17 +273,12 @@ static int ar_parse_req_op(struct ar_fparse *p, const char *name,
 		ar_ops_any(r->ops);
 		return 0;
 	}
-	for (unsigned i = 0; i < sizeof(ar_op_families) / sizeof(ar_op_families[0]); i++) {
-		if (strcasecmp(name, ar_op_families[i].name))
-			continue;
-		for (unsigned j = 0; j < 3; j++)
-			ar_op_set(r->ops, ar_op_families[i].ops[j]);
+	if (ar_ops_family(r->ops, name))
 		return 0;
-	}
 	if (!strncasecmp(name, "IORING_OP_", 10))
 		exact = name + 10;
-	for (unsigned op = 0; op < ar_nr_opdefs; op++) {
-		if (!ar_opdefs[op].name || strcasecmp(exact, ar_opdefs[op].name))
+	for (unsigned op = 0; op < AR_OP_NR; op++) {
+		if (strcasecmp(exact, ar_cold_defs[op].name))
 			continue;
 		if (!ar_op_injectable(op))
 			return ar_fp_err(p, "op %s is not a request the user engine performs",

@@ -25,6 +25,7 @@
 #include <sys/epoll.h>
 #include <linux/aio_abi.h>
 #include "user/types.h"
+#include "user/opdef.h"
 #include "user/lock.h"
 #include "user/aiopoll.h"
 #include "user/poll.h"
@@ -46,7 +47,7 @@ struct ar_aiopoll_chunk {
 
 bool ar_aiopoll_wanted(const struct ar_ureq *req, __u32 events)
 {
-	return req->opcode == IORING_OP_POLL_ADD && req->file.aio_poll &&
+	return ar_issue_defs[req->opcode].poll_events && req->file.aio_poll &&
 	       !(events & EPOLLEXCLUSIVE) &&
 	       !ar_req_data(req, struct ar_poll_add)->multi &&
 	       !__atomic_load_n(&req->ctx->direct_refused, __ATOMIC_RELAXED);

@@ -13,6 +13,7 @@
 #include "lib/wake.h"
 #include "trap/trap.h"
 #include "user/types.h"
+#include "user/opdef.h"
 #include "user/lock.h"
 #include "user/svc.h"
 #include "user/ctx.h"
@@ -334,7 +335,7 @@ void ar_complete_locked(struct ar_uctx *ctx, struct ar_ureq *req,
 	else if (__builtin_expect(req->flags & AR_REQ_F_ARM_LT, 0))
 		lt = ar_link_timeout_unarmed_locked(req);
 
-	if (req->opcode == IORING_OP_TIMEOUT)
+	if (ar_issue_defs[req->opcode].cq_timeout)
 		ar_timeout_count_locked(ctx, req);
 	/*
 	 * a provided buffer's flags (kbuf.h), put now if still held (a
@@ -441,8 +442,7 @@ static bool ar_req_worker_silent(struct ar_ureq *req)
 	if (req->flags & (AR_REQ_F_SHORT | AR_REQ_F_FAIL | AR_REQ_F_NOTIF |
 			  AR_REQ_F_ARM_LT))
 		return false;
-	return req->opcode != IORING_OP_TIMEOUT &&
-	       req->opcode != IORING_OP_LINK_TIMEOUT;
+	return !ar_issue_defs[req->opcode].timer;
 }
 
 /*

@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include "lib/clock.h"
 #include "user/types.h"
+#include "user/opdef.h"
 #include "user/submit.h"
 #include "user/complete.h"
 #include "user/iowq.h"
@@ -80,15 +81,8 @@ void ar_iowq_init(struct ar_iowq *wq, unsigned sq_entries)
  */
 static unsigned ar_req_hash(const struct ar_ureq *req)
 {
-	switch (req->opcode) {
-	case IORING_OP_WRITE:
-	case IORING_OP_WRITEV:
-	case IORING_OP_WRITE_FIXED:
-		break;
-	default:
-		return 0;
-	}
-	if (!req->file.isreg || req->file.be != &ar_buffered_backend)
+	if (!ar_issue_defs[req->opcode].hash_reg_file || !req->file.isreg ||
+	    !req->file.be || !req->file.be->page_cache)
 		return 0;
 	return req->file.ihash;
 }
@@ -268,7 +262,7 @@ static void ar_iowq_join(struct ar_worker *done)
  */
 static int ar_req_acct(struct ar_ureq *req)
 {
-	if (!ar_opdefs[req->opcode].needs_file)
+	if (!ar_issue_defs[req->opcode].needs_file)
 		return AR_IOWQ_BOUND;
 	if (!req->file.be && !(req->flags & AR_REQ_F_FIXED_FILE))
 		ar_req_assign_file(req);

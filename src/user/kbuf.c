@@ -72,6 +72,7 @@ struct ar_provide_buf {
 	__u32 nbufs;
 	__u16 bgid;
 	__u16 bid;
+	bool provide;		/* PROVIDE_BUFFERS, not REMOVE_BUFFERS */
 };
 
 static struct ar_kbuf_list *ar_kbuf_get_list(struct ar_kbuf_ctx *kb,
@@ -193,6 +194,7 @@ int ar_provide_buffers_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe)
 	/* sqe->fd is read as the kernel does: sign-extended to 64 bits */
 	__u64 nbufs = (__u64)(__s64)sqe->fd, size, end;
 
+	p->provide = true;
 	if (sqe->rw_flags || sqe->splice_fd_in)
 		return -EINVAL;
 	if (!nbufs || nbufs > AR_MAX_BIDS_PER_BGID)
@@ -293,10 +295,10 @@ static int ar_kbuf_add_buffers(struct ar_kbuf_ctx *kb, struct ar_kbuf_list *bl,
 }
 
 /* io_manage_buffers_legacy(), under kbuf_lock */
-static int ar_kbuf_manage_locked(struct ar_uctx *ctx, struct ar_ureq *req,
+static int ar_kbuf_manage_locked(struct ar_uctx *ctx,
 				 const struct ar_provide_buf *p)
 {
-	bool provide = req->opcode == IORING_OP_PROVIDE_BUFFERS;
+	bool provide = p->provide;
 	struct ar_kbuf_ctx *kb = ar_kbuf_ctx_get(ctx);
 	struct ar_kbuf_list *bl;
 	int ret;
@@ -338,7 +340,7 @@ int ar_manage_buffers_issue(struct ar_ureq *req, unsigned issue_flags)
 
 	(void)issue_flags;
 	ar_spin_lock(&ctx->kbuf_lock);
-	ret = ar_kbuf_manage_locked(ctx, req, p);
+	ret = ar_kbuf_manage_locked(ctx, p);
 	ar_spin_unlock(&ctx->kbuf_lock);
 	return ret;
 }

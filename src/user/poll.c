@@ -34,6 +34,7 @@
 #include <unistd.h>
 #include <sys/epoll.h>
 #include "user/types.h"
+#include "user/opdef.h"
 #include "user/lock.h"
 #include "user/poll.h"
 #include "user/aiopoll.h"
@@ -156,9 +157,9 @@ static struct ar_pollent *ar_pollent_find_locked(struct ar_poll *p, int fd)
 
 static bool ar_req_is_send(const struct ar_ureq *req)
 {
-	return req->opcode == IORING_OP_SEND || req->opcode == IORING_OP_SENDMSG ||
-	       req->opcode == IORING_OP_SEND_ZC ||
-	       req->opcode == IORING_OP_SENDMSG_ZC;
+	const struct ar_issue_def *def = &ar_issue_defs[req->opcode];
+
+	return def->sock_call && def->pollout;
 }
 
 /*

@@ -16,6 +16,7 @@
 #include <sys/syscall.h>
 #include "lib/uaccess.h"
 #include "user/types.h"
+#include "user/opdef.h"
 #include "user/lock.h"
 #include "user/ctx.h"
 #include "user/complete.h"
@@ -188,7 +189,7 @@ static int ar_reg_probe(struct ar_uctx *ctx, void *arg, unsigned nr)
 	p->last_op = AR_OP_LAST_KNOWN;
 	for (i = 0; i < nr; i++) {
 		p->ops[i].op = (__u8)i;
-		if (i < ar_nr_opdefs && ar_opdefs[i].prep)
+		if (ar_op_supported(i))
 			p->ops[i].flags = IO_URING_OP_SUPPORTED;
 	}
 	p->ops_len = (__u8)nr;

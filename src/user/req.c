@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "user/types.h"
+#include "user/opdef.h"
 #include "user/ctx.h"
 #include "user/req.h"
 #include "user/rsrc.h"
@@ -82,11 +83,11 @@ struct ar_ureq *ar_req_alloc(struct ar_uctx *ctx)
 static void ar_req_release(struct ar_ureq *req)
 {
 	struct ar_uctx *ctx = req->ctx;
-	const struct ar_opdef *def = &ar_opdefs[req->opcode < ar_nr_opdefs ?
-						 req->opcode : 0];
+	/* an unknown opcode was made a NOP at init (submit.c) */
+	const struct ar_cold_def *def = &ar_cold_defs[req->opcode];
 
 	/* cleanup handlers accept a request whose prep failed part way */
-	if (req->opcode < ar_nr_opdefs && def->cleanup)
+	if (def->cleanup)
 		def->cleanup(req);
 	if (req->alloc)
 		free(req->alloc);

@@ -40,6 +40,7 @@
 #include "fault/fault.h"
 #include "lib/waitpol.h"
 #include "user/types.h"
+#include "user/opdef.h"
 #include "user/submit.h"
 #include "user/complete.h"
 #include "user/spread.h"
@@ -256,7 +257,7 @@ static bool ar_spread_ok(struct ar_ureq *req)
 	 * a provided buffer is chosen in issue order, after the
 	 * PROVIDE_BUFFERS before it (kbuf.h): not shared
 	 */
-	if (!ar_opdefs[req->opcode].spread ||
+	if (!ar_issue_defs[req->opcode].spread ||
 	    (req->flags & (AR_REQ_F_FAIL | AR_REQ_F_LINK |
 			   AR_REQ_F_FORCE_ASYNC | AR_REQ_F_DRAIN_PATH)) ||
 	    (req->sqe_flags & IOSQE_BUFFER_SELECT))
@@ -277,15 +278,7 @@ static bool ar_spread_ok(struct ar_ureq *req)
  */
 static bool ar_spread_barrier(const struct ar_ureq *req)
 {
-	switch (req->opcode) {
-	case IORING_OP_ASYNC_CANCEL: case IORING_OP_CLOSE:
-	case IORING_OP_FILES_UPDATE: case IORING_OP_OPENAT:
-	case IORING_OP_OPENAT2: case IORING_OP_ACCEPT: case IORING_OP_SOCKET:
-	case AR_OP_PIPE: case IORING_OP_MSG_RING:
-		return true;
-	default:
-		return false;
-	}
+	return ar_issue_defs[req->opcode].spread_barrier;
 }
 
 /* does the ready list hold enough requests worth sharing? */

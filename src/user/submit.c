@@ -15,6 +15,7 @@
 #include "fault/fault.h"
 #include "lib/uaccess.h"
 #include "user/types.h"
+#include "user/opdef.h"
 #include "user/lock.h"
 #include "user/ctx.h"
 #include "user/req.h"
@@ -24,6 +25,7 @@
 #include "user/iowq.h"
 #include "user/svc.h"
 #include "user/poll.h"
+#include "user/ops/ops.h"
 #include "user/ops/timeout.h"
 #include "user/rsrc.h"
 #include "user/backend/backend.h"
@@ -84,7 +86,7 @@ static bool ar_restricted(struct ar_uctx *ctx, struct ar_ureq *req)
 static int ar_req_init(struct ar_uctx *ctx, struct ar_ureq *req,
 		       const struct io_uring_sqe *sqe)
 {
-	const struct ar_opdef *def;
+	const struct ar_issue_def *def;
 	struct io_uring_sqe stable;
 	__u8 flags;
 
@@ -111,11 +113,11 @@ static int ar_req_init(struct ar_uctx *ctx, struct ar_ureq *req,
 		req->flags |= AR_REQ_F_FIXED_FILE;
 	if (flags & IOSQE_CQE_SKIP_SUCCESS)
 		req->flags |= AR_REQ_F_SKIP_CQE;
-	if (sqe->opcode >= ar_nr_opdefs || !ar_opdefs[sqe->opcode].prep) {
+	if (!ar_op_supported(sqe->opcode)) {
 		req->opcode = IORING_OP_NOP;
 		return -EINVAL;
 	}
-	def = &ar_opdefs[req->opcode];
+	def = &ar_issue_defs[req->opcode];
 	/* zeroed opdata for prep (and cleanup, should a check below fail) */
 	if (!def->prep_inits)
 		memset(req->opdata, 0, sizeof(req->opdata));
@@ -232,6 +234,13 @@ ar_submit_post_fast(struct ar_uctx *ctx, struct ar_submit_state *st)
 	st->nr_fast = 0;
 }
 
+/* the fast path's batch is full: rare, and out of the NOP's way */
+static __attribute__((noinline, cold)) void
+ar_submit_post_fast_full(struct ar_uctx *ctx, struct ar_submit_state *st)
+{
+	ar_submit_post_fast(ctx, st);
+}
+
 /* one more CQE of the fast path, posted with the submit's others */
 static inline void ar_submit_fast_add(struct ar_uctx *ctx,
 				      struct ar_submit_state *st,
@@ -240,7 +249,7 @@ static inline void ar_submit_fast_add(struct ar_uctx *ctx,
 	st->fast_ud[st->nr_fast] = user_data;
 	st->fast_res[st->nr_fast] = res;
 	if (++st->nr_fast == AR_FAST_BATCH)
-		ar_submit_post_fast(ctx, st);
+		ar_submit_post_fast_full(ctx, st);
 }
 
 /*
@@ -267,40 +276,24 @@ static bool ar_submit_fast_ok(struct ar_uctx *ctx)
 static bool ar_submit_fast_nop(struct ar_uctx *ctx, struct ar_submit_state *st,
 			       const struct io_uring_sqe *sqe)
 {
-	__u32 nop_flags;
+	__s32 res;
 
-	if (sqe->opcode != IORING_OP_NOP || sqe->flags || sqe->ioprio ||
-	    sqe->personality)
+	if (!ar_nop_sqe_plain(sqe, &res))
 		return false;
-	nop_flags = sqe->rw_flags;
-	if (nop_flags & ~1U)	/* IORING_NOP_INJECT_RESULT */
-		return false;
-	ar_submit_fast_add(ctx, st, sqe->user_data,
-			   nop_flags ? (__s32)sqe->len : 0);
+	ar_submit_fast_add(ctx, st, sqe->user_data, res);
 	return true;
 }
 
 /*
- * sqe->buf_index read once from the application's SQE. Newer headers put
- * it in a packed union, whose member's address may not be taken: the
- * load goes through its offset instead.
- */
-static inline __u16 ar_sqe_buf_index_once(const struct io_uring_sqe *sqe)
-{
-	return *(const volatile __u16 *)((const char *)sqe +
-					 offsetof(struct io_uring_sqe, buf_index));
-}
-
-/*
- * A submit of one plain READ (no flags, priority, RWF_* flags, personality
- * or buffer index; an offset, not the file position) of a buffered
- * regular file needs no request when the page cache holds all of it:
- * the inline attempt, preadv2 with RWF_NOWAIT, is made here, and a read
- * of every byte is the CQE. Anything else (would block, short, an
- * error, a buffer beyond user space) is left to the request path, which
- * makes the attempt again: a read of a regular file at an offset can be
- * repeated. Only a submit's sole SQE: spread.c may share a batch's
- * reads with a helper. Under uring_lock, as the kernel's inline issue.
+ * A submit of one plain READ (ar_read_sqe_plain(): an offset, not the
+ * file position) of a buffered regular file needs no request when the
+ * page cache holds all of it: the inline attempt, preadv2 with
+ * RWF_NOWAIT, is made here, and a read of every byte is the CQE.
+ * Anything else (would block, short, an error, a buffer beyond user
+ * space) is left to the request path, which makes the attempt again: a
+ * read of a regular file at an offset can be repeated. Only a submit's
+ * sole SQE: spread.c may share a batch's reads with a helper. Under
+ * uring_lock, as the kernel's inline issue.
  */
 static bool ar_submit_fast_read(struct ar_uctx *ctx,
 				struct ar_submit_state *st,
@@ -311,16 +304,8 @@ static bool ar_submit_fast_read(struct ar_uctx *ctx,
 	long ret;
 	int fd, e;
 
-	if (IO_URING_READ_ONCE(sqe->opcode) != IORING_OP_READ ||
-	    IO_URING_READ_ONCE(sqe->flags) || IO_URING_READ_ONCE(sqe->ioprio) ||
-	    IO_URING_READ_ONCE(sqe->rw_flags) ||
-	    ar_sqe_buf_index_once(sqe) ||
-	    IO_URING_READ_ONCE(sqe->personality))
+	if (!ar_read_sqe_plain(sqe, &fd, &iov, &off))
 		return false;
-	off = (__s64)IO_URING_READ_ONCE(sqe->off);
-	iov.iov_len = IO_URING_READ_ONCE(sqe->len);
-	iov.iov_base = (void *)(unsigned long)IO_URING_READ_ONCE(sqe->addr);
-	fd = IO_URING_READ_ONCE(sqe->fd);
 	if (off < 0 || !iov.iov_len || iov.iov_len > AR_MAX_RW_COUNT ||
 	    !ar_access_ok(iov.iov_base, iov.iov_len) ||
 	    !ar_file_plain_regular(fd))
@@ -608,7 +593,7 @@ int ar_req_assign_file(struct ar_ureq *req)
 {
 	struct ar_rsrc_node *node;
 
-	if (!ar_opdefs[req->opcode].needs_file || req->file.be)
+	if (!ar_issue_defs[req->opcode].needs_file || req->file.be)
 		return 0;
 	if (req->flags & AR_REQ_F_FIXED_FILE) {
 		node = ar_rsrc_get_file(req->ctx, (unsigned)req->fd);
@@ -630,9 +615,9 @@ int ar_req_assign_file(struct ar_ureq *req)
  */
 static __u32 ar_req_poll_events(struct ar_ureq *req)
 {
-	const struct ar_opdef *def = &ar_opdefs[req->opcode];
+	const struct ar_issue_def *def = &ar_issue_defs[req->opcode];
 
-	if (req->opcode == IORING_OP_POLL_ADD)
+	if (def->poll_events)
 		return ar_req_data(req, struct ar_poll_add)->events;
 	if ((!def->pollin && !def->pollout) || !req->file.be ||
 	    !req->file.be->pollable)
@@ -649,18 +634,9 @@ static __u32 ar_req_poll_events(struct ar_ureq *req)
  */
 static bool ar_req_sock_answered(const struct ar_ureq *req)
 {
-	switch (req->opcode) {
-	case IORING_OP_SEND:
-	case IORING_OP_RECV:
-	case IORING_OP_SENDMSG:
-	case IORING_OP_RECVMSG:
-	case IORING_OP_SEND_ZC:
-	case IORING_OP_SENDMSG_ZC:
-		return !(req->flags & AR_REQ_F_RS_POLL_FIRST) ||
-		       (req->flags & AR_REQ_F_POLLED);
-	default:
-		return false;
-	}
+	return ar_issue_defs[req->opcode].sock_call &&
+	       (!(req->flags & AR_REQ_F_RS_POLL_FIRST) ||
+		(req->flags & AR_REQ_F_POLLED));
 }
 
 /*
@@ -770,23 +746,6 @@ int ar_submit_sqes_enter(struct ar_uctx *ctx, unsigned nr, unsigned flags,
 		IORING_ENTER_GETEVENTS && !arg ? min_complete : 0);
 }
 
-/* the blocking work of a regular file's page cache: bounded, no readiness */
-static bool ar_op_blocks_bounded(__u8 opcode)
-{
-	switch (opcode) {
-	case IORING_OP_READ:
-	case IORING_OP_WRITE:
-	case IORING_OP_READV:
-	case IORING_OP_WRITEV:
-	case IORING_OP_READ_FIXED:
-	case IORING_OP_WRITE_FIXED:
-	case IORING_OP_FSYNC:
-		return true;
-	default:
-		return false;
-	}
-}
-
 /*
  * What a waiting thread may run in io-wq's place (here, and queued work
  * in iowq.c ar_iowq_help()): a buffered read, write or fsync of a regular
@@ -799,8 +758,8 @@ bool ar_req_waiter_may_run(const struct ar_ureq *req)
 	/* the flags first: only a request with ARM_LT has its req->lt written */
 	return !(req->flags & (AR_REQ_F_FORCE_ASYNC | AR_REQ_F_ARM_LT)) &&
 	       !req->lt && !(req->sqe_flags & IOSQE_BUFFER_SELECT) &&
-	       req->file.be == &ar_buffered_backend &&
-	       ar_op_blocks_bounded(req->opcode) && !ar_faults_active();
+	       req->file.be && req->file.be->page_cache &&
+	       ar_issue_defs[req->opcode].bounded && !ar_faults_active();
 }
 
 /*
@@ -853,7 +812,7 @@ static bool ar_req_waiter_blocks(struct ar_ureq *req)
  */
 static int ar_req_issue_blocking(struct ar_ureq *req, bool worker)
 {
-	const struct ar_opdef *def = &ar_opdefs[req->opcode];
+	const struct ar_issue_def *def = &ar_issue_defs[req->opcode];
 	enum ar_req_state prev = ar_req_state(req);
 	int ret;
 
@@ -877,7 +836,7 @@ static int ar_req_issue_blocking(struct ar_ureq *req, bool worker)
  */
 void ar_req_issue(struct ar_ureq *req, unsigned issue_flags)
 {
-	const struct ar_opdef *def = &ar_opdefs[req->opcode];
+	const struct ar_issue_def *def = &ar_issue_defs[req->opcode];
 	bool worker = issue_flags & AR_ISSUE_WORKER, tried = false;
 	__u32 events = 0;
 	int ret;
@@ -937,7 +896,7 @@ again:
 	 * (poll.h: not an answer after readiness).
 	 */
 	if (ret != AR_ISSUE_QUEUED && (req->flags & AR_REQ_F_POLLED) &&
-	    ar_poll_done(req) && req->opcode == IORING_OP_POLL_ADD)
+	    ar_poll_done(req) && def->poll_events)
 		ret = -ECANCELED;
 	if (ret == AR_ISSUE_PUNT) {
 		if (!worker && !ar_req_waiter_blocks(req)) {
@@ -976,7 +935,7 @@ static int ar_req_file_before_lt(struct ar_ureq *req)
 	int ret;
 
 	if (!(req->flags & AR_REQ_F_ARM_LT) ||
-	    !ar_opdefs[req->opcode].needs_file)
+	    !ar_issue_defs[req->opcode].needs_file)
 		return 0;
 	ret = ar_req_assign_file(req);
 	if (ret)

@@ -79,34 +79,6 @@ struct ar_iopoll;
 
 #define AR_RINGFD_REG_MAX	16
 
-/* One entry per opcode, as the kernel's opdef.c. */
-struct ar_opdef {
-	const char *name;
-	/* read the SQE into the request; no system calls; an error fails it at submit */
-	int (*prep)(struct ar_ureq *req, const struct io_uring_sqe *sqe);
-	/*
-	 * do it: a result; AR_ISSUE_AGAIN (or -EAGAIN from ops without
-	 * pollin/pollout) under AR_ISSUE_NONBLOCK to wait or punt;
-	 * AR_ISSUE_QUEUED when the request completes elsewhere
-	 */
-	int (*issue)(struct ar_ureq *req, unsigned issue_flags);
-	/* release what prep allocated beyond req->alloc; may be NULL */
-	void (*cleanup)(struct ar_ureq *req);
-	unsigned needs_file : 1;	/* sqe->fd names a file (IOSQE_FIXED_FILE allowed) */
-	unsigned pollin : 1;		/* on a pollable file, wait for POLLIN */
-	unsigned pollout : 1;		/* ... or POLLOUT, instead of a worker */
-	unsigned iopoll : 1;		/* allowed on IORING_SETUP_IOPOLL rings */
-	unsigned buffer_select : 1;	/* takes IOSQE_BUFFER_SELECT */
-	unsigned ioprio : 1;		/* takes sqe->ioprio */
-	unsigned nofail_res : 1;	/* an error result does not break a link */
-	unsigned eagain_res : 1;	/* -EAGAIN is its answer, not "would block" */
-	unsigned prep_inits : 1;	/* prep writes all its opdata: no zeroing */
-	unsigned spread : 1;		/* issue=spread may hand it to the helper */
-};
-
-extern const struct ar_opdef ar_opdefs[];
-extern const unsigned ar_nr_opdefs;
-
 /* a file as a request sees it: its backend (user/backend/backend.h) */
 struct ar_file {
 	const struct ar_backend *be;

@@ -78,6 +78,11 @@ struct ar_backend {
 	unsigned no_pos : 1;	/* no file position: offset -1 is -EINVAL */
 	unsigned no_mode : 1;	/* no access mode (not checked for the direction) */
 	unsigned spread : 1;	/* inline issue worth sharing (issue=spread) */
+	/*
+	 * I/O through the page cache: blocking that is bounded (a waiter
+	 * may run it), writes hashed per inode in io-wq
+	 */
+	unsigned page_cache : 1;
 };
 
 extern const struct ar_backend ar_buffered_backend;

@@ -86,12 +86,12 @@ static int ar_buffered_rw(struct ar_ureq *req, struct ar_rw_io *io,
 	 * writes to a file without FMODE_BUF_WASYNC before any I/O.
 	 */
 	if (nonblock && io->write && req->file.wr_blocks && !ar_rw_nowait(io) &&
-	    !io->done && req->file.be == &ar_buffered_backend)
+	    !io->done && req->file.be->page_cache)
 		return AR_ISSUE_PUNT;
 	ret = ar_buffered_call(req, io, io->rw_flags | (nonblock ? RWF_NOWAIT : 0));
 	errno = e;
 	if (ret == -EOPNOTSUPP && nonblock && io->write && req->file.isreg &&
-	    req->file.be == &ar_buffered_backend)
+	    req->file.be->page_cache)
 		ar_file_note_write_blocks(req);
 	/*
 	 * A buffered write asked not to wait: the kernel says -EAGAIN inline;
@@ -162,6 +162,7 @@ const struct ar_backend ar_buffered_backend = {
 	.rw = ar_buffered_rw,
 	.fsync = ar_buffered_fsync,
 	.sync_range = ar_buffered_sync_range,
+	.page_cache = 1,
 	.spread = 1,
 };
 
