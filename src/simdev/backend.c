@@ -28,7 +28,7 @@ _Static_assert(sizeof(struct ar_sim_io) <= AR_DEV_IO_SIZE,
 /* a request's simdev I/O: its backend data's device I/O */
 static struct ar_sim_io *ar_sim_io_of(struct ar_ureq *req)
 {
-	return (struct ar_sim_io *)ar_req_backend(req)->dev.io;
+	return (struct ar_sim_io *)ar_req_dev(req)->io;
 }
 
 /* the device is done with the I/O: complete the request (any thread) */
@@ -36,7 +36,7 @@ static void ar_sim_done(struct ar_sim_io *io)
 {
 	struct ar_dev_req *s = (struct ar_dev_req *)((char *)io -
 						     offsetof(struct ar_dev_req, io));
-	struct ar_ureq *req = ar_req_of_backend((union ar_backend_req *)s);
+	struct ar_ureq *req = ar_req_of_backend(s);
 	struct ar_uctx *ctx = req->ctx;
 	struct ar_simdev *d = s->ip.dev;
 	int res = io->res;
@@ -55,7 +55,7 @@ static void ar_sim_done(struct ar_sim_io *io)
 /* hand the request's I/O, filled in, to its device (with an I/O reference) */
 static int ar_sim_start(struct ar_ureq *req)
 {
-	struct ar_dev_req *s = &ar_req_backend(req)->dev;
+	struct ar_dev_req *s = ar_req_dev(req);
 	struct ar_sim_io *io = ar_sim_io_of(req);
 	struct ar_uctx *ctx = req->ctx;
 	struct ar_simdev *d = req->file.dev;

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * aiopoll.c - oneshot POLL_ADD through native AIO's IOCB_CMD_POLL (the
- * why: aiopoll.h). The AIO context is the direct backend's (direct.c),
- * whose reaping hands each poll's event here.
+ * why: aiopoll.h), in the ring's AIO context (aio.c), whose reaping
+ * hands each poll's event here.
  *
  * An armed poll's iocb is a struct ar_aiopoll, named to the kernel by
  * its address (io_cancel() finds it so) and by the tagged aio_data of
@@ -22,6 +22,7 @@
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/epoll.h>
 #include <linux/aio_abi.h>
 #include "user/types.h"
@@ -29,7 +30,7 @@
 #include "user/lock.h"
 #include "user/aiopoll.h"
 #include "user/poll.h"
-#include "user/backend/direct.h"
+#include "user/aio.h"
 #include "user/ops/timeout.h"
 
 #define AR_AIOPOLL_CHUNK	64
@@ -50,7 +51,7 @@ bool ar_aiopoll_wanted(const struct ar_ureq *req, __u32 events)
 	return ar_issue_defs[req->opcode].poll_events && req->file.aio_poll &&
 	       !(events & EPOLLEXCLUSIVE) &&
 	       !ar_req_data(req, struct ar_poll_add)->multi &&
-	       !__atomic_load_n(&req->ctx->direct_refused, __ATOMIC_RELAXED);
+	       !__atomic_load_n(&req->ctx->aio_refused, __ATOMIC_RELAXED);
 }
 
 /* a chunk of free iocbs onto the list; false: no memory */
@@ -98,7 +99,7 @@ void ar_aiopoll_disarm_locked(struct ar_ureq *req)
 	 * takes the lock, cannot free and reuse the iocb first.
 	 */
 	ap->req = NULL;
-	ar_direct_poll_cancel(req->ctx, &ap->cb);
+	ar_aio_cancel(req->ctx, &ap->cb);
 }
 
 /* arm's end, its lock held: where the request stands once io_submit() has answered */
@@ -138,7 +139,7 @@ int ar_aiopoll_arm(struct ar_ureq *req, __u32 events)
 	struct ar_aiopoll *ap;
 	int ret;
 
-	if (ar_direct_poll_prepare(ctx))
+	if (ar_aio_prepare(ctx))
 		return -EOPNOTSUPP;
 again:
 	ar_ctx_lock(ctx);
@@ -170,21 +171,26 @@ again:
 	 * which may still reap and cancel after another thread (ring exit's
 	 * among them) has reaped that event.
 	 */
-	ar_direct_hold(ctx, 2);
+	ar_aio_hold(ctx, 2);
 	ar_ctx_unlock(ctx);
 
-	ret = ar_direct_poll_submit(ctx, &ap->cb, req->fd, events,
-				    (__u64)(uintptr_t)ap | AR_AIOPOLL_TAG);
+	memset(&ap->cb, 0, sizeof(ap->cb));
+	ap->cb.aio_data = (__u64)(uintptr_t)ap | AR_AIOPOLL_TAG;
+	ap->cb.aio_lio_opcode = IOCB_CMD_POLL;
+	ap->cb.aio_fildes = (__u32)req->fd;
+	/* the 16 bits AIO takes: EPOLLEXCLUSIVE and above never come here */
+	ap->cb.aio_buf = events & 0xffff;
+	ret = ar_aio_submit(ctx, &ap->cb, false);
 	/*
 	 * A file ready already completed the iocb in io_submit(): its
 	 * event is in the AIO ring, and the request completes now, inline,
 	 * as the kernel's does at arming (AR_POLLF_FIRED).
 	 */
 	if (!ret)
-		ar_direct_reap_ring(ctx);
+		ar_aio_reap_ring(ctx);
 	ar_ctx_lock(ctx);
 	ret = ar_aiopoll_armed_locked(req, ap, ret);
-	ar_direct_unhold(ctx);
+	ar_aio_unhold(ctx);
 	return ret;
 }
 

@@ -39,7 +39,7 @@ int ar_aiopoll_arm(struct ar_ureq *req, __u32 events);
 /* a cancel takes an armed request (under ctx->lock); its iocb is cancelled */
 void ar_aiopoll_disarm_locked(struct ar_ureq *req);
 /*
- * An IOCB_CMD_POLL event from the AIO ring (direct.c), data its tagged
+ * An IOCB_CMD_POLL event from the AIO ring (aio.c), data its tagged
  * struct ar_aiopoll: the request it is for, now this thread's to issue
  * again, or NULL (it was cancelled; the iocb is freed).
  */

@@ -37,6 +37,7 @@
 #include "user/ringfd.h"
 #include "user/iopoll.h"
 #include "user/backend/backend.h"
+#include "user/aio.h"
 #include "trap/trap.h"
 #include "engine/sysraw.h"
 
@@ -600,7 +601,7 @@ static void ar_user_end(struct ar_uctx *ctx, int fd, bool close_fd)
 		ar_sqpoll_stop(ctx);
 	ar_spread_exit(ctx);
 	ar_cancel_all(ctx);
-	ar_backend_ring_exit(ctx);	/* backend I/O in flight completes: it cannot be cancelled */
+	ar_aio_exit(ctx);	/* AIO in flight completes: it cannot be cancelled */
 	/* the completion thread issues next links: stop it before io-wq */
 	ar_tw_stop_punt(ctx);
 	ar_iowq_exit(ctx);

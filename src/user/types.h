@@ -271,7 +271,7 @@ struct ar_ustats {
 	__atomic_fetch_add(&(ctx)->stats.field, (n), __ATOMIC_RELAXED)
 
 struct ar_punt;
-struct ar_direct;
+struct ar_aio;
 struct ar_aiopoll;
 struct ar_aiopoll_chunk;
 struct ar_backend;
@@ -378,10 +378,10 @@ struct ar_uctx {
 	bool tw_closed;			/* ring exit: completions post inline */
 	atomic_uint in_submit;		/* threads issuing a submit's SQEs */
 	struct ar_punt *punt;
-	struct ar_direct *direct;	/* the direct backend's state (backend/direct.c) */
+	struct ar_aio *aio;		/* the ring's AIO context (aio.c) */
 	struct ar_spread *spread;	/* issue=spread's helper (spread.c) */
 	bool spread_failed;		/* it could not be started */
-	bool direct_refused;		/* the direct backend cannot queue: workers do it */
+	bool aio_refused;		/* no AIO context: O_DIRECT goes to workers */
 	/* AIO polls' iocbs (aiopoll.c): free ones, and their chunks; ctx->lock */
 	struct ar_aiopoll *aiopoll_free;
 	struct ar_aiopoll_chunk *aiopoll_chunks;

@@ -25,7 +25,7 @@
 #include "user/ringfd.h"
 #include "engine/pollhook.h"
 #include "user/iopoll.h"
-#include "user/backend/backend.h"
+#include "user/aio.h"
 #include "user/poll.h"
 #include "lib/uaccess.h"
 
@@ -161,7 +161,7 @@ static unsigned ar_cq_events_user(struct ar_uctx *ctx)
 static bool ar_wait_done(struct ar_uctx *ctx, unsigned min_events,
 			 unsigned nr_timeouts)
 {
-	ar_backend_reap(ctx);
+	ar_ring_aio_reap(ctx);
 	/*
 	 * Until the list is seen empty after posting: a completion queued
 	 * while this thread posted a batch was judged against a CQ tail not
@@ -212,7 +212,7 @@ static int ar_wait_sleep(struct ar_uctx *ctx, struct ar_waiter *w,
 	/* backend completions alone: one call reaps what is there and sleeps */
 	if (pfd < 0) {
 		t0 = ar_now_ns();
-		ret = ar_backend_sleep(ctx, w, wake_at, sigmask);
+		ret = ar_ring_aio_sleep(ctx, w, wake_at, sigmask);
 		if (ret != -EAGAIN) {
 			if (ret != 1) {
 				ar_stat_add(ctx, sleeps, 1);
@@ -224,7 +224,7 @@ static int ar_wait_sleep(struct ar_uctx *ctx, struct ar_waiter *w,
 		}
 	}
 	/* so do they otherwise: the fd drained, then reaped once more */
-	if (ar_backend_sleep_prepare(ctx, &afd)) {
+	if (ar_aio_sleep_prepare(ctx, &afd)) {
 		if (pfd >= 0)
 			ar_poll_sleep_end(ctx);
 		return 1;	/* not a sleep: look again */

@@ -28,7 +28,6 @@
 #include <stdint.h>
 #include <sys/uio.h>
 #include "user/types.h"
-#include "user/backend/direct.h"
 #include "user/iopoll.h"
 
 /* what a read or write asks of a backend (ops/rw.c fills it at prep) */
@@ -139,63 +138,27 @@ struct ar_dev_req {
 	struct ar_iopoll_entry ip;
 };
 
-/* a backend's per-request state, beside the opcode's: one member each */
-union ar_backend_req {
-	struct ar_aio_io aio;		/* direct: the iocb queued with io_submit */
-	struct ar_dev_req dev;		/* a device backend (simdev) */
-};
-
-_Static_assert(sizeof(union ar_backend_req) <= AR_REQ_BEDATA,
-	       "union ar_backend_req does not fit in a request");
-
-static inline union ar_backend_req *ar_req_backend(struct ar_ureq *req)
+/*
+ * A backend's per-request state, beside the opcode's: AR_REQ_BEDATA
+ * bytes, 16-byte aligned, which each backend checks its own fits in.
+ */
+static inline void *ar_req_backend(struct ar_ureq *req)
 {
-	return (union ar_backend_req *)req->bedata;
+	return req->bedata;
 }
 
-static inline struct ar_ureq *ar_req_of_backend(union ar_backend_req *b)
+static inline struct ar_ureq *ar_req_of_backend(void *b)
 {
 	return (struct ar_ureq *)((char *)b - offsetof(struct ar_ureq, bedata));
 }
 
-/*
- * Completions a backend holds for a ring, posted by whoever looks (a
- * waiter before it sleeps): the direct backend's AIO ring. A peek first
- * (a relaxed load, a hint: the callee looks again with the ordering it
- * needs), so the common case makes no call.
- */
-static inline unsigned ar_backend_reap(struct ar_uctx *ctx)
-{
-	return __atomic_load_n(&ctx->direct, __ATOMIC_RELAXED) ?
-	       ar_direct_reap_ring(ctx) : 0;
-}
+_Static_assert(sizeof(struct ar_dev_req) <= AR_REQ_BEDATA,
+	       "struct ar_dev_req does not fit in a request");
 
-/*
- * A thread about to sleep: *fd gets an fd that wakes it for backend
- * completions (or -1), and what was already there is completed; how many.
- */
-static inline unsigned ar_backend_sleep_prepare(struct ar_uctx *ctx, int *fd)
+/* a device backend's request state */
+static inline struct ar_dev_req *ar_req_dev(struct ar_ureq *req)
 {
-	return ar_direct_sleep_prepare(ctx, fd);
-}
-
-/*
- * A sleep for backend completions alone, in one system call (direct.c
- * ar_direct_sleep()): 1 reaped (look again), 0 woken, -ETIMEDOUT, -EINTR;
- * -EAGAIN: not here, the caller sleeps in ppoll().
- */
-static inline int ar_backend_sleep(struct ar_uctx *ctx, struct ar_waiter *w,
-				   __u64 deadline_ns, const sigset_t *sigmask)
-{
-	/* relaxed: a look only; ar_direct_sleep() loads it again with acquire */
-	return __atomic_load_n(&ctx->direct, __ATOMIC_RELAXED) ?
-	       ar_direct_sleep(ctx, w, deadline_ns, sigmask) : -EAGAIN;
-}
-
-/* ring exit: every backend I/O queued for the ring has completed */
-static inline void ar_backend_ring_exit(struct ar_uctx *ctx)
-{
-	ar_direct_exit(ctx);
+	return ar_req_backend(req);
 }
 
 #endif
