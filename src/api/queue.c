@@ -70,7 +70,7 @@ ar_enter(const struct ar_engine *e, void *obj, struct io_uring *ring,
 {
 	if (ring->int_flags & AR_INT_FLAG_REG_RING)
 		flags |= IORING_ENTER_REGISTERED_RING;
-	if (e == &ar_kernel_engine && obj)
+	if (e->kring && obj)
 		return ar_kring_enter(obj, (unsigned)ring->enter_ring_fd,
 				      submit, wait_nr, flags, arg, argsz);
 	return e->enter(obj, (unsigned)ring->enter_ring_fd, submit, wait_nr,
@@ -404,7 +404,7 @@ ar_submit(struct io_uring *ring, unsigned submitted, unsigned wait_nr,
 	void *obj;
 	const struct ar_engine *e = ar_engine_lookup(ring->ring_fd, &obj);
 
-	if (e == &ar_kernel_engine && obj)
+	if (e->kring && obj)
 		return ar_submit_kring(obj, ring, submitted, wait_nr,
 				       getevents);
 	return ar_submit_on(e, obj, ring, submitted, wait_nr, getevents);

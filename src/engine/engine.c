@@ -426,9 +426,24 @@ static int ar_setup_on(const struct ar_engine *e, const char *why,
 	return fd;
 }
 
+/* the engines a program may name (ANYRING_ENGINE, anyring_queue_init_engine) */
+static const struct ar_engine *const ar_named_engines[] = {
+	&ar_kernel_engine, &ar_user_engine,
+};
+
+const struct ar_engine *ar_engine_named(const char *name)
+{
+	for (unsigned i = 0; i < sizeof(ar_named_engines) /
+			       sizeof(ar_named_engines[0]); i++)
+		if (!strcmp(name, ar_named_engines[i]->name))
+			return ar_named_engines[i];
+	return NULL;
+}
+
 int ar_engine_setup(const char *name, unsigned entries,
 		    struct io_uring_params *p)
 {
+	const struct ar_engine *e;
 	const char *src = "anyring_queue_init_engine";
 	struct io_uring_params saved;
 	bool have_saved;
@@ -449,13 +464,10 @@ int ar_engine_setup(const char *name, unsigned entries,
 			src = "default";
 		}
 	}
-	if (!strcmp(name, "kernel")) {
-		snprintf(why, sizeof(why), "kernel requested by %s", src);
-		return ar_setup_on(&ar_kernel_engine, why, entries, p);
-	}
-	if (!strcmp(name, "user")) {
-		snprintf(why, sizeof(why), "user requested by %s", src);
-		return ar_setup_on(&ar_user_engine, why, entries, p);
+	e = ar_engine_named(name);
+	if (e) {
+		snprintf(why, sizeof(why), "%s requested by %s", e->name, src);
+		return ar_setup_on(e, why, entries, p);
 	}
 	if (strcmp(name, "auto")) {
 		ar_debug("unknown engine '%s' from %s (kernel, user or auto)",

@@ -15,7 +15,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 #include "engine/compat.h"
-#include "engine/sysraw.h"
+#include "lib/sysraw.h"
 #include "anyring.h"
 
 #define AR_EXPORT __attribute__((visibility("default")))
@@ -104,6 +104,13 @@ struct ar_engine {
 	 * to ar_forked_engine).
 	 */
 	bool in_process;
+	/* the marker of the library's own fds (internal.c): no rings */
+	bool internal;
+	/*
+	 * Its ring objects are struct ar_kring, whose enter the API layer
+	 * makes inline (kernel/kernel.h ar_kring_enter()): the kernel's.
+	 */
+	bool kring;
 };
 
 extern const struct ar_engine ar_kernel_engine;
@@ -167,8 +174,38 @@ static inline const struct ar_engine *ar_engine_lookup(int fd, void **obj)
 	return e;
 }
 
+/* engine.c: the engine called name ("kernel", "user"), or NULL */
+const struct ar_engine *ar_engine_named(const char *name);
 /* engine.c: which engine serves an fd; the kernel unless one claimed it */
 const struct ar_engine *ar_engine_of_fd(int fd);
+/*
+ * Has an engine claimed fd: a ring's fd, or one of the library's own?
+ * Such an fd is not a file the kernel's io_uring would let a program
+ * register or close through a ring.
+ */
+static inline bool ar_fd_claimed(int fd)
+{
+	void *obj;
+
+	return ar_engine_lookup(fd, &obj) != &ar_kernel_engine;
+}
+
+/* the ring object of engine e at fd, or NULL: e did not claim fd */
+static inline void *ar_engine_obj(int fd, const struct ar_engine *e)
+{
+	void *obj;
+
+	return ar_engine_lookup(fd, &obj) == e ? obj : NULL;
+}
+
+/*
+ * internal.c: the library's own fds (eventfds, dups). A claimed fd, or
+ * a negative one as it was; close one.
+ */
+int ar_internal_claim(int fd);
+void ar_internal_close(int fd);
+/* is fd one of the library's own? */
+bool ar_fd_internal(int fd);
 /*
  * The engine serving a registered-ring index of the calling thread: the
  * user engine's if it has one there, else the kernel's.
@@ -178,6 +215,14 @@ const struct ar_engine *ar_engine_of_index(unsigned index, void **obj);
 void ar_engine_kernel_index_used(void);
 /* the same, finding a dup of an in-process ring's fd too (slow) */
 const struct ar_engine *ar_engine_lookup_file(int fd, void **obj);
+
+/* ar_engine_obj() through ar_engine_lookup_file() */
+static inline void *ar_engine_obj_file(int fd, const struct ar_engine *e)
+{
+	void *obj;
+
+	return ar_engine_lookup_file(fd, &obj) == e ? obj : NULL;
+}
 int ar_engine_claim_fd(int fd, const struct ar_engine *e, void *obj);
 /*
  * A call on an fd no engine claimed (index: a registered-ring index the

@@ -30,10 +30,9 @@
 #include <sys/select.h>
 #include <sys/syscall.h>
 #include "engine/engine.h"
-#include "engine/pollhook.h"
+#include "lib/thread.h"
 #include "lib/uaccess.h"
 
-__thread unsigned ar_hook_off;
 
 enum {
 	AR_POLL, AR_PPOLL, AR_POLL_CHK, AR_PPOLL_CHK, AR_SELECT, AR_PSELECT,

@@ -12,7 +12,7 @@
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include "engine/engine.h"
-#include "engine/sysraw.h"
+#include "lib/sysraw.h"
 
 
 /*

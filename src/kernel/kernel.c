@@ -443,6 +443,7 @@ static int ar_kernel_stats(void *obj, struct anyring_stats *st, bool reset)
 
 const struct ar_engine ar_kernel_engine = {
 	.name	= "kernel",
+	.kring	= true,
 	.setup	= ar_kernel_setup,
 	.mmap	= ar_kernel_mmap,
 	.unmap	= ar_kernel_unmap,

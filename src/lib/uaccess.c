@@ -17,7 +17,7 @@
 #include <unistd.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
-#include "engine/sysraw.h"
+#include "lib/sysraw.h"
 #include "lib/uaccess.h"
 
 /* protection is per page, and no page is smaller than this */

@@ -19,7 +19,6 @@
 #include "user/complete.h"
 #include "user/iopoll.h"
 #include "user/wait.h"
-#include "user/util.h"
 #include "user/backend/backend.h"
 
 _Static_assert(sizeof(struct ar_sim_io) <= AR_DEV_IO_SIZE,

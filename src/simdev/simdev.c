@@ -40,7 +40,8 @@
 #include "simdev/simdev_int.h"
 #include "user/types.h"
 #include "user/wait.h"
-#include "user/util.h"
+#include "lib/thread.h"
+#include "engine/engine.h"
 #include "user/backend/backend.h"
 
 #define AR_SIM_FD_SHIFT		10
@@ -636,7 +637,7 @@ struct ar_simdev *ar_simdev_get(int fd)
 	/* relaxed: only a hint; the entry is read again under the lock */
 	if (slot && atomic_load_explicit(slot, memory_order_relaxed))
 		return ar_sim_get_checked(fd, slot);
-	if (ar_engine_of_fd(fd) == &ar_internal_fd)
+	if (ar_fd_internal(fd))
 		return ar_sim_get_dup(fd);
 	return NULL;
 }

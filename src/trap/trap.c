@@ -534,6 +534,7 @@ static bool ar_trap_wanted(char *why, size_t sz)
 {
 	const char *mode = secure_getenv("ANYRING_TRAP");
 	const char *engine = secure_getenv("ANYRING_ENGINE");
+	const struct ar_engine *e;
 	int probe;
 
 	if (mode && !strcmp(mode, "0")) {
@@ -550,13 +551,11 @@ static bool ar_trap_wanted(char *why, size_t sz)
 		snprintf(why, sz, "auto: libanyring is linked, not preloaded");
 		return false;
 	}
-	if (engine && !strcmp(engine, "kernel")) {
-		snprintf(why, sz, "auto: ANYRING_ENGINE=kernel");
-		return false;
-	}
-	if (engine && !strcmp(engine, "user")) {
-		snprintf(why, sz, "auto: ANYRING_ENGINE=user");
-		return true;
+	e = engine ? ar_engine_named(engine) : NULL;
+	if (e) {
+		/* an in-process engine's rings exist only if calls reach it */
+		snprintf(why, sz, "auto: ANYRING_ENGINE=%s", e->name);
+		return e->in_process;
 	}
 	/* io_uring_setup(0, NULL): -EFAULT if allowed, the refusal if not */
 	probe = ar_sys_setup(0, NULL);

@@ -33,13 +33,13 @@
 #include "user/ops/cancel.h"
 #include "user/rsrc.h"
 #include "user/sqpoll.h"
-#include "user/util.h"
+#include "engine/engine.h"
 #include "user/ringfd.h"
 #include "user/iopoll.h"
 #include "user/backend/backend.h"
 #include "user/aio.h"
 #include "trap/trap.h"
-#include "engine/sysraw.h"
+#include "lib/sysraw.h"
 
 #define AR_SETUP_KNOWN (IORING_SETUP_IOPOLL | IORING_SETUP_SQPOLL |	\
 	IORING_SETUP_SQ_AFF | IORING_SETUP_CQSIZE | IORING_SETUP_CLAMP | \
@@ -69,9 +69,7 @@
  */
 struct ar_uctx *ar_uctx_of_fd(int fd)
 {
-	void *obj;
-
-	return ar_engine_lookup_file(fd, &obj) == &ar_user_engine ? obj : NULL;
+	return ar_engine_obj_file(fd, &ar_user_engine);
 }
 
 static unsigned ar_pow2(unsigned v)

@@ -5,6 +5,7 @@
 #ifndef ANYRING_USER_CTX_H
 #define ANYRING_USER_CTX_H
 
+#include "lib/thread.h"
 #include "user/types.h"
 
 /* ctx.c */
@@ -27,22 +28,6 @@ static inline bool ar_issuer_set(const struct ar_uctx *ctx)
 	/* acquire pairs with the release that sets it at ENABLE_RINGS */
 	return (ctx->flags & IORING_SETUP_SINGLE_ISSUER) &&
 	       __atomic_load_n(&ctx->has_submitter, __ATOMIC_ACQUIRE);
-}
-
-/*
- * The calling thread's id, cached per thread (reset in a forked child).
- * Not pthread_self(): glibc reuses a joined thread's descriptor for the
- * next thread, which would inherit the issuer's rights; the kernel ties
- * them to the task.
- */
-extern __thread pid_t ar_tid_cache;
-pid_t ar_tid_slow(void);
-
-static inline pid_t ar_self_tid(void)
-{
-	pid_t tid = ar_tid_cache;
-
-	return tid ? tid : ar_tid_slow();
 }
 
 /* is the calling thread another than the ring's single issuer? */

@@ -23,7 +23,7 @@
 #include "user/submit.h"
 #include "user/complete.h"
 #include "user/iowq.h"
-#include "user/util.h"
+#include "lib/thread.h"
 #include "user/backend/backend.h"
 
 #define AR_WORKER_IDLE_MS	5000

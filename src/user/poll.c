@@ -42,7 +42,7 @@
 #include "user/submit.h"
 #include "user/complete.h"
 #include "user/ops/timeout.h"
-#include "user/util.h"
+#include "engine/engine.h"
 #include "user/wait.h"
 
 #define AR_POLL_BATCH		64

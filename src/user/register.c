@@ -25,7 +25,7 @@
 #include "user/ops/cancel.h"
 #include "user/rsrc.h"
 #include "user/sqpoll.h"
-#include "user/util.h"
+#include "engine/engine.h"
 #include "user/wait.h"
 
 #define AR_REGISTER_LAST	36	/* 6.18: IORING_REGISTER_QUERY is 35 */

@@ -23,7 +23,6 @@
 #include "user/types.h"
 #include "user/ctx.h"
 #include "user/svc.h"
-#include "user/util.h"
 
 /* rings whose fd was signalled since a look; each holds a reference */
 static _Atomic(struct ar_uctx *) ar_signalled;

@@ -26,7 +26,7 @@
 #include "user/pin.h"
 #include "user/rsrc.h"
 #include "user/backend/backend.h"
-#include "user/util.h"
+#include "engine/engine.h"
 
 #define AR_MAX_FIXED_FILES	(1U << 20)
 #define AR_MAX_REG_BUFFERS	(1U << 14)
@@ -88,7 +88,7 @@ static int ar_file_node(struct ar_uctx *ctx, int fd, __u64 tag,
 {
 	struct ar_rsrc_node *node;
 
-	if (ar_uctx_of_fd(fd) || ar_engine_of_fd(fd) != &ar_kernel_engine)
+	if (ar_uctx_of_fd(fd) || ar_fd_claimed(fd))
 		return -EBADF;
 	node = ar_node_new(tag);
 	if (!node)
@@ -617,7 +617,7 @@ static int ar_files_update_alloc(struct ar_ureq *req, struct ar_files_update *u)
 		}
 		/* what registration refuses (io_uring and engine fds) this does too */
 		if (app_fd < 0 || ar_uctx_of_fd(app_fd) ||
-		    ar_engine_of_fd(app_fd) != &ar_kernel_engine) {
+		    ar_fd_claimed(app_fd)) {
 			ret = -EBADF;
 			break;
 		}

@@ -45,7 +45,7 @@
 #include "user/complete.h"
 #include "user/spread.h"
 #include "user/wait.h"
-#include "user/util.h"
+#include "lib/thread.h"
 
 #define AR_SPREAD_Q		128	/* queue slots (a power of two) */
 #define AR_SPREAD_MIN		2	/* shared while the helper is awake */

@@ -17,7 +17,7 @@
 #include "user/submit.h"
 #include "user/wait.h"
 #include "user/sqpoll.h"
-#include "user/util.h"
+#include "lib/thread.h"
 #include "user/iopoll.h"
 
 struct ar_sqpoll {

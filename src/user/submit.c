@@ -11,7 +11,7 @@
 #include <string.h>
 #include <poll.h>
 #include <sys/uio.h>
-#include "engine/sysraw.h"
+#include "lib/sysraw.h"
 #include "fault/fault.h"
 #include "lib/uaccess.h"
 #include "user/types.h"

@@ -22,7 +22,8 @@
 #include "user/wait.h"
 #include "user/svc.h"
 #include "user/ops/timeout.h"
-#include "user/util.h"
+#include "lib/thread.h"
+#include "engine/engine.h"
 #include "user/ringfd.h"
 #include "user/poll.h"
 

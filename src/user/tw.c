@@ -23,7 +23,7 @@
 #include "user/lock.h"
 #include "user/complete.h"
 #include "user/wait.h"
-#include "user/util.h"
+#include "lib/thread.h"
 
 __thread struct ar_uctx *ar_tw_current;
 

@@ -25,7 +25,7 @@
 #include "user/types.h"
 #include "user/complete.h"
 #include "user/wait.h"
-#include "user/util.h"
+#include "engine/engine.h"
 
 #define AR_WAKE_BATCH	16
 

@@ -17,7 +17,7 @@
 #include <unistd.h>
 #include <sys/uio.h>
 #include "user/backend/backend.h"
-#include "engine/sysraw.h"
+#include "lib/sysraw.h"
 
 #define AR_RW_ITER_VECS		16
 

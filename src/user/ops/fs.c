@@ -432,7 +432,7 @@ int ar_close_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe)
  */
 static bool ar_close_refused(struct ar_ureq *req, int fd)
 {
-	return fd == req->ctx->ring_fd || ar_engine_of_fd(fd) != &ar_kernel_engine ||
+	return fd == req->ctx->ring_fd || ar_fd_claimed(fd) ||
 	       ar_uctx_of_fd(fd);
 }
 

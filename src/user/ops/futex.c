@@ -37,7 +37,7 @@
 #include <string.h>
 #include <time.h>
 #include <linux/futex.h>
-#include "engine/sysraw.h"
+#include "lib/sysraw.h"
 #include "lib/uaccess.h"
 #include "user/ops/cancel.h"
 #include "user/types.h"
@@ -45,7 +45,7 @@
 #include "user/complete.h"
 #include "user/ctx.h"
 #include "user/iowq.h"
-#include "user/util.h"
+#include "lib/thread.h"
 #include "user/ops/futex.h"
 #include "user/ops/waitid.h"
 #include "user/ops/timeout.h"

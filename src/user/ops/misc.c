@@ -36,7 +36,6 @@
 #include "user/ops/misc.h"
 #include "user/rsrc.h"
 #include "user/types.h"
-#include "user/util.h"
 
 #define AR_FIXED_FD_NO_CLOEXEC		(1U << 0)
 #define AR_O_NOTIFICATION_PIPE		O_EXCL

@@ -52,7 +52,7 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <linux/sockios.h>
-#include "engine/sysraw.h"
+#include "lib/sysraw.h"
 #include "lib/uaccess.h"
 #include "user/ops/misc.h"
 #include "user/ops/net.h"

@@ -9,7 +9,7 @@
 #include <fcntl.h>
 #include "user/types.h"
 #include "user/rsrc.h"
-#include "user/util.h"
+#include "engine/engine.h"
 #include "user/ops/ops.h"
 
 /* nop_flags */
@@ -59,7 +59,7 @@ int ar_nop_issue(struct ar_ureq *req, unsigned issue_flags)
 				return -EBADF;
 			ar_rsrc_put(req->ctx, node);
 		} else if (fcntl(nop->fd, F_GETFD) < 0 ||
-			   ar_engine_of_fd(nop->fd) == &ar_internal_fd) {
+			   ar_fd_internal(nop->fd)) {
 			return -EBADF;
 		}
 	}

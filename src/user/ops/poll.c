@@ -71,7 +71,8 @@ static int ar_poll_now(struct ar_ureq *req, __u32 events, __u32 *mask)
 	if (req->fd < 0)
 		return -EBADF;
 	/* a user ring's fd: as the kernel's io_uring_poll() finds it now */
-	if (ar_engine_lookup(req->fd, &ring) == &ar_user_engine && ring)
+	ring = ar_engine_obj(req->fd, &ar_user_engine);
+	if (ring)
 		ar_ring_fd_clear(ring);
 	if (poll(&pfd, 1, 0) < 0)
 		return -errno;

@@ -25,14 +25,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include "engine/sysraw.h"
+#include "lib/sysraw.h"
 #include "lib/uaccess.h"
 #include "user/ops/cancel.h"
 #include "user/types.h"
 #include "user/lock.h"
 #include "user/complete.h"
 #include "user/ctx.h"
-#include "user/util.h"
+#include "lib/thread.h"
 #include "user/ops/futex.h"
 #include "user/ops/timeout.h"
 

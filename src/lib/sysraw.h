@@ -5,8 +5,8 @@
  * (glibc brackets preadv2 with pthread async-cancel enable/disable). The
  * result is the kernel's: a value, or -errno.
  */
-#ifndef ANYRING_SYSRAW_H
-#define ANYRING_SYSRAW_H
+#ifndef ANYRING_LIB_SYSRAW_H
+#define ANYRING_LIB_SYSRAW_H
 
 #include <errno.h>
 #include <stdbool.h>

@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * internal.c - the library's own fds, marked in the seam's table of fds
+ * (engine.h).
+ */
+#include <errno.h>
+#include <unistd.h>
+#include "engine/engine.h"
+
+/*
+ * The library's own fds (eventfds, dups of registered files, simdev's)
+ * are claimed with this marker: they are not the application's, so
+ * io_uring calls on them fail -EBADF, CLOSE refuses them and they cannot
+ * be registered.
+ */
+static int ar_internal_enter(void *obj, unsigned fd, unsigned to_submit,
+			     unsigned min_complete, unsigned flags,
+			     const void *arg, size_t argsz)
+{
+	(void)obj; (void)fd; (void)to_submit; (void)min_complete; (void)flags;
+	(void)arg; (void)argsz;
+	return -EBADF;
+}
+
+static int ar_internal_reg(void *obj, unsigned fd, unsigned opcode,
+			   const void *arg, unsigned nr_args)
+{
+	(void)obj; (void)fd; (void)opcode; (void)arg; (void)nr_args;
+	return -EBADF;
+}
+
+static int ar_internal_mmap(void *obj, int fd, struct io_uring_params *p,
+			    struct io_uring *ring)
+{
+	(void)obj; (void)fd; (void)p; (void)ring;
+	return -EBADF;
+}
+
+static void ar_internal_unmap(struct io_uring *ring)
+{
+	(void)ring;
+}
+
+static int ar_internal_setup(unsigned entries, struct io_uring_params *p)
+{
+	(void)entries; (void)p;
+	return -EINVAL;
+}
+
+static int ar_internal_close_op(void *obj, int fd)
+{
+	(void)obj; (void)fd;
+	return -EBADF;
+}
+
+static const struct ar_engine ar_internal_fd = {
+	.internal = true,
+	.name	= "internal",
+	.setup	= ar_internal_setup,
+	.mmap	= ar_internal_mmap,
+	.unmap	= ar_internal_unmap,
+	.enter	= ar_internal_enter,
+	.reg	= ar_internal_reg,
+	.close	= ar_internal_close_op,
+};
+
+/* an fd of the library's own, marked as such */
+int ar_internal_claim(int fd)
+{
+	if (fd >= 0)
+		ar_engine_claim_fd(fd, &ar_internal_fd, NULL);
+	return fd;
+}
+
+void ar_internal_close(int fd)
+{
+	if (fd < 0)
+		return;
+	ar_engine_release_fd(fd);
+	close(fd);
+}
+
+bool ar_fd_internal(int fd)
+{
+	return ar_engine_of_fd(fd)->internal;
+}

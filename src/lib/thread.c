@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * thread.c - the library's threads, futexes and thread ids (thread.h).
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+#include <linux/futex.h>
+#include "lib/sysraw.h"
+#include "lib/thread.h"
+
+__thread unsigned ar_hook_off;
+
+struct ar_thread_start {
+	void *(*fn)(void *);
+	void *arg;
+};
+
+/* a library thread's polls are the library's (ar_hook_off) */
+static void *ar_thread_main(void *p)
+{
+	struct ar_thread_start st = *(struct ar_thread_start *)p;
+
+	free(p);
+	ar_hook_off_enter();
+	return st.fn(st.arg);
+}
+
+int ar_thread_create(pthread_t *tid, void *(*fn)(void *), void *arg)
+{
+	struct ar_thread_start *st = malloc(sizeof(*st));
+	sigset_t all, old;
+	int ret;
+
+	if (!st)
+		return EAGAIN;
+	st->fn = fn;
+	st->arg = arg;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	ret = pthread_create(tid, NULL, ar_thread_main, st);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (ret)
+		free(st);
+	return ret;
+}
+
+int ar_futex_wait(atomic_uint *word, unsigned val, uint64_t deadline_ns)
+{
+	struct timespec ts, *tsp = NULL;
+	long ret;
+
+	if (deadline_ns) {
+		ts.tv_sec = (time_t)(deadline_ns / 1000000000ULL);
+		ts.tv_nsec = (long)(deadline_ns % 1000000000ULL);
+		tsp = &ts;
+	}
+	ret = ar_raw_syscall6(SYS_futex, (long)word, FUTEX_WAIT_BITSET_PRIVATE,
+			      (long)val, (long)tsp, 0, FUTEX_BITSET_MATCH_ANY);
+	return ret < 0 ? (int)ret : 0;
+}
+
+void ar_futex_wake(atomic_uint *word, int nr)
+{
+	ar_raw_syscall6(SYS_futex, (long)word, FUTEX_WAKE_PRIVATE, nr, 0, 0, 0);
+}
+
+__thread pid_t ar_tid_cache;
+static pthread_once_t ar_tid_once = PTHREAD_ONCE_INIT;
+
+/* a forked child is another thread: it asks again */
+static void ar_tid_forget(void)
+{
+	ar_tid_cache = 0;
+}
+
+static void ar_tid_atfork(void)
+{
+	pthread_atfork(NULL, NULL, ar_tid_forget);
+}
+
+pid_t ar_tid_slow(void)
+{
+	pthread_once(&ar_tid_once, ar_tid_atfork);
+	ar_tid_cache = (pid_t)syscall(SYS_gettid);
+	return ar_tid_cache;
+}

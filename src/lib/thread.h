@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * thread.h - the library's threads, futexes and thread ids (thread.c).
+ */
+#ifndef ANYRING_LIB_THREAD_H
+#define ANYRING_LIB_THREAD_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/*
+ * Start one of the library's threads, with every signal blocked from its
+ * first instruction (a process-directed signal never runs the
+ * application's handler on it) and ar_hook_off set: 0 or an errno.
+ */
+int ar_thread_create(pthread_t *tid, void *(*fn)(void *), void *arg);
+
+/*
+ * Not 0: this thread is the library's, or a program thread inside it.
+ * Its poll, select and epoll calls are the library's own, which
+ * engine/pollhook.c passes to libc without its look at the rings.
+ */
+extern __thread unsigned ar_hook_off;
+
+static inline void ar_hook_off_enter(void)
+{
+	ar_hook_off++;
+}
+
+static inline void ar_hook_off_leave(void)
+{
+	ar_hook_off--;
+}
+
+/*
+ * FUTEX_WAIT_BITSET: sleep while *word == val, until deadline_ns
+ * (CLOCK_MONOTONIC, absolute; 0: none). 0 when woken, else -ETIMEDOUT,
+ * -EAGAIN (*word had moved) or -EINTR; errno untouched.
+ */
+int ar_futex_wait(atomic_uint *word, unsigned val, uint64_t deadline_ns);
+/* wake up to nr threads waiting on word */
+void ar_futex_wake(atomic_uint *word, int nr);
+
+/*
+ * The calling thread's id, cached per thread (reset in a forked child).
+ * Not pthread_self(): glibc reuses a joined thread's descriptor for the
+ * next thread, which would inherit the issuer's rights; the kernel ties
+ * them to the task.
+ */
+extern __thread pid_t ar_tid_cache;
+pid_t ar_tid_slow(void);
+
+static inline pid_t ar_self_tid(void)
+{
+	pid_t tid = ar_tid_cache;
+
+	return tid ? tid : ar_tid_slow();
+}
+
+#endif
