@@ -19,6 +19,7 @@
 #include "user/ops/futex.h"
 #include "user/ops/waitid.h"
 #include "user/opdef.h"
+#include "user/poll.h"
 #include "user/types.h"
 
 _Static_assert(AR_OP_NR == AR_OP_LAST_KNOWN_6_18 + 1,

@@ -122,4 +122,10 @@ struct ar_poll_add {
 	struct ar_aiopoll *ap;	/* its iocb while armed through AIO: ctx->lock */
 };
 
+/* the POLL_ADD and POLL_REMOVE opcodes (the end of poll.c) */
+int ar_poll_add_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe);
+int ar_poll_add_issue(struct ar_ureq *req, unsigned issue_flags);
+int ar_poll_remove_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe);
+int ar_poll_remove_issue(struct ar_ureq *req, unsigned issue_flags);
+
 #endif

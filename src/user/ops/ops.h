@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * ops.h - prep and issue handlers of the opcodes outside fs.h: NOP
- * (nop.c), read/write (rw.c), timeouts (timeout.c), cancel (cancel.c), polls (poll.c), and
- * FILES_UPDATE (rsrc.c).
+ * (nop.c), read/write (rw.c), timeouts (timeout.c), cancel (cancel.c) and
+ * FILES_UPDATE (rsrc.c); POLL_ADD and POLL_REMOVE are poll.h's.
  */
 #ifndef ANYRING_USER_OPS_H
 #define ANYRING_USER_OPS_H
@@ -86,10 +86,6 @@ int ar_link_timeout_issue(struct ar_ureq *req, unsigned issue_flags);
 int ar_async_cancel_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe);
 int ar_async_cancel_issue(struct ar_ureq *req, unsigned issue_flags);
 
-int ar_poll_add_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe);
-int ar_poll_add_issue(struct ar_ureq *req, unsigned issue_flags);
-int ar_poll_remove_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe);
-int ar_poll_remove_issue(struct ar_ureq *req, unsigned issue_flags);
 
 int ar_files_update_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe);
 int ar_files_update_issue(struct ar_ureq *req, unsigned issue_flags);
