@@ -828,52 +828,34 @@ static int ar_req_issue_blocking(struct ar_ureq *req, bool worker)
 	return ret;
 }
 
-/*
- * Issue a request. Inline (AR_ISSUE_NONBLOCK) "would block" means: wait
- * for readiness on a pollable file, else punt to io-wq. A worker tries a
- * pollable file without blocking too, and polls when it is not ready, as
- * io-wq does, so a cancel can always reach a request waiting on a pipe.
- */
-void ar_req_issue(struct ar_ureq *req, unsigned issue_flags)
+/* the opcode's issue, with "would block" made explicit where it was -EAGAIN */
+static inline int ar_issue_op(struct ar_ureq *req,
+			      const struct ar_issue_def *def,
+			      unsigned issue_flags)
 {
-	const struct ar_issue_def *def = &ar_issue_defs[req->opcode];
-	bool worker = issue_flags & AR_ISSUE_WORKER, tried = false;
-	__u32 events = 0;
-	int ret;
+	int ret = def->issue(req, issue_flags);
 
-	ret = ar_req_assign_file(req);
-	if (ret)
-		goto done;
-	if (ar_unlikely(ar_faults_active())) {
-		/* ANYRING_FAULTS (fault.c): an injected error, or a delay in a worker */
-		ret = ar_fault_issue(req, issue_flags);
-		if (ret == AR_ISSUE_QUEUED)
-			return;
-		if (ret)
-			goto result;
-	}
-	if (worker && (def->pollin || def->pollout)) {
-		ar_req_file_recheck(req);
-		events = ar_req_poll_events(req);
-		if (events)
-			issue_flags |= AR_ISSUE_NONBLOCK;
-	}
-	/* IORING_RECVSEND_POLL_FIRST: no try before the file is ready */
-	if (ar_unlikely(req->flags & AR_REQ_F_POLL_FIRST)) {
-		req->flags &= ~AR_REQ_F_POLL_FIRST;
-		if (issue_flags & AR_ISSUE_NONBLOCK) {
-			ret = AR_ISSUE_AGAIN;
-			goto again;
-		}
-	}
-issue:
-	ret = def->issue(req, issue_flags);
-	tried = true;
 	if (ret == -EAGAIN && (issue_flags & AR_ISSUE_NONBLOCK) &&
 	    !def->pollin && !def->pollout && !def->eagain_res)
 		ret = AR_ISSUE_PUNT;
-again:
-	if (ret == AR_ISSUE_AGAIN) {
+	return ret;
+}
+
+/*
+ * The would-block choice, the kernel's io_queue_async(): what to do
+ * with a try's answer. AR_ISSUE_AGAIN waits for readiness on the file
+ * (armed, or tried again at once when readiness came meanwhile);
+ * AR_ISSUE_PUNT goes to io-wq, or, under block=waiter, this thread
+ * blocks in it. True when the request is no longer this thread's;
+ * false with *ret, a result to complete the request with.
+ */
+static bool ar_req_queue_async(struct ar_ureq *req, unsigned issue_flags,
+			       __u32 events, bool tried, int *ret)
+{
+	const struct ar_issue_def *def = &ar_issue_defs[req->opcode];
+	bool worker = issue_flags & AR_ISSUE_WORKER;
+
+	while (*ret == AR_ISSUE_AGAIN) {
 		if (!events) {
 			/*
 			 * The fd cache is a hint (backend/file.c): whether to
@@ -884,10 +866,12 @@ again:
 				ar_req_file_recheck(req);
 			events = ar_req_poll_events(req);
 		}
-		if (ar_req_arm(req, events, &ret))
-			return;
-		if (ret == AR_ISSUE_AGAIN)
-			goto issue;
+		if (ar_req_arm(req, events, ret))
+			return true;
+		if (*ret == AR_ISSUE_AGAIN) {
+			*ret = ar_issue_op(req, def, issue_flags);
+			tried = true;
+		}
 	}
 	/*
 	 * Issued again after readiness, and it will not wait again: off its
@@ -895,20 +879,26 @@ again:
 	 * cancel reported it found: cancel.c). QUEUED: not ours to look at
 	 * (poll.h: not an answer after readiness).
 	 */
-	if (ret != AR_ISSUE_QUEUED && (req->flags & AR_REQ_F_POLLED) &&
+	if (*ret != AR_ISSUE_QUEUED && (req->flags & AR_REQ_F_POLLED) &&
 	    ar_poll_done(req) && def->poll_events)
-		ret = -ECANCELED;
-	if (ret == AR_ISSUE_PUNT) {
+		*ret = -ECANCELED;
+	if (*ret == AR_ISSUE_PUNT) {
 		if (!worker && !ar_req_waiter_blocks(req)) {
 			ar_req_punt(req);
-			return;
+			return true;
 		}
 		/* a worker, or the thread that waits for it: block in it */
-		ret = ar_req_issue_blocking(req, worker);
+		*ret = ar_req_issue_blocking(req, worker);
 	}
-	if (ret == AR_ISSUE_QUEUED)
-		return;
-result:
+	return *ret == AR_ISSUE_QUEUED;
+}
+
+/* a request's result, posted */
+static inline __attribute__((always_inline)) void
+ar_req_issue_done(struct ar_ureq *req, int ret)
+{
+	const struct ar_issue_def *def = &ar_issue_defs[req->opcode];
+
 	/*
 	 * Like the kernel, these opcodes do not mark the request failed on
 	 * their own errors. A bad plain fd is not theirs: the kernel's core
@@ -917,9 +907,61 @@ result:
 	if (def->nofail_res && !(ret == -EBADF && def->needs_file &&
 				 fcntl(req->fd, F_GETFD) < 0))
 		req->flags |= AR_REQ_F_NOFAIL;
-done:
 	/* an op may have set its CQE's flags with its result (ops/net.c) */
 	ar_req_complete(req, ret, req->cflags);
+}
+
+/*
+ * Issue a request. Inline (AR_ISSUE_NONBLOCK) "would block" means: wait
+ * for readiness on a pollable file, else punt to io-wq. A worker tries a
+ * pollable file without blocking too, and polls when it is not ready, as
+ * io-wq does, so a cancel can always reach a request waiting on a pipe.
+ */
+void ar_req_issue(struct ar_ureq *req, unsigned issue_flags)
+{
+	const struct ar_issue_def *def = &ar_issue_defs[req->opcode];
+	bool tried = false, poll_first = false;
+	__u32 events = 0;
+	int ret;
+
+	ret = ar_req_assign_file(req);
+	if (ret) {
+		ar_req_complete(req, ret, req->cflags);
+		return;
+	}
+	if (ar_unlikely(ar_faults_active())) {
+		/* ANYRING_FAULTS (fault.c): an injected error, or a delay in a worker */
+		ret = ar_fault_issue(req, issue_flags);
+		if (ret == AR_ISSUE_QUEUED)
+			return;
+		if (ret) {
+			ar_req_issue_done(req, ret);
+			return;
+		}
+	}
+	if ((issue_flags & AR_ISSUE_WORKER) && (def->pollin || def->pollout)) {
+		ar_req_file_recheck(req);
+		events = ar_req_poll_events(req);
+		if (events)
+			issue_flags |= AR_ISSUE_NONBLOCK;
+	}
+	/* IORING_RECVSEND_POLL_FIRST: no try before the file is ready */
+	if (ar_unlikely(req->flags & AR_REQ_F_POLL_FIRST)) {
+		req->flags &= ~AR_REQ_F_POLL_FIRST;
+		poll_first = issue_flags & AR_ISSUE_NONBLOCK;
+	}
+	if (poll_first) {
+		ret = AR_ISSUE_AGAIN;
+	} else {
+		ret = ar_issue_op(req, def, issue_flags);
+		tried = true;
+	}
+	/* an answer that is not a result, or one after readiness */
+	if ((ret == AR_ISSUE_AGAIN || ret == AR_ISSUE_PUNT ||
+	     ret == AR_ISSUE_QUEUED || (req->flags & AR_REQ_F_POLLED)) &&
+	    ar_req_queue_async(req, issue_flags, events, tried, &ret))
+		return;
+	ar_req_issue_done(req, ret);
 }
 
 /*
