@@ -74,6 +74,7 @@ static bool ar_aiopoll_grow(struct ar_uctx *ctx)
 
 static void ar_aiopoll_put_locked(struct ar_uctx *ctx, struct ar_aiopoll *ap)
 {
+	ar_lockdep_assert_held(ctx);
 	ap->req = NULL;
 	ap->next = ctx->aiopoll_free;
 	ctx->aiopoll_free = ap;
@@ -82,6 +83,7 @@ static void ar_aiopoll_put_locked(struct ar_uctx *ctx, struct ar_aiopoll *ap)
 /* req no longer waits through AIO; under ctx->lock */
 static void ar_aiopoll_unlink_locked(struct ar_ureq *req)
 {
+	ar_lockdep_assert_held(req->ctx);
 	ar_req_data(req, struct ar_poll_add)->ap = NULL;
 	req->flags &= ~AR_REQ_F_POLLED;
 	req->poll_flags = 0;
@@ -91,6 +93,7 @@ void ar_aiopoll_disarm_locked(struct ar_ureq *req)
 {
 	struct ar_aiopoll *ap = ar_req_data(req, struct ar_poll_add)->ap;
 
+	ar_lockdep_assert_held(req->ctx);
 	ar_aiopoll_unlink_locked(req);
 	/*
 	 * Its event still comes (io_cancel()'s is posted by a kernel
@@ -108,6 +111,7 @@ static int ar_aiopoll_armed_locked(struct ar_ureq *req, struct ar_aiopoll *ap,
 {
 	struct ar_uctx *ctx = req->ctx;
 
+	ar_lockdep_assert_held(req->ctx);
 	if (ret) {
 		/* refused (a full context): not armed, epoll serves it */
 		ar_aiopoll_put_locked(ctx, ap);

@@ -60,6 +60,7 @@ void ar_inflight_add_list(struct ar_uctx *ctx, struct ar_ureq *head,
 
 static void ar_inflight_del_locked(struct ar_uctx *ctx, struct ar_ureq *req)
 {
+	ar_lockdep_assert_held(ctx);
 	if (!(req->flags & AR_REQ_F_INFLIGHT))
 		return;
 	if (req->if_prev)
@@ -143,6 +144,7 @@ void ar_cq_post_locked(struct ar_uctx *ctx, __u64 user_data, int res,
 {
 	struct io_uring_cqe *cqe = NULL;
 
+	ar_lockdep_assert_held(ctx);
 	if (!ctx->of_head)
 		cqe = ar_cq_slot(ctx);
 	if (cqe)
@@ -157,6 +159,7 @@ void ar_cq_flush_overflow_locked(struct ar_uctx *ctx)
 	struct ar_cq_overflow *of;
 	struct io_uring_cqe *cqe;
 
+	ar_lockdep_assert_held(ctx);
 	while ((of = ctx->of_head) && (cqe = ar_cq_slot(ctx))) {
 		ar_cq_fill(ctx, cqe, of->cqe.user_data, of->cqe.res,
 			   of->cqe.flags);
@@ -285,6 +288,7 @@ static void ar_cq_post_notif_locked(struct ar_uctx *ctx, struct ar_ureq *req,
 {
 	__s32 res = req->flags & AR_REQ_F_NOTIF_COPIED ? (__s32)(1U << 31) : 0;
 
+	ar_lockdep_assert_held(ctx);
 	ar_cq_post_locked(ctx, req->user_data, res, IORING_CQE_F_NOTIF);
 	b->posted = true;
 }
@@ -296,6 +300,7 @@ static void ar_fail_links_locked(struct ar_uctx *ctx, struct ar_ureq *req,
 	bool ignore = req->flags & AR_REQ_F_SKIP_LINK_CQES;
 	struct ar_ureq *link = req->link, *nxt;
 
+	ar_lockdep_assert_held(ctx);
 	req->link = NULL;
 	for (; link; link = nxt) {
 		nxt = link->link;
@@ -321,6 +326,7 @@ void ar_complete_locked(struct ar_uctx *ctx, struct ar_ureq *req,
 {
 	struct ar_ureq *lt = NULL;
 
+	ar_lockdep_assert_held(ctx);
 	ar_req_set_state(req, AR_REQ_DONE);
 	if ((req->res < 0 && !(req->flags & AR_REQ_F_NOFAIL)) ||
 	    (req->flags & (AR_REQ_F_SHORT | AR_REQ_F_FAIL)))
@@ -564,6 +570,7 @@ void ar_complete_timeouts_due_locked(struct ar_uctx *ctx,
 {
 	struct ar_ureq *req;
 
+	ar_lockdep_assert_held(ctx);
 	while ((req = ar_timeout_next_satisfied_locked(ctx))) {
 		req->res = 0;
 		ar_complete_locked(ctx, req, b);

@@ -40,6 +40,7 @@ static void ar_queue_deferred_locked(struct ar_uctx *ctx, struct ar_ureq **out)
 	bool drain_seen = false, first = true;
 	struct ar_ureq *req, **tail = out;
 
+	ar_lockdep_assert_held(ctx);
 	while ((req = ctx->defer_head)) {
 		drain_seen |= !!(req->flags & AR_REQ_F_DRAIN);
 		if ((drain_seen || first) && ctx->nr_inflight != ctx->nr_drained)
@@ -98,6 +99,7 @@ struct ar_ureq *ar_drain_take_all_locked(struct ar_uctx *ctx)
 {
 	struct ar_ureq *all = ctx->defer_head;
 
+	ar_lockdep_assert_held(ctx);
 	ctx->defer_head = ctx->defer_tail = NULL;
 	ctx->nr_drained = 0;
 	return all;

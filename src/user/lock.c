@@ -23,6 +23,8 @@
  * write access away from a page this process wrote makes the kernel
  * interrupt every CPU that runs one of its threads.
  */
+#include <stdlib.h>
+#include <stdio.h>
 #include <errno.h>
 #include <linux/membarrier.h>
 #include <pthread.h>
@@ -145,4 +147,11 @@ void ar_ctx_lock_bias_slow(struct ar_uctx *ctx)
 			ar_spin_backoff(&round);
 	}
 	ar_spin_lock(&ctx->lock);
+}
+
+/* an ar_lockdep_assert_held() found ctx->lock not held by this thread */
+void ar_lockdep_fail(const char *func)
+{
+	fprintf(stderr, "anyring: %s() called without ctx->lock held\n", func);
+	abort();
 }

@@ -33,6 +33,47 @@ enum {
 };
 
 void ar_ctx_lock_bias_slow(struct ar_uctx *ctx);
+void ar_lockdep_fail(const char *func);
+
+/*
+ * Lock assertions, the kernel's lockdep_assert_held(): a function whose
+ * name ends in _locked and that expects ctx->lock held says so with
+ * ar_lockdep_assert_held(ctx). A build with AR_LOCKDEP (the sanitizer
+ * builds of make test) records the holder and checks; other builds
+ * compile the assertions away.
+ */
+#ifdef AR_LOCKDEP
+static inline void ar_lockdep_acquired(struct ar_uctx *ctx)
+{
+	/* relaxed: only the holder writes its own id; a reader asks "is it me?" */
+	atomic_store_explicit(&ctx->lock_owner, ar_self_tid(), memory_order_relaxed);
+}
+
+static inline void ar_lockdep_released(struct ar_uctx *ctx)
+{
+	atomic_store_explicit(&ctx->lock_owner, 0, memory_order_relaxed);
+}
+
+#define ar_lockdep_assert_held(ctx)					\
+	do {								\
+		if (atomic_load_explicit(&(ctx)->lock_owner,		\
+					 memory_order_relaxed) !=	\
+		    ar_self_tid())					\
+			ar_lockdep_fail(__func__);			\
+	} while (0)
+#else
+static inline void ar_lockdep_acquired(struct ar_uctx *ctx)
+{
+	(void)ctx;
+}
+
+static inline void ar_lockdep_released(struct ar_uctx *ctx)
+{
+	(void)ctx;
+}
+
+#define ar_lockdep_assert_held(ctx)	((void)(ctx))
+#endif
 void ar_ctx_bias_enable(struct ar_uctx *ctx);
 
 /* the issuer, on a biased ring: enter without a bus-locked instruction */
@@ -61,8 +102,10 @@ static inline void ar_ctx_lock(struct ar_uctx *ctx)
 	/* relaxed: a biased holder's own load above decides (lock.c) */
 	if (__builtin_expect(atomic_load_explicit(&ctx->lock_bias,
 			memory_order_relaxed) == AR_BIAS_ON, 0) &&
-	    ar_ctx_lock_biased(ctx))
+	    ar_ctx_lock_biased(ctx)) {
+		ar_lockdep_acquired(ctx);
 		return;
+	}
 	ar_spin_lock(&ctx->lock);
 	/*
 	 * Looked at under the lock: the bias is turned ON under it, so a
@@ -73,10 +116,12 @@ static inline void ar_ctx_lock(struct ar_uctx *ctx)
 	if (__builtin_expect(atomic_load_explicit(&ctx->lock_bias,
 			memory_order_relaxed) != AR_BIAS_OFF, 0))
 		ar_ctx_lock_bias_slow(ctx);
+	ar_lockdep_acquired(ctx);
 }
 
 static inline void ar_ctx_unlock(struct ar_uctx *ctx)
 {
+	ar_lockdep_released(ctx);
 	/* issuer_in is only ever set by the submitter, for its own section */
 	if (atomic_load_explicit(&ctx->issuer_in, memory_order_relaxed) &&
 	    ar_self_tid() == ctx->submitter) {

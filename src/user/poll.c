@@ -425,6 +425,7 @@ bool ar_poll_disarm_locked(struct ar_ureq *req)
 {
 	struct ar_poll *p = ar_poll_of(req->ctx);
 
+	ar_lockdep_assert_held(req->ctx);
 	if (!(req->flags & AR_REQ_F_POLLED))
 		return false;
 	if (req->poll_flags & AR_POLLF_BUSY) {
@@ -946,6 +947,7 @@ static int ar_poll_find_disarm_locked(struct ar_uctx *ctx, __u64 user_data,
 {
 	struct ar_ureq *cur;
 
+	ar_lockdep_assert_held(ctx);
 	for (cur = ctx->inflight; cur; cur = cur->if_next) {
 		if (cur->opcode != IORING_OP_POLL_ADD || cur->user_data != user_data)
 			continue;

@@ -247,6 +247,7 @@ int ar_svc_arm_timer_locked(struct ar_ureq *req)
 	struct ar_svc *svc = &req->ctx->svc;
 	struct ar_ureq **pp;
 
+	ar_lockdep_assert_held(req->ctx);
 	for (pp = &svc->timers; *pp; pp = &(*pp)->svc_next)
 		if ((*pp)->deadline_ns > req->deadline_ns)
 			break;
@@ -261,6 +262,7 @@ bool ar_svc_disarm_locked(struct ar_ureq *req)
 {
 	struct ar_svc *svc = &req->ctx->svc;
 
+	ar_lockdep_assert_held(req->ctx);
 	if (req->flags & AR_REQ_F_POLLED)
 		return ar_poll_disarm_locked(req);
 	if (req->flags & AR_REQ_F_TIMER) {

@@ -339,6 +339,8 @@ struct ar_uctx {
 	struct ar_spinlock lock;
 	atomic_uchar lock_bias;
 	atomic_uchar issuer_in;
+	/* its holder's thread id, kept in AR_LOCKDEP builds (lock.h) */
+	_Atomic pid_t lock_owner;
 	unsigned cached_cq_tail;	/* CQEs posted */
 	unsigned cq_timeouts;		/* timeouts completed: not counted as events */
 	unsigned cq_last_tm_flush;

@@ -51,6 +51,7 @@ struct ar_cancel {
  */
 int ar_cancel_extract_locked(struct ar_ureq *req)
 {
+	ar_lockdep_assert_held(req->ctx);
 	if (ar_futex_waits(req->opcode))
 		return ar_futex_cancel_locked(req);
 	switch (ar_req_state(req)) {

@@ -734,6 +734,7 @@ int ar_futex_cancel_locked(struct ar_ureq *req)
 	struct ar_futex *f = ar_req_data(req, struct ar_futex);
 	int ret = -ENOENT;
 
+	ar_lockdep_assert_held(req->ctx);
 	switch (ar_req_state(req)) {
 	case AR_REQ_QUEUED:
 		return ar_iowq_cancel(req->ctx, req) ? 0 : -EALREADY;

@@ -240,6 +240,7 @@ struct ar_ureq *ar_timeout_next_satisfied_locked(struct ar_uctx *ctx)
 	struct ar_ureq *req;
 	struct ar_timeout *t;
 
+	ar_lockdep_assert_held(ctx);
 	while ((req = ctx->timeouts)) {
 		t = ar_req_data(req, struct ar_timeout);
 		if (seq - ctx->cq_last_tm_flush <
@@ -274,6 +275,7 @@ bool ar_timeout_expired(struct ar_ureq *req)
  */
 void ar_timeout_count_locked(struct ar_uctx *ctx, struct ar_ureq *req)
 {
+	ar_lockdep_assert_held(ctx);
 	if (!ar_req_data(req, struct ar_timeout)->expired)
 		return;
 	/* one writer (under ctx->lock); read without it by waiters */
@@ -284,6 +286,7 @@ void ar_timeout_count_locked(struct ar_uctx *ctx, struct ar_ureq *req)
 /* Take a TIMEOUT out of play for remove/cancel; true if it was pending. */
 bool ar_timeout_extract_locked(struct ar_uctx *ctx, struct ar_ureq *req)
 {
+	ar_lockdep_assert_held(ctx);
 	if (req->opcode != IORING_OP_TIMEOUT || ar_req_state(req) != AR_REQ_ARMED ||
 	    !ar_svc_disarm_locked(req))
 		return false;
@@ -345,6 +348,7 @@ static struct ar_ureq *ar_find_timeout_locked(struct ar_uctx *ctx, __u8 op,
 {
 	struct ar_ureq *req;
 
+	ar_lockdep_assert_held(ctx);
 	for (req = ctx->inflight; req; req = req->if_next)
 		if (req->opcode == op && req->user_data == user_data &&
 		    ar_req_state(req) == AR_REQ_ARMED && (req->flags & AR_REQ_F_TIMER))
@@ -361,6 +365,7 @@ static int ar_timeout_update_locked(struct ar_uctx *ctx,
 		link ? IORING_OP_LINK_TIMEOUT : IORING_OP_TIMEOUT, r->addr);
 	struct ar_timeout *t;
 
+	ar_lockdep_assert_held(ctx);
 	if (!req)
 		return -ENOENT;
 	t = ar_req_data(req, struct ar_timeout);
@@ -466,6 +471,7 @@ struct ar_ureq *ar_link_timeout_disarm_locked(struct ar_ureq *req)
 {
 	struct ar_ureq *lt = req->lt;
 
+	ar_lockdep_assert_held(req->ctx);
 	req->lt = NULL;
 	if (!lt)
 		return NULL;
@@ -497,6 +503,7 @@ struct ar_ureq *ar_link_timeout_unarmed_locked(struct ar_ureq *req)
 {
 	struct ar_ureq *lt = req->link;
 
+	ar_lockdep_assert_held(req->ctx);
 	req->flags &= ~AR_REQ_F_ARM_LT;
 	if (!lt || lt->opcode != IORING_OP_LINK_TIMEOUT)
 		return NULL;
@@ -517,6 +524,7 @@ static void ar_link_timeout_expire_locked(struct ar_uctx *ctx,
 					  struct ar_ureq *target, int ret,
 					  struct ar_comp_batch *b)
 {
+	ar_lockdep_assert_held(ctx);
 	/* unhook: the chain goes on from behind the link timeout */
 	*ar_lt_target(lt) = NULL;
 	target->lt = NULL;
@@ -533,6 +541,7 @@ static void ar_link_timeout_expire_locked(struct ar_uctx *ctx,
 /* Has req's link timeout fired while req was being issued? Under ctx->lock. */
 bool ar_link_timeout_expired_locked(const struct ar_ureq *req)
 {
+	ar_lockdep_assert_held(req->ctx);
 	return req->lt && ar_req_data(req->lt, struct ar_timeout)->expired;
 }
 
@@ -550,6 +559,7 @@ bool ar_link_timeout_park_locked(struct ar_ureq *req)
 	struct ar_ureq *lt = req->lt;
 	struct ar_comp_batch b;
 
+	ar_lockdep_assert_held(req->ctx);
 	if (!lt || !ar_req_data(lt, struct ar_timeout)->expired)
 		return false;
 	ar_batch_init(&b);
@@ -574,6 +584,7 @@ void ar_link_timeout_park_device_locked(struct ar_ureq *req)
 	struct ar_ureq *lt = req->lt;
 	struct ar_comp_batch b;
 
+	ar_lockdep_assert_held(req->ctx);
 	if (!lt || !ar_req_data(lt, struct ar_timeout)->expired) {
 		ar_ctx_unlock(ctx);
 		return;

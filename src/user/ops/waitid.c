@@ -318,6 +318,7 @@ int ar_waitid_cancel_locked(struct ar_ureq *req)
 	struct ar_waitid *wi = ar_req_data(req, struct ar_waitid);
 	int ret = -ENOENT;
 
+	ar_lockdep_assert_held(req->ctx);
 	pthread_mutex_lock(&ar_wid_lock);
 	if (wi->w && !wi->w->cancelled) {
 		wi->w->cancelled = true;
