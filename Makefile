@@ -59,8 +59,9 @@ LDLIBS	:= -lpthread
 # (src/trap/sigshim.c is libanyring-sig.so, the trap's preload shim)
 SHIM_SRC := src/trap/sigshim.c
 LIB_SRCS := $(filter-out $(SHIM_SRC),$(wildcard src/*/*.c src/*/*/*.c))
+# one set of objects, -fPIC, for the shared libraries and the static archive
+# alike (position-independent code links into any program, PIE or not)
 LIB_PIC  := $(patsubst src/%.c,$(O)/obj/pic/%.o,$(LIB_SRCS))
-LIB_STA  := $(patsubst src/%.c,$(O)/obj/static/%.o,$(LIB_SRCS))
 LIB_SO   := $(O)/lib/libanyring.so
 LIB_A    := $(O)/lib/libanyring.a
 # the drop-in: the same objects as liburing.so.2 (liburing 2.3's soname,
@@ -98,10 +99,7 @@ tools: $(TOOLS) $(BENCH)
 $(O)/obj/pic/%.o: src/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(LIB_CFLAGS) $(CFLAGS_EXTRA) -c -o $@ $<
-$(O)/obj/static/%.o: src/%.c
-	@mkdir -p $(dir $@)
-	$(CC) $(LIB_CFLAGS) $(CFLAGS_EXTRA) -c -o $@ $<
--include $(LIB_PIC:.o=.d) $(LIB_STA:.o=.d)
+-include $(LIB_PIC:.o=.d)
 
 $(O)/lib/libanyring.so.$(VERSION): $(LIB_PIC) src/api/liburing.map | $(O)/lib
 	$(CC) -shared $(SANFLAGS) $(LDFLAGS) -Wl,-soname,$(SONAME) \
@@ -118,8 +116,8 @@ $(LIB_SO): $(O)/lib/libanyring.so.$(VERSION)
 $(SHIM_SO): $(SHIM_SRC) include/anyring.h $(LIB_SO)
 	$(CC) $(BASE_CFLAGS) $(LDFLAGS) -fPIC -shared -Wl,-soname,$(SHIM_SONAME) \
 		-Wl,-z,defs -o $@ $(SHIM_SRC) -L$(O)/lib -lanyring -ldl
-$(LIB_A): $(LIB_STA) | $(O)/lib
-	rm -f $@ && ar rcs $@ $(LIB_STA)
+$(LIB_A): $(LIB_PIC) | $(O)/lib
+	rm -f $@ && ar rcs $@ $(LIB_PIC)
 
 $(O)/lib/pkgconfig/anyring.pc: anyring.pc.in Makefile | $(O)/lib/pkgconfig
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
