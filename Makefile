@@ -88,7 +88,12 @@ BENCH_LIBS := -laio -lm
 TEST_SRCS := $(wildcard tests/*.c)
 TESTS    := $(patsubst tests/%.c,$(O)/tests/%,$(TEST_SRCS))
 DIFF_SRCS := $(wildcard tests/diff/*.c)
+DIFF_OBJS := $(patsubst tests/diff/%.c,$(O)/obj/diff/%.o,$(DIFF_SRCS))
 DIFF_BIN := $(if $(DIFF_SRCS),$(O)/tests/differential)
+# -MMD -MP: header dependencies of what is not the library, the .d files
+# beside the objects, or under $(O)/obj/<dir>/ for a program made from one
+# source (tools, tests)
+DEP_FLAGS = -MMD -MP -MT $@ -MF $(O)/obj/$(1)/$(notdir $@).d
 
 .PHONY: all lib tools tests test bench install clean setup deb deb-check
 all: lib tools $(O)/lib/pkgconfig/anyring.pc
@@ -123,9 +128,10 @@ $(O)/lib/pkgconfig/anyring.pc: anyring.pc.in Makefile | $(O)/lib/pkgconfig
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
 	    -e 's|@INCDIR@|$(INCDIR)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
 
-$(O)/bin/%: tools/%.c tools/progfile.h $(LIB_SO) include/anyring.h | $(O)/bin
-	$(CC) $(BASE_CFLAGS) $(CFLAGS_EXTRA) $(LDFLAGS) -Isrc/engine -o $@ $< -L$(O)/lib \
-		-lanyring $(TOOL_RPATH) $(LDLIBS)
+$(O)/bin/%: tools/%.c $(LIB_SO) | $(O)/bin $(O)/obj/tools
+	$(CC) $(BASE_CFLAGS) $(call DEP_FLAGS,tools) $(CFLAGS_EXTRA) $(LDFLAGS) -Isrc/engine \
+		-o $@ $< -L$(O)/lib -lanyring $(TOOL_RPATH) $(LDLIBS)
+-include $(patsubst tools/%.c,$(O)/obj/tools/%.d,$(TOOL_SRCS))
 
 $(O)/obj/bench/%.o: tools/bench/%.c
 	@mkdir -p $(dir $@)
@@ -135,17 +141,22 @@ $(O)/bin/anyring-bench: $(BENCH_OBJS) $(LIB_SO) | $(O)/bin
 	$(CC) $(SANFLAGS) $(LDFLAGS) -o $@ $(BENCH_OBJS) -L$(O)/lib -lanyring \
 		$(TOOL_RPATH) $(BENCH_LIBS) $(LDLIBS)
 
-$(O)/tests/%: tests/%.c tests/test.h $(LIB_SO) | $(O)/tests
-	$(CC) $(BASE_CFLAGS) $(CFLAGS_EXTRA) -Isrc/engine -Isrc -Itests -o $@ $< -L$(O)/lib -lanyring \
-		$(LIB_RPATH) $(LDLIBS)
+$(O)/tests/%: tests/%.c $(LIB_SO) | $(O)/tests $(O)/obj/tests
+	$(CC) $(BASE_CFLAGS) $(call DEP_FLAGS,tests) $(CFLAGS_EXTRA) -Isrc/engine -Isrc -Itests \
+		-o $@ $< -L$(O)/lib -lanyring $(LIB_RPATH) $(LDLIBS)
+-include $(patsubst tests/%.c,$(O)/obj/tests/%.d,$(TEST_SRCS))
 
-$(O)/tests/differential: $(DIFF_SRCS) $(wildcard tests/diff/*.h) tests/test.h $(LIB_SO) | $(O)/tests
-	$(CC) $(BASE_CFLAGS) $(CFLAGS_EXTRA) -Isrc/engine -Itests -o $@ $(DIFF_SRCS) -L$(O)/lib \
-		-lanyring $(LIB_RPATH) $(LDLIBS)
+$(O)/obj/diff/%.o: tests/diff/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_CFLAGS) -MMD -MP $(CFLAGS_EXTRA) -Isrc/engine -Itests -c -o $@ $<
+-include $(DIFF_OBJS:.o=.d)
+$(O)/tests/differential: $(DIFF_OBJS) $(LIB_SO) | $(O)/tests
+	$(CC) $(SANFLAGS) $(CFLAGS_EXTRA) -o $@ $(DIFF_OBJS) -L$(O)/lib -lanyring \
+		$(LIB_RPATH) $(LDLIBS)
 
 tests: all $(TESTS) $(DIFF_BIN)
 
-$(O)/lib $(O)/lib/pkgconfig $(O)/bin $(O)/tests:
+$(O)/lib $(O)/lib/pkgconfig $(O)/bin $(O)/tests $(O)/obj/tools $(O)/obj/tests:
 	mkdir -p $@
 
 setup:
@@ -221,9 +232,9 @@ $(FUZZ_O)/lib/%.o: src/%.c
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -MMD -MP -fsanitize=fuzzer-no-link -Isrc \
 		-DLIBURING_INTERNAL -c -o $@ $<
-$(FUZZ_O)/%.o: tests/fuzz/%.c tests/fuzz/fuzz.h include/anyring.h
+$(FUZZ_O)/%.o: tests/fuzz/%.c
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -MMD -MP -fsanitize=fuzzer-no-link -c -o $@ $<
 -include $(FUZZ_OBJS:.o=.d)
 $(FUZZ_O)/fuzz_sqe: $(FUZZ_OBJS)
 	$(FUZZ_CC) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $(FUZZ_OBJS) $(LDLIBS)
