@@ -39,6 +39,25 @@ else
 $(error SAN must be address or thread)
 endif
 
+# Headers from Debian packages the build needs, looked for before anything
+# is compiled: need_header HEADER,PACKAGE stops make with one line naming
+# the package when $(CC) cannot find <HEADER>. Not for the goals that
+# install the packages first (test, bench, deb: scripts/setup.sh, then a
+# make that checks) nor for setup and clean.
+need_header = $(if $(shell printf '\043include <%s>\n' '$(1)' | \
+	$(CC) $(CFLAGS_EXTRA) -E -x c - >/dev/null 2>&1 && echo found),,\
+	$(error <$(1)> not found: install $(2) (apt-get install $(2)), or run `make setup`, which installs every package the build uses))
+CHECK_GOALS := $(if $(MAKECMDGOALS),$(filter-out setup test bench deb deb-check clean,$(MAKECMDGOALS)),all)
+ifneq ($(CHECK_GOALS),)
+$(if $(shell command -v $(firstword $(CC))),,\
+	$(error no C compiler ($(CC)): install gcc (apt-get install gcc libc6-dev), or run `make setup`))
+$(call need_header,liburing.h,liburing-dev)
+# anyring-bench's libaio engine; lib and fuzz build no tool
+ifneq ($(filter-out lib fuzz,$(CHECK_GOALS)),)
+$(call need_header,libaio.h,libaio-dev)
+endif
+endif
+
 WARN	:= -Wall -Wextra -Werror
 BASE_CFLAGS := -std=gnu11 -O2 -g $(WARN) -D_GNU_SOURCE -Iinclude $(SANFLAGS)
 # -MMD: each object depends on the headers it includes (build/.../*.d)
