@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * diff_names.c - operations on names in the run's dir: RENAMEAT,
- * UNLINKAT (file, directory with AT_REMOVEDIR, directory without it),
- * MKDIRAT, SYMLINKAT, LINKAT, each with the error cases next to it, and a
- * linked chain of them. Post-checks look at the dir afterwards.
+ * diff_fs_names.c - operations on names (ops/fs_names.c) in the run's
+ * dir: RENAMEAT, UNLINKAT (file, directory with AT_REMOVEDIR, directory
+ * without it), MKDIRAT, SYMLINKAT, LINKAT, each with the error cases next
+ * to it, and a linked chain of them. Post-checks look at the dir
+ * afterwards.
  */
 #include <fcntl.h>
 #include <unistd.h>
@@ -206,7 +207,7 @@ static int check_chain(struct diff_ctx *c, const struct diff_cqe *cqe,
 	return diff_check_file(c, "a", "aaaa", 4);
 }
 
-const struct scenario diff_names[] = {
+const struct scenario diff_fs_names[] = {
 	{
 		.name = "names_renameat",
 		.setup = setup_names,
