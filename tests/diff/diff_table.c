@@ -25,7 +25,6 @@ const struct scenario *const diff_families[] = {
 	diff_chain,
 	diff_drain,
 	diff_timeout,
-	diff_tmo,
 	diff_cancel,
 	diff_poll,
 	diff_race,
