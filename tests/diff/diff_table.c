@@ -27,7 +27,6 @@ const struct scenario *const diff_families[] = {
 	diff_timeout,
 	diff_cancel,
 	diff_poll,
-	diff_race,
 	diff_ring,
 	diff_cfg,
 	diff_register,
