@@ -22,7 +22,6 @@ const struct scenario *const diff_families[] = {
 	diff_recvbuf,
 	diff_link,
 	diff_opdef,
-	diff_chain,
 	diff_drain,
 	diff_timeout,
 	diff_cancel,
