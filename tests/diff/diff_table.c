@@ -19,7 +19,6 @@ const struct scenario *const diff_families[] = {
 	diff_misc,
 	diff_kbuf,
 	diff_net,
-	diff_recvbuf,
 	diff_link,
 	diff_opdef,
 	diff_drain,

@@ -143,10 +143,9 @@ struct scenario {
 extern const struct scenario diff_nop[], diff_submit_errors[], diff_rw[],
 	diff_fixed[], diff_rsrc[], diff_fs[], diff_fs_names[], diff_ops[],
 	diff_xattr[], diff_splice[], diff_misc[], diff_kbuf[], diff_net[],
-	diff_recvbuf[], diff_link[], diff_opdef[], diff_drain[],
-	diff_timeout[], diff_cancel[], diff_poll[], diff_ring[], diff_cfg[],
-	diff_register[], diff_complete[], diff_msg_ring[], diff_futex[],
-	diff_waitid[], diff_found[];
+	diff_link[], diff_opdef[], diff_drain[], diff_timeout[], diff_cancel[],
+	diff_poll[], diff_ring[], diff_cfg[], diff_register[], diff_complete[],
+	diff_msg_ring[], diff_futex[], diff_waitid[], diff_found[];
 extern const struct scenario *const diff_families[];
 
 /* fills more than one family uses */
