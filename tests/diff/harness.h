@@ -144,12 +144,9 @@ extern const struct scenario diff_nop[], diff_submit_errors[], diff_rw[],
 	diff_fixed[], diff_rsrc[], diff_fs[], diff_fs_names[], diff_ops[],
 	diff_xattr[], diff_splice[], diff_misc[], diff_kbuf[], diff_net[],
 	diff_link[], diff_opdef[], diff_drain[], diff_timeout[], diff_cancel[],
-	diff_poll[], diff_ring[], diff_cfg[], diff_register[], diff_complete[],
+	diff_poll[], diff_setup_flags[], diff_register[], diff_complete[],
 	diff_msg_ring[], diff_futex[], diff_waitid[], diff_found[];
 extern const struct scenario *const diff_families[];
-
-/* fills more than one family uses */
-int diff_fill_pipe_mix(struct io_uring *ring, struct diff_ctx *c);
 
 /*
  * What one engine's run of a scenario or call case produced: a scenario
