@@ -1,20 +1,26 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * diff_rw.c - READ, WRITE, READV, WRITEV on a regular file and a pipe:
- * full transfers, a short read at EOF, a read past EOF, offset -1 (the
- * file position, which must advance), zero-length reads. Side effects are
- * checked: the bytes read land in the buffers, the bytes written in the
- * file. Independent requests may complete in any order.
+ * diff_rw.c - the read/write family of ops/rw.c: READ, WRITE, READV,
+ * WRITEV on a regular file and a pipe: full transfers, a short read at
+ * EOF, a read past EOF, offset -1 (the file position, which must
+ * advance), zero-length reads. Side effects are checked: the bytes read
+ * land in the buffers, the bytes written in the file. Independent
+ * requests may complete in any order.
  *
  * The rw_single_* scenarios submit each READ alone: the user engine
  * reads a lone cached READ without a request (submit.c's fast read) and
  * hands everything else back to the request path. They cover its edges:
  * short, at EOF, empty, faulting buffers, a cold page, a write-only fd,
  * an fd number reused by a pipe after the fd cache saw a regular file.
+ *
+ * Then READV/WRITEV on registered files, per-request RWF_* flags and
+ * ioprio.
  */
 #include <fcntl.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include <linux/fs.h>
+#include <linux/ioprio.h>
 #include "harness.h"
 
 #define FILE_LEN	8192
@@ -488,6 +494,101 @@ static int check_single_read_reused(struct diff_ctx *c,
 	return diff_check_buf(c, c->buf[1], "hello", 5, "pipe read");
 }
 
+/* ---- registered files, RWF_* flags, ioprio ---- */
+
+/* READV and WRITEV through registered files, chained */
+static int fill_vec_fixed(struct io_uring *ring, struct diff_ctx *c)
+{
+	int fds[2] = { c->val[0], -1 };
+	struct io_uring_sqe *sqe;
+	int ret = io_uring_register_files(ring, fds, 2);
+
+	if (ret)
+		return diff_fail(c, "register files: %s", strerror(-ret));
+	c->iov[0].iov_base = c->buf[0];
+	c->iov[0].iov_len = 100;
+	c->iov[1].iov_base = c->buf[1];
+	c->iov[1].iov_len = 200;
+	sqe = diff_sqe(ring, c);
+	io_uring_prep_readv(sqe, 0, c->iov, 2, 1000);
+	diff_tag(sqe, 1, IOSQE_FIXED_FILE | IOSQE_IO_LINK);
+	sqe = diff_sqe(ring, c);
+	io_uring_prep_writev(sqe, 0, c->iov, 2, 8192);
+	diff_tag(sqe, 2, IOSQE_FIXED_FILE | IOSQE_IO_LINK);
+	sqe = diff_sqe(ring, c);
+	io_uring_prep_readv(sqe, 1, c->iov, 2, 0);
+	diff_tag(sqe, 3, IOSQE_FIXED_FILE);
+	return 0;
+}
+
+static int check_vec_fixed(struct diff_ctx *c, const struct diff_cqe *cqe,
+			   unsigned nr)
+{
+	static char want[8492];
+
+	(void)cqe;
+	(void)nr;
+	diff_pattern(want, 8192, 1);
+	memcpy(want + 8192, want + 1000, 300);
+	return diff_check_file(c, "data", want, sizeof(want));
+}
+
+/* RWF_NOWAIT on cached data, RWF_APPEND, RWF_DSYNC, unknown RWF bits */
+static int fill_rw_flags(struct io_uring *ring, struct diff_ctx *c)
+{
+	struct io_uring_sqe *sqe;
+
+	sqe = diff_sqe(ring, c);
+	io_uring_prep_read(sqe, c->val[0], c->buf[0], 4096, 0);
+	sqe->rw_flags = RWF_NOWAIT;
+	diff_tag(sqe, 1, IOSQE_IO_LINK);
+	memcpy(c->buf[1], "tail", 4);
+	sqe = diff_sqe(ring, c);
+	io_uring_prep_write(sqe, c->val[0], c->buf[1], 4, 0);
+	sqe->rw_flags = RWF_APPEND;
+	diff_tag(sqe, 2, IOSQE_IO_LINK);
+	sqe = diff_sqe(ring, c);
+	io_uring_prep_write(sqe, c->val[0], c->buf[1], 4, 100);
+	sqe->rw_flags = RWF_DSYNC;
+	diff_tag(sqe, 3, IOSQE_IO_LINK);
+	sqe = diff_sqe(ring, c);
+	io_uring_prep_read(sqe, c->val[0], c->buf[2], 64, 0);
+	sqe->rw_flags = 1U << 30;
+	diff_tag(sqe, 4, 0);
+	return 0;
+}
+
+static int check_rw_flags(struct diff_ctx *c, const struct diff_cqe *cqe,
+			  unsigned nr)
+{
+	static char want[8196];
+
+	(void)cqe;
+	(void)nr;
+	diff_pattern(want, 8192, 1);
+	memcpy(want + 8192, "tail", 4);
+	memcpy(want + 100, "tail", 4);
+	return diff_check_file(c, "data", want, sizeof(want));
+}
+
+/* ioprio: a valid class on a read, any on a NOP (which takes none) */
+static int fill_ioprio(struct io_uring *ring, struct diff_ctx *c)
+{
+	struct io_uring_sqe *sqe;
+
+	sqe = diff_sqe(ring, c);
+	io_uring_prep_read(sqe, c->val[0], c->buf[0], 64, 0);
+	sqe->ioprio = IOPRIO_PRIO_VALUE(IOPRIO_CLASS_BE, 4);
+	diff_tag(sqe, 1, 0);
+	diff_prep_nop(ring, c, 2, 0)->ioprio = 1;
+	diff_prep_nop(ring, c, 3, 0);
+	sqe = diff_sqe(ring, c);
+	io_uring_prep_read(sqe, c->val[0], c->buf[0], 64, 0);
+	sqe->ioprio = IOPRIO_PRIO_VALUE(7, 0);
+	diff_tag(sqe, 4, 0);
+	return 0;
+}
+
 const struct scenario diff_rw[] = {
 	{
 		.name = "rw_read_full",
@@ -608,6 +709,28 @@ const struct scenario diff_rw[] = {
 		.check = check_single_read_reused,
 		.nr_cqes = 2,
 		.known = { { 1, 4096 }, { 2, 5 } },
+	}, {
+		.name = "ops_readv_writev_fixed_files",
+		.setup = setup_data,
+		.fill = fill_vec_fixed,
+		.check = check_vec_fixed,
+		.nr_cqes = 3,
+		.known = { { 1, 300 }, { 2, 300 }, { 3, -EBADF } },
+	}, {
+		.name = "ops_rw_flags",
+		.setup = setup_data,
+		.fill = fill_rw_flags,
+		.check = check_rw_flags,
+		.nr_cqes = 4,
+		.known = { { 1, 4096 }, { 2, 4 }, { 3, 4 } },
+	}, {
+		.name = "ops_ioprio",
+		.setup = setup_data,
+		.fill = fill_ioprio,
+		.after_submit = diff_submit_rest,
+		.nr_cqes = 4,
+		.order = ORDER_ANY,
+		.known = { { 1, 64 }, { 3, 0 } },
 	},
 	{ .name = NULL }
 };

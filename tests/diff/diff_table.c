@@ -13,7 +13,6 @@ const struct scenario *const diff_families[] = {
 	diff_rsrc,
 	diff_fs,
 	diff_fs_names,
-	diff_ops,
 	diff_xattr,
 	diff_splice,
 	diff_misc,
