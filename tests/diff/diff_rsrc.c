@@ -1,18 +1,87 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * diff_rsrc.c - registered files and buffers in depth: sparse tables
- * filled by updates, a slot updated while a request uses it, resource
- * tags (their CQEs on update and unregister, and only once the last user
- * is done), direct descriptors (openat/openat2 into a slot or a free one
- * with IORING_FILE_INDEX_ALLOC, a full table, no table, a slot out of
- * range, the allocation range), close_direct, and IORING_OP_FILES_UPDATE
- * (at an offset, with IORING_FILE_INDEX_ALLOC, with SKIP entries, bad).
- * The results of io_uring_register() calls are notes (keys from 1000).
+ * diff_rsrc.c - registered files and buffers (rsrc.c): IOSQE_FIXED_FILE
+ * on registered files (and an index past the table, an empty slot, no
+ * table at all); then in depth: sparse tables filled by updates, a slot
+ * updated while a request uses it, resource tags (their CQEs on update
+ * and unregister, and only once the last user is done), direct
+ * descriptors (openat/openat2 into a slot or a free one with
+ * IORING_FILE_INDEX_ALLOC, a full table, no table, a slot out of range,
+ * the allocation range), close_direct, and IORING_OP_FILES_UPDATE (at an
+ * offset, with IORING_FILE_INDEX_ALLOC, with SKIP entries, bad). The
+ * results of io_uring_register() calls are notes (keys from 1000).
+ * (READ_FIXED and friends on registered buffers: diff_rw.c.)
  */
 #include <fcntl.h>
 #include <linux/openat2.h>
 #include <unistd.h>
 #include "harness.h"
+
+#define FILE_LEN	8192
+
+/* val[0]: "data", FILE_LEN bytes of pattern seed 1 */
+static int setup_data(struct diff_ctx *c)
+{
+	return diff_data_file(c, FILE_LEN, O_RDWR);
+}
+
+/* the table [-1, val[0]]: slot 0 empty, slot 1 the data file */
+static int reg_files(struct io_uring *ring, struct diff_ctx *c)
+{
+	int fds[2] = { -1, c->val[0] };
+	int ret = io_uring_register_files(ring, fds, 2);
+
+	if (ret)
+		return diff_fail(c, "register files: %s", strerror(-ret));
+	return 0;
+}
+
+static void read_file(struct io_uring *ring, struct diff_ctx *c, __u64 ud,
+		      int fd, unsigned flags)
+{
+	struct io_uring_sqe *sqe = diff_sqe(ring, c);
+
+	io_uring_prep_read(sqe, fd, c->buf[ud % DIFF_NBUF], 4096, 0);
+	diff_tag(sqe, ud, flags);
+}
+
+static int fill_fixed_file(struct io_uring *ring, struct diff_ctx *c)
+{
+	if (reg_files(ring, c))
+		return -1;
+	read_file(ring, c, 1, 1, IOSQE_FIXED_FILE);
+	return 0;
+}
+
+static int check_fixed_file(struct diff_ctx *c, const struct diff_cqe *cqe,
+			    unsigned nr)
+{
+	char p[4096];
+
+	(void)cqe;
+	(void)nr;
+	diff_pattern(p, 4096, 1);
+	return diff_check_buf(c, c->buf[1], p, 4096, "buf 1");
+}
+
+/* slot 0 empty, index 2 past the table, a negative index */
+static int fill_fixed_file_bad(struct io_uring *ring, struct diff_ctx *c)
+{
+	if (reg_files(ring, c))
+		return -1;
+	read_file(ring, c, 1, 0, IOSQE_FIXED_FILE);
+	read_file(ring, c, 2, 2, IOSQE_FIXED_FILE);
+	read_file(ring, c, 3, -1, IOSQE_FIXED_FILE);
+	return 0;
+}
+
+static int fill_fixed_file_none(struct io_uring *ring, struct diff_ctx *c)
+{
+	read_file(ring, c, 1, 0, IOSQE_FIXED_FILE);
+	return 0;
+}
+
+/* ---- sparse tables, updates, tags, direct descriptors ---- */
 
 #define NOTE	1000
 /* liburing 2.3 adds one to the index itself: this gives ALLOC in the SQE */
@@ -538,6 +607,26 @@ static int check_buf1_seed2(struct diff_ctx *c, const struct diff_cqe *cqe,
 
 const struct scenario diff_rsrc[] = {
 	{
+		.name = "fixed_file_read",
+		.setup = setup_data,
+		.fill = fill_fixed_file,
+		.check = check_fixed_file,
+		.nr_cqes = 1,
+		.known = { { 1, 4096 } },
+	}, {
+		.name = "fixed_file_bad_index",
+		.setup = setup_data,
+		.fill = fill_fixed_file_bad,
+		.nr_cqes = 3,
+		.order = ORDER_ANY,
+		.known = { { 1, -EBADF }, { 2, -EBADF }, { 3, -EBADF } },
+	}, {
+		.name = "fixed_file_none_registered",
+		.setup = setup_data,
+		.fill = fill_fixed_file_none,
+		.nr_cqes = 1,
+		.known = { { 1, -EBADF } },
+	}, {
 		.name = "rsrc_sparse_files_update",
 		.setup = setup_files,
 		.fill = fill_sparse_update,

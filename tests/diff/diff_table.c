@@ -9,7 +9,6 @@ const struct scenario *const diff_families[] = {
 	diff_nop,
 	diff_submit_errors,
 	diff_rw,
-	diff_fixed,
 	diff_rsrc,
 	diff_fs,
 	diff_fs_names,
