@@ -8,8 +8,9 @@
  * descriptors (openat/openat2 into a slot or a free one with
  * IORING_FILE_INDEX_ALLOC, a full table, no table, a slot out of range,
  * the allocation range), close_direct, and IORING_OP_FILES_UPDATE (at an
- * offset, with IORING_FILE_INDEX_ALLOC, with SKIP entries, bad). The
- * results of io_uring_register() calls are notes (keys from 1000).
+ * offset, with IORING_FILE_INDEX_ALLOC, with SKIP entries, bad), and a
+ * direct CLOSE then a WRITE_FIXED through the slot (a fuzzer's finding).
+ * The results of io_uring_register() calls are notes (keys from 1000).
  * (READ_FIXED and friends on registered buffers: diff_rw.c.)
  */
 #include <fcntl.h>
@@ -605,6 +606,42 @@ static int check_buf1_seed2(struct diff_ctx *c, const struct diff_cqe *cqe,
 	return check_seed(c, 1, 2);
 }
 
+/* ---- the fuzzer's findings (tests/fuzz/findings) ---- */
+
+static void write_fixed(struct io_uring *ring, struct diff_ctx *c, __u64 ud,
+			void *buf)
+{
+	struct io_uring_sqe *sqe = diff_sqe(ring, c);
+
+	io_uring_prep_write_fixed(sqe, 0, buf, 512, 0, 0);
+	diff_tag(sqe, ud, IOSQE_FIXED_FILE);
+}
+
+/*
+ * close-direct-then-write-fixed-buffer-first: CLOSE of direct slot 0,
+ * then WRITE_FIXED through the slot, one submit: the file is looked up
+ * before the registered buffer is (io_assign_file() at issue), so the
+ * emptied slot answers -EBADF, whatever the buffer's address.
+ */
+static int fill_close_then_fixed(struct io_uring *ring, struct diff_ctx *c)
+{
+	int fd = c->val[0], ret;
+
+	c->iov[0].iov_base = c->buf[0];
+	c->iov[0].iov_len = 4096;
+	ret = io_uring_register_buffers(ring, c->iov, 1);
+	if (!ret)
+		ret = io_uring_register_files(ring, &fd, 1);
+	if (ret)
+		return diff_fail(c, "register: %s", strerror(-ret));
+	io_uring_prep_close_direct(diff_sqe(ring, c), 0);
+	diff_tag(&ring->sq.sqes[(ring->sq.sqe_tail - 1) & ring->sq.ring_mask],
+		 1, 0);
+	write_fixed(ring, c, 2, c->buf[1]);
+	write_fixed(ring, c, 3, c->buf[0]);
+	return 0;
+}
+
 const struct scenario diff_rsrc[] = {
 	{
 		.name = "fixed_file_read",
@@ -789,6 +826,13 @@ const struct scenario diff_rsrc[] = {
 		.check = check_buf1_seed2,
 		.nr_cqes = 1,
 		.known = { { 1, 4096 } },
+	}, {
+		.name = "found_close_direct_then_write_fixed",
+		.setup = setup_data,
+		.fill = fill_close_then_fixed,
+		.nr_cqes = 3,
+		.order = ORDER_EXACT,
+		.known = { { 1, 0 }, { 2, -EBADF }, { 3, -EBADF } },
 	},
 	{ .name = NULL }
 };

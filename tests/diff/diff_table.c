@@ -29,6 +29,5 @@ const struct scenario *const diff_families[] = {
 	diff_msg_ring,
 	diff_futex,
 	diff_waitid,
-	diff_found,
 	NULL,
 };

@@ -145,7 +145,7 @@ extern const struct scenario diff_nop[], diff_submit_errors[], diff_rw[],
 	diff_misc[], diff_kbuf[], diff_net[], diff_link[], diff_opdef[],
 	diff_drain[], diff_timeout[], diff_cancel[], diff_poll[],
 	diff_setup_flags[], diff_register[], diff_complete[], diff_msg_ring[],
-	diff_futex[], diff_waitid[], diff_found[];
+	diff_futex[], diff_waitid[];
 extern const struct scenario *const diff_families[];
 
 /*
