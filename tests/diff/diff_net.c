@@ -1,18 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * diff_net.c - the socket opcodes against the kernel: SOCKET (plain and
- * direct), BIND, LISTEN, SHUTDOWN, CONNECT, ACCEPT (oneshot, multishot,
- * direct), SEND/RECV (MSG_WAITALL's partial rules, POLL_FIRST,
- * SOCK_NONEMPTY), SENDMSG/RECVMSG (iovecs, names, the msghdr written
- * back), SEND_ZC/SENDMSG_ZC (the result, then the NOTIF), and the bad
- * input of each. Over socketpairs and loopback TCP, UDP and unix
- * sockets; ports are the kernel's (bind port 0) and never compared:
- * notes say whether an address was the expected one. fds that CQEs
- * return are normalized (user_data 10..19); slots are compared as they
- * are. Every scenario is deterministic: data is in place before the
- * submit, or the order comes from links. The found_* scenarios are the
- * fuzzer's findings (tests/fuzz/findings): POLL_FIRST on what is not a
- * socket, MSG_PEEK, SHUTDOWN's errors in a link.
+ * diff_net.c - the socket opcodes (ops/net.c) against the kernel:
+ * SOCKET (plain and direct), BIND, LISTEN, SHUTDOWN, CONNECT, ACCEPT
+ * (oneshot, multishot, direct), SEND/RECV (MSG_WAITALL's partial rules,
+ * POLL_FIRST, SOCK_NONEMPTY), SENDMSG/RECVMSG (iovecs, names, the
+ * msghdr written back), SEND_ZC/SENDMSG_ZC (the result, then the
+ * NOTIF), and the bad input of each. Over socketpairs and loopback TCP,
+ * UDP and unix sockets; ports are the kernel's (bind port 0) and never
+ * compared: notes say whether an address was the expected one. fds that
+ * CQEs return are normalized (user_data 10..19); slots are compared as
+ * they are. Every scenario is deterministic: data is in place before
+ * the submit, or the order comes from links. The found_* scenarios are
+ * the fuzzer's findings (tests/fuzz/findings): POLL_FIRST on what is
+ * not a socket, MSG_PEEK, SHUTDOWN's errors in a link.
  */
 #include <fcntl.h>
 #include <netinet/in.h>

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * diff_splice.c - SPLICE and TEE: file to pipe to file with offsets and
- * file positions, a splice waiting on an empty pipe until data comes
- * (written after the submit), TEE leaving its input in place, registered
- * input and output files, and the errors of prep (flags, TEE offsets)
- * and of the calls (two regular files, bad fds, offsets on a pipe, an
- * empty pipe with SPLICE_F_NONBLOCK, and their order: a fuzzer's
- * finding), and the cancel of a splice waiting in a worker. A short
- * result breaks a link.
+ * diff_splice.c - SPLICE and TEE (ops/splice.c): file to pipe to file
+ * with offsets and file positions, a splice waiting on an empty pipe
+ * until data comes (written after the submit), TEE leaving its input in
+ * place, registered input and output files, and the errors of prep
+ * (flags, TEE offsets) and of the calls (two regular files, bad fds,
+ * offsets on a pipe, an empty pipe with SPLICE_F_NONBLOCK, and their
+ * order: a fuzzer's finding), and the cancel of a splice waiting in a
+ * worker. A short result breaks a link.
  */
 #include <fcntl.h>
 #include <unistd.h>
