@@ -39,6 +39,25 @@ else
 $(error SAN must be address or thread)
 endif
 
+# Headers from Debian packages the build needs, looked for before anything
+# is compiled: need_header HEADER,PACKAGE stops make with one line naming
+# the package when $(CC) cannot find <HEADER>. Not for the goals that
+# install the packages first (test, bench, deb: scripts/setup.sh, then a
+# make that checks) nor for setup and clean.
+need_header = $(if $(shell printf '\043include <%s>\n' '$(1)' | \
+	$(CC) $(CFLAGS_EXTRA) -E -x c - >/dev/null 2>&1 && echo found),,\
+	$(error <$(1)> not found: install $(2) (apt-get install $(2)), or run `make setup`, which installs every package the build uses))
+CHECK_GOALS := $(if $(MAKECMDGOALS),$(filter-out setup test bench deb deb-check clean,$(MAKECMDGOALS)),all)
+ifneq ($(CHECK_GOALS),)
+$(if $(shell command -v $(firstword $(CC))),,\
+	$(error no C compiler ($(CC)): install gcc (apt-get install gcc libc6-dev), or run `make setup`))
+$(call need_header,liburing.h,liburing-dev)
+# anyring-bench's libaio engine; lib and fuzz build no tool
+ifneq ($(filter-out lib fuzz,$(CHECK_GOALS)),)
+$(call need_header,libaio.h,libaio-dev)
+endif
+endif
+
 WARN	:= -Wall -Wextra -Werror
 BASE_CFLAGS := -std=gnu11 -O2 -g $(WARN) -D_GNU_SOURCE -Iinclude $(SANFLAGS)
 # -MMD: each object depends on the headers it includes (build/.../*.d)
@@ -59,8 +78,9 @@ LDLIBS	:= -lpthread
 # (src/trap/sigshim.c is libanyring-sig.so, the trap's preload shim)
 SHIM_SRC := src/trap/sigshim.c
 LIB_SRCS := $(filter-out $(SHIM_SRC),$(wildcard src/*/*.c src/*/*/*.c))
+# one set of objects, -fPIC, for the shared libraries and the static archive
+# alike (position-independent code links into any program, PIE or not)
 LIB_PIC  := $(patsubst src/%.c,$(O)/obj/pic/%.o,$(LIB_SRCS))
-LIB_STA  := $(patsubst src/%.c,$(O)/obj/static/%.o,$(LIB_SRCS))
 LIB_SO   := $(O)/lib/libanyring.so
 LIB_A    := $(O)/lib/libanyring.a
 # the drop-in: the same objects as liburing.so.2 (liburing 2.3's soname,
@@ -87,7 +107,12 @@ BENCH_LIBS := -laio -lm
 TEST_SRCS := $(wildcard tests/*.c)
 TESTS    := $(patsubst tests/%.c,$(O)/tests/%,$(TEST_SRCS))
 DIFF_SRCS := $(wildcard tests/diff/*.c)
+DIFF_OBJS := $(patsubst tests/diff/%.c,$(O)/obj/diff/%.o,$(DIFF_SRCS))
 DIFF_BIN := $(if $(DIFF_SRCS),$(O)/tests/differential)
+# -MMD -MP: header dependencies of what is not the library, the .d files
+# beside the objects, or under $(O)/obj/<dir>/ for a program made from one
+# source (tools, tests)
+DEP_FLAGS = -MMD -MP -MT $@ -MF $(O)/obj/$(1)/$(notdir $@).d
 
 .PHONY: all lib tools tests test bench install clean setup deb deb-check
 all: lib tools $(O)/lib/pkgconfig/anyring.pc
@@ -98,10 +123,7 @@ tools: $(TOOLS) $(BENCH)
 $(O)/obj/pic/%.o: src/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(LIB_CFLAGS) $(CFLAGS_EXTRA) -c -o $@ $<
-$(O)/obj/static/%.o: src/%.c
-	@mkdir -p $(dir $@)
-	$(CC) $(LIB_CFLAGS) $(CFLAGS_EXTRA) -c -o $@ $<
--include $(LIB_PIC:.o=.d) $(LIB_STA:.o=.d)
+-include $(LIB_PIC:.o=.d)
 
 $(O)/lib/libanyring.so.$(VERSION): $(LIB_PIC) src/api/liburing.map | $(O)/lib
 	$(CC) -shared $(SANFLAGS) $(LDFLAGS) -Wl,-soname,$(SONAME) \
@@ -118,16 +140,17 @@ $(LIB_SO): $(O)/lib/libanyring.so.$(VERSION)
 $(SHIM_SO): $(SHIM_SRC) include/anyring.h $(LIB_SO)
 	$(CC) $(BASE_CFLAGS) $(LDFLAGS) -fPIC -shared -Wl,-soname,$(SHIM_SONAME) \
 		-Wl,-z,defs -o $@ $(SHIM_SRC) -L$(O)/lib -lanyring -ldl
-$(LIB_A): $(LIB_STA) | $(O)/lib
-	rm -f $@ && ar rcs $@ $(LIB_STA)
+$(LIB_A): $(LIB_PIC) | $(O)/lib
+	rm -f $@ && ar rcs $@ $(LIB_PIC)
 
 $(O)/lib/pkgconfig/anyring.pc: anyring.pc.in Makefile | $(O)/lib/pkgconfig
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
 	    -e 's|@INCDIR@|$(INCDIR)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
 
-$(O)/bin/%: tools/%.c tools/progfile.h $(LIB_SO) include/anyring.h | $(O)/bin
-	$(CC) $(BASE_CFLAGS) $(CFLAGS_EXTRA) $(LDFLAGS) -Isrc/engine -o $@ $< -L$(O)/lib \
-		-lanyring $(TOOL_RPATH) $(LDLIBS)
+$(O)/bin/%: tools/%.c $(LIB_SO) | $(O)/bin $(O)/obj/tools
+	$(CC) $(BASE_CFLAGS) $(call DEP_FLAGS,tools) $(CFLAGS_EXTRA) $(LDFLAGS) -Isrc/engine \
+		-o $@ $< -L$(O)/lib -lanyring $(TOOL_RPATH) $(LDLIBS)
+-include $(patsubst tools/%.c,$(O)/obj/tools/%.d,$(TOOL_SRCS))
 
 $(O)/obj/bench/%.o: tools/bench/%.c
 	@mkdir -p $(dir $@)
@@ -137,17 +160,22 @@ $(O)/bin/anyring-bench: $(BENCH_OBJS) $(LIB_SO) | $(O)/bin
 	$(CC) $(SANFLAGS) $(LDFLAGS) -o $@ $(BENCH_OBJS) -L$(O)/lib -lanyring \
 		$(TOOL_RPATH) $(BENCH_LIBS) $(LDLIBS)
 
-$(O)/tests/%: tests/%.c tests/test.h $(LIB_SO) | $(O)/tests
-	$(CC) $(BASE_CFLAGS) $(CFLAGS_EXTRA) -Isrc/engine -Isrc -Itests -o $@ $< -L$(O)/lib -lanyring \
-		$(LIB_RPATH) $(LDLIBS)
+$(O)/tests/%: tests/%.c $(LIB_SO) | $(O)/tests $(O)/obj/tests
+	$(CC) $(BASE_CFLAGS) $(call DEP_FLAGS,tests) $(CFLAGS_EXTRA) -Isrc/engine -Isrc -Itests \
+		-o $@ $< -L$(O)/lib -lanyring $(LIB_RPATH) $(LDLIBS)
+-include $(patsubst tests/%.c,$(O)/obj/tests/%.d,$(TEST_SRCS))
 
-$(O)/tests/differential: $(DIFF_SRCS) $(wildcard tests/diff/*.h) tests/test.h $(LIB_SO) | $(O)/tests
-	$(CC) $(BASE_CFLAGS) $(CFLAGS_EXTRA) -Isrc/engine -Itests -o $@ $(DIFF_SRCS) -L$(O)/lib \
-		-lanyring $(LIB_RPATH) $(LDLIBS)
+$(O)/obj/diff/%.o: tests/diff/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_CFLAGS) -MMD -MP $(CFLAGS_EXTRA) -Isrc/engine -Itests -c -o $@ $<
+-include $(DIFF_OBJS:.o=.d)
+$(O)/tests/differential: $(DIFF_OBJS) $(LIB_SO) | $(O)/tests
+	$(CC) $(SANFLAGS) $(CFLAGS_EXTRA) -o $@ $(DIFF_OBJS) -L$(O)/lib -lanyring \
+		$(LIB_RPATH) $(LDLIBS)
 
 tests: all $(TESTS) $(DIFF_BIN)
 
-$(O)/lib $(O)/lib/pkgconfig $(O)/bin $(O)/tests:
+$(O)/lib $(O)/lib/pkgconfig $(O)/bin $(O)/tests $(O)/obj/tools $(O)/obj/tests:
 	mkdir -p $@
 
 setup:
@@ -223,9 +251,9 @@ $(FUZZ_O)/lib/%.o: src/%.c
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -MMD -MP -fsanitize=fuzzer-no-link -Isrc \
 		-DLIBURING_INTERNAL -c -o $@ $<
-$(FUZZ_O)/%.o: tests/fuzz/%.c tests/fuzz/fuzz.h include/anyring.h
+$(FUZZ_O)/%.o: tests/fuzz/%.c
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -MMD -MP -fsanitize=fuzzer-no-link -c -o $@ $<
 -include $(FUZZ_OBJS:.o=.d)
 $(FUZZ_O)/fuzz_sqe: $(FUZZ_OBJS)
 	$(FUZZ_CC) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $(FUZZ_OBJS) $(LDLIBS)

@@ -1,13 +1,49 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * diff_drain.c - IOSQE_IO_DRAIN beyond the basics: several drains in one
- * submit, the flag on a middle member of a chain (it drains the chain),
- * drains behind timers, count-based timeouts, a pipe read, a failed
- * chain, drains across submits, and a drain after CQE_SKIP_SUCCESS was
- * used on the ring (refused with -EOPNOTSUPP from then on).
+ * diff_drain.c - IOSQE_IO_DRAIN (drain.c): a drain waiting for a timeout
+ * and for IOSQE_ASYNC NOPs before it, a drained chain; several drains in
+ * one submit, the flag on a middle member of a chain (it drains the
+ * chain), drains behind timers, count-based timeouts, a pipe read, a
+ * failed chain, drains across submits, and a drain after
+ * CQE_SKIP_SUCCESS was used on the ring (refused with -EOPNOTSUPP from
+ * then on). Drains fix the order, so most of these compare exactly.
  */
 #include <unistd.h>
 #include "harness.h"
+
+/* the drained NOP waits for the 20 ms timeout before it; so does 3 */
+static int fill_drain_timeout(struct io_uring *ring, struct diff_ctx *c)
+{
+	struct io_uring_sqe *sqe = diff_sqe(ring, c);
+
+	diff_ts(c, 0, 20);
+	io_uring_prep_timeout(sqe, &c->ts[0], 0, 0);
+	diff_tag(sqe, 1, 0);
+	diff_prep_nop(ring, c, 2, IOSQE_IO_DRAIN);
+	diff_prep_nop(ring, c, 3, 0);
+	return 0;
+}
+
+static int fill_drain_nops(struct io_uring *ring, struct diff_ctx *c)
+{
+	diff_prep_nop(ring, c, 1, 0);
+	diff_prep_nop(ring, c, 2, IOSQE_ASYNC);
+	diff_prep_nop(ring, c, 3, IOSQE_IO_DRAIN);
+	diff_prep_nop(ring, c, 4, 0);
+	return 0;
+}
+
+/* a drained chain: starts after 1, its members in order */
+static int fill_drain_chain(struct io_uring *ring, struct diff_ctx *c)
+{
+	diff_prep_nop(ring, c, 1, IOSQE_ASYNC);
+	diff_prep_nop(ring, c, 2, IOSQE_IO_DRAIN | IOSQE_IO_LINK);
+	diff_prep_nop(ring, c, 3, IOSQE_IO_LINK);
+	diff_prep_nop(ring, c, 4, 0);
+	return 0;
+}
+
+/* ---- several drains, drains in chains and behind timeouts ---- */
 
 static void timeout(struct io_uring *ring, struct diff_ctx *c, __u64 ud,
 		    unsigned ts, unsigned count, unsigned flags)
@@ -172,6 +208,23 @@ static int fill_drained_chain_fails(struct io_uring *ring, struct diff_ctx *c)
 
 const struct scenario diff_drain[] = {
 	{
+		.name = "drain_waits_for_timeout",
+		.fill = fill_drain_timeout,
+		.nr_cqes = 3,
+		.known = { { 1, -ETIME } },
+	}, {
+		.name = "drain_after_async",
+		.fill = fill_drain_nops,
+		.nr_cqes = 4,
+		.order = ORDER_ANY,
+		.before = { { 1, 3 }, { 2, 3 }, { 3, 4 } },
+	}, {
+		.name = "drain_chain",
+		.fill = fill_drain_chain,
+		.nr_cqes = 4,
+		.order = ORDER_ANY,
+		.before = { { 1, 2 }, { 2, 3 }, { 3, 4 } },
+	}, {
 		.name = "drain_several",
 		.fill = fill_several,
 		.nr_cqes = 6,

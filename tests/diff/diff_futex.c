@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * diff_futex.c - IORING_OP_FUTEX_WAIT, FUTEX_WAKE and FUTEX_WAITV. The
- * wake side is deterministic: a wait and the wake that ends it are in the
- * same submission (the wait is armed when the wake is issued), or the
- * value already differs (-EAGAIN). Counts (a wake of 2 among 3 waiters,
- * then of all), masks, private against shared, cancellation by
- * user_data, FUTEX_WAITV's index, and the errors: bad flags, sizes,
- * values and masks that do not fit, a zero mask, a misaligned or unmapped
- * word, FUTEX_WAITV's bad vectors. The words live in c->buf[0].
+ * diff_futex.c - IORING_OP_FUTEX_WAIT, FUTEX_WAKE and FUTEX_WAITV
+ * (ops/futex.c). The wake side is deterministic: a wait and the wake
+ * that ends it are in the same submission (the wait is armed when the
+ * wake is issued), or the value already differs (-EAGAIN). Counts (a
+ * wake of 2 among 3 waiters, then of all), masks, private against
+ * shared, cancellation by user_data, FUTEX_WAITV's index, and the
+ * errors: bad flags, sizes, values and masks that do not fit, a zero
+ * mask, a misaligned or unmapped word, FUTEX_WAITV's bad vectors. The
+ * words live in c->buf[0].
  */
 #include <limits.h>
 #include "harness.h"

@@ -1,20 +1,38 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * diff_kbuf.c - provided buffers: PROVIDE_BUFFERS and REMOVE_BUFFERS
- * (results, groups, every prep check), buffer rings registered with
- * IORING_REGISTER_PBUF_RING (the registration's checks, a group being a
- * list or a ring, PBUF_STATUS, wrap-around), and IOSQE_BUFFER_SELECT on
- * READ and READV: the buffer chosen, the CQE's IORING_CQE_F_BUFFER and
- * buffer id, -ENOBUFS, a read that waits on a pipe giving its buffer
- * back (the one after it takes it), and which failures consume the
- * buffer. The bytes read are checked in the buffers.
+ * diff_kbuf.c - provided buffers (kbuf.c): PROVIDE_BUFFERS and
+ * REMOVE_BUFFERS (results, groups, every prep check), buffer rings
+ * registered with IORING_REGISTER_PBUF_RING (the registration's checks, a
+ * group being a list or a ring, PBUF_STATUS, wrap-around), and
+ * IOSQE_BUFFER_SELECT on READ and READV: the buffer chosen, the CQE's
+ * IORING_CQE_F_BUFFER and buffer id, -ENOBUFS, a read that waits on a
+ * pipe giving its buffer back (the one after it takes it), and which
+ * failures consume the buffer. The bytes read are checked in the buffers.
  *
- * Memory: list buffers are 64-byte slices of buf[0], ring buffers of
- * buf[1]; buf[3] holds the ring (page aligned).
+ * Then receives into provided buffers: RECV and RECVMSG with
+ * IOSQE_BUFFER_SELECT from a list (PROVIDE_BUFFERS) and from a registered
+ * ring (the CQE's IORING_CQE_F_BUFFER and bid, -ENOBUFS, the buffer given
+ * back while the request waits), multishot RECV (one buffer per CQE with
+ * MORE; ended by EOF, -ENOBUFS, a full CQ and a cancel; SOCK_NONEMPTY;
+ * ring wrap-around), multishot RECVMSG's io_uring_recvmsg_out layout
+ * (name, control, payload, truncation), and READ_MULTISHOT on pipes and
+ * eventfds with its prep checks. Over unix socketpairs, loopback TCP and
+ * UDP, pipes. Deterministic: the data is written before the submit.
+ *
+ * Memory, reads: list buffers are 64-byte slices of buf[0], ring buffers
+ * of buf[1]; buf[3] holds the ring (page aligned). Receives: list buffers
+ * are slices of buf[0], ring buffers of buf[1]; buf[2] holds the msghdr,
+ * its iovec, name and control space; buf[3] the ring. Ports are never
+ * compared: notes say whether a name was the sender's (its port in
+ * val[2]).
  */
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#include <poll.h>
+#include <netinet/in.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
 #include "harness.h"
 #include "compat.h"
 
@@ -643,6 +661,759 @@ static int fill_register_bad2(struct io_uring *ring, struct diff_ctx *c)
 	return 0;
 }
 
+/* ==== receives into provided buffers, READ_MULTISHOT ==== */
+
+#define RECV_BSZ		16
+#define NOTE		1000
+#define RECV_MULTISHOT	(1U << 1)	/* IORING_RECV_MULTISHOT */
+#define OP_READ_MULTISHOT 49
+
+/* ---- setups ---- */
+
+static int track(struct diff_ctx *c, int fd, const char *what)
+{
+	if (fd < 0)
+		return diff_fail(c, "%s: %s", what, strerror(errno));
+	return diff_track_fd(c, fd);
+}
+
+static int put(struct diff_ctx *c, int fd, const char *data, size_t len)
+{
+	if (write(fd, data, len) != (ssize_t)len)
+		return diff_fail(c, "write: %s", strerror(errno));
+	return 0;
+}
+
+/* val[0] (written to), val[1] (received from): a unix stream socketpair */
+static int setup_pair(struct diff_ctx *c)
+{
+	int sv[2];
+
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv))
+		return diff_fail(c, "socketpair: %s", strerror(errno));
+	c->val[0] = track(c, sv[0], "socketpair");
+	c->val[1] = track(c, sv[1], "socketpair");
+	return c->val[0] < 0 || c->val[1] < 0 ? -1 : 0;
+}
+
+/* 10 bytes queued */
+static int setup_pair_10(struct diff_ctx *c)
+{
+	return setup_pair(c) || put(c, c->val[0], "0123456789", 10);
+}
+
+/* 40 bytes, then EOF */
+static int setup_pair_40_eof(struct diff_ctx *c)
+{
+	char p[40];
+
+	diff_pattern(p, sizeof(p), 3);
+	if (setup_pair(c) || put(c, c->val[0], p, sizeof(p)))
+		return -1;
+	if (shutdown(c->val[0], SHUT_WR))
+		return diff_fail(c, "shutdown: %s", strerror(errno));
+	return 0;
+}
+
+/* 100 bytes, the stream stays open */
+static int setup_pair_100(struct diff_ctx *c)
+{
+	char p[100];
+
+	diff_pattern(p, sizeof(p), 4);
+	return setup_pair(c) || put(c, c->val[0], p, sizeof(p));
+}
+
+/* the FIN is in: no timing, the peer's RDHUP */
+static int wait_rdhup(struct diff_ctx *c, int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLRDHUP };
+
+	if (poll(&p, 1, DIFF_TIMEOUT_SEC * 1000) != 1)
+		return diff_fail(c, "no FIN");
+	return 0;
+}
+
+static int bound(struct diff_ctx *c, int type, struct sockaddr_in *a)
+{
+	socklen_t len = sizeof(*a);
+	int fd = track(c, socket(AF_INET, type, 0), "socket");
+
+	if (fd < 0)
+		return -1;
+	memset(a, 0, sizeof(*a));
+	a->sin_family = AF_INET;
+	a->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (bind(fd, (struct sockaddr *)a, sizeof(*a)) ||
+	    getsockname(fd, (struct sockaddr *)a, &len))
+		return diff_fail(c, "bind: %s", strerror(errno));
+	return fd;
+}
+
+/* TCP: val[0] the client (written to), val[1] the accepted end; 40 bytes, FIN */
+static int setup_tcp_40_eof(struct diff_ctx *c)
+{
+	struct sockaddr_in a;
+	char p[40];
+	int l = bound(c, SOCK_STREAM, &a);
+
+	if (l < 0 || listen(l, 4))
+		return diff_fail(c, "listen");
+	c->val[0] = track(c, socket(AF_INET, SOCK_STREAM, 0), "socket");
+	if (c->val[0] < 0 || connect(c->val[0], (struct sockaddr *)&a, sizeof(a)))
+		return diff_fail(c, "connect: %s", strerror(errno));
+	c->val[1] = track(c, accept(l, NULL, NULL), "accept");
+	if (c->val[1] < 0)
+		return -1;
+	diff_pattern(p, sizeof(p), 3);
+	if (put(c, c->val[0], p, sizeof(p)) || shutdown(c->val[0], SHUT_WR))
+		return diff_fail(c, "send/shutdown: %s", strerror(errno));
+	return wait_rdhup(c, c->val[1]);
+}
+
+/* UDP: val[0] sends, val[1] receives; datagrams of 5, 12 and 30 bytes queued */
+static int setup_udp3(struct diff_ctx *c)
+{
+	struct sockaddr_in a, b;
+	char p[30];
+	unsigned n[3] = { 5, 12, 30 };
+
+	c->val[0] = bound(c, SOCK_DGRAM, &a);
+	c->val[1] = bound(c, SOCK_DGRAM, &b);
+	if (c->val[0] < 0 || c->val[1] < 0)
+		return -1;
+	diff_pattern(p, sizeof(p), 5);
+	for (int i = 0; i < 3; i++)
+		if (sendto(c->val[0], p, n[i], 0, (struct sockaddr *)&b,
+			   sizeof(b)) != (ssize_t)n[i])
+			return diff_fail(c, "sendto: %s", strerror(errno));
+	c->val[2] = ntohs(a.sin_port);
+	return 0;
+}
+
+/* ---- helpers ---- */
+
+static void recv_provide(struct io_uring *ring, struct diff_ctx *c, __u64 ud,
+			 int nr, int bgid)
+{
+	struct io_uring_sqe *sqe = diff_sqe(ring, c);
+
+	io_uring_prep_provide_buffers(sqe, c->buf[0], RECV_BSZ, nr, bgid, 0);
+	diff_tag(sqe, ud, 0);
+}
+
+static struct io_uring_sqe *prep_recv_sel(struct io_uring *ring,
+					  struct diff_ctx *c, __u64 ud, int fd,
+					  unsigned len, int bgid, bool mshot)
+{
+	struct io_uring_sqe *sqe = diff_sqe(ring, c);
+
+	io_uring_prep_recv(sqe, fd, NULL, len, 0);
+	diff_tag(sqe, ud, IOSQE_BUFFER_SELECT);
+	sqe->buf_group = (__u16)bgid;
+	if (mshot)
+		sqe->ioprio |= RECV_MULTISHOT;
+	return sqe;
+}
+
+static struct io_uring_buf_ring *recv_ring_register(struct io_uring *ring,
+					       struct diff_ctx *c,
+					       unsigned entries, int bgid)
+{
+	struct io_uring_buf_ring *br = (void *)c->buf[3];
+	struct io_uring_buf_reg r;
+
+	memset(&r, 0, sizeof(r));
+	io_uring_buf_ring_init(br);
+	r.ring_addr = (unsigned long)br;
+	r.ring_entries = entries;
+	r.bgid = (__u16)bgid;
+	diff_note(c, NOTE, io_uring_register_buf_ring(ring, &r, 0));
+	return br;
+}
+
+/* n buffers of size sz from buf[1] + sz * bid, bids first.. */
+static void recv_ring_add(struct diff_ctx *c, struct io_uring_buf_ring *br,
+		     unsigned entries, unsigned first, unsigned n, unsigned sz)
+{
+	for (unsigned i = 0; i < n; i++)
+		io_uring_buf_ring_add(br, c->buf[1] + sz * (first + i), sz,
+				      (unsigned short)(first + i),
+				      io_uring_buf_ring_mask(entries), (int)i);
+	io_uring_buf_ring_advance(br, (int)n);
+}
+
+/* the ring's head (PBUF_STATUS): how many buffers were consumed */
+static void note_head(struct io_uring *ring, struct diff_ctx *c, int bgid,
+		      __u64 key)
+{
+	struct { __u32 bgid, head, resv[8]; } st;
+
+	memset(&st, 0, sizeof(st));
+	st.bgid = (__u32)bgid;
+	st.head = 0xdead;
+	diff_note(c, key, io_uring_register(ring->ring_fd, 26, &st, 1));
+	diff_note(c, key + 1, (int)st.head);
+}
+
+/* each CQE with a buffer holds the bytes at the stream's offset so far */
+static int check_stream(struct diff_ctx *c, const struct diff_cqe *cqe,
+			unsigned nr, const char *base, unsigned sz,
+			unsigned seed, size_t total)
+{
+	char p[256];
+	size_t off = 0;
+
+	diff_pattern(p, total, seed);
+	for (unsigned i = 0; i < nr; i++) {
+		unsigned bid = cqe[i].flags >> IORING_CQE_BUFFER_SHIFT;
+
+		if (cqe[i].res <= 0 || !(cqe[i].flags & IORING_CQE_F_BUFFER))
+			continue;
+		if (off + (size_t)cqe[i].res > total)
+			return diff_fail(c, "more bytes than were sent");
+		if (diff_check_buf(c, base + sz * bid, p + off,
+				   (size_t)cqe[i].res, "stream bytes"))
+			return -1;
+		off += (size_t)cqe[i].res;
+	}
+	return 0;
+}
+
+/* ---- oneshot RECV with a list and with a ring ---- */
+
+/*
+ * 10 bytes: the first RECV takes them in buffer 0; the second waits
+ * (its buffer goes back) and is cancelled; REMOVE_BUFFERS counts what
+ * is left on the list
+ */
+static int fill_recv_legacy(struct io_uring *ring, struct diff_ctx *c)
+{
+	recv_provide(ring, c, 1, 3, 1);
+	prep_recv_sel(ring, c, 2, c->val[1], 0, 1, false);
+	prep_recv_sel(ring, c, 3, c->val[1], 4, 1, false);
+	diff_prep_cancel(ring, c, 4, 3, 0);
+	diff_prep_remove_buffers(ring, c, 5, 8, 1);
+	return 0;
+}
+
+static int check_recv_legacy(struct diff_ctx *c, const struct diff_cqe *cqe,
+			     unsigned nr)
+{
+	const struct diff_cqe *a = diff_find(cqe, nr, 2);
+
+	if (!a || !(a->flags & IORING_CQE_F_BUFFER))
+		return diff_fail(c, "RECV without its buffer");
+	return diff_check_buf(c, c->buf[0] + RECV_BSZ * (a->flags >> IORING_CQE_BUFFER_SHIFT),
+			      "0123456789", 10, "recv");
+}
+
+/* the same on a ring: the waiting RECV's buffer goes back (the head) */
+static int fill_recv_ring(struct io_uring *ring, struct diff_ctx *c)
+{
+	struct io_uring_buf_ring *br = recv_ring_register(ring, c, 4, 1);
+
+	recv_ring_add(c, br, 4, 0, 3, RECV_BSZ);
+	prep_recv_sel(ring, c, 2, c->val[1], 4, 1, false);
+	prep_recv_sel(ring, c, 3, c->val[1], 0, 1, false);
+	prep_recv_sel(ring, c, 4, c->val[1], 0, 1, false);
+	if (diff_submit(ring, c) < 0 || diff_reap(ring, c, 2))
+		return -1;
+	note_head(ring, c, 1, NOTE + 1);
+	diff_prep_cancel(ring, c, 5, 4, 0);
+	if (diff_submit(ring, c) < 0 || diff_reap(ring, c, 2))
+		return -1;
+	note_head(ring, c, 1, NOTE + 3);
+	return 0;
+}
+
+static int check_recv_ring(struct diff_ctx *c, const struct diff_cqe *cqe,
+			   unsigned nr)
+{
+	const struct diff_cqe *a = diff_find(cqe, nr, 2);
+	const struct diff_cqe *b = diff_find(cqe, nr, 3);
+
+	if (!a || !b || !(a->flags & IORING_CQE_F_BUFFER) ||
+	    !(b->flags & IORING_CQE_F_BUFFER))
+		return diff_fail(c, "RECV without its buffer");
+	if (diff_check_buf(c, c->buf[1] + RECV_BSZ * (a->flags >> IORING_CQE_BUFFER_SHIFT),
+			   "0123", 4, "first recv"))
+		return -1;
+	return diff_check_buf(c, c->buf[1] + RECV_BSZ * (b->flags >> IORING_CQE_BUFFER_SHIFT),
+			      "456789", 6, "second recv");
+}
+
+/* no group, an empty ring, an empty list: -ENOBUFS, also for RECVMSG */
+static int fill_recv_nobufs(struct io_uring *ring, struct diff_ctx *c)
+{
+	struct msghdr *m = (void *)c->buf[2];
+	struct io_uring_sqe *sqe;
+
+	recv_ring_register(ring, c, 4, 2);
+	recv_provide(ring, c, 1, 1, 3);
+	diff_prep_remove_buffers(ring, c, 2, 1, 3);
+	prep_recv_sel(ring, c, 3, c->val[1], 0, 7, false);
+	prep_recv_sel(ring, c, 4, c->val[1], 0, 2, false);
+	prep_recv_sel(ring, c, 5, c->val[1], 0, 3, false);
+	prep_recv_sel(ring, c, 6, c->val[1], 0, 2, true);
+	memset(m, 0, sizeof(*m));
+	sqe = diff_sqe(ring, c);
+	io_uring_prep_recvmsg(sqe, c->val[1], m, 0);
+	diff_tag(sqe, 7, IOSQE_BUFFER_SELECT);
+	sqe->buf_group = 2;
+	return 0;
+}
+
+/* ---- multishot RECV ---- */
+
+/* 40 bytes and EOF into 16-byte ring buffers: 16, 16, 8 with MORE, then 0 */
+static int fill_mshot_eof(struct io_uring *ring, struct diff_ctx *c)
+{
+	struct io_uring_buf_ring *br = recv_ring_register(ring, c, 8, 1);
+
+	recv_ring_add(c, br, 8, 0, 8, RECV_BSZ);
+	prep_recv_sel(ring, c, 1, c->val[1], 0, 1, true);
+	return 0;
+}
+
+static int check_mshot_40(struct diff_ctx *c, const struct diff_cqe *cqe,
+			  unsigned nr)
+{
+	return check_stream(c, cqe, nr, c->buf[1], RECV_BSZ, 3, 40);
+}
+
+/* the same from a list: each CQE a list buffer */
+static int fill_mshot_eof_list(struct io_uring *ring, struct diff_ctx *c)
+{
+	recv_provide(ring, c, 1, 8, 1);
+	prep_recv_sel(ring, c, 2, c->val[1], 0, 1, true);
+	return 0;
+}
+
+static int check_mshot_40_list(struct diff_ctx *c, const struct diff_cqe *cqe,
+			       unsigned nr)
+{
+	return check_stream(c, cqe, nr, c->buf[0], RECV_BSZ, 3, 40);
+}
+
+/* 100 bytes, 3 buffers: three CQEs with MORE, then -ENOBUFS */
+static int fill_mshot_nobufs(struct io_uring *ring, struct diff_ctx *c)
+{
+	struct io_uring_buf_ring *br = recv_ring_register(ring, c, 4, 1);
+
+	recv_ring_add(c, br, 4, 0, 3, RECV_BSZ);
+	prep_recv_sel(ring, c, 1, c->val[1], 0, 1, true);
+	return 0;
+}
+
+static int after_head(struct io_uring *ring, struct diff_ctx *c)
+{
+	note_head(ring, c, 1, NOTE + 1);
+	return 0;
+}
+
+static int check_mshot_100(struct diff_ctx *c, const struct diff_cqe *cqe,
+			   unsigned nr)
+{
+	return check_stream(c, cqe, nr, c->buf[1], RECV_BSZ, 4, 100);
+}
+
+/*
+ * A ring of 4 wraps: 4 buffers taken, -ENOBUFS; 4 more past the end
+ * (bids 4..7, positions 4..7 & 3), a new multishot takes the rest (36
+ * bytes: 16, 16, 4) and waits; the cancel ends it
+ */
+static int fill_mshot_wrap(struct io_uring *ring, struct diff_ctx *c)
+{
+	struct io_uring_buf_ring *br = recv_ring_register(ring, c, 4, 1);
+
+	recv_ring_add(c, br, 4, 0, 4, RECV_BSZ);
+	prep_recv_sel(ring, c, 1, c->val[1], 0, 1, true);
+	if (diff_submit(ring, c) < 0 || diff_reap(ring, c, 5))
+		return -1;
+	note_head(ring, c, 1, NOTE + 1);
+	recv_ring_add(c, br, 4, 4, 4, RECV_BSZ);
+	prep_recv_sel(ring, c, 2, c->val[1], 0, 1, true);
+	if (diff_submit(ring, c) < 0 || diff_reap(ring, c, 3))
+		return -1;
+	note_head(ring, c, 1, NOTE + 3);
+	diff_prep_cancel(ring, c, 3, 2, 0);
+	return 0;
+}
+
+/* a CQ of 2: the third CQE cannot be posted with MORE, and ends it */
+static int fill_mshot_cq_full(struct io_uring *ring, struct diff_ctx *c)
+{
+	struct io_uring_buf_ring *br = recv_ring_register(ring, c, 8, 1);
+
+	recv_ring_add(c, br, 8, 0, 8, RECV_BSZ);
+	prep_recv_sel(ring, c, 1, c->val[1], 0, 1, true);
+	return 0;
+}
+
+/* 10 bytes: a CQE with MORE, then it waits; a cancel ends it */
+static int fill_mshot_cancel(struct io_uring *ring, struct diff_ctx *c)
+{
+	struct io_uring_buf_ring *br = recv_ring_register(ring, c, 4, 1);
+
+	recv_ring_add(c, br, 4, 0, 4, RECV_BSZ);
+	prep_recv_sel(ring, c, 1, c->val[1], 0, 1, true);
+	if (diff_submit(ring, c) < 0 || diff_reap(ring, c, 1))
+		return -1;
+	diff_prep_cancel(ring, c, 2, 1, 0);
+	if (diff_submit(ring, c) < 0 || diff_reap(ring, c, 2))
+		return -1;
+	note_head(ring, c, 1, NOTE + 1);
+	return 0;
+}
+
+/* a length caps the buffer: 6 bytes, then the 4 left in a whole buffer */
+static int fill_recv_len(struct io_uring *ring, struct diff_ctx *c)
+{
+	struct io_uring_buf_ring *br = recv_ring_register(ring, c, 4, 1);
+
+	recv_ring_add(c, br, 4, 0, 4, RECV_BSZ);
+	prep_recv_sel(ring, c, 1, c->val[1], 6, 1, false);
+	prep_recv_sel(ring, c, 2, c->val[1], 0, 1, false);
+	return 0;
+}
+
+/* UDP: one datagram per CQE, the last truncated to the buffer */
+static int fill_mshot_udp(struct io_uring *ring, struct diff_ctx *c)
+{
+	struct io_uring_buf_ring *br = recv_ring_register(ring, c, 4, 1);
+
+	recv_ring_add(c, br, 4, 0, 4, RECV_BSZ);
+	prep_recv_sel(ring, c, 1, c->val[1], 0, 1, true);
+	if (diff_submit(ring, c) < 0 || diff_reap(ring, c, 3))
+		return -1;
+	diff_prep_cancel(ring, c, 2, 1, 0);
+	return 0;
+}
+
+/* ---- RECVMSG ---- */
+
+/* msghdr at buf[2]: name space (namelen), control (controllen), one iovec of len */
+static struct msghdr *msg_at(struct diff_ctx *c, unsigned namelen,
+			     unsigned controllen, unsigned len)
+{
+	struct msghdr *m = (void *)c->buf[2];
+	struct iovec *iov = (void *)(c->buf[2] + 256);
+
+	memset(m, 0, sizeof(*m));
+	iov->iov_base = NULL;
+	iov->iov_len = len;
+	m->msg_iov = iov;
+	m->msg_iovlen = 1;
+	if (namelen) {
+		m->msg_name = c->buf[2] + 512;
+		m->msg_namelen = namelen;
+	}
+	if (controllen) {
+		m->msg_control = c->buf[2] + 1024;
+		m->msg_controllen = controllen;
+	}
+	return m;
+}
+
+static struct io_uring_sqe *prep_recvmsg_sel(struct io_uring *ring,
+					     struct diff_ctx *c, __u64 ud,
+					     struct msghdr *m, bool mshot)
+{
+	struct io_uring_sqe *sqe = diff_sqe(ring, c);
+
+	io_uring_prep_recvmsg(sqe, c->val[1], m, 0);
+	diff_tag(sqe, ud, IOSQE_BUFFER_SELECT);
+	sqe->buf_group = 1;
+	if (mshot)
+		sqe->ioprio |= RECV_MULTISHOT;
+	return sqe;
+}
+
+/* oneshot: the datagrams in buffers, the name and flags in the msghdr */
+static int fill_recvmsg_sel(struct io_uring *ring, struct diff_ctx *c)
+{
+	struct io_uring_buf_ring *br = recv_ring_register(ring, c, 4, 1);
+	struct msghdr *m = msg_at(c, sizeof(struct sockaddr_in), 0, 8);
+	struct sockaddr_in *sin = m->msg_name;
+
+	recv_ring_add(c, br, 4, 0, 4, RECV_BSZ);
+	prep_recvmsg_sel(ring, c, 1, m, false);
+	if (diff_submit(ring, c) < 0 || diff_reap(ring, c, 1))
+		return -1;
+	diff_note(c, NOTE + 1, (int)m->msg_namelen);
+	diff_note(c, NOTE + 2, m->msg_flags);
+	diff_note(c, NOTE + 3, ntohs(sin->sin_port) == c->val[2]);
+	prep_recvmsg_sel(ring, c, 2, m, false);
+	if (diff_submit(ring, c) < 0 || diff_reap(ring, c, 1))
+		return -1;
+	diff_note(c, NOTE + 4, m->msg_flags);
+	return 0;
+}
+
+/* multishot: notes of each buffer's io_uring_recvmsg_out and name */
+static int note_recvmsg_out(struct diff_ctx *c, const struct diff_cqe *cqe,
+			    unsigned nr, unsigned namelen, unsigned sz)
+{
+	__u64 key = NOTE + 1;
+
+	for (unsigned i = 0; i < nr; i++) {
+		const char *b;
+		struct io_uring_recvmsg_out o;
+		struct sockaddr_in sin;
+
+		if (cqe[i].res <= 0 || !(cqe[i].flags & IORING_CQE_F_BUFFER))
+			continue;
+		b = c->buf[1] + sz * (cqe[i].flags >> IORING_CQE_BUFFER_SHIFT);
+		memcpy(&o, b, sizeof(o));
+		diff_note(c, key++, (int)o.namelen);
+		diff_note(c, key++, (int)o.controllen);
+		diff_note(c, key++, (int)o.payloadlen);
+		diff_note(c, key++, (int)o.flags);
+		if (namelen >= sizeof(sin)) {
+			memcpy(&sin, b + sizeof(o), sizeof(sin));
+			diff_note(c, key++, sin.sin_family == AF_INET &&
+				  ntohs(sin.sin_port) == c->val[2]);
+		}
+	}
+	return 0;
+}
+
+static int fill_mshot_recvmsg(struct io_uring *ring, struct diff_ctx *c,
+			      unsigned namelen, unsigned controllen)
+{
+	struct io_uring_buf_ring *br = recv_ring_register(ring, c, 4, 1);
+	struct msghdr *m = msg_at(c, namelen, controllen, 0);
+	int one = 1;
+
+	if (controllen && setsockopt(c->val[1], IPPROTO_IP, IP_PKTINFO, &one,
+				     sizeof(one)))
+		return diff_fail(c, "IP_PKTINFO: %s", strerror(errno));
+	recv_ring_add(c, br, 4, 0, 4, 64);
+	prep_recvmsg_sel(ring, c, 1, m, true);
+	if (diff_submit(ring, c) < 0 || diff_reap(ring, c, 3))
+		return -1;
+	note_recvmsg_out(c, c->early, c->nr_early, namelen, 64);
+	diff_prep_cancel(ring, c, 2, 1, 0);
+	return 0;
+}
+
+static int fill_mshot_recvmsg_name(struct io_uring *ring, struct diff_ctx *c)
+{
+	return fill_mshot_recvmsg(ring, c, sizeof(struct sockaddr_in), 0);
+}
+
+static int fill_mshot_recvmsg_short_name(struct io_uring *ring,
+					 struct diff_ctx *c)
+{
+	return fill_mshot_recvmsg(ring, c, 4, 0);
+}
+
+static int fill_mshot_recvmsg_cmsg(struct io_uring *ring, struct diff_ctx *c)
+{
+	return fill_mshot_recvmsg(ring, c, 0,
+				  CMSG_SPACE(sizeof(struct in_pktinfo)));
+}
+
+static int fill_mshot_recvmsg_ctrunc(struct io_uring *ring, struct diff_ctx *c)
+{
+	return fill_mshot_recvmsg(ring, c, 0, 8);
+}
+
+/*
+ * io_recvmsg_mshot_prep() takes the msghdr's msg_namelen as it is: with
+ * msg_name NULL the buffers still hold that much name space, and the
+ * name is written there (io_uring-udp's msghdr); a negative one is
+ * -EOVERFLOW.
+ */
+static int fill_mshot_recvmsg_null_name(struct io_uring *ring,
+					struct diff_ctx *c)
+{
+	struct io_uring_buf_ring *br = recv_ring_register(ring, c, 4, 1);
+	struct msghdr *m = msg_at(c, sizeof(struct sockaddr_in), 0, 0);
+
+	m->msg_name = NULL;
+	recv_ring_add(c, br, 4, 0, 4, 64);
+	prep_recvmsg_sel(ring, c, 1, m, true);
+	if (diff_submit(ring, c) < 0 || diff_reap(ring, c, 3))
+		return -1;
+	note_recvmsg_out(c, c->early, c->nr_early, sizeof(struct sockaddr_in), 64);
+	diff_prep_cancel(ring, c, 2, 1, 0);
+	return 0;
+}
+
+static int fill_mshot_recvmsg_neg_name(struct io_uring *ring,
+				       struct diff_ctx *c)
+{
+	struct io_uring_buf_ring *br = recv_ring_register(ring, c, 4, 1);
+	struct msghdr *m = msg_at(c, 0, 0, 0);
+
+	m->msg_namelen = (socklen_t)-1;
+	recv_ring_add(c, br, 4, 0, 4, 64);
+	prep_recvmsg_sel(ring, c, 1, m, true);
+	return 0;
+}
+
+/* the header does not fit the buffer: -EFAULT, the buffer goes back */
+static int fill_mshot_recvmsg_big_hdr(struct io_uring *ring, struct diff_ctx *c)
+{
+	struct io_uring_buf_ring *br = recv_ring_register(ring, c, 4, 1);
+	struct msghdr *m = msg_at(c, sizeof(struct sockaddr_in), 64, 0);
+
+	recv_ring_add(c, br, 4, 0, 4, 64);
+	prep_recvmsg_sel(ring, c, 1, m, true);
+	return 0;
+}
+
+/* the payload of each datagram follows the header */
+static int check_recvmsg_payload(struct diff_ctx *c, const struct diff_cqe *cqe,
+				 unsigned nr)
+{
+	char p[30];
+
+	diff_pattern(p, sizeof(p), 5);
+	for (unsigned i = 0; i < nr; i++) {
+		const char *b;
+		struct io_uring_recvmsg_out o;
+		size_t hdr;
+
+		if (cqe[i].res <= 0 || !(cqe[i].flags & IORING_CQE_F_BUFFER))
+			continue;
+		b = c->buf[1] + 64 * (cqe[i].flags >> IORING_CQE_BUFFER_SHIFT);
+		memcpy(&o, b, sizeof(o));
+		hdr = (size_t)cqe[i].res;
+		if (o.payloadlen > hdr)
+			return diff_fail(c, "payload past the result");
+		hdr -= o.payloadlen;
+		if (o.payloadlen > 30 || diff_check_buf(c, b + hdr, p,
+							o.payloadlen, "payload"))
+			return -1;
+	}
+	return 0;
+}
+
+/* ---- READ_MULTISHOT ---- */
+
+static struct io_uring_sqe *prep_read_mshot(struct io_uring *ring,
+					    struct diff_ctx *c, __u64 ud,
+					    int fd, int bgid)
+{
+	struct io_uring_sqe *sqe = diff_sqe(ring, c);
+
+	io_uring_prep_rw(OP_READ_MULTISHOT, sqe, fd, NULL, 0, 0);
+	diff_tag(sqe, ud, IOSQE_BUFFER_SELECT);
+	sqe->buf_group = (__u16)bgid;
+	return sqe;
+}
+
+/* a pipe: 40 bytes and the write end closed: 16, 16, 8 with MORE, then 0 */
+static int fill_read_mshot_pipe(struct io_uring *ring, struct diff_ctx *c)
+{
+	struct io_uring_buf_ring *br = recv_ring_register(ring, c, 8, 1);
+	char p[40];
+	int fds[2];
+
+	if (diff_pipe(c, fds))
+		return -1;
+	diff_pattern(p, sizeof(p), 3);
+	if (put(c, fds[1], p, sizeof(p)))
+		return -1;
+	close(fds[1]);		/* EOF after the data */
+	for (unsigned i = 0; i < c->nr_fd; i++)
+		if (c->fd[i] == fds[1])
+			c->fd[i] = -1;
+	recv_ring_add(c, br, 8, 0, 8, RECV_BSZ);
+	prep_read_mshot(ring, c, 1, fds[0], 1);
+	return 0;
+}
+
+/* a pipe with data left: it waits, the cancel ends it; -ENOBUFS from a list */
+static int fill_read_mshot_wait(struct io_uring *ring, struct diff_ctx *c)
+{
+	struct io_uring_buf_ring *br = recv_ring_register(ring, c, 8, 1);
+	int fds[2];
+
+	if (diff_pipe(c, fds) || put(c, fds[1], "0123456789", 10))
+		return -1;
+	c->val[0] = fds[0];
+	c->val[1] = fds[1];
+	recv_ring_add(c, br, 8, 0, 2, RECV_BSZ);
+	prep_read_mshot(ring, c, 1, fds[0], 1);
+	if (diff_submit(ring, c) < 0 || diff_reap(ring, c, 1))
+		return -1;
+	/* 40 bytes: one buffer left, the next receive finds the ring empty */
+	if (put(c, fds[1], "0123456789abcdefghijklmnopqrstuvwxyzABCD", 40))
+		return -1;
+	if (diff_reap(ring, c, 2))
+		return -1;
+	note_head(ring, c, 1, NOTE + 1);
+	return 0;
+}
+
+/* an eventfd: each read 8 bytes; the cancel ends it */
+static int fill_read_mshot_eventfd(struct io_uring *ring, struct diff_ctx *c)
+{
+	struct io_uring_buf_ring *br = recv_ring_register(ring, c, 8, 1);
+	int efd = track(c, eventfd(5, EFD_NONBLOCK), "eventfd");
+
+	if (efd < 0)
+		return -1;
+	recv_ring_add(c, br, 8, 0, 8, RECV_BSZ);
+	prep_read_mshot(ring, c, 1, efd, 1);
+	if (diff_submit(ring, c) < 0 || diff_reap(ring, c, 1))
+		return -1;
+	diff_prep_cancel(ring, c, 2, 1, 0);
+	return 0;
+}
+
+/* the prep checks, and a file that cannot be polled */
+static int fill_read_mshot_bad(struct io_uring *ring, struct diff_ctx *c)
+{
+	struct io_uring_buf_ring *br = recv_ring_register(ring, c, 8, 1);
+	struct io_uring_sqe *sqe;
+	int fds[2], fd;
+
+	if (diff_pipe(c, fds) || put(c, fds[1], "0123456789", 10))
+		return -1;
+	if (diff_data_file(c, 64, O_RDONLY))
+		return -1;
+	fd = c->val[0];
+	recv_ring_add(c, br, 8, 0, 8, RECV_BSZ);
+	/* one by one: a failed prep ends a submit */
+	sqe = prep_read_mshot(ring, c, 1, fds[0], 1);
+	sqe->flags &= (__u8)~IOSQE_BUFFER_SELECT;
+	if (diff_submit(ring, c) < 0)
+		return -1;
+	sqe = prep_read_mshot(ring, c, 2, fds[0], 1);
+	sqe->len = 4;
+	if (diff_submit(ring, c) < 0)
+		return -1;
+	sqe = prep_read_mshot(ring, c, 3, fds[0], 1);
+	sqe->addr = (unsigned long)c->buf[2];
+	if (diff_submit(ring, c) < 0)
+		return -1;
+	prep_read_mshot(ring, c, 4, fd, 1);
+	if (diff_submit(ring, c) < 0)
+		return -1;
+	sqe = prep_read_mshot(ring, c, 5, fds[0], 1);
+	sqe->rw_flags = 1 << 30;
+	if (diff_submit(ring, c) < 0)
+		return -1;
+	prep_read_mshot(ring, c, 6, fds[0], 9);
+	if (diff_submit(ring, c) < 0)
+		return -1;
+	/* an offset on a pipe is ignored: it reads, and stays armed */
+	sqe = prep_read_mshot(ring, c, 7, fds[0], 1);
+	sqe->off = 8;
+	return 0;
+}
+
+static int check_read_mshot_40(struct diff_ctx *c, const struct diff_cqe *cqe,
+			       unsigned nr)
+{
+	return check_stream(c, cqe, nr, c->buf[1], RECV_BSZ, 3, 40);
+}
+
 const struct scenario diff_kbuf[] = {
 	{
 		.name = "kbuf_provide_remove",
@@ -791,6 +1562,158 @@ const struct scenario diff_kbuf[] = {
 	}, {
 		.name = "kbuf_register_bad2",
 		.fill = fill_register_bad2,
+	}, {
+		.name = "recvbuf_recv_list",
+		.setup = setup_pair_10,
+		.fill = fill_recv_legacy,
+		.nr_cqes = 5,
+		/* the kernel posts a cancelled poll's CQE from task work, later */
+		.order = ORDER_ANY,
+		.check = check_recv_legacy,
+		.known = { { 2, 10 }, { 3, -ECANCELED } },
+	}, {
+		.name = "recvbuf_recv_ring",
+		.setup = setup_pair_10,
+		.fill = fill_recv_ring,
+		.nr_cqes = 4,
+		.order = ORDER_ANY,
+		.check = check_recv_ring,
+		.known = { { 2, 4 }, { 3, 6 }, { 4, -ECANCELED } },
+	}, {
+		.name = "recvbuf_nobufs",
+		.setup = setup_pair_10,
+		.fill = fill_recv_nobufs,
+		.nr_cqes = 7,
+		.known = { { 3, -ENOBUFS }, { 4, -ENOBUFS }, { 6, -ENOBUFS } },
+	}, {
+		.name = "recvbuf_recv_len",
+		.setup = setup_pair_10,
+		.fill = fill_recv_len,
+		.nr_cqes = 2,
+		.known = { { 1, 6 }, { 2, 4 } },
+	}, {
+		.name = "recvbuf_mshot_eof",
+		.setup = setup_pair_40_eof,
+		.fill = fill_mshot_eof,
+		.nr_cqes = 4,
+		.check = check_mshot_40,
+	}, {
+		.name = "recvbuf_mshot_eof_list",
+		.setup = setup_pair_40_eof,
+		.fill = fill_mshot_eof_list,
+		.nr_cqes = 5,
+		/*
+		 * the kernel flushes PROVIDE_BUFFERS' deferred CQE before the
+		 * multishot's first; the user engine posts it after (D74)
+		 */
+		.order = ORDER_ANY,
+		.check = check_mshot_40_list,
+	}, {
+		.name = "recvbuf_mshot_tcp_eof",
+		.setup = setup_tcp_40_eof,
+		.fill = fill_mshot_eof,
+		.nr_cqes = 4,
+		.check = check_mshot_40,
+	}, {
+		.name = "recvbuf_mshot_nobufs",
+		.setup = setup_pair_100,
+		.fill = fill_mshot_nobufs,
+		.after_submit = after_head,
+		.nr_cqes = 4,
+		.check = check_mshot_100,
+	}, {
+		.name = "recvbuf_mshot_wrap",
+		.setup = setup_pair_100,
+		.fill = fill_mshot_wrap,
+		.nr_cqes = 10,
+		.check = check_mshot_100,
+	}, {
+		.name = "recvbuf_mshot_cq_full",
+		.entries = 1,
+		.cq_entries = 2,
+		.setup = setup_pair_100,
+		.fill = fill_mshot_cq_full,
+		.nr_cqes = 3,
+		.check = check_mshot_100,
+	}, {
+		.name = "recvbuf_mshot_cancel",
+		.setup = setup_pair_10,
+		.fill = fill_mshot_cancel,
+		.nr_cqes = 3,
+		.known = { { 1, 10 }, { 2, 0 } },
+	}, {
+		.name = "recvbuf_mshot_udp",
+		.setup = setup_udp3,
+		.fill = fill_mshot_udp,
+		.nr_cqes = 5,
+	}, {
+		.name = "recvbuf_recvmsg",
+		.setup = setup_udp3,
+		.fill = fill_recvmsg_sel,
+		.nr_cqes = 2,
+		.known = { { 1, 5 }, { 2, 8 } },
+	}, {
+		.name = "recvbuf_mshot_recvmsg_name",
+		.setup = setup_udp3,
+		.fill = fill_mshot_recvmsg_name,
+		.nr_cqes = 5,
+		.check = check_recvmsg_payload,
+	}, {
+		.name = "recvbuf_mshot_recvmsg_short_name",
+		.setup = setup_udp3,
+		.fill = fill_mshot_recvmsg_short_name,
+		.nr_cqes = 5,
+		.check = check_recvmsg_payload,
+	}, {
+		.name = "recvbuf_mshot_recvmsg_cmsg",
+		.setup = setup_udp3,
+		.fill = fill_mshot_recvmsg_cmsg,
+		.nr_cqes = 5,
+		.check = check_recvmsg_payload,
+	}, {
+		.name = "recvbuf_mshot_recvmsg_ctrunc",
+		.setup = setup_udp3,
+		.fill = fill_mshot_recvmsg_ctrunc,
+		.nr_cqes = 5,
+		.check = check_recvmsg_payload,
+	}, {
+		.name = "recvbuf_mshot_recvmsg_null_name",
+		.setup = setup_udp3,
+		.fill = fill_mshot_recvmsg_null_name,
+		.nr_cqes = 5,
+		.check = check_recvmsg_payload,
+	}, {
+		.name = "recvbuf_mshot_recvmsg_neg_name",
+		.setup = setup_udp3,
+		.fill = fill_mshot_recvmsg_neg_name,
+		.nr_cqes = 1,
+		.known = { { 1, -EOVERFLOW } },
+	}, {
+		.name = "recvbuf_mshot_recvmsg_big_hdr",
+		.setup = setup_udp3,
+		.fill = fill_mshot_recvmsg_big_hdr,
+		.after_submit = after_head,
+		.nr_cqes = 1,
+		.known = { { 1, -EFAULT } },
+	}, {
+		.name = "recvbuf_read_mshot_pipe",
+		.fill = fill_read_mshot_pipe,
+		.nr_cqes = 4,
+		.check = check_read_mshot_40,
+	}, {
+		.name = "recvbuf_read_mshot_wait",
+		.fill = fill_read_mshot_wait,
+		.nr_cqes = 3,
+	}, {
+		.name = "recvbuf_read_mshot_eventfd",
+		.fill = fill_read_mshot_eventfd,
+		.nr_cqes = 3,
+		.known = { { 2, 0 } },
+	}, {
+		.name = "recvbuf_read_mshot_bad",
+		.fill = fill_read_mshot_bad,
+		.nr_cqes = 7,
+		.known = { { 1, -EINVAL } },
 	},
 	{ .name = NULL }
 };

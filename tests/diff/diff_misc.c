@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * diff_misc.c - FTRUNCATE, EPOLL_CTL and EPOLL_WAIT (ready at once, and
- * waiting for a pipe written after the submit), PIPE (plain, with flags,
- * direct into the fixed table at a slot or allocated, and what a failed
- * direct PIPE leaves in the table), FIXED_FD_INSTALL (close-on-exec or
- * not), READV_FIXED/WRITEV_FIXED (iovecs inside and outside the
- * registered buffer), URING_CMD on files that have none, and RECV_ZC with
- * no zero-copy receive queue: good and bad input for each. Fds the
- * requests make are tracked and normalized; their flags are notes.
+ * diff_misc.c - the opcodes of ops/misc.c: FTRUNCATE, EPOLL_CTL and
+ * EPOLL_WAIT (ready at once, and waiting for a pipe written after the
+ * submit), PIPE (plain, with flags, direct into the fixed table at a slot
+ * or allocated, and what a failed direct PIPE leaves in the table),
+ * FIXED_FD_INSTALL (close-on-exec or not), URING_CMD on files that have
+ * none, and RECV_ZC with no zero-copy receive queue: good and bad input
+ * for each. Fds the requests make are tracked and normalized; their
+ * flags are notes.
  */
 #include <fcntl.h>
 #include <sys/epoll.h>
@@ -20,8 +20,6 @@
 #define AR_OP_FTRUNCATE		55
 #define AR_OP_RECV_ZC		58
 #define AR_OP_EPOLL_WAIT	59
-#define AR_OP_READV_FIXED	60
-#define AR_OP_WRITEV_FIXED	61
 #define AR_OP_PIPE		62
 
 static struct io_uring_sqe *prep_op(struct io_uring *ring, struct diff_ctx *c,
@@ -377,96 +375,6 @@ static int check_install(struct diff_ctx *c, const struct diff_cqe *cqe,
 	return c->msg[0] ? -1 : 0;
 }
 
-/* buf[0] registered; "data" read into two pieces of it, written back at 8192 */
-static int fill_rw_fixed(struct io_uring *ring, struct diff_ctx *c)
-{
-	struct iovec *iov = c->iov;
-	struct io_uring_sqe *sqe;
-	int ret;
-
-	c->iov[3].iov_base = c->buf[0];
-	c->iov[3].iov_len = DIFF_BUFSZ;
-	ret = io_uring_register_buffers(ring, &c->iov[3], 1);
-	if (ret)
-		return diff_fail(c, "register buffers: %d", ret);
-	iov[0].iov_base = c->buf[0] + 100;
-	iov[0].iov_len = 50;
-	iov[1].iov_base = c->buf[0] + 1000;
-	iov[1].iov_len = 200;
-	sqe = prep_op(ring, c, AR_OP_READV_FIXED, c->val[0], 1, IOSQE_IO_LINK);
-	sqe->addr = (unsigned long)iov;
-	sqe->len = 2;
-	sqe->off = 10;
-	sqe = prep_op(ring, c, AR_OP_WRITEV_FIXED, c->val[0], 2, 0);
-	sqe->addr = (unsigned long)iov;
-	sqe->len = 2;
-	sqe->off = 8192;
-	return 0;
-}
-
-static int check_rw_fixed(struct diff_ctx *c, const struct diff_cqe *cqe,
-			  unsigned nr)
-{
-	char data[8192], want[250];
-
-	(void)cqe;
-	(void)nr;
-	diff_pattern(data, sizeof(data), 1);
-	if (diff_check_buf(c, c->buf[0] + 100, data + 10, 50, "first iovec") ||
-	    diff_check_buf(c, c->buf[0] + 1000, data + 60, 200, "second iovec"))
-		return -1;
-	memcpy(want, data + 10, 250);
-	if (pread(c->val[0], data, 250, 8192) != 250)
-		return diff_fail(c, "the write did not land");
-	return diff_check_buf(c, data, want, 250, "written back");
-}
-
-/* iovecs the registered buffer does not hold, and the prep errors */
-static int fill_rw_fixed_errors(struct io_uring *ring, struct diff_ctx *c)
-{
-	/* one iovec per SQE: each is read at submit */
-	struct iovec *iov = (struct iovec *)c->buf[2];
-	struct io_uring_sqe *sqe;
-	int ret;
-
-	c->iov[3].iov_base = c->buf[0];
-	c->iov[3].iov_len = DIFF_BUFSZ;
-	ret = io_uring_register_buffers(ring, &c->iov[3], 1);
-	if (ret)
-		return diff_fail(c, "register buffers: %d", ret);
-	iov[0].iov_base = c->buf[0];
-	iov[0].iov_len = 0;			/* empty */
-	iov[1].iov_base = c->buf[0] + 4000;
-	iov[1].iov_len = 200;			/* past the end */
-	iov[2].iov_base = c->buf[1];
-	iov[2].iov_len = 10;			/* another buffer */
-	for (unsigned i = 0; i < 3; i++) {
-		sqe = prep_op(ring, c, AR_OP_READV_FIXED, c->val[0], i + 1, 0);
-		sqe->addr = (unsigned long)&iov[i];
-		sqe->len = 1;
-	}
-	iov[3].iov_base = c->buf[0];
-	iov[3].iov_len = 10;
-	iov += 3;
-	sqe = prep_op(ring, c, AR_OP_READV_FIXED, c->val[0], 4, 0);
-	sqe->addr = (unsigned long)iov;
-	sqe->len = 1;
-	sqe->buf_index = 1;			/* no such buffer: -EFAULT */
-	sqe = prep_op(ring, c, AR_OP_WRITEV_FIXED, 1000, 5, 0);
-	sqe->addr = (unsigned long)iov;
-	sqe->len = 1;				/* -EBADF */
-	sqe = prep_op(ring, c, AR_OP_READV_FIXED, c->val[0], 6, 0);
-	sqe->addr = (unsigned long)iov;
-	sqe->len = 1025;			/* -EINVAL at prep */
-	sqe = prep_op(ring, c, AR_OP_READV_FIXED, c->val[0], 7, 0);
-	sqe->len = 1;				/* NULL: -EFAULT at prep */
-	sqe = prep_op(ring, c, AR_OP_READV_FIXED, c->val[0], 8,
-		      IOSQE_BUFFER_SELECT);	/* -EOPNOTSUPP */
-	sqe->addr = (unsigned long)iov;
-	sqe->len = 1;
-	return 0;
-}
-
 /* "data", the pipe: no ->uring_cmd; /dev/null's answers 0 */
 static int fill_uring_cmd(struct io_uring *ring, struct diff_ctx *c)
 {
@@ -567,24 +475,6 @@ const struct scenario diff_misc[] = {
 		.known = { { 10, DIFF_RES_FD }, { 11, DIFF_RES_FD },
 			   { 1, -EBADF }, { 2, -EINVAL }, { 4, -EBADF } },
 	}, {
-		.name = "misc_rw_fixed_vec",
-		.setup = setup_data_pipe,
-		.fill = fill_rw_fixed,
-		.check = check_rw_fixed,
-		.nr_cqes = 2,
-		.order = ORDER_EXACT,
-		.known = { { 1, 250 }, { 2, 250 } },
-	}, {
-		.name = "misc_rw_fixed_vec_errors",
-		.setup = setup_data_pipe,
-		.fill = fill_rw_fixed_errors,
-		.after_submit = diff_submit_rest,
-		.nr_cqes = 8,
-		.order = ORDER_ANY,
-		.known = { { 1, -EFAULT }, { 2, -EFAULT }, { 3, -EFAULT },
-			   { 4, -EFAULT }, { 6, -EINVAL }, { 7, -EFAULT },
-			   { 8, -EOPNOTSUPP } },
-	}, {
 		.name = "misc_uring_cmd_recv_zc",
 		.setup = setup_data_pipe,
 		.fill = fill_uring_cmd,
@@ -595,5 +485,5 @@ const struct scenario diff_misc[] = {
 			   { 3, 0 }, { 4, -EBADF }, { 7, -EINVAL },
 			   { 13, -EINVAL }, { 14, -EOPNOTSUPP } },
 	},
-	{ .name = NULL },
+	{ .name = NULL }
 };

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * diff_nop.c - IORING_OP_NOP: one, a batch of 32, CQE_SKIP_SUCCESS,
- * IOSQE_ASYNC, user_data passed through untouched, and a CQ overflowing
- * (16 CQEs into a CQ of 8 before anything is reaped: with NODROP all 16
- * must arrive, in order).
+ * diff_nop.c - IORING_OP_NOP (ops/nop.c): one, a batch of 32,
+ * CQE_SKIP_SUCCESS, IOSQE_ASYNC, user_data passed through untouched, a
+ * CQ overflowing (16 CQEs into a CQ of 8 before anything is reaped: with
+ * NODROP all 16 must arrive, in order), and NOP's own flags (an injected
+ * result, unknown flags).
  */
 #include "harness.h"
 
@@ -60,6 +61,22 @@ static int fill_overflow(struct io_uring *ring, struct diff_ctx *c)
 	return 0;
 }
 
+/* ---- NOP's own flags ---- */
+
+/* sqe->nop_flags (rw_flags): an unknown bit, then INJECT_RESULT (1) */
+static int fill_nop_flags(struct io_uring *ring, struct diff_ctx *c)
+{
+	struct io_uring_sqe *sqe;
+
+	sqe = diff_prep_nop(ring, c, 1, 0);
+	sqe->rw_flags = (int)(1U << 30);
+	sqe = diff_prep_nop(ring, c, 2, 0);
+	sqe->rw_flags = 1;
+	sqe->len = (__u32)-EPERM;
+	diff_prep_nop(ring, c, 3, 0);
+	return 0;
+}
+
 const struct scenario diff_nop[] = {
 	{
 		.name = "nop_single",
@@ -98,6 +115,11 @@ const struct scenario diff_nop[] = {
 		.nr_cqes = 16,
 		.order = ORDER_EXACT,
 		.known = { { 16, 0 } },
+	}, {
+		.name = "ops_nop_flags",
+		.fill = fill_nop_flags,
+		.after_submit = diff_submit_rest,
+		.nr_cqes = 3,
 	},
 	{ .name = NULL }
 };

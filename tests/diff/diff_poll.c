@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * diff_poll.c - POLL_ADD and POLL_REMOVE, and requests waiting for
- * readiness, over pipes, socketpairs, eventfds and loopback TCP and UDP:
- * oneshot polls ready at once and ready later, multishot polls (each
- * step deterministic: make the file ready, enter, reap), several polls on
- * one fd, POLLIN and POLLOUT on one socket, the mask the kernel reports
- * (ERR, HUP and RDHUP whether asked or not), updates and removal, the
- * cancel flavours (user_data, fd, fixed fd, opcode, ANY, ALL, sync), link
- * timeouts, links and drain, DEFER_TASKRUN and SQPOLL rings, and the
- * kernel's prep checks.
+ * diff_poll.c - POLL_ADD and POLL_REMOVE (ops/poll.c), and requests
+ * waiting for readiness (the readiness backend, poll.c), over pipes,
+ * socketpairs, eventfds and loopback TCP and UDP: oneshot polls ready
+ * at once and ready later, multishot polls (each step deterministic:
+ * make the file ready, enter, reap), several polls on one fd, POLLIN
+ * and POLLOUT on one socket, the mask the kernel reports (ERR, HUP and
+ * RDHUP whether asked or not), updates and removal, the cancel flavours
+ * (user_data, fd, fixed fd, opcode, ANY, ALL, sync), link timeouts,
+ * links and drain, DEFER_TASKRUN and SQPOLL rings, and the kernel's
+ * prep checks.
  */
 #include <poll.h>
 #include <unistd.h>

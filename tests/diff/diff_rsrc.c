@@ -1,18 +1,88 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * diff_rsrc.c - registered files and buffers in depth: sparse tables
- * filled by updates, a slot updated while a request uses it, resource
- * tags (their CQEs on update and unregister, and only once the last user
- * is done), direct descriptors (openat/openat2 into a slot or a free one
- * with IORING_FILE_INDEX_ALLOC, a full table, no table, a slot out of
- * range, the allocation range), close_direct, and IORING_OP_FILES_UPDATE
- * (at an offset, with IORING_FILE_INDEX_ALLOC, with SKIP entries, bad).
+ * diff_rsrc.c - registered files and buffers (rsrc.c): IOSQE_FIXED_FILE
+ * on registered files (and an index past the table, an empty slot, no
+ * table at all); then in depth: sparse tables filled by updates, a slot
+ * updated while a request uses it, resource tags (their CQEs on update
+ * and unregister, and only once the last user is done), direct
+ * descriptors (openat/openat2 into a slot or a free one with
+ * IORING_FILE_INDEX_ALLOC, a full table, no table, a slot out of range,
+ * the allocation range), close_direct, and IORING_OP_FILES_UPDATE (at an
+ * offset, with IORING_FILE_INDEX_ALLOC, with SKIP entries, bad), and a
+ * direct CLOSE then a WRITE_FIXED through the slot (a fuzzer's finding).
  * The results of io_uring_register() calls are notes (keys from 1000).
+ * (READ_FIXED and friends on registered buffers: diff_rw.c.)
  */
 #include <fcntl.h>
 #include <linux/openat2.h>
 #include <unistd.h>
 #include "harness.h"
+
+#define FILE_LEN	8192
+
+/* val[0]: "data", FILE_LEN bytes of pattern seed 1 */
+static int setup_data(struct diff_ctx *c)
+{
+	return diff_data_file(c, FILE_LEN, O_RDWR);
+}
+
+/* the table [-1, val[0]]: slot 0 empty, slot 1 the data file */
+static int reg_files(struct io_uring *ring, struct diff_ctx *c)
+{
+	int fds[2] = { -1, c->val[0] };
+	int ret = io_uring_register_files(ring, fds, 2);
+
+	if (ret)
+		return diff_fail(c, "register files: %s", strerror(-ret));
+	return 0;
+}
+
+static void read_file(struct io_uring *ring, struct diff_ctx *c, __u64 ud,
+		      int fd, unsigned flags)
+{
+	struct io_uring_sqe *sqe = diff_sqe(ring, c);
+
+	io_uring_prep_read(sqe, fd, c->buf[ud % DIFF_NBUF], 4096, 0);
+	diff_tag(sqe, ud, flags);
+}
+
+static int fill_fixed_file(struct io_uring *ring, struct diff_ctx *c)
+{
+	if (reg_files(ring, c))
+		return -1;
+	read_file(ring, c, 1, 1, IOSQE_FIXED_FILE);
+	return 0;
+}
+
+static int check_fixed_file(struct diff_ctx *c, const struct diff_cqe *cqe,
+			    unsigned nr)
+{
+	char p[4096];
+
+	(void)cqe;
+	(void)nr;
+	diff_pattern(p, 4096, 1);
+	return diff_check_buf(c, c->buf[1], p, 4096, "buf 1");
+}
+
+/* slot 0 empty, index 2 past the table, a negative index */
+static int fill_fixed_file_bad(struct io_uring *ring, struct diff_ctx *c)
+{
+	if (reg_files(ring, c))
+		return -1;
+	read_file(ring, c, 1, 0, IOSQE_FIXED_FILE);
+	read_file(ring, c, 2, 2, IOSQE_FIXED_FILE);
+	read_file(ring, c, 3, -1, IOSQE_FIXED_FILE);
+	return 0;
+}
+
+static int fill_fixed_file_none(struct io_uring *ring, struct diff_ctx *c)
+{
+	read_file(ring, c, 1, 0, IOSQE_FIXED_FILE);
+	return 0;
+}
+
+/* ---- sparse tables, updates, tags, direct descriptors ---- */
 
 #define NOTE	1000
 /* liburing 2.3 adds one to the index itself: this gives ALLOC in the SQE */
@@ -536,8 +606,64 @@ static int check_buf1_seed2(struct diff_ctx *c, const struct diff_cqe *cqe,
 	return check_seed(c, 1, 2);
 }
 
+/* ---- the fuzzer's findings (tests/fuzz/findings) ---- */
+
+static void write_fixed(struct io_uring *ring, struct diff_ctx *c, __u64 ud,
+			void *buf)
+{
+	struct io_uring_sqe *sqe = diff_sqe(ring, c);
+
+	io_uring_prep_write_fixed(sqe, 0, buf, 512, 0, 0);
+	diff_tag(sqe, ud, IOSQE_FIXED_FILE);
+}
+
+/*
+ * close-direct-then-write-fixed-buffer-first: CLOSE of direct slot 0,
+ * then WRITE_FIXED through the slot, one submit: the file is looked up
+ * before the registered buffer is (io_assign_file() at issue), so the
+ * emptied slot answers -EBADF, whatever the buffer's address.
+ */
+static int fill_close_then_fixed(struct io_uring *ring, struct diff_ctx *c)
+{
+	int fd = c->val[0], ret;
+
+	c->iov[0].iov_base = c->buf[0];
+	c->iov[0].iov_len = 4096;
+	ret = io_uring_register_buffers(ring, c->iov, 1);
+	if (!ret)
+		ret = io_uring_register_files(ring, &fd, 1);
+	if (ret)
+		return diff_fail(c, "register: %s", strerror(-ret));
+	io_uring_prep_close_direct(diff_sqe(ring, c), 0);
+	diff_tag(&ring->sq.sqes[(ring->sq.sqe_tail - 1) & ring->sq.ring_mask],
+		 1, 0);
+	write_fixed(ring, c, 2, c->buf[1]);
+	write_fixed(ring, c, 3, c->buf[0]);
+	return 0;
+}
+
 const struct scenario diff_rsrc[] = {
 	{
+		.name = "fixed_file_read",
+		.setup = setup_data,
+		.fill = fill_fixed_file,
+		.check = check_fixed_file,
+		.nr_cqes = 1,
+		.known = { { 1, 4096 } },
+	}, {
+		.name = "fixed_file_bad_index",
+		.setup = setup_data,
+		.fill = fill_fixed_file_bad,
+		.nr_cqes = 3,
+		.order = ORDER_ANY,
+		.known = { { 1, -EBADF }, { 2, -EBADF }, { 3, -EBADF } },
+	}, {
+		.name = "fixed_file_none_registered",
+		.setup = setup_data,
+		.fill = fill_fixed_file_none,
+		.nr_cqes = 1,
+		.known = { { 1, -EBADF } },
+	}, {
 		.name = "rsrc_sparse_files_update",
 		.setup = setup_files,
 		.fill = fill_sparse_update,
@@ -700,6 +826,13 @@ const struct scenario diff_rsrc[] = {
 		.check = check_buf1_seed2,
 		.nr_cqes = 1,
 		.known = { { 1, 4096 } },
+	}, {
+		.name = "found_close_direct_then_write_fixed",
+		.setup = setup_data,
+		.fill = fill_close_then_fixed,
+		.nr_cqes = 3,
+		.order = ORDER_EXACT,
+		.known = { { 1, 0 }, { 2, -EBADF }, { 3, -EBADF } },
 	},
 	{ .name = NULL }
 };

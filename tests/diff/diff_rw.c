@@ -1,20 +1,29 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * diff_rw.c - READ, WRITE, READV, WRITEV on a regular file and a pipe:
- * full transfers, a short read at EOF, a read past EOF, offset -1 (the
- * file position, which must advance), zero-length reads. Side effects are
- * checked: the bytes read land in the buffers, the bytes written in the
- * file. Independent requests may complete in any order.
+ * diff_rw.c - the read/write family of ops/rw.c: READ, WRITE, READV,
+ * WRITEV on a regular file and a pipe: full transfers, a short read at
+ * EOF, a read past EOF, offset -1 (the file position, which must
+ * advance), zero-length reads. Side effects are checked: the bytes read
+ * land in the buffers, the bytes written in the file. Independent
+ * requests may complete in any order.
  *
  * The rw_single_* scenarios submit each READ alone: the user engine
  * reads a lone cached READ without a request (submit.c's fast read) and
  * hands everything else back to the request path. They cover its edges:
  * short, at EOF, empty, faulting buffers, a cold page, a write-only fd,
  * an fd number reused by a pipe after the fd cache saw a regular file.
+ *
+ * Then READV/WRITEV on registered files, per-request RWF_* flags and
+ * ioprio; READ_FIXED and WRITE_FIXED on registered buffers (and a bad
+ * buf_index, an address outside the buffer, no buffers at all), and
+ * READV_FIXED and WRITEV_FIXED (iovecs inside and outside the registered
+ * buffer, and their bad input).
  */
 #include <fcntl.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include <linux/fs.h>
+#include <linux/ioprio.h>
 #include "harness.h"
 
 #define FILE_LEN	8192
@@ -488,6 +497,307 @@ static int check_single_read_reused(struct diff_ctx *c,
 	return diff_check_buf(c, c->buf[1], "hello", 5, "pipe read");
 }
 
+/* ---- registered files, RWF_* flags, ioprio ---- */
+
+/* READV and WRITEV through registered files, chained */
+static int fill_vec_fixed(struct io_uring *ring, struct diff_ctx *c)
+{
+	int fds[2] = { c->val[0], -1 };
+	struct io_uring_sqe *sqe;
+	int ret = io_uring_register_files(ring, fds, 2);
+
+	if (ret)
+		return diff_fail(c, "register files: %s", strerror(-ret));
+	c->iov[0].iov_base = c->buf[0];
+	c->iov[0].iov_len = 100;
+	c->iov[1].iov_base = c->buf[1];
+	c->iov[1].iov_len = 200;
+	sqe = diff_sqe(ring, c);
+	io_uring_prep_readv(sqe, 0, c->iov, 2, 1000);
+	diff_tag(sqe, 1, IOSQE_FIXED_FILE | IOSQE_IO_LINK);
+	sqe = diff_sqe(ring, c);
+	io_uring_prep_writev(sqe, 0, c->iov, 2, 8192);
+	diff_tag(sqe, 2, IOSQE_FIXED_FILE | IOSQE_IO_LINK);
+	sqe = diff_sqe(ring, c);
+	io_uring_prep_readv(sqe, 1, c->iov, 2, 0);
+	diff_tag(sqe, 3, IOSQE_FIXED_FILE);
+	return 0;
+}
+
+static int check_vec_fixed(struct diff_ctx *c, const struct diff_cqe *cqe,
+			   unsigned nr)
+{
+	static char want[8492];
+
+	(void)cqe;
+	(void)nr;
+	diff_pattern(want, 8192, 1);
+	memcpy(want + 8192, want + 1000, 300);
+	return diff_check_file(c, "data", want, sizeof(want));
+}
+
+/* RWF_NOWAIT on cached data, RWF_APPEND, RWF_DSYNC, unknown RWF bits */
+static int fill_rw_flags(struct io_uring *ring, struct diff_ctx *c)
+{
+	struct io_uring_sqe *sqe;
+
+	sqe = diff_sqe(ring, c);
+	io_uring_prep_read(sqe, c->val[0], c->buf[0], 4096, 0);
+	sqe->rw_flags = RWF_NOWAIT;
+	diff_tag(sqe, 1, IOSQE_IO_LINK);
+	memcpy(c->buf[1], "tail", 4);
+	sqe = diff_sqe(ring, c);
+	io_uring_prep_write(sqe, c->val[0], c->buf[1], 4, 0);
+	sqe->rw_flags = RWF_APPEND;
+	diff_tag(sqe, 2, IOSQE_IO_LINK);
+	sqe = diff_sqe(ring, c);
+	io_uring_prep_write(sqe, c->val[0], c->buf[1], 4, 100);
+	sqe->rw_flags = RWF_DSYNC;
+	diff_tag(sqe, 3, IOSQE_IO_LINK);
+	sqe = diff_sqe(ring, c);
+	io_uring_prep_read(sqe, c->val[0], c->buf[2], 64, 0);
+	sqe->rw_flags = 1U << 30;
+	diff_tag(sqe, 4, 0);
+	return 0;
+}
+
+static int check_rw_flags(struct diff_ctx *c, const struct diff_cqe *cqe,
+			  unsigned nr)
+{
+	static char want[8196];
+
+	(void)cqe;
+	(void)nr;
+	diff_pattern(want, 8192, 1);
+	memcpy(want + 8192, "tail", 4);
+	memcpy(want + 100, "tail", 4);
+	return diff_check_file(c, "data", want, sizeof(want));
+}
+
+/* ioprio: a valid class on a read, any on a NOP (which takes none) */
+static int fill_ioprio(struct io_uring *ring, struct diff_ctx *c)
+{
+	struct io_uring_sqe *sqe;
+
+	sqe = diff_sqe(ring, c);
+	io_uring_prep_read(sqe, c->val[0], c->buf[0], 64, 0);
+	sqe->ioprio = IOPRIO_PRIO_VALUE(IOPRIO_CLASS_BE, 4);
+	diff_tag(sqe, 1, 0);
+	diff_prep_nop(ring, c, 2, 0)->ioprio = 1;
+	diff_prep_nop(ring, c, 3, 0);
+	sqe = diff_sqe(ring, c);
+	io_uring_prep_read(sqe, c->val[0], c->buf[0], 64, 0);
+	sqe->ioprio = IOPRIO_PRIO_VALUE(7, 0);
+	diff_tag(sqe, 4, 0);
+	return 0;
+}
+
+/* ---- READ_FIXED, WRITE_FIXED ---- */
+
+/* buf[0] and buf[1] registered as buffers 0 and 1 */
+static int reg_bufs(struct io_uring *ring, struct diff_ctx *c)
+{
+	int ret;
+
+	c->iov[0].iov_base = c->buf[0];
+	c->iov[0].iov_len = DIFF_BUFSZ;
+	c->iov[1].iov_base = c->buf[1];
+	c->iov[1].iov_len = DIFF_BUFSZ;
+	ret = io_uring_register_buffers(ring, c->iov, 2);
+	if (ret)
+		return diff_fail(c, "register buffers: %s", strerror(-ret));
+	return 0;
+}
+
+static void read_fixed(struct io_uring *ring, struct diff_ctx *c, __u64 ud,
+		       void *buf, int index)
+{
+	struct io_uring_sqe *sqe = diff_sqe(ring, c);
+
+	io_uring_prep_read_fixed(sqe, c->val[0], buf, 4096, 0, index);
+	diff_tag(sqe, ud, 0);
+}
+
+static int fill_read_fixed(struct io_uring *ring, struct diff_ctx *c)
+{
+	if (reg_bufs(ring, c))
+		return -1;
+	read_fixed(ring, c, 1, c->buf[1], 1);
+	return 0;
+}
+
+static int check_read_fixed(struct diff_ctx *c, const struct diff_cqe *cqe,
+			    unsigned nr)
+{
+	char p[4096];
+
+	(void)cqe;
+	(void)nr;
+	diff_pattern(p, 4096, 1);
+	return diff_check_buf(c, c->buf[1], p, 4096, "buffer 1");
+}
+
+static int fill_write_fixed(struct io_uring *ring, struct diff_ctx *c)
+{
+	struct io_uring_sqe *sqe;
+
+	if (reg_bufs(ring, c))
+		return -1;
+	diff_pattern(c->buf[0] + 100, 1000, 5);
+	sqe = diff_sqe(ring, c);
+	io_uring_prep_write_fixed(sqe, c->val[0], c->buf[0] + 100, 1000, 4096,
+				  0);
+	diff_tag(sqe, 1, 0);
+	return 0;
+}
+
+static int check_write_fixed(struct diff_ctx *c, const struct diff_cqe *cqe,
+			     unsigned nr)
+{
+	char p[FILE_LEN];
+
+	(void)cqe;
+	(void)nr;
+	diff_pattern(p, FILE_LEN, 1);
+	diff_pattern(p + 4096, 1000, 5);
+	return diff_check_file(c, "data", p, FILE_LEN);
+}
+
+/* index 5 of 2; index 0 with buffer 1's address; index 1 in range */
+static int fill_fixed_bad(struct io_uring *ring, struct diff_ctx *c)
+{
+	if (reg_bufs(ring, c))
+		return -1;
+	read_fixed(ring, c, 1, c->buf[0], 5);
+	read_fixed(ring, c, 2, c->buf[1], 0);
+	read_fixed(ring, c, 3, c->buf[1] + 4000, 1);	/* runs past the end */
+	return 0;
+}
+
+static int fill_fixed_none(struct io_uring *ring, struct diff_ctx *c)
+{
+	read_fixed(ring, c, 1, c->buf[0], 0);
+	return 0;
+}
+
+/* ---- READV_FIXED, WRITEV_FIXED ---- */
+
+/* past liburing 2.3's header */
+#define AR_OP_READV_FIXED	60
+#define AR_OP_WRITEV_FIXED	61
+
+static struct io_uring_sqe *prep_op(struct io_uring *ring, struct diff_ctx *c,
+				    __u8 op, int fd, __u64 ud, unsigned flags)
+{
+	struct io_uring_sqe *sqe = diff_sqe(ring, c);
+
+	io_uring_prep_rw(op, sqe, fd, NULL, 0, 0);
+	diff_tag(sqe, ud, flags);
+	return sqe;
+}
+
+/* val[0]: "data" (8192 bytes); val[1], val[2]: a pipe */
+static int setup_data_pipe(struct diff_ctx *c)
+{
+	int p[2];
+
+	if (diff_data_file(c, 8192, O_RDWR) || diff_pipe(c, p))
+		return -1;
+	c->val[1] = p[0];
+	c->val[2] = p[1];
+	return 0;
+}
+
+/* buf[0] registered; "data" read into two pieces of it, written back at 8192 */
+static int fill_rw_fixed(struct io_uring *ring, struct diff_ctx *c)
+{
+	struct iovec *iov = c->iov;
+	struct io_uring_sqe *sqe;
+	int ret;
+
+	c->iov[3].iov_base = c->buf[0];
+	c->iov[3].iov_len = DIFF_BUFSZ;
+	ret = io_uring_register_buffers(ring, &c->iov[3], 1);
+	if (ret)
+		return diff_fail(c, "register buffers: %d", ret);
+	iov[0].iov_base = c->buf[0] + 100;
+	iov[0].iov_len = 50;
+	iov[1].iov_base = c->buf[0] + 1000;
+	iov[1].iov_len = 200;
+	sqe = prep_op(ring, c, AR_OP_READV_FIXED, c->val[0], 1, IOSQE_IO_LINK);
+	sqe->addr = (unsigned long)iov;
+	sqe->len = 2;
+	sqe->off = 10;
+	sqe = prep_op(ring, c, AR_OP_WRITEV_FIXED, c->val[0], 2, 0);
+	sqe->addr = (unsigned long)iov;
+	sqe->len = 2;
+	sqe->off = 8192;
+	return 0;
+}
+
+static int check_rw_fixed(struct diff_ctx *c, const struct diff_cqe *cqe,
+			  unsigned nr)
+{
+	char data[8192], want[250];
+
+	(void)cqe;
+	(void)nr;
+	diff_pattern(data, sizeof(data), 1);
+	if (diff_check_buf(c, c->buf[0] + 100, data + 10, 50, "first iovec") ||
+	    diff_check_buf(c, c->buf[0] + 1000, data + 60, 200, "second iovec"))
+		return -1;
+	memcpy(want, data + 10, 250);
+	if (pread(c->val[0], data, 250, 8192) != 250)
+		return diff_fail(c, "the write did not land");
+	return diff_check_buf(c, data, want, 250, "written back");
+}
+
+/* iovecs the registered buffer does not hold, and the prep errors */
+static int fill_rw_fixed_errors(struct io_uring *ring, struct diff_ctx *c)
+{
+	/* one iovec per SQE: each is read at submit */
+	struct iovec *iov = (struct iovec *)c->buf[2];
+	struct io_uring_sqe *sqe;
+	int ret;
+
+	c->iov[3].iov_base = c->buf[0];
+	c->iov[3].iov_len = DIFF_BUFSZ;
+	ret = io_uring_register_buffers(ring, &c->iov[3], 1);
+	if (ret)
+		return diff_fail(c, "register buffers: %d", ret);
+	iov[0].iov_base = c->buf[0];
+	iov[0].iov_len = 0;			/* empty */
+	iov[1].iov_base = c->buf[0] + 4000;
+	iov[1].iov_len = 200;			/* past the end */
+	iov[2].iov_base = c->buf[1];
+	iov[2].iov_len = 10;			/* another buffer */
+	for (unsigned i = 0; i < 3; i++) {
+		sqe = prep_op(ring, c, AR_OP_READV_FIXED, c->val[0], i + 1, 0);
+		sqe->addr = (unsigned long)&iov[i];
+		sqe->len = 1;
+	}
+	iov[3].iov_base = c->buf[0];
+	iov[3].iov_len = 10;
+	iov += 3;
+	sqe = prep_op(ring, c, AR_OP_READV_FIXED, c->val[0], 4, 0);
+	sqe->addr = (unsigned long)iov;
+	sqe->len = 1;
+	sqe->buf_index = 1;			/* no such buffer: -EFAULT */
+	sqe = prep_op(ring, c, AR_OP_WRITEV_FIXED, 1000, 5, 0);
+	sqe->addr = (unsigned long)iov;
+	sqe->len = 1;				/* -EBADF */
+	sqe = prep_op(ring, c, AR_OP_READV_FIXED, c->val[0], 6, 0);
+	sqe->addr = (unsigned long)iov;
+	sqe->len = 1025;			/* -EINVAL at prep */
+	sqe = prep_op(ring, c, AR_OP_READV_FIXED, c->val[0], 7, 0);
+	sqe->len = 1;				/* NULL: -EFAULT at prep */
+	sqe = prep_op(ring, c, AR_OP_READV_FIXED, c->val[0], 8,
+		      IOSQE_BUFFER_SELECT);	/* -EOPNOTSUPP */
+	sqe->addr = (unsigned long)iov;
+	sqe->len = 1;
+	return 0;
+}
+
 const struct scenario diff_rw[] = {
 	{
 		.name = "rw_read_full",
@@ -608,6 +918,71 @@ const struct scenario diff_rw[] = {
 		.check = check_single_read_reused,
 		.nr_cqes = 2,
 		.known = { { 1, 4096 }, { 2, 5 } },
+	}, {
+		.name = "ops_readv_writev_fixed_files",
+		.setup = setup_data,
+		.fill = fill_vec_fixed,
+		.check = check_vec_fixed,
+		.nr_cqes = 3,
+		.known = { { 1, 300 }, { 2, 300 }, { 3, -EBADF } },
+	}, {
+		.name = "ops_rw_flags",
+		.setup = setup_data,
+		.fill = fill_rw_flags,
+		.check = check_rw_flags,
+		.nr_cqes = 4,
+		.known = { { 1, 4096 }, { 2, 4 }, { 3, 4 } },
+	}, {
+		.name = "ops_ioprio",
+		.setup = setup_data,
+		.fill = fill_ioprio,
+		.after_submit = diff_submit_rest,
+		.nr_cqes = 4,
+		.order = ORDER_ANY,
+		.known = { { 1, 64 }, { 3, 0 } },
+	}, {
+		.name = "fixed_read_fixed",
+		.setup = setup_data,
+		.fill = fill_read_fixed,
+		.check = check_read_fixed,
+		.nr_cqes = 1,
+		.known = { { 1, 4096 } },
+	}, {
+		.name = "fixed_write_fixed",
+		.setup = setup_data,
+		.fill = fill_write_fixed,
+		.check = check_write_fixed,
+		.nr_cqes = 1,
+		.known = { { 1, 1000 } },
+	}, {
+		.name = "fixed_bad_buf_index_or_range",
+		.setup = setup_data,
+		.fill = fill_fixed_bad,
+		.nr_cqes = 3,
+		.order = ORDER_ANY,
+	}, {
+		.name = "fixed_no_buffers_registered",
+		.setup = setup_data,
+		.fill = fill_fixed_none,
+		.nr_cqes = 1,
+	}, {
+		.name = "misc_rw_fixed_vec",
+		.setup = setup_data_pipe,
+		.fill = fill_rw_fixed,
+		.check = check_rw_fixed,
+		.nr_cqes = 2,
+		.order = ORDER_EXACT,
+		.known = { { 1, 250 }, { 2, 250 } },
+	}, {
+		.name = "misc_rw_fixed_vec_errors",
+		.setup = setup_data_pipe,
+		.fill = fill_rw_fixed_errors,
+		.after_submit = diff_submit_rest,
+		.nr_cqes = 8,
+		.order = ORDER_ANY,
+		.known = { { 1, -EFAULT }, { 2, -EFAULT }, { 3, -EFAULT },
+			   { 4, -EFAULT }, { 6, -EINVAL }, { 7, -EFAULT },
+			   { 8, -EOPNOTSUPP } },
 	},
 	{ .name = NULL }
 };

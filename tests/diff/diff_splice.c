@@ -1,15 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * diff_splice.c - SPLICE and TEE: file to pipe to file with offsets and
- * file positions, a splice waiting on an empty pipe until data comes
- * (written after the submit), TEE leaving its input in place, registered
- * input and output files, and the errors of prep (flags, TEE offsets)
- * and of the calls (two regular files, bad fds, offsets on a pipe, an
- * empty pipe with SPLICE_F_NONBLOCK), and the cancel of a splice waiting
- * in a worker. A short result breaks a link.
+ * diff_splice.c - SPLICE and TEE (ops/splice.c): file to pipe to file
+ * with offsets and file positions, a splice waiting on an empty pipe
+ * until data comes (written after the submit), TEE leaving its input in
+ * place, registered input and output files, and the errors of prep
+ * (flags, TEE offsets) and of the calls (two regular files, bad fds,
+ * offsets on a pipe, an empty pipe with SPLICE_F_NONBLOCK, and their
+ * order: a fuzzer's finding), and the cancel of a splice waiting in a
+ * worker. A short result breaks a link.
  */
 #include <fcntl.h>
 #include <unistd.h>
+#include <sys/socket.h>
 #include "harness.h"
 
 #define NOTE	1000
@@ -282,6 +284,55 @@ static void normalize_raced(struct diff_cqe *cqe)
 	cqe->res = DIFF_RES_RACED;
 }
 
+/* ---- the fuzzer's findings (tests/fuzz/findings) ---- */
+
+/*
+ * val[0], val[1]: a unix stream socketpair; val[2]: an unconnected TCP
+ * socket (a unix one answers shutdown() 0); val[3]: a file
+ */
+static int setup_socks(struct diff_ctx *c)
+{
+	int sv[2], s;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv))
+		return diff_fail(c, "socketpair: %s", strerror(errno));
+	c->val[0] = diff_track_fd(c, sv[0]);
+	c->val[1] = diff_track_fd(c, sv[1]);
+	s = socket(AF_INET, SOCK_STREAM, 0);
+	if (s < 0)
+		return diff_fail(c, "socket: %s", strerror(errno));
+	c->val[2] = diff_track_fd(c, s);
+	c->val[3] = diff_file(c, "f", "x", 1, O_RDWR);
+	return c->val[0] < 0 || c->val[1] < 0 || c->val[2] < 0 ||
+	       c->val[3] < 0 ? -1 : 0;
+}
+
+/*
+ * splice-into-read-end-offset-order: SPLICE from a directory (open for
+ * reading) into a pipe's read end with an output offset: do_splice()
+ * finds the output not open for writing first (-EBADF), where splice(2)
+ * answers the offset on a pipe (-ESPIPE); the same into the write end
+ * is -ESPIPE on both.
+ */
+static int fill_splice_order(struct io_uring *ring, struct diff_ctx *c)
+{
+	struct io_uring_sqe *sqe;
+	int p[2];
+
+	if (diff_pipe(c, p))
+		return -1;
+	sqe = diff_sqe(ring, c);
+	io_uring_prep_splice(sqe, c->dirfd, -1, p[0], 0, 64, 0);
+	diff_tag(sqe, 1, 0);
+	sqe = diff_sqe(ring, c);
+	io_uring_prep_splice(sqe, c->val[3], -1, p[1], 0, 64, 0);
+	diff_tag(sqe, 2, 0);
+	sqe = diff_sqe(ring, c);
+	io_uring_prep_splice(sqe, p[1], -1, c->val[3], -1, 64, 0);
+	diff_tag(sqe, 3, 0);
+	return 0;
+}
+
 const struct scenario diff_splice[] = {
 	{
 		.name = "splice_file_pipe_file",
@@ -334,6 +385,13 @@ const struct scenario diff_splice[] = {
 		.normalize = normalize_raced,
 		.nr_cqes = 2,
 		.order = ORDER_ANY,
+	}, {
+		.name = "found_splice_mode_before_offset",
+		.setup = setup_socks,
+		.fill = fill_splice_order,
+		.nr_cqes = 3,
+		.order = ORDER_ANY,
+		.known = { { 1, -EBADF }, { 2, -ESPIPE }, { 3, -EBADF } },
 	},
-	{ .name = NULL },
+	{ .name = NULL }
 };

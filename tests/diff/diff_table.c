@@ -2,40 +2,36 @@
 /*
  * diff_table.c - the one table of scenario families, in the order they
  * run: the simplest operations first, so a broken engine shows there.
+ * Each family is one file, named after the part of the user engine it
+ * tests (src/user/, src/user/ops/): the ops/ file of its opcodes, or the
+ * core file of its feature. The call cases are apart: diff_setup.c and
+ * diff_uaccess.c (diff_call_tables).
  */
 #include "harness.h"
 
 const struct scenario *const diff_families[] = {
-	diff_nop,
-	diff_errors,
-	diff_rw,
-	diff_fixed,
-	diff_rsrc,
-	diff_fs,
-	diff_names,
-	diff_ops,
-	diff_xattr,
-	diff_splice,
-	diff_misc,
-	diff_kbuf,
-	diff_net,
-	diff_recvbuf,
-	diff_link,
-	diff_linkerr,
-	diff_chain,
-	diff_drain,
-	diff_timeout,
-	diff_tmo,
-	diff_cancel,
-	diff_poll,
-	diff_race,
-	diff_ring,
-	diff_cfg,
-	diff_ctl,
-	diff_overflow,
-	diff_msg,
-	diff_futex,
-	diff_waitid,
-	diff_found,
+	diff_nop,		/* diff_nop.c: ops/nop.c */
+	diff_submit_errors,	/* diff_submit.c: submit.c's refusals */
+	diff_rw,		/* diff_rw.c: ops/rw.c */
+	diff_rsrc,		/* diff_rsrc.c: rsrc.c */
+	diff_fs,		/* diff_fs.c: ops/fs.c */
+	diff_fs_names,		/* diff_fs_names.c: ops/fs_names.c */
+	diff_xattr,		/* diff_xattr.c: ops/xattr.c */
+	diff_splice,		/* diff_splice.c: ops/splice.c */
+	diff_misc,		/* diff_misc.c: ops/misc.c */
+	diff_kbuf,		/* diff_kbuf.c: kbuf.c */
+	diff_net,		/* diff_net.c: ops/net.c */
+	diff_link,		/* diff_link.c: links (submit.c, complete.c) */
+	diff_opdef,		/* diff_opdef.c: opdef.c's nofail_res */
+	diff_drain,		/* diff_drain.c: drain.c */
+	diff_timeout,		/* diff_timeout.c: ops/timeout.c */
+	diff_cancel,		/* diff_cancel.c: ops/cancel.c */
+	diff_poll,		/* diff_poll.c: ops/poll.c, poll.c */
+	diff_setup_flags,	/* diff_ctx.c: ctx.c's setup flags */
+	diff_register,		/* diff_register.c: register.c */
+	diff_complete,		/* diff_complete.c: complete.c's overflow */
+	diff_msg_ring,		/* diff_msg_ring.c: ops/msg_ring.c */
+	diff_futex,		/* diff_futex.c: ops/futex.c */
+	diff_waitid,		/* diff_waitid.c: ops/waitid.c */
 	NULL,
 };

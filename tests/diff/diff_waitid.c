@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * diff_waitid.c - IORING_OP_WAITID on children each run forks: one that
- * has exited (P_PID, P_PIDFD, P_ALL), one still running that exits once
- * the WAITID is armed (its pipe closed after the submit), one stopped
- * (WSTOPPED), WNOHANG with nothing ready, a NULL and an unwritable infop
- * (the child is reaped either way), cancellation, and the errors: bad
- * idtype, id, options, pidfd, no such child, prep's fields. The siginfo
- * is a note per field the kernel writes (1000 + field; si_pid as "is
- * the child"), over memory filled with 0x5a first, so a field written
- * that should not be shows (1010: the first word past them).
+ * diff_waitid.c - IORING_OP_WAITID (ops/waitid.c) on children each run
+ * forks: one that has exited (P_PID, P_PIDFD, P_ALL), one still running
+ * that exits once the WAITID is armed (its pipe closed after the
+ * submit), one stopped (WSTOPPED), WNOHANG with nothing ready, a NULL
+ * and an unwritable infop (the child is reaped either way),
+ * cancellation, and the errors: bad idtype, id, options, pidfd, no such
+ * child, prep's fields. The siginfo is a note per field the kernel
+ * writes (1000 + field; si_pid as "is the child"), over memory filled
+ * with 0x5a first, so a field written that should not be shows (1010:
+ * the first word past them).
  */
 #include <signal.h>
 #include <sys/syscall.h>

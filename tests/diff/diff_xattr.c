@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * diff_xattr.c - FSETXATTR, SETXATTR, FGETXATTR and GETXATTR in the run's
- * temp dir (user.* names): set then read back, by fd and by path, the
- * size-only query, the value written to the buffer; and their errors:
- * prep (flags, names "" and over XATTR_NAME_MAX, a value over
- * XATTR_SIZE_MAX, IOSQE_FIXED_FILE) and issue (no such attribute, a
- * buffer too small, CREATE/REPLACE, a namespace that does not exist, a
- * missing path, a bad fd). An error does not fail a link, as the
- * kernel's. If the filesystem refuses user xattrs, both engines must
- * refuse alike.
+ * diff_xattr.c - FSETXATTR, SETXATTR, FGETXATTR and GETXATTR
+ * (ops/xattr.c) in the run's temp dir (user.* names): set then read
+ * back, by fd and by path, the size-only query, the value written to
+ * the buffer; and their errors: prep (flags, names "" and over
+ * XATTR_NAME_MAX, a value over XATTR_SIZE_MAX, IOSQE_FIXED_FILE) and
+ * issue (no such attribute, a buffer too small, CREATE/REPLACE, a
+ * namespace that does not exist, a missing path, a bad fd). An error
+ * does not fail a link, as the kernel's. If the filesystem refuses user
+ * xattrs, both engines must refuse alike.
  */
 #include <fcntl.h>
 #include <sys/xattr.h>

@@ -140,20 +140,13 @@ struct scenario {
 };
 
 /* the families, each an array ended by a NULL name; diff_table.c lists them */
-extern const struct scenario diff_nop[], diff_errors[], diff_rw[],
-	diff_fixed[], diff_fs[], diff_names[], diff_link[], diff_timeout[],
-	diff_cancel[], diff_ring[], diff_linkerr[],
-	diff_chain[], diff_drain[], diff_tmo[], diff_race[],
-	diff_rsrc[], diff_cfg[], diff_ctl[],
-	diff_overflow[], diff_ops[],
-	diff_xattr[], diff_splice[], diff_misc[], diff_kbuf[], diff_poll[],
-	diff_recvbuf[],
-	diff_net[], diff_msg[], diff_futex[], diff_waitid[],
-	diff_found[];
+extern const struct scenario diff_nop[], diff_submit_errors[], diff_rw[],
+	diff_rsrc[], diff_fs[], diff_fs_names[], diff_xattr[], diff_splice[],
+	diff_misc[], diff_kbuf[], diff_net[], diff_link[], diff_opdef[],
+	diff_drain[], diff_timeout[], diff_cancel[], diff_poll[],
+	diff_setup_flags[], diff_register[], diff_complete[], diff_msg_ring[],
+	diff_futex[], diff_waitid[];
 extern const struct scenario *const diff_families[];
-
-/* fills more than one family uses */
-int diff_fill_pipe_mix(struct io_uring *ring, struct diff_ctx *c);
 
 /*
  * What one engine's run of a scenario or call case produced: a scenario

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * diff_ctl.c - what rings are told through io_uring_register(): an
- * eventfd (readable after completions, not when notifications are
+ * diff_register.c - what rings are told through io_uring_register()
+ * (register.c): an eventfd (readable after completions, not when notifications are
  * toggled off, the async variant, unregistered, registered twice),
  * personalities in sqe->personality, restrictions on an R_DISABLED ring
  * (allowed and refused opcodes, SQE flags allowed and required, register
@@ -357,7 +357,7 @@ static int fill_probe(struct io_uring *ring, struct diff_ctx *c)
 	return 0;
 }
 
-const struct scenario diff_ctl[] = {
+const struct scenario diff_register[] = {
 	{
 		.name = "ctl_eventfd_readable",
 		.setup = setup_eventfd,

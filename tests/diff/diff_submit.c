@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * diff_errors.c - requests the kernel refuses: an unknown opcode, unknown
- * SQE flags, bad fds, a bad buffer address or offset, too many iovecs,
- * buffer select with no buffers, unknown fsync flags; and that
- * CQE_SKIP_SUCCESS never hides a failure.
+ * diff_submit.c - what submit.c refuses, and when: requests the kernel
+ * refuses (an unknown opcode, unknown SQE flags, bad fds, a bad buffer
+ * address or offset, too many iovecs, buffer select with no buffers,
+ * unknown fsync flags); and that CQE_SKIP_SUCCESS never hides a failure.
  *
  * Where the error is found matters: an SQE refused while the kernel reads
  * it (opcode, flags, the op's prep checks) ends the submit and leaves the
@@ -154,7 +154,7 @@ static int fill_fsync_flags(struct io_uring *ring, struct diff_ctx *c)
 	return tail(ring, c);
 }
 
-const struct scenario diff_errors[] = {
+const struct scenario diff_submit_errors[] = {
 	{
 		.name = "err_invalid_opcode",
 		.fill = fill_bad_opcode,

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * diff_overflow.c - the CQ overflowing (SQ 2, CQ 4 unless said) and its
- * flush: reaped in rounds with IORING_SQ_CQ_OVERFLOW and the CQ's fill
+ * diff_complete.c - complete.c's overflow list: the CQ overflowing (SQ 2,
+ * CQ 4 unless said) and its flush: reaped in rounds with IORING_SQ_CQ_OVERFLOW and the CQ's fill
  * level noted between them, chains and failures overflowing, CQEs
  * skipped with CQE_SKIP_SUCCESS, a count-based timeout (it only counts
  * CQEs that reached the ring), resource tag CQEs, and overflow on
@@ -143,7 +143,7 @@ static int fill_tags(struct io_uring *ring, struct diff_ctx *c)
 	return 0;
 }
 
-const struct scenario diff_overflow[] = {
+const struct scenario diff_complete[] = {
 	{
 		.name = "ovf_reap_in_rounds",
 		.entries = 2,

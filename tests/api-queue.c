@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * api-basic: the queue API of liburing 2.3 on the test engine: setup and
+ * api-queue: the queue API of liburing 2.3 on the test engine: setup and
  * engine choice, get_sqe until the SQ is full, submit counts, peek and
  * wait, peek_batch_cqe, cq_advance, dontfork, mlock_size, probes.
  */

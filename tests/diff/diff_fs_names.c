@@ -1,12 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * diff_names.c - operations on names in the run's dir: RENAMEAT,
- * UNLINKAT (file, directory with AT_REMOVEDIR, directory without it),
- * MKDIRAT, SYMLINKAT, LINKAT, each with the error cases next to it, and a
- * linked chain of them. Post-checks look at the dir afterwards.
+ * diff_fs_names.c - operations on names (ops/fs_names.c) in the run's
+ * dir: RENAMEAT, UNLINKAT (file, directory with AT_REMOVEDIR, directory
+ * without it), MKDIRAT, SYMLINKAT, LINKAT, each with the error cases next
+ * to it, and a linked chain of them; RENAME_EXCHANGE, the flags of
+ * UNLINKAT and LINKAT, and MKDIRAT's mode. Post-checks look at the dir
+ * afterwards.
  */
 #include <fcntl.h>
 #include <unistd.h>
+#include <linux/fs.h>
+#include <sys/stat.h>
 #include "harness.h"
 
 /* files "a" and "b", directory "d" */
@@ -206,7 +210,106 @@ static int check_chain(struct diff_ctx *c, const struct diff_cqe *cqe,
 	return diff_check_file(c, "a", "aaaa", 4);
 }
 
-const struct scenario diff_names[] = {
+/* ---- RENAME_EXCHANGE, UNLINKAT and LINKAT flags ---- */
+
+#define NOTE	1000
+
+/* val[0]: "data", 8192 bytes of pattern seed 1 */
+static int setup_data(struct diff_ctx *c)
+{
+	return diff_data_file(c, 8192, O_RDWR);
+}
+
+/* and "lnk" -> "data", dir "d", file "b" */
+static int setup_tree(struct diff_ctx *c)
+{
+	if (setup_data(c) || diff_file(c, "b", "bb", 2, O_RDONLY) < 0)
+		return -1;
+	if (symlinkat("data", c->dirfd, "lnk") || mkdirat(c->dirfd, "d", 0755))
+		return diff_fail(c, "symlink/mkdir: %s", strerror(errno));
+	return 0;
+}
+
+/* swap data and b; NOREPLACE|EXCHANGE refused; unknown flags */
+static int fill_rename_flags(struct io_uring *ring, struct diff_ctx *c)
+{
+	struct io_uring_sqe *sqe;
+
+	sqe = diff_sqe(ring, c);
+	io_uring_prep_renameat(sqe, c->dirfd, "data", c->dirfd, "b",
+			       RENAME_EXCHANGE);
+	diff_tag(sqe, 1, IOSQE_IO_HARDLINK);
+	sqe = diff_sqe(ring, c);
+	io_uring_prep_renameat(sqe, c->dirfd, "data", c->dirfd, "b",
+			       RENAME_EXCHANGE | RENAME_NOREPLACE);
+	diff_tag(sqe, 2, IOSQE_IO_HARDLINK);
+	sqe = diff_sqe(ring, c);
+	io_uring_prep_renameat(sqe, c->dirfd, "data", c->dirfd, "x", 1U << 10);
+	diff_tag(sqe, 3, IOSQE_IO_HARDLINK);
+	sqe = diff_sqe(ring, c);
+	io_uring_prep_renameat(sqe, c->dirfd, "d", c->dirfd, "data", 0);
+	diff_tag(sqe, 4, 0);
+	return 0;
+}
+
+static int check_rename_flags(struct diff_ctx *c, const struct diff_cqe *cqe,
+			      unsigned nr)
+{
+	(void)cqe;
+	(void)nr;
+	return diff_check_file(c, "data", "bb", 2);
+}
+
+/*
+ * Independent requests: unknown unlinkat/linkat flags; a symlink linked
+ * with and without AT_SYMLINK_FOLLOW; a dir with AT_REMOVEDIR; a mode.
+ */
+static int fill_name_flags(struct io_uring *ring, struct diff_ctx *c)
+{
+	struct io_uring_sqe *sqe;
+
+	sqe = diff_sqe(ring, c);
+	io_uring_prep_unlinkat(sqe, c->dirfd, "b", 1);
+	diff_tag(sqe, 1, 0);
+	sqe = diff_sqe(ring, c);
+	io_uring_prep_linkat(sqe, c->dirfd, "lnk", c->dirfd, "hard",
+			     AT_SYMLINK_FOLLOW);
+	diff_tag(sqe, 2, 0);
+	sqe = diff_sqe(ring, c);
+	io_uring_prep_linkat(sqe, c->dirfd, "lnk", c->dirfd, "hard2", 0);
+	diff_tag(sqe, 3, 0);
+	sqe = diff_sqe(ring, c);
+	io_uring_prep_linkat(sqe, c->dirfd, "b", c->dirfd, "x", 1U << 20);
+	diff_tag(sqe, 4, 0);
+	sqe = diff_sqe(ring, c);
+	io_uring_prep_unlinkat(sqe, c->dirfd, "d", AT_REMOVEDIR);
+	diff_tag(sqe, 5, 0);
+	sqe = diff_sqe(ring, c);
+	io_uring_prep_mkdirat(sqe, c->dirfd, "m", 0701);
+	diff_tag(sqe, 6, 0);
+	return 0;
+}
+
+static int check_name_flags(struct diff_ctx *c, const struct diff_cqe *cqe,
+			    unsigned nr)
+{
+	struct stat st;
+
+	(void)cqe;
+	(void)nr;
+	if (fstatat(c->dirfd, "hard", &st, AT_SYMLINK_NOFOLLOW))
+		return diff_fail(c, "stat hard: %s", strerror(errno));
+	diff_note(c, NOTE, S_ISREG(st.st_mode));
+	if (fstatat(c->dirfd, "hard2", &st, AT_SYMLINK_NOFOLLOW))
+		return diff_fail(c, "stat hard2: %s", strerror(errno));
+	diff_note(c, NOTE + 1, S_ISLNK(st.st_mode));
+	if (fstatat(c->dirfd, "m", &st, 0))
+		return diff_fail(c, "stat m: %s", strerror(errno));
+	diff_note(c, NOTE + 2, (int)(st.st_mode & 07777));
+	return 0;
+}
+
+const struct scenario diff_fs_names[] = {
 	{
 		.name = "names_renameat",
 		.setup = setup_names,
@@ -258,6 +361,23 @@ const struct scenario diff_names[] = {
 		.check = check_chain,
 		.nr_cqes = 5,
 		.known = { { 1, 0 }, { 5, 0 } },
+	}, {
+		.name = "ops_rename_flags",
+		.setup = setup_tree,
+		.fill = fill_rename_flags,
+		.check = check_rename_flags,
+		.nr_cqes = 4,
+		.known = { { 1, 0 }, { 2, -EINVAL }, { 3, -EINVAL } },
+	}, {
+		.name = "ops_name_flags",
+		.setup = setup_tree,
+		.fill = fill_name_flags,
+		.after_submit = diff_submit_rest,
+		.check = check_name_flags,
+		.nr_cqes = 6,
+		.order = ORDER_ANY,
+		.known = { { 2, 0 }, { 3, 0 }, { 5, 0 }, { 6, 0 },
+			   { NOTE, 1 }, { NOTE + 1, 1 } },
 	},
 	{ .name = NULL }
 };

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * diff_msg.c - IORING_OP_MSG_RING between two rings of the same engine:
- * IORING_MSG_DATA (with IORING_MSG_RING_FLAGS_PASS), to a ring with
+ * diff_msg_ring.c - IORING_OP_MSG_RING (ops/msg_ring.c) between two rings
+ * of the same engine: IORING_MSG_DATA (with IORING_MSG_RING_FLAGS_PASS), to a ring with
  * DEFER_TASKRUN (its CQE waits for the target's task), with IOPOLL, a
  * disabled one, a full one (the CQE overflows, the sender gets 0), the
  * ring itself; IORING_MSG_SEND_FD into a
@@ -327,7 +327,7 @@ static int check_send_fd(struct diff_ctx *c, const struct diff_cqe *cqe,
 	{ .name = nm, .fill = fn, .nr_cqes = n, .order = ord,		\
 	  .check = chk, .teardown = target_exit, __VA_ARGS__ }
 
-const struct scenario diff_msg[] = {
+const struct scenario diff_msg_ring[] = {
 	TARGET_SCENARIO("msg_data", fill_data, 1,
 			ORDER_EXACT, note_target,
 			.known = { { 1, 0 } }),

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * diff_linkerr.c - one opcode failing at issue inside a link, followed by
- * a NOP (user_data 2). Whether the NOP runs (0) or is cancelled
- * (-ECANCELED) is the opcode's business: some post their error without
- * failing the request (FSYNC, STATX, the name operations, ...), most fail
- * it and so break the chain. The *_skip variants add CQE_SKIP_SUCCESS to
+ * diff_opdef.c - the opcode table's nofail_res (opdef.c), opcode by
+ * opcode: one opcode failing at issue inside a link, followed by a NOP
+ * (user_data 2). Whether the NOP runs (0) or is cancelled (-ECANCELED) is
+ * the opcode's business: some post their error without failing the
+ * request (FSYNC, STATX, the name operations, ...), most fail it and so
+ * break the chain. The *_skip variants add CQE_SKIP_SUCCESS to
  * the failing request: a request that is not marked failed stays silent
  * even with an error result. Each scenario is one chain: exact order.
  */
@@ -294,7 +295,7 @@ static int fill_read_zero(struct io_uring *ring, struct diff_ctx *c)
 		.nr_cqes = 2,						\
 	}
 
-const struct scenario diff_linkerr[] = {
+const struct scenario diff_opdef[] = {
 	LINKERR("linkerr_fsync", fill_fsync),
 	{
 		.name = "linkerr_fsync_skip_success",
