@@ -29,12 +29,14 @@ O	:= build
 SANFLAGS :=
 else ifeq ($(SAN),address)
 O	:= build/san-address
-SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+# AR_LOCKDEP: the lock assertions are checked (src/user/lock.h)
+SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer \
+	-DAR_LOCKDEP
 else ifeq ($(SAN),thread)
 O	:= build/san-thread
 # gcc warns that TSan cannot model atomic_thread_fence (our SQPOLL barrier
 # pairs with the kernel, which TSan does not see anyway)
-SANFLAGS := -fsanitize=thread -Wno-tsan
+SANFLAGS := -fsanitize=thread -Wno-tsan -DAR_LOCKDEP
 else
 $(error SAN must be address or thread)
 endif
@@ -239,7 +241,7 @@ FUZZ_CC	 ?= clang
 FUZZ_O	 := build/fuzz
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined \
 	    -fno-omit-frame-pointer
-FUZZ_CFLAGS := -std=gnu11 -O1 -g $(WARN) -D_GNU_SOURCE -Iinclude $(FUZZ_SAN)
+FUZZ_CFLAGS := -std=gnu11 -O1 -g $(WARN) -D_GNU_SOURCE -Iinclude $(FUZZ_SAN) -DAR_LOCKDEP
 FUZZ_SRCS := $(wildcard tests/fuzz/*.c)
 FUZZ_OBJS := $(patsubst src/%.c,$(FUZZ_O)/lib/%.o,$(LIB_SRCS)) \
 	     $(patsubst tests/fuzz/%.c,$(FUZZ_O)/%.o,$(FUZZ_SRCS))
