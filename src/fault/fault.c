@@ -545,7 +545,7 @@ static int ar_fault_delay(struct ar_ureq *req, unsigned i, unsigned issue_flags)
 	if (issue_flags & AR_ISSUE_WORKER)
 		return ar_fault_delayed(req);
 	/* the submitter does not wait: a worker sleeps, then issues it */
-	ar_iowq_enqueue(req->ctx, req);
+	ar_iowq_enqueue(req->ctx, req, false);
 	return AR_ISSUE_QUEUED;
 }
 

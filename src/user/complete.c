@@ -395,11 +395,8 @@ static __attribute__((noinline)) void ar_batch_issue_links(struct ar_uctx *ctx,
 		next = req->next;
 		if (ctx->exiting)
 			ar_req_complete(req, -ECANCELED, 0);
-		else if (!ar_submit_defer_link(req)) {
-			ar_iowq_successor = req;
-			ar_req_queue_nodrain(req);
-			ar_iowq_successor = NULL;
-		}
+		else if (!ar_submit_defer_link(req))
+			ar_req_queue_nodrain(req, AR_ISSUE_LINKED);
 	}
 }
 

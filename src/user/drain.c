@@ -63,7 +63,7 @@ static void ar_queue_list(struct ar_ureq *req)
 
 	for (; req; req = next) {
 		next = req->next;
-		ar_req_queue_nodrain(req);
+		ar_req_queue_nodrain(req, 0);
 	}
 }
 

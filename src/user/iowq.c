@@ -39,7 +39,6 @@ struct ar_worker {
 
 /* the worker this thread is, if it is one (its successors stay with it) */
 static __thread struct ar_worker *ar_iowq_self;
-__thread struct ar_ureq *ar_iowq_successor;
 
 static unsigned ar_default_bounded(unsigned sq_entries)
 {
@@ -283,13 +282,13 @@ static int ar_req_acct(struct ar_ureq *req)
  * Under wq->lock.
  */
 static bool ar_iowq_keep(struct ar_iowq *wq, struct ar_uctx *ctx,
-			 struct ar_ureq *req, int acct)
+			 struct ar_ureq *req, int acct, bool linked)
 {
 	struct ar_worker *self = ar_iowq_self;
 	struct ar_ureq **pp = &wq->q[acct].head, *prev = NULL;
 
 	/* a successor only (complete.c): not work a drain released */
-	if (!self || self->ctx != ctx || req != ar_iowq_successor ||
+	if (!linked || !self || self->ctx != ctx ||
 	    acct != AR_IOWQ_BOUND || self->acct != acct)
 		return false;
 	/* behind those kept before it, in the order they came */
@@ -339,7 +338,7 @@ static int ar_iowq_wake_locked(struct ar_iowq *wq, int acct)
 	return AR_IOWQ_NONE;
 }
 
-void ar_iowq_enqueue(struct ar_uctx *ctx, struct ar_ureq *req)
+void ar_iowq_enqueue(struct ar_uctx *ctx, struct ar_ureq *req, bool linked)
 {
 	struct ar_iowq *wq = &ctx->iowq;
 	struct ar_worker *w = NULL, *done;
@@ -354,7 +353,7 @@ void ar_iowq_enqueue(struct ar_uctx *ctx, struct ar_ureq *req)
 		ar_req_complete(req, -ECANCELED, 0);
 		return;
 	}
-	if (ar_iowq_keep(wq, ctx, req, acct)) {
+	if (ar_iowq_keep(wq, ctx, req, acct, linked)) {
 		pthread_mutex_unlock(&wq->lock);
 		return;
 	}

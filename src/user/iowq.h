@@ -8,14 +8,12 @@
 #include "user/types.h"
 
 /*
- * The linked successor the completing thread is queueing (complete.c):
- * if it punts from a worker, that worker keeps it (iowq.c ar_iowq_keep).
+ * iowq.c. linked: the request is the next link of one that completed in
+ * this thread (AR_ISSUE_LINKED, complete.c): queued by a worker, that
+ * worker keeps it (ar_iowq_keep()).
  */
-extern __thread struct ar_ureq *ar_iowq_successor;
-
-/* iowq.c */
 void ar_iowq_init(struct ar_iowq *wq, unsigned sq_entries);
-void ar_iowq_enqueue(struct ar_uctx *ctx, struct ar_ureq *req);
+void ar_iowq_enqueue(struct ar_uctx *ctx, struct ar_ureq *req, bool linked);
 bool ar_iowq_cancel(struct ar_uctx *ctx, struct ar_ureq *req);
 void ar_iowq_exit(struct ar_uctx *ctx);
 void ar_iowq_free(struct ar_iowq *wq);

@@ -575,7 +575,7 @@ static void ar_submit_issue(struct ar_uctx *ctx, struct ar_ureq *ready,
 			if (ctx->exiting)
 				ar_req_complete(req, -ECANCELED, 0);
 			else
-				ar_req_queue_nodrain(req);
+				ar_req_queue_nodrain(req, 0);
 		}
 	}
 	ar_submitting = NULL;
@@ -669,7 +669,7 @@ static bool ar_req_arm(struct ar_ureq *req, __u32 events, int *ret)
  * was being issued is cancelled instead (ar_link_timeout_park_locked());
  * otherwise it is QUEUED from here, where the timeout's cancel finds it.
  */
-static void ar_req_punt(struct ar_ureq *req)
+static void ar_req_punt(struct ar_ureq *req, unsigned issue_flags)
 {
 	struct ar_uctx *ctx = req->ctx;
 
@@ -681,7 +681,7 @@ static void ar_req_punt(struct ar_ureq *req)
 		ar_req_set_state(req, AR_REQ_QUEUED);
 		ar_ctx_unlock(ctx);
 	}
-	ar_iowq_enqueue(ctx, req);
+	ar_iowq_enqueue(ctx, req, issue_flags & AR_ISSUE_LINKED);
 }
 
 /*
@@ -884,7 +884,7 @@ static bool ar_req_queue_async(struct ar_ureq *req, unsigned issue_flags,
 		*ret = -ECANCELED;
 	if (*ret == AR_ISSUE_PUNT) {
 		if (!worker && !ar_req_waiter_blocks(req)) {
-			ar_req_punt(req);
+			ar_req_punt(req, issue_flags);
 			return true;
 		}
 		/* a worker, or the thread that waits for it: block in it */
@@ -988,7 +988,7 @@ static int ar_req_file_before_lt(struct ar_ureq *req)
 }
 
 /* io_queue_sqe, past the drain check: forced async, or the inline attempt */
-void ar_req_queue_nodrain(struct ar_ureq *req)
+void ar_req_queue_nodrain(struct ar_ureq *req, unsigned issue_flags)
 {
 	int ret = ar_req_file_before_lt(req);
 
@@ -998,10 +998,10 @@ void ar_req_queue_nodrain(struct ar_ureq *req)
 	}
 	ar_link_timeout_arm(req);
 	if (req->flags & AR_REQ_F_FORCE_ASYNC) {
-		ar_req_punt(req);
+		ar_req_punt(req, issue_flags);
 		return;
 	}
-	ar_req_issue(req, AR_ISSUE_NONBLOCK);
+	ar_req_issue(req, AR_ISSUE_NONBLOCK | issue_flags);
 }
 
 void ar_req_queue(struct ar_ureq *req)
@@ -1023,5 +1023,5 @@ void ar_req_queue(struct ar_ureq *req)
 		ar_drain_req(req);
 		return;
 	}
-	ar_req_queue_nodrain(req);
+	ar_req_queue_nodrain(req, 0);
 }

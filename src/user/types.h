@@ -67,6 +67,8 @@ struct ar_iopoll;
 /* issue_flags */
 #define AR_ISSUE_NONBLOCK	(1U << 0)	/* inline attempt: never block */
 #define AR_ISSUE_WORKER		(1U << 1)	/* running in an io-wq worker */
+/* the next link of a request that completed in this thread (iowq.c ar_iowq_keep()) */
+#define AR_ISSUE_LINKED		(1U << 2)
 
 /* an issue handler's answers besides a result */
 #define AR_ISSUE_QUEUED		(-100000)	/* it lives on elsewhere */
