@@ -21,6 +21,7 @@
 #include "user/types.h"
 #include "user/lock.h"
 #include "user/ctx.h"
+#include "user/submit.h"
 #include "user/req.h"
 #include "user/complete.h"
 #include "user/spread.h"
@@ -419,6 +420,7 @@ static int ar_user_create(unsigned entries, struct io_uring_params *p)
 		ar_ctx_bias_enable(ctx);
 	pthread_mutex_init(&ctx->wait_lock, NULL);
 	ar_iowq_init(&ctx->iowq, ctx->sq_entries);
+	ar_submit_state_init(ctx);
 	pthread_mutex_init(&ctx->svc.start_lock, NULL);
 	ctx->svc.wake_fd = -1;
 	ctx->clockid = CLOCK_MONOTONIC;

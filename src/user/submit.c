@@ -374,8 +374,9 @@ unsigned ar_sq_entries_ready(struct ar_uctx *ctx)
  * (a failed SQE counts and ends the batch, unless SUBMIT_ALL), or -EAGAIN
  * when nothing could be allocated.
  */
+static bool ar_submit_claim(struct ar_uctx *ctx);
 static void ar_submit_issue(struct ar_uctx *ctx, struct ar_ureq *ready,
-			    unsigned wait_nr);
+			    unsigned wait_nr, bool owned);
 
 /* wait_nr: what the enter waits for afterwards (ar_submit_sqes_enter()) */
 static inline __attribute__((always_inline))
@@ -385,7 +386,7 @@ int ar_submit_sqes_wait(struct ar_uctx *ctx, unsigned nr, unsigned wait_nr)
 	const struct io_uring_sqe *sqe;
 	struct ar_ureq *req;
 	unsigned entries, left;
-	bool nomem = false, fast, fast_read;
+	bool nomem = false, fast, fast_read, owned;
 	/* a SINGLE_ISSUER ring's submit is its submitter's alone (ctx.h) */
 	bool locked = !ar_issuer_lockless(ctx);
 	int ret;
@@ -447,13 +448,14 @@ int ar_submit_sqes_wait(struct ar_uctx *ctx, unsigned nr, unsigned wait_nr)
 				 __ATOMIC_RELAXED);
 	/* release pairs with the application's acquire of the SQ head: entries are free */
 	io_uring_smp_store_release(&ctx->rings->sq.head, ctx->cached_sq_head);
+	owned = !fast && st.ready_head && ar_submit_claim(ctx);
 	if (locked)
 		pthread_mutex_unlock(&ctx->uring_lock);
 
 	if (st.fast_b.posted)
 		ar_batch_finish(ctx, &st.fast_b, false);
 	if (!fast && st.ready_head)
-		ar_submit_issue(ctx, st.ready_head, wait_nr);
+		ar_submit_issue(ctx, st.ready_head, wait_nr, owned);
 	return ret;
 }
 
@@ -468,30 +470,66 @@ int ar_submit_sqes(struct ar_uctx *ctx, unsigned nr)
  * issues a submit's SQEs post their CQEs together, in completion order,
  * under one ctx->lock, when the submit's SQEs are issued. The next links
  * of completed requests (task work in the kernel) are issued after that,
- * and their own completions batch the same way.
+ * and their own completions batch the same way. The state is the ring's
+ * (ctx->submit_state), owned by the thread issuing (types.h).
  */
-static __thread struct ar_ureq *ar_deferred_links, **ar_deferred_tail;
-static __thread struct ar_ureq *ar_compl_head, **ar_compl_tail;
-static __thread struct ar_uctx *ar_submitting;
+static inline bool ar_submit_owner(const struct ar_uctx *ctx)
+{
+	/* relaxed: only the owner stores its own id; a reader asks "is it me?" */
+	return atomic_load_explicit(&ctx->submit_state.owner,
+				    memory_order_relaxed) == ar_self_tid();
+}
+
+/*
+ * Under uring_lock (or by the single issuer, the ring's only submitter):
+ * own the submit state if no other thread does. Acquire pairs with the
+ * release that ended the last owner's use of the lists.
+ */
+static bool ar_submit_claim(struct ar_uctx *ctx)
+{
+	struct ar_submit_issue *ss = &ctx->submit_state;
+
+	/* the lists are empty: as made at setup, and as each owner leaves them */
+	if (atomic_load_explicit(&ss->owner, memory_order_acquire))
+		return false;
+	atomic_store_explicit(&ss->owner, ar_self_tid(), memory_order_relaxed);
+	return true;
+}
+
+/* at ring setup: no owner, empty lists */
+void ar_submit_state_init(struct ar_uctx *ctx)
+{
+	struct ar_submit_issue *ss = &ctx->submit_state;
+
+	atomic_init(&ss->owner, 0);
+	ss->waiter_nr = 0;
+	ss->compl_head = ss->links_head = NULL;
+	ss->compl_tail = &ss->compl_head;
+	ss->links_tail = &ss->links_head;
+}
 
 bool ar_submit_defer_link(struct ar_ureq *req)
 {
-	if (ar_submitting != req->ctx)
+	struct ar_submit_issue *ss = &req->ctx->submit_state;
+
+	if (!ar_submit_owner(req->ctx))
 		return false;
 	req->next = NULL;
-	*ar_deferred_tail = req;
-	ar_deferred_tail = &req->next;
+	*ss->links_tail = req;
+	ss->links_tail = &req->next;
 	return true;
 }
 
 /* a completion in the submitting thread: posted with the batch */
 bool ar_submit_complete(struct ar_ureq *req)
 {
-	if (ar_submitting != req->ctx)
+	struct ar_submit_issue *ss = &req->ctx->submit_state;
+
+	if (!ar_submit_owner(req->ctx))
 		return false;
 	req->next = NULL;
-	*ar_compl_tail = req;
-	ar_compl_tail = &req->next;
+	*ss->compl_tail = req;
+	ss->compl_tail = &req->next;
 	return true;
 }
 
@@ -529,11 +567,42 @@ static bool ar_submit_counts(struct ar_uctx *ctx)
 	       ANYRING_COMPLETE_DEFERRED;
 }
 
-/* block=waiter: what the enter issuing this submit then waits for (0: none) */
-static __thread unsigned ar_waiter_nr;
+/* the batch and the deferred links, until both are empty (the owner's) */
+static void ar_submit_issue_flush(struct ar_uctx *ctx)
+{
+	struct ar_submit_issue *ss = &ctx->submit_state;
+	struct ar_ureq *req, *next;
 
+	for (;;) {
+		if (ss->compl_head) {
+			req = ss->compl_head;
+			ss->compl_head = NULL;
+			ss->compl_tail = &ss->compl_head;
+			ar_submit_flush(ctx, req);
+			continue;
+		}
+		if (!ss->links_head)
+			break;
+		req = ss->links_head;
+		ss->links_head = NULL;
+		ss->links_tail = &ss->links_head;
+		for (; req; req = next) {
+			next = req->next;
+			if (ctx->exiting)
+				ar_req_complete(req, -ECANCELED, 0);
+			else
+				ar_req_queue_nodrain(req, 0);
+		}
+	}
+}
+
+/*
+ * Issue a submit's requests. owned: this thread claimed ctx->submit_state
+ * (wait_nr, block=waiter's look, goes there); else its completions go
+ * the way other threads' do.
+ */
 static void ar_submit_issue(struct ar_uctx *ctx, struct ar_ureq *ready,
-			    unsigned wait_nr)
+			    unsigned wait_nr, bool owned)
 {
 	struct ar_ureq *req, *next;
 	bool counted = ar_submit_counts(ctx);
@@ -542,11 +611,8 @@ static void ar_submit_issue(struct ar_uctx *ctx, struct ar_ureq *ready,
 	/* completions from other threads meanwhile wait for the end (tw.c) */
 	if (counted)
 		atomic_fetch_add_explicit(&ctx->in_submit, 1, memory_order_seq_cst);
-	ar_deferred_links = ar_compl_head = NULL;
-	ar_deferred_tail = &ar_deferred_links;
-	ar_compl_tail = &ar_compl_head;
-	ar_submitting = ctx;
-	ar_waiter_nr = wait_nr;
+	if (owned)
+		ctx->submit_state.waiter_nr = wait_nr;
 	/* issue=spread: the helper takes part of a batch (spread.c) */
 	spread = false;
 	if (ready->next)	/* a batch: worth a look (spread.c) */
@@ -557,29 +623,13 @@ static void ar_submit_issue(struct ar_uctx *ctx, struct ar_ureq *ready,
 	}
 	if (spread)
 		ar_spread_help(ctx);
-	for (;;) {
-		if (ar_compl_head) {
-			req = ar_compl_head;
-			ar_compl_head = NULL;
-			ar_compl_tail = &ar_compl_head;
-			ar_submit_flush(ctx, req);
-			continue;
-		}
-		if (!ar_deferred_links)
-			break;
-		req = ar_deferred_links;
-		ar_deferred_links = NULL;
-		ar_deferred_tail = &ar_deferred_links;
-		for (; req; req = next) {
-			next = req->next;
-			if (ctx->exiting)
-				ar_req_complete(req, -ECANCELED, 0);
-			else
-				ar_req_queue_nodrain(req, 0);
-		}
+	if (owned) {
+		ar_submit_issue_flush(ctx);
+		ctx->submit_state.waiter_nr = 0;
+		/* release: the lists' last use comes before the next owner's claim */
+		atomic_store_explicit(&ctx->submit_state.owner, 0,
+				      memory_order_release);
 	}
-	ar_submitting = NULL;
-	ar_waiter_nr = 0;
 	if (counted)
 		ar_tw_submit_end(ctx);
 }
@@ -734,7 +784,7 @@ void ar_req_device_refused(struct ar_ureq *req, enum ar_req_state prev)
 /*
  * io_uring_enter's submit, told what the same call waits for afterwards:
  * its min_complete when the wait has neither a timeout nor a sigmask,
- * else 0 (ar_waiter_nr while the submit's requests are issued). The
+ * else 0 (submit_state.waiter_nr while the submit's requests are issued). The
  * rest (the policy, the ring's flags) is looked at only where a request
  * would punt (ar_req_waiter_blocks()): plain NOPs pay nothing.
  */
@@ -779,7 +829,7 @@ static bool ar_req_waiter_blocks(struct ar_ureq *req)
 	unsigned n = 0, ready;
 	struct ar_ureq *r;
 
-	if (!ar_waiter_nr || ar_submitting != ctx || ctx->exiting ||
+	if (!ctx->submit_state.waiter_nr || !ar_submit_owner(ctx) || ctx->exiting ||
 	    (ctx->flags & (IORING_SETUP_IOPOLL | IORING_SETUP_SQPOLL)) ||
 	    __atomic_load_n(&ctx->pol.block, __ATOMIC_RELAXED) !=
 	    ANYRING_BLOCK_WAITER || !ar_req_waiter_may_run(req))
@@ -800,7 +850,7 @@ static bool ar_req_waiter_blocks(struct ar_ureq *req)
 	ready = io_uring_smp_load_acquire(&rings->cq.tail) -
 		IO_URING_READ_ONCE(rings->cq.head);
 	/* min_complete beyond the CQ's size: the wait takes cq_entries */
-	return ready < ar_waiter_nr && ready < ctx->cq_entries;
+	return ready < ctx->submit_state.waiter_nr && ready < ctx->cq_entries;
 }
 
 /*

@@ -15,6 +15,8 @@ int ar_submit_sqes_enter(struct ar_uctx *ctx, unsigned nr, unsigned flags,
 			 unsigned min_complete, const void *arg);
 void ar_req_queue(struct ar_ureq *req);
 void ar_req_queue_nodrain(struct ar_ureq *req, unsigned issue_flags);
+/* ctx->submit_state at ring setup */
+void ar_submit_state_init(struct ar_uctx *ctx);
 bool ar_submit_defer_link(struct ar_ureq *req);
 bool ar_submit_complete(struct ar_ureq *req);
 void ar_req_issue(struct ar_ureq *req, unsigned issue_flags);

@@ -286,6 +286,23 @@ struct ar_cq_overflow {
 };
 
 /* io_ring_ctx */
+/*
+ * The kernel's ctx->submit_state: while a thread issues the requests of
+ * its submit, the requests that complete in it post their CQEs together
+ * at the end (compl), and the next links of completed requests are
+ * issued after that (links), as the kernel's task work after the submit.
+ * One thread at a time owns it: the one that claimed it under uring_lock
+ * (or the single issuer) when its submit made requests; a submit that
+ * finds it owned issues without it. Only the owner reads or writes the
+ * lists; others read owner to see that they are not it.
+ */
+struct ar_submit_issue {
+	_Atomic pid_t owner;		/* its thread id; 0: none */
+	unsigned waiter_nr;		/* what the owner's enter waits for then */
+	struct ar_ureq *compl_head, **compl_tail;
+	struct ar_ureq *links_head, **links_tail;
+};
+
 struct ar_uctx {
 	struct ar_rings *rings;
 	size_t rings_sz;
@@ -324,6 +341,8 @@ struct ar_uctx {
 	/* submission: under uring_lock (ctx.h: the submitter needs none) */
 	pthread_mutex_t uring_lock;
 	unsigned cached_sq_head;
+	/* the requests of a submit being issued (submit.c): submit_state.owner's */
+	struct ar_submit_issue submit_state;
 	bool disabled;			/* IORING_SETUP_R_DISABLED until enabled */
 	bool drain_disabled;		/* CQE_SKIP_SUCCESS was used */
 	struct ar_ureq *submit_link_head;	/* the chain being assembled */
