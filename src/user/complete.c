@@ -20,6 +20,7 @@
 #include "user/req.h"
 #include "user/submit.h"
 #include "user/complete.h"
+#include "user/tw.h"
 #include "user/iowq.h"
 #include "user/kbuf.h"
 #include "user/wait.h"

@@ -23,6 +23,7 @@
 #include "user/ctx.h"
 #include "user/req.h"
 #include "user/complete.h"
+#include "user/tw.h"
 #include "user/spread.h"
 #include "user/wait.h"
 #include "user/iowq.h"

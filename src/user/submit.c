@@ -21,6 +21,7 @@
 #include "user/req.h"
 #include "user/submit.h"
 #include "user/complete.h"
+#include "user/tw.h"
 #include "user/spread.h"
 #include "user/iowq.h"
 #include "user/svc.h"

@@ -22,6 +22,7 @@
 #include "user/types.h"
 #include "user/lock.h"
 #include "user/complete.h"
+#include "user/tw.h"
 #include "user/wait.h"
 #include "lib/thread.h"
 

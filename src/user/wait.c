@@ -19,6 +19,7 @@
 #include "user/ctx.h"
 #include "user/submit.h"
 #include "user/complete.h"
+#include "user/tw.h"
 #include "user/wait.h"
 #include "user/sqpoll.h"
 #include "user/ringfd.h"
