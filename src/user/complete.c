@@ -19,6 +19,7 @@
 #include "user/ctx.h"
 #include "user/req.h"
 #include "user/submit.h"
+#include "user/drain.h"
 #include "user/complete.h"
 #include "user/tw.h"
 #include "user/iowq.h"
