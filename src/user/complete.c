@@ -25,6 +25,7 @@
 #include "user/iowq.h"
 #include "user/kbuf.h"
 #include "user/wait.h"
+#include "user/waitq.h"
 #include "user/ops/timeout.h"
 #include "user/ringfd.h"
 

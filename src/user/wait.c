@@ -21,6 +21,7 @@
 #include "user/complete.h"
 #include "user/tw.h"
 #include "user/wait.h"
+#include "user/waitq.h"
 #include "user/sqpoll.h"
 #include "user/ringfd.h"
 #include "lib/thread.h"
