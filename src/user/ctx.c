@@ -33,6 +33,7 @@
 #include "user/aiopoll.h"
 #include "user/ops/cancel.h"
 #include "user/rsrc.h"
+#include "user/register.h"
 #include "user/sqpoll.h"
 #include "engine/engine.h"
 #include "user/ringfd.h"

@@ -30,6 +30,7 @@
 #include "user/ops/ops.h"
 #include "user/ops/timeout.h"
 #include "user/rsrc.h"
+#include "user/register.h"
 #include "user/backend/backend.h"
 
 #define AR_SQE_COMMON_FLAGS (IOSQE_FIXED_FILE | IOSQE_IO_LINK |		\
