@@ -18,8 +18,8 @@
  * req_set_fail(). For the others the chain goes on and, with
  * CQE_SKIP_SUCCESS, no CQE is posted. A prep error always breaks it.
  */
-#ifndef ANYRING_USER_FS_H
-#define ANYRING_USER_FS_H
+#ifndef ANYRING_USER_OPS_FS_H
+#define ANYRING_USER_OPS_FS_H
 
 #include "user/types.h"
 

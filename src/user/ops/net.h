@@ -3,8 +3,8 @@
  * net.h - the socket opcodes (net.c): SOCKET, BIND, LISTEN, SHUTDOWN,
  * CONNECT, ACCEPT, SEND, RECV, SENDMSG, RECVMSG, SEND_ZC, SENDMSG_ZC.
  */
-#ifndef ANYRING_USER_NET_H
-#define ANYRING_USER_NET_H
+#ifndef ANYRING_USER_OPS_NET_H
+#define ANYRING_USER_OPS_NET_H
 
 #include "user/types.h"
 
