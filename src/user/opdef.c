@@ -10,10 +10,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "engine/compat.h"
+#include "user/ops/advise.h"
 #include "user/ops/fs.h"
 #include "user/ops/misc.h"
 #include "user/ops/net.h"
+#include "user/ops/openclose.h"
 #include "user/ops/ops.h"
+#include "user/ops/statx.h"
+#include "user/ops/sync.h"
 #include "user/kbuf.h"
 #include "user/ops/msg_ring.h"
 #include "user/ops/futex.h"

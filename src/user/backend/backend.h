@@ -6,7 +6,7 @@
  * A request's backend is resolved once, when it gets its file
  * (ar_req_assign_file): a registered file's at registration, kept in its
  * rsrc node; a plain fd's from the process-wide fd cache (file.c). The
- * opcodes (ops/rw.c, ops/fs.c) keep their semantics (prep, checks, result
+ * opcodes (ops/rw.c, ops/sync.c) keep their semantics (prep, checks, result
  * rules) and call the backend for the I/O itself; the core asks the
  * backend's flags what to do with "would block".
  *

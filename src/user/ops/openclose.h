@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * openclose.h - OPENAT, OPENAT2 and CLOSE (openclose.c); fs.h has the
+ * notes the file-system opcodes share.
+ */
+#ifndef ANYRING_USER_OPS_OPENCLOSE_H
+#define ANYRING_USER_OPS_OPENCLOSE_H
+
+#include "user/types.h"
+
+int ar_openat_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe);
+int ar_openat_issue(struct ar_ureq *req, unsigned issue_flags);
+int ar_openat2_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe);
+int ar_openat2_issue(struct ar_ureq *req, unsigned issue_flags);
+int ar_close_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe);
+int ar_close_issue(struct ar_ureq *req, unsigned issue_flags);
+
+#endif
