@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * fs.h - the user engine's file-system opcodes on names relative to a
- * dirfd (fs_names.c), and the prep-time path copy (fs.c) they share with
+ * dirfd (fs.c), and the prep-time path copy (fs_names.c) they share with
  * openclose.c, statx.c and xattr.c: a prep and an issue handler per
  * opcode, for the table in opdef.c.
  *
