@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include "engine/compat.h"
 #include "user/ops/advise.h"
+#include "user/ops/epoll.h"
 #include "user/ops/fs.h"
 #include "user/ops/misc.h"
 #include "user/ops/net.h"
@@ -18,6 +19,9 @@
 #include "user/ops/ops.h"
 #include "user/ops/statx.h"
 #include "user/ops/sync.h"
+#include "user/ops/truncate.h"
+#include "user/ops/uring_cmd.h"
+#include "user/ops/zcrx.h"
 #include "user/kbuf.h"
 #include "user/ops/msg_ring.h"
 #include "user/ops/futex.h"

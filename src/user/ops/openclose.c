@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * openclose.c - OPENAT, OPENAT2 and CLOSE, as the kernel's
- * io_uring/openclose.c.
+ * openclose.c - OPENAT, OPENAT2, CLOSE, FIXED_FD_INSTALL and PIPE, as the
+ * kernel's io_uring/openclose.c.
  *
  * Each prep makes the SQE checks of Linux 6.18's io_uring/openclose.c, in
  * their order, and copies what issue needs: once submit returns, the app
@@ -16,6 +16,14 @@
  *
  * Paths and open_how are read with the fault-safe copies (lib/uaccess.h):
  * memory that cannot be read fails the prep with -EFAULT, as the kernel's.
+ *
+ * The two that make fds without a path:
+ *  - FIXED_FD_INSTALL: a new fd for a fixed file, O_CLOEXEC unless
+ *    IORING_FIXED_FD_NO_CLOEXEC (receive_fd()); only with IOSQE_FIXED_FILE.
+ *  - PIPE: pipe2(2), the two fds written to the app's int[2] with the
+ *    fault-safe copy (a fault closes them: -EFAULT); with file_index, into
+ *    the fixed table (a slot and the next, or two allocated) and the two
+ *    slots written, O_CLOEXEC refused.
  *
  * Where this differs from the kernel:
  *  - a direct (fixed slot) open holds a process fd until the file table
@@ -47,6 +55,8 @@
 #endif
 
 #define AR_OPEN_HOW_SIZE_VER0	24	/* OPEN_HOW_SIZE_VER0 */
+#define AR_FIXED_FD_NO_CLOEXEC		(1U << 0)
+#define AR_O_NOTIFICATION_PIPE		O_EXCL
 
 /* a libc call's -1/errno as the kernel's -errno */
 static int ar_fs_ret(long ret)
@@ -254,4 +264,132 @@ int ar_close_issue(struct ar_ureq *req, unsigned issue_flags)
 	if (ar_close_refused(req, cl->fd))
 		return -EBADF;
 	return ar_fs_ret(close(cl->fd));
+}
+
+/* FIXED_FD_INSTALL */
+struct ar_fixed_install {
+	bool cloexec;
+};
+
+int ar_fixed_fd_install_prep(struct ar_ureq *req,
+			     const struct io_uring_sqe *sqe)
+{
+	struct ar_fixed_install *fi = ar_req_data(req, struct ar_fixed_install);
+	__u32 flags;
+
+	if (sqe->off || sqe->addr || sqe->len || sqe->buf_index ||
+	    sqe->splice_fd_in || sqe->addr3)
+		return -EINVAL;
+	if (!(req->flags & AR_REQ_F_FIXED_FILE))
+		return -EBADF;
+	flags = sqe->rw_flags;		/* install_fd_flags */
+	if (flags & ~AR_FIXED_FD_NO_CLOEXEC)
+		return -EINVAL;
+	fi->cloexec = !(flags & AR_FIXED_FD_NO_CLOEXEC);
+	return 0;
+}
+
+/* receive_fd(): the lowest free fd, for the file the slot holds */
+int ar_fixed_fd_install_issue(struct ar_ureq *req, unsigned issue_flags)
+{
+	struct ar_fixed_install *fi = ar_req_data(req, struct ar_fixed_install);
+
+	(void)issue_flags;
+	return ar_fs_ret(fcntl(req->fd, fi->cloexec ? F_DUPFD_CLOEXEC :
+			       F_DUPFD, 0));
+}
+
+/* PIPE: the int[2] at addr, flags in pipe_flags, file_index for direct */
+struct ar_pipe {
+	__u64 fds;
+	int flags;
+	__u32 file_slot;
+};
+
+int ar_pipe_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe)
+{
+	struct ar_pipe *p = ar_req_data(req, struct ar_pipe);
+
+	if (sqe->fd || sqe->off || sqe->addr3)
+		return -EINVAL;
+	p->fds = sqe->addr;
+	p->flags = (int)sqe->rw_flags;	/* pipe_flags */
+	if (p->flags & ~(O_CLOEXEC | O_NONBLOCK | O_DIRECT |
+			 AR_O_NOTIFICATION_PIPE))
+		return -EINVAL;
+	p->file_slot = sqe->file_index;
+	return 0;
+}
+
+/* io_pipe_fd(): the fds exist for the app only once they are written */
+static int ar_pipe_fd(struct ar_pipe *p)
+{
+	int fds[2];
+
+	if (pipe2(fds, p->flags))
+		return -errno;
+	if (!ar_copy_to_user((void *)(uintptr_t)p->fds, fds, sizeof(fds)))
+		return 0;
+	close(fds[0]);
+	close(fds[1]);
+	return -EFAULT;
+}
+
+/* one end into the table: its slot, or an error (the table closed fd) */
+static int ar_pipe_install(struct ar_uctx *ctx, int fd, __u32 file_slot,
+			   unsigned slot)
+{
+	int ret;
+
+	if (file_slot == IORING_FILE_INDEX_ALLOC)
+		return ar_rsrc_install_file(ctx, fd, 0, true);
+	ret = ar_rsrc_install_file(ctx, fd, slot, false);
+	return ret ? ret : (int)slot;
+}
+
+/*
+ * io_pipe_fixed(): the read end at the slot asked (or an allocated one),
+ * the write end at the next (or another allocated one); the slots are
+ * written to the app's int[2]; on any failure the slots taken are
+ * emptied again.
+ */
+static int ar_pipe_fixed(struct ar_ureq *req, struct ar_pipe *p)
+{
+	struct ar_uctx *ctx = req->ctx;
+	int pfd[2], slots[2] = { -1, -1 }, ret;
+
+	/* an fd only until the table has it: not for a child to see */
+	if (pipe2(pfd, p->flags | O_CLOEXEC))
+		return -errno;
+	if (p->flags & O_CLOEXEC) {
+		close(pfd[0]);
+		close(pfd[1]);
+		return -EINVAL;
+	}
+	ret = ar_pipe_install(ctx, pfd[0], p->file_slot, p->file_slot - 1);
+	if (ret < 0) {
+		close(pfd[1]);
+		return ret;
+	}
+	slots[0] = ret;
+	ret = ar_pipe_install(ctx, pfd[1], p->file_slot, p->file_slot);
+	if (ret < 0)
+		goto err;
+	slots[1] = ret;
+	if (!ar_copy_to_user((void *)(uintptr_t)p->fds, slots, sizeof(slots)))
+		return 0;
+	ret = -EFAULT;
+err:
+	for (unsigned i = 0; i < 2; i++)
+		if (slots[i] >= 0)
+			ar_rsrc_close_file(ctx, (unsigned)slots[i]);
+	return ret;
+}
+
+int ar_pipe_issue(struct ar_ureq *req, unsigned issue_flags)
+{
+	struct ar_pipe *p = ar_req_data(req, struct ar_pipe);
+
+	(void)issue_flags;
+	return p->file_slot ? ar_pipe_fixed(req, p) : ar_pipe_fd(p);
 }
