@@ -41,7 +41,8 @@ int ar_linkat_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe);
 int ar_linkat_issue(struct ar_ureq *req, unsigned issue_flags);
 
 /*
- * Shared by fs.c and fs_names.c: the kernel's getname() at prep time.
+ * Shared by the path opcodes (fs.c, openclose.c, statx.c, xattr.c), made
+ * in fs_names.c: the kernel's getname() at prep time.
  * Each name is copied once, in order (the first error wins: -EFAULT for
  * memory that cannot be read before the NUL, -ENAMETOOLONG from PATH_MAX
  * bytes on, -ENOENT for "" unless empty_ok), into one buffer on
