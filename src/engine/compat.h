@@ -4,8 +4,8 @@
  * <linux/io_uring.h>. Values are the kernel's (include/uapi/linux/io_uring.h
  * as of 6.18); each is defined only when the header in use lacks it.
  */
-#ifndef ANYRING_COMPAT_H
-#define ANYRING_COMPAT_H
+#ifndef ANYRING_ENGINE_COMPAT_H
+#define ANYRING_ENGINE_COMPAT_H
 
 #include <liburing.h>
 

@@ -7,8 +7,8 @@
  * operations (struct ar_engine); the API layer finds a ring's engine from
  * its fd and never calls the kernel itself.
  */
-#ifndef ANYRING_INTERNAL_H
-#define ANYRING_INTERNAL_H
+#ifndef ANYRING_ENGINE_ENGINE_H
+#define ANYRING_ENGINE_ENGINE_H
 
 #include <stdatomic.h>
 #include <stddef.h>

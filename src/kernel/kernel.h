@@ -6,8 +6,8 @@
  * more than liburing's own io_uring_enter (docs/performance.md, "The
  * kernel engine against liburing").
  */
-#ifndef ANYRING_KERNEL_H
-#define ANYRING_KERNEL_H
+#ifndef ANYRING_KERNEL_KERNEL_H
+#define ANYRING_KERNEL_KERNEL_H
 
 #include <stdbool.h>
 #include "engine/engine.h"

@@ -17,8 +17,8 @@
  * holder that lost its CPU, or blocked in malloc or io-wq's mutex, makes
  * a waiter go that far.
  */
-#ifndef ANYRING_USER_SPINLOCK_H
-#define ANYRING_USER_SPINLOCK_H
+#ifndef ANYRING_LIB_SPINLOCK_H
+#define ANYRING_LIB_SPINLOCK_H
 
 #include <stdatomic.h>
 #include <stdbool.h>

@@ -17,8 +17,8 @@
  * absolute deviation. hybrid sleeps mean - 2 * deviation - the timer's
  * learned lateness, so most waits end in the poll, not the sleep.
  */
-#ifndef ANYRING_WAITPOL_H
-#define ANYRING_WAITPOL_H
+#ifndef ANYRING_LIB_WAITPOL_H
+#define ANYRING_LIB_WAITPOL_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -19,8 +19,8 @@
  * completion, writes change it then), so "completed" means the same to the
  * device and to whoever sees the completion.
  */
-#ifndef ANYRING_USER_SIMDEV_H
-#define ANYRING_USER_SIMDEV_H
+#ifndef ANYRING_SIMDEV_SIMDEV_H
+#define ANYRING_SIMDEV_SIMDEV_H
 
 #include <stdbool.h>
 #include <stdint.h>

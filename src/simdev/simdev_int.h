@@ -9,8 +9,8 @@
  *              the order fault rules count I/Os in, the due-time heaps;
  *   d->slock   the storage: block table, dirty list, flush state.
  */
-#ifndef ANYRING_USER_SIMDEV_INT_H
-#define ANYRING_USER_SIMDEV_INT_H
+#ifndef ANYRING_SIMDEV_SIMDEV_INT_H
+#define ANYRING_SIMDEV_SIMDEV_INT_H
 
 #include <pthread.h>
 #include <stdatomic.h>

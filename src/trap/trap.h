@@ -3,8 +3,8 @@
  * trap.h - io_uring's system calls made by code that does not call
  * liburing (trap.c).
  */
-#ifndef ANYRING_TRAP_H
-#define ANYRING_TRAP_H
+#ifndef ANYRING_TRAP_TRAP_H
+#define ANYRING_TRAP_TRAP_H
 
 #include <stdbool.h>
 

@@ -42,6 +42,7 @@
 #include "lib/thread.h"
 #include "engine/engine.h"
 #include "user/wait.h"
+#include "user/waitq.h"
 #include "user/submit.h"
 #include "user/aiopoll.h"
 

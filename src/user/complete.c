@@ -19,10 +19,13 @@
 #include "user/ctx.h"
 #include "user/req.h"
 #include "user/submit.h"
+#include "user/drain.h"
 #include "user/complete.h"
+#include "user/tw.h"
 #include "user/iowq.h"
 #include "user/kbuf.h"
 #include "user/wait.h"
+#include "user/waitq.h"
 #include "user/ops/timeout.h"
 #include "user/ringfd.h"
 

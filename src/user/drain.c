@@ -9,6 +9,7 @@
 #include "user/types.h"
 #include "user/lock.h"
 #include "user/submit.h"
+#include "user/drain.h"
 
 static unsigned ar_linked_nr(struct ar_ureq *req)
 {

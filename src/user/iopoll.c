@@ -35,6 +35,7 @@
 #include "user/iopoll.h"
 #include "user/backend/backend.h"
 #include "user/complete.h"
+#include "user/tw.h"
 #include "user/lock.h"
 #include "user/wait.h"
 #include "user/ops/cancel.h"

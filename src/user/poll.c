@@ -48,6 +48,7 @@
 #include "user/ops/timeout.h"
 #include "engine/engine.h"
 #include "user/wait.h"
+#include "user/waitq.h"
 #include "user/ops/ops.h"
 #include "user/ringfd.h"
 

@@ -24,6 +24,7 @@
 #include "user/kbuf.h"
 #include "user/ops/cancel.h"
 #include "user/rsrc.h"
+#include "user/register.h"
 #include "user/sqpoll.h"
 #include "engine/engine.h"
 #include "user/wait.h"

@@ -1,17 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * rsrc.h - registered files and buffers (rsrc.c) and io_uring_register (register.c).
+ * rsrc.h - registered files and buffers (rsrc.c).
  */
 #ifndef ANYRING_USER_RSRC_H
 #define ANYRING_USER_RSRC_H
 
 #include "user/types.h"
 
-/* rsrc.c, register.c */
-/* register.c: the ring this thread registered at index (REGISTER_RING_FDS) */
-void *ar_user_ring_index(unsigned index, bool *task);
-int ar_user_register(void *obj, unsigned fd, unsigned opcode,
-		     const void *arg, unsigned nr);
+/* rsrc.c */
 struct ar_rsrc_node *ar_rsrc_get_file(struct ar_uctx *ctx, unsigned index);
 struct ar_rsrc_node *ar_rsrc_get_buf(struct ar_uctx *ctx, unsigned index);
 void ar_rsrc_put(struct ar_uctx *ctx, struct ar_rsrc_node *node);
@@ -27,6 +23,5 @@ int ar_rsrc_install_file(struct ar_uctx *ctx, int fd, unsigned slot,
 			 bool alloc);
 int ar_rsrc_close_file(struct ar_uctx *ctx, unsigned slot);
 int ar_rsrc_alloc_range(struct ar_uctx *ctx, unsigned off, unsigned len);
-bool ar_personality_valid(struct ar_uctx *ctx, unsigned id);
 
 #endif

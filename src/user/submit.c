@@ -20,7 +20,9 @@
 #include "user/ctx.h"
 #include "user/req.h"
 #include "user/submit.h"
+#include "user/drain.h"
 #include "user/complete.h"
+#include "user/tw.h"
 #include "user/spread.h"
 #include "user/iowq.h"
 #include "user/svc.h"
@@ -28,6 +30,7 @@
 #include "user/ops/ops.h"
 #include "user/ops/timeout.h"
 #include "user/rsrc.h"
+#include "user/register.h"
 #include "user/backend/backend.h"
 
 #define AR_SQE_COMMON_FLAGS (IOSQE_FIXED_FILE | IOSQE_IO_LINK |		\

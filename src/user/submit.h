@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * submit.h - the submission side (submit.c) and IO_DRAIN deferral (drain.c).
+ * submit.h - the submission side (submit.c).
  */
 #ifndef ANYRING_USER_SUBMIT_H
 #define ANYRING_USER_SUBMIT_H
@@ -21,11 +21,5 @@ bool ar_submit_defer_link(struct ar_ureq *req);
 bool ar_submit_complete(struct ar_ureq *req);
 void ar_req_issue(struct ar_ureq *req, unsigned issue_flags);
 int ar_req_assign_file(struct ar_ureq *req);
-
-/* drain.c */
-void ar_drain_init(struct ar_uctx *ctx, struct ar_ureq *req);
-void ar_drain_req(struct ar_ureq *req);
-void ar_queue_deferred(struct ar_uctx *ctx);
-struct ar_ureq *ar_drain_take_all_locked(struct ar_uctx *ctx);
 
 #endif

@@ -22,7 +22,9 @@
 #include "user/types.h"
 #include "user/lock.h"
 #include "user/complete.h"
+#include "user/tw.h"
 #include "user/wait.h"
+#include "user/waitq.h"
 #include "lib/thread.h"
 
 __thread struct ar_uctx *ar_tw_current;

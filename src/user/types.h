@@ -479,16 +479,6 @@ static inline void ar_req_set_fail(struct ar_ureq *req)
 	}
 }
 
-/*
- * drain_active is written under ctx->lock and read without it: a stale
- * read only sends a request through ar_drain_req(), which decides under
- * the lock. Release/acquire pair the two sides.
- */
-static inline bool ar_drain_active(struct ar_uctx *ctx)
-{
-	return __atomic_load_n(&ctx->drain_active, __ATOMIC_ACQUIRE);
-}
-
 /* completion work gathered under ctx->lock, finished after it is dropped */
 struct ar_comp_batch {
 	struct ar_ureq *queue, *queue_tail;	/* requests to issue next */

@@ -25,6 +25,7 @@
 #include "user/types.h"
 #include "user/complete.h"
 #include "user/wait.h"
+#include "user/waitq.h"
 #include "engine/engine.h"
 
 #define AR_WAKE_BATCH	16

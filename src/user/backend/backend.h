@@ -6,7 +6,7 @@
  * A request's backend is resolved once, when it gets its file
  * (ar_req_assign_file): a registered file's at registration, kept in its
  * rsrc node; a plain fd's from the process-wide fd cache (file.c). The
- * opcodes (ops/rw.c, ops/fs.c) keep their semantics (prep, checks, result
+ * opcodes (ops/rw.c, ops/sync.c) keep their semantics (prep, checks, result
  * rules) and call the backend for the I/O itself; the core asks the
  * backend's flags what to do with "would block".
  *
@@ -20,8 +20,8 @@
  *   devices   registered at load time (ar_backend_register_device), such
  *             as simdev: they claim the fds that are theirs.
  */
-#ifndef ANYRING_USER_BACKEND_H
-#define ANYRING_USER_BACKEND_H
+#ifndef ANYRING_USER_BACKEND_BACKEND_H
+#define ANYRING_USER_BACKEND_BACKEND_H
 
 #include <stdbool.h>
 #include <stddef.h>

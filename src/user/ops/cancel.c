@@ -19,6 +19,7 @@
 #include "user/types.h"
 #include "user/lock.h"
 #include "user/submit.h"
+#include "user/drain.h"
 #include "user/complete.h"
 #include "user/wait.h"
 #include "user/iowq.h"

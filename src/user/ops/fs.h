@@ -1,7 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * fs.h - the user engine's file-system opcodes (fs.c, fs_names.c): a prep
- * and an issue handler per opcode, for the table in opdef.c.
+ * fs.h - the user engine's file-system opcodes on names relative to a
+ * dirfd (fs.c), and the prep-time path copy (fs_names.c) they share with
+ * openclose.c, statx.c and xattr.c: a prep and an issue handler per
+ * opcode, for the table in opdef.c.
+ *
+ * The notes below hold for these and for FSYNC, SYNC_FILE_RANGE,
+ * FALLOCATE (sync.h), FADVISE, MADVISE (advise.h), OPENAT, OPENAT2,
+ * CLOSE (openclose.h) and STATX (statx.h).
  *
  * needs_file (req->fd resolved by the core): FSYNC, SYNC_FILE_RANGE,
  * FALLOCATE, FADVISE. The others take a raw dirfd or fd from sqe->fd and
@@ -18,31 +24,10 @@
  * req_set_fail(). For the others the chain goes on and, with
  * CQE_SKIP_SUCCESS, no CQE is posted. A prep error always breaks it.
  */
-#ifndef ANYRING_USER_FS_H
-#define ANYRING_USER_FS_H
+#ifndef ANYRING_USER_OPS_FS_H
+#define ANYRING_USER_OPS_FS_H
 
 #include "user/types.h"
-
-int ar_fsync_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe);
-int ar_fsync_issue(struct ar_ureq *req, unsigned issue_flags);
-int ar_sync_file_range_prep(struct ar_ureq *req,
-			    const struct io_uring_sqe *sqe);
-int ar_sync_file_range_issue(struct ar_ureq *req, unsigned issue_flags);
-int ar_fallocate_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe);
-int ar_fallocate_issue(struct ar_ureq *req, unsigned issue_flags);
-int ar_fadvise_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe);
-int ar_fadvise_issue(struct ar_ureq *req, unsigned issue_flags);
-int ar_madvise_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe);
-int ar_madvise_issue(struct ar_ureq *req, unsigned issue_flags);
-
-int ar_openat_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe);
-int ar_openat_issue(struct ar_ureq *req, unsigned issue_flags);
-int ar_openat2_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe);
-int ar_openat2_issue(struct ar_ureq *req, unsigned issue_flags);
-int ar_close_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe);
-int ar_close_issue(struct ar_ureq *req, unsigned issue_flags);
-int ar_statx_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe);
-int ar_statx_issue(struct ar_ureq *req, unsigned issue_flags);
 
 int ar_renameat_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe);
 int ar_renameat_issue(struct ar_ureq *req, unsigned issue_flags);
@@ -56,7 +41,8 @@ int ar_linkat_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe);
 int ar_linkat_issue(struct ar_ureq *req, unsigned issue_flags);
 
 /*
- * Shared by fs.c and fs_names.c: the kernel's getname() at prep time.
+ * Shared by the path opcodes (fs.c, openclose.c, statx.c, xattr.c), made
+ * in fs_names.c: the kernel's getname() at prep time.
  * Each name is copied once, in order (the first error wins: -EFAULT for
  * memory that cannot be read before the NUL, -ENAMETOOLONG from PATH_MAX
  * bytes on, -ENOENT for "" unless empty_ok), into one buffer on

@@ -30,6 +30,7 @@
 #include "user/lock.h"
 #include "user/ctx.h"
 #include "user/complete.h"
+#include "user/tw.h"
 #include "user/rsrc.h"
 #include "user/ops/msg_ring.h"
 

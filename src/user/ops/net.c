@@ -54,7 +54,7 @@
 #include <linux/sockios.h>
 #include "lib/sysraw.h"
 #include "lib/uaccess.h"
-#include "user/ops/misc.h"
+#include "user/ops/uring_cmd.h"
 #include "user/ops/net.h"
 #include "user/complete.h"
 #include "user/kbuf.h"
@@ -1564,7 +1564,7 @@ int ar_msg_issue(struct ar_ureq *req, unsigned issue_flags)
 
 /*
  * URING_CMD on a socket (the kernel's io_uring_cmd_sock()), reached from
- * misc.c's ar_uring_cmd_issue() for a socket file: SIOCINQ, SIOCOUTQ,
+ * uring_cmd.c's ar_uring_cmd_issue() for a socket file: SIOCINQ, SIOCOUTQ,
  * SOL_SOCKET getsockopt (the result is optlen) and setsockopt, their
  * arguments as prep took them from the SQE (level and optname in addr,
  * optlen in file_index, optval in addr3). SIOCINQ/SIOCOUTQ on a

@@ -3,8 +3,8 @@
  * net.h - the socket opcodes (net.c): SOCKET, BIND, LISTEN, SHUTDOWN,
  * CONNECT, ACCEPT, SEND, RECV, SENDMSG, RECVMSG, SEND_ZC, SENDMSG_ZC.
  */
-#ifndef ANYRING_USER_NET_H
-#define ANYRING_USER_NET_H
+#ifndef ANYRING_USER_OPS_NET_H
+#define ANYRING_USER_OPS_NET_H
 
 #include "user/types.h"
 
@@ -29,6 +29,6 @@ int ar_sendmsg_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe);
 int ar_recvmsg_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe);
 int ar_sendmsg_zc_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe);
 int ar_msg_issue(struct ar_ureq *req, unsigned issue_flags);
-/* URING_CMD's socket commands: ar_uring_cmd_sock(), declared in misc.h */
+/* URING_CMD's socket commands: ar_uring_cmd_sock(), declared in uring_cmd.h */
 
 #endif

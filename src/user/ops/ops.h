@@ -4,8 +4,8 @@
  * (nop.c), read/write (rw.c), timeouts (timeout.c), cancel (cancel.c) and
  * FILES_UPDATE (rsrc.c); POLL_ADD and POLL_REMOVE are poll.h's.
  */
-#ifndef ANYRING_USER_OPS_H
-#define ANYRING_USER_OPS_H
+#ifndef ANYRING_USER_OPS_OPS_H
+#define ANYRING_USER_OPS_OPS_H
 
 #include <stddef.h>
 #include "user/types.h"

@@ -25,7 +25,7 @@
 #include <poll.h>
 #include <time.h>
 #include <unistd.h>
-#include "user/ops/misc.h"
+#include "user/ops/splice.h"
 #include "user/rsrc.h"
 #include "user/types.h"
 

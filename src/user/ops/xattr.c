@@ -21,7 +21,7 @@
 #include <sys/xattr.h>
 #include "lib/uaccess.h"
 #include "user/ops/fs.h"
-#include "user/ops/misc.h"
+#include "user/ops/xattr.h"
 #include "user/types.h"
 
 #define AR_XATTR_NAME_MAX	255		/* XATTR_NAME_MAX */

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tw.h - deferred and punted completion: task work (tw.c), the
+ * complete= policies.
+ */
+#ifndef ANYRING_USER_TW_H
+#define ANYRING_USER_TW_H
+
+#include "user/types.h"
+
+/* tw.c */
+extern __thread struct ar_uctx *ar_tw_current;
+bool ar_tw_add(struct ar_ureq *req);
+unsigned ar_tw_run_list(struct ar_uctx *ctx);
+int ar_tw_set_policy(struct ar_uctx *ctx, unsigned complete);
+void ar_tw_stop_punt(struct ar_uctx *ctx);
+void ar_tw_submit_end(struct ar_uctx *ctx);
+void ar_tw_exit(struct ar_uctx *ctx);
+
+static inline bool ar_tw_pending(struct ar_uctx *ctx)
+{
+	return atomic_load_explicit(&ctx->tw_head, memory_order_relaxed);
+}
+
+/*
+ * The calls each enter and wait makes usually find nothing to do: each
+ * is a peek first (relaxed loads, a hint; the callee looks again with the
+ * ordering it needs), so the common case makes no call.
+ */
+
+/* Post everything queued, in arrival order, under one CQ lock; how many. */
+static inline unsigned ar_tw_run(struct ar_uctx *ctx)
+{
+	return ar_tw_pending(ctx) ? ar_tw_run_list(ctx) : 0;
+}
+
+/*
+ * A completion goes to task work unless this thread is the ring's task:
+ * with complete=deferred or punt, and while a submit is being issued (its
+ * own completions post first, as the kernel runs task work after them).
+ */
+static inline bool ar_tw_wanted(struct ar_uctx *ctx)
+{
+	/*
+	 * Also behind completions queued during a submit that ended and not
+	 * yet posted: CQEs keep the order their requests completed in (a
+	 * worker's hashed writes). Relaxed: a list taken meanwhile is posted
+	 * under ctx->lock, which a post made instead waits for.
+	 */
+	return (__atomic_load_n(&ctx->pol.complete, __ATOMIC_RELAXED) !=
+		ANYRING_COMPLETE_INLINE ||
+		atomic_load_explicit(&ctx->in_submit, memory_order_relaxed) ||
+		ar_tw_pending(ctx)) &&
+	       ar_tw_current != ctx &&
+	       !__atomic_load_n(&ctx->tw_closed, __ATOMIC_RELAXED);
+}
+
+#endif
