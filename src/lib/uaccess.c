@@ -32,7 +32,6 @@ static pthread_once_t ar_ua_once = PTHREAD_ONCE_INIT;
 static enum ar_ua_mode ar_ua_mode;
 /* relaxed: written before the first copy (pthread_once) and in a fork child */
 static _Atomic pid_t ar_ua_pid;
-static uintptr_t ar_ua_max;	/* the highest user address, access_ok's limit */
 
 /* the pipe fallback: one pipe, one copy at a time */
 static pthread_mutex_t ar_ua_pipe_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -60,29 +59,12 @@ static long ar_ua_vm(void *local, const void *remote, size_t n, bool write)
 			       (long)&r, 1, 0);
 }
 
-/*
- * The top of the user address space, taken at its largest (5-level
- * paging on x86-64, 52-bit VAs on arm64): where the kernel runs with
- * fewer bits, an address between the two faults in the system call
- * instead of at prep. No probe: a sanitizer refuses mappings at such
- * addresses.
- */
-static uintptr_t ar_ua_user_max(void)
-{
-#if defined(__x86_64__)
-	return (1UL << 56) - 4096 - 1;
-#else
-	return (1UL << 52) - 1;
-#endif
-}
-
 static void ar_ua_init(void)
 {
 	const char *env = secure_getenv("ANYRING_UACCESS");
 	unsigned long probe = 1, got = 0;
 	int saved_errno = errno;	/* the application's: the probes must not change it */
 
-	ar_ua_max = ar_ua_user_max();
 	atomic_store_explicit(&ar_ua_pid, getpid(), memory_order_relaxed);
 	pthread_atfork(NULL, NULL, ar_ua_atfork_child);
 	ar_ua_mode = AR_UA_VM;
@@ -234,12 +216,3 @@ int ar_check_zeroed_user(const void *src, size_t n)
 	return 1;
 }
 
-bool ar_access_ok(const void *p, size_t n)
-{
-	uintptr_t start = (uintptr_t)p, end;
-
-	ar_ua_ready();
-	if (__builtin_add_overflow(start, n, &end))
-		return false;
-	return end <= ar_ua_max;
-}

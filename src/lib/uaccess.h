@@ -50,10 +50,30 @@ long ar_strncpy_from_user(char *dst, const char *src, size_t n);
 int ar_check_zeroed_user(const void *src, size_t n);
 
 /*
+ * The top of the user address space, taken at its largest (5-level
+ * paging on x86-64, 52-bit VAs on arm64): where the kernel runs with
+ * fewer bits, an address between the two faults in the system call
+ * instead of at prep. No probe: a sanitizer refuses mappings at such
+ * addresses.
+ */
+#if defined(__x86_64__)
+#define AR_USER_MAX	((1UL << 56) - 4096 - 1)
+#else
+#define AR_USER_MAX	((1UL << 52) - 1)
+#endif
+
+/*
  * The kernel's access_ok(): does [p, p + n) lie below the top of the
  * user address space? Arithmetic only, no access: a non-canonical or
  * kernel address fails it.
  */
-bool ar_access_ok(const void *p, size_t n);
+static inline bool ar_access_ok(const void *p, size_t n)
+{
+	uintptr_t end;
+
+	if (__builtin_add_overflow((uintptr_t)p, n, &end))
+		return false;
+	return end <= AR_USER_MAX;
+}
 
 #endif

@@ -34,33 +34,6 @@ static void ar_batch_queue(struct ar_comp_batch *b, struct ar_ureq *req)
 	ar_req_list_add(&b->queue, &b->queue_tail, req);
 }
 
-/*
- * Every submitted request is tracked until it completes (cancel, drain,
- * exit): a submit's requests, linked by if_next, appended in one go, so
- * walks go in submission order.
- */
-void ar_inflight_add_list(struct ar_uctx *ctx, struct ar_ureq *head,
-			  struct ar_ureq *tail, unsigned nr)
-{
-	struct ar_ureq *req, *prev;
-
-	ar_ctx_lock(ctx);
-	prev = ctx->inflight_tail;
-	for (req = head; req; req = req->if_next) {
-		req->if_prev = prev;
-		req->flags |= AR_REQ_F_INFLIGHT;
-		prev = req;
-	}
-	if (ctx->inflight_tail)
-		ctx->inflight_tail->if_next = head;
-	else
-		ctx->inflight = head;
-	ctx->inflight_tail = tail;
-	/* read without the lock by waiters (a hint): relaxed atomics */
-	__atomic_store_n(&ctx->nr_inflight, ctx->nr_inflight + nr, __ATOMIC_RELAXED);
-	ar_ctx_unlock(ctx);
-}
-
 static void ar_inflight_del_locked(struct ar_uctx *ctx, struct ar_ureq *req)
 {
 	ar_lockdep_assert_held(ctx);
@@ -471,6 +444,29 @@ static bool ar_req_complete_elsewhere(struct ar_uctx *ctx, struct ar_ureq *req)
 		}
 	}
 	return false;
+}
+
+/*
+ * io_submit_flush_completions: the completions a submit's issue gathered
+ * (submit.c, ctx->submit_state), posted under one ctx->lock
+ */
+void ar_submit_flush(struct ar_uctx *ctx, struct ar_ureq *list)
+{
+	struct ar_ureq *req, *next;
+	struct ar_comp_batch b;
+	bool async = false;
+
+	ar_batch_init(&b);
+	ar_ctx_lock(ctx);
+	for (req = list; req; req = next) {
+		next = req->next;
+		/* done blocking here in io-wq's place (submit.c ar_req_issue_blocking()) */
+		async |= !!(req->flags & AR_REQ_F_ASYNC_DONE);
+		ar_complete_locked(ctx, req, &b);
+	}
+	ar_complete_timeouts_locked(ctx, &b);
+	ar_ctx_unlock(ctx);
+	ar_batch_finish(ctx, &b, async);
 }
 
 /*

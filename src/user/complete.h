@@ -8,8 +8,7 @@
 #include "user/types.h"
 
 /* complete.c */
-void ar_inflight_add_list(struct ar_uctx *ctx, struct ar_ureq *head,
-			  struct ar_ureq *tail, unsigned nr);
+void ar_submit_flush(struct ar_uctx *ctx, struct ar_ureq *list);
 void ar_req_complete(struct ar_ureq *req, int res, unsigned cflags);
 
 /* requests completed together, posted as one batch (ar_req_complete_gather()) */

@@ -224,7 +224,7 @@ static int ar_alloc_rings(struct ar_uctx *ctx, struct io_uring_params *p)
 	return 0;
 }
 
-static void ar_uctx_free(struct ar_uctx *ctx)
+void ar_uctx_free(struct ar_uctx *ctx)
 {
 	if (ctx->rings)
 		munmap(ctx->rings, ctx->rings_sz);
@@ -654,17 +654,6 @@ static void ar_user_gone(void *obj, int fd)
 	ar_user_end(ctx, fd, false);
 }
 
-void ar_uctx_get(struct ar_uctx *ctx)
-{
-	atomic_fetch_add_explicit(&ctx->refs, 1, memory_order_relaxed);
-}
-
-/* the last reference: registered-ring entries can outlive the fd */
-void ar_uctx_put(struct ar_uctx *ctx)
-{
-	if (atomic_fetch_sub_explicit(&ctx->refs, 1, memory_order_acq_rel) == 1)
-		ar_uctx_free(ctx);
-}
 
 const struct ar_engine ar_user_engine = {
 	.name	= "user",

@@ -10,8 +10,22 @@
 
 /* ctx.c */
 struct ar_uctx *ar_uctx_of_fd(int fd);
-void ar_uctx_get(struct ar_uctx *ctx);
-void ar_uctx_put(struct ar_uctx *ctx);
+/* ctx.c: a ring whose last reference went */
+void ar_uctx_free(struct ar_uctx *ctx);
+
+/* a reference on the ring, for a call on it (an enter, a register) */
+static inline void ar_uctx_get(struct ar_uctx *ctx)
+{
+	atomic_fetch_add_explicit(&ctx->refs, 1, memory_order_relaxed);
+}
+
+/* the last reference frees it: registered-ring entries can outlive the fd */
+static inline void ar_uctx_put(struct ar_uctx *ctx)
+{
+	/* acq_rel: every holder's uses come before the free */
+	if (atomic_fetch_sub_explicit(&ctx->refs, 1, memory_order_acq_rel) == 1)
+		ar_uctx_free(ctx);
+}
 
 static inline bool ar_uctx_dead(struct ar_uctx *ctx)
 {

@@ -714,7 +714,7 @@ static int ar_poll_armed_fd(struct ar_poll *p)
 	return __atomic_load_n(&p->epfd, __ATOMIC_RELAXED);
 }
 
-unsigned ar_poll_reap_armed(struct ar_uctx *ctx)
+unsigned ar_poll_reap_armed_slow(struct ar_uctx *ctx)
 {
 	int n = 0;
 

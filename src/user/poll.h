@@ -109,8 +109,18 @@ void ar_poll_sleep_end(struct ar_uctx *ctx);
 bool ar_poll_has_sleepers(struct ar_uctx *ctx);
 /* ... for the service thread, armed or not (-1: no backend yet) */
 int ar_poll_epfd(struct ar_uctx *ctx);
-/* ar_poll_reap() if anything is armed: a peek first, no call otherwise */
-unsigned ar_poll_reap_armed(struct ar_uctx *ctx);
+/* ar_poll_reap() if anything is armed, else 0 */
+unsigned ar_poll_reap_armed_slow(struct ar_uctx *ctx);
+
+/*
+ * The same behind a peek: a ring that never armed a poll has no epoll
+ * backend (relaxed: a hint; the callee loads it again with acquire)
+ */
+static inline unsigned ar_poll_reap_armed(struct ar_uctx *ctx)
+{
+	return __atomic_load_n(&ctx->svc.poll, __ATOMIC_RELAXED) ?
+	       ar_poll_reap_armed_slow(ctx) : 0;
+}
 /* ring exit, after every armed request was cancelled; and the last free */
 void ar_poll_exit(struct ar_uctx *ctx);
 void ar_poll_free(struct ar_uctx *ctx);

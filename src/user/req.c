@@ -57,26 +57,12 @@ static int ar_req_grow(struct ar_uctx *ctx)
 }
 
 /* under uring_lock */
-struct ar_ureq *ar_req_alloc(struct ar_uctx *ctx)
+bool ar_req_refill(struct ar_uctx *ctx)
 {
-	struct ar_ureq *req;
-
-	if (!ctx->req_free) {
-		/* acquire pairs with the release in ar_req_free(): the requests are written */
-		ctx->req_free = atomic_exchange_explicit(&ctx->req_freed, NULL,
-							 memory_order_acquire);
-		if (!ctx->req_free && ar_req_grow(ctx))
-			return NULL;
-	}
-	req = ctx->req_free;
-	ctx->req_free = req->next;
-
-	/* the header; ar_req_init() clears opdata */
-	memset(req, 0, offsetof(struct ar_ureq, fault_sqe));
-	req->alloc = NULL;
-	req->ctx = ctx;
-	req->fd = -1;
-	return req;
+	/* acquire pairs with the release in ar_req_free(): the requests are written */
+	ctx->req_free = atomic_exchange_explicit(&ctx->req_freed, NULL,
+						 memory_order_acquire);
+	return ctx->req_free || !ar_req_grow(ctx);
 }
 
 /* what a request holds besides itself */

@@ -324,6 +324,33 @@ static bool ar_submit_fast_read(struct ar_uctx *ctx,
 }
 
 /*
+ * Every submitted request is tracked until it completes (cancel, drain,
+ * exit): a submit's requests, linked by if_next, appended in one go, so
+ * walks go in submission order.
+ */
+static void ar_inflight_add_list(struct ar_uctx *ctx, struct ar_ureq *head,
+				 struct ar_ureq *tail, unsigned nr)
+{
+	struct ar_ureq *req, *prev;
+
+	ar_ctx_lock(ctx);
+	prev = ctx->inflight_tail;
+	for (req = head; req; req = req->if_next) {
+		req->if_prev = prev;
+		req->flags |= AR_REQ_F_INFLIGHT;
+		prev = req;
+	}
+	if (ctx->inflight_tail)
+		ctx->inflight_tail->if_next = head;
+	else
+		ctx->inflight = head;
+	ctx->inflight_tail = tail;
+	/* read without the lock by waiters (a hint): relaxed atomics */
+	__atomic_store_n(&ctx->nr_inflight, ctx->nr_inflight + nr, __ATOMIC_RELAXED);
+	ar_ctx_unlock(ctx);
+}
+
+/*
  * The state of the requests a submit makes: set up at its first SQE that
  * is not a fast NOP (a submit of fast NOPs only never needs it).
  */
@@ -476,13 +503,6 @@ int ar_submit_sqes(struct ar_uctx *ctx, unsigned nr)
  * and their own completions batch the same way. The state is the ring's
  * (ctx->submit_state), owned by the thread issuing (types.h).
  */
-static inline bool ar_submit_owner(const struct ar_uctx *ctx)
-{
-	/* relaxed: only the owner stores its own id; a reader asks "is it me?" */
-	return atomic_load_explicit(&ctx->submit_state.owner,
-				    memory_order_relaxed) == ar_self_tid();
-}
-
 /*
  * Under uring_lock (or by the single issuer, the ring's only submitter):
  * own the submit state if no other thread does. Acquire pairs with the
@@ -509,51 +529,6 @@ void ar_submit_state_init(struct ar_uctx *ctx)
 	ss->compl_head = ss->links_head = NULL;
 	ss->compl_tail = &ss->compl_head;
 	ss->links_tail = &ss->links_head;
-}
-
-bool ar_submit_defer_link(struct ar_ureq *req)
-{
-	struct ar_submit_issue *ss = &req->ctx->submit_state;
-
-	if (!ar_submit_owner(req->ctx))
-		return false;
-	req->next = NULL;
-	*ss->links_tail = req;
-	ss->links_tail = &req->next;
-	return true;
-}
-
-/* a completion in the submitting thread: posted with the batch */
-bool ar_submit_complete(struct ar_ureq *req)
-{
-	struct ar_submit_issue *ss = &req->ctx->submit_state;
-
-	if (!ar_submit_owner(req->ctx))
-		return false;
-	req->next = NULL;
-	*ss->compl_tail = req;
-	ss->compl_tail = &req->next;
-	return true;
-}
-
-/* io_submit_flush_completions */
-static void ar_submit_flush(struct ar_uctx *ctx, struct ar_ureq *list)
-{
-	struct ar_ureq *req, *next;
-	struct ar_comp_batch b;
-	bool async = false;
-
-	ar_batch_init(&b);
-	ar_ctx_lock(ctx);
-	for (req = list; req; req = next) {
-		next = req->next;
-		/* done blocking here in io-wq's place (ar_req_issue_blocking()) */
-		async |= !!(req->flags & AR_REQ_F_ASYNC_DONE);
-		ar_complete_locked(ctx, req, &b);
-	}
-	ar_complete_timeouts_locked(ctx, &b);
-	ar_ctx_unlock(ctx);
-	ar_batch_finish(ctx, &b, async);
 }
 
 /*

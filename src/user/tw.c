@@ -275,19 +275,8 @@ static void ar_punt_free(struct ar_uctx *ctx)
  * queued meanwhile go out now (complete=inline: posted here; punt: the
  * completion thread; deferred: they wait for the ring's task anyway).
  */
-void ar_tw_submit_end(struct ar_uctx *ctx)
+void ar_tw_submit_end_run(struct ar_uctx *ctx)
 {
-	/*
-	 * wake.h (submit end, punt thread): step 1 is the seq_cst decrement,
-	 * step 2 the barrier after it, step 3 the look at the list (and
-	 * ar_punt_kick()'s at the flag); pairs with the barrier after the
-	 * push in ar_tw_add() and ar_wake_flag_raise() in ar_punt_thread().
-	 */
-	if (atomic_fetch_sub_explicit(&ctx->in_submit, 1, memory_order_seq_cst) != 1)
-		return;
-	ar_wake_mb_after_rmw();
-	if (!ar_tw_pending(ctx))
-		return;
 	if (ctx->punt)
 		ar_punt_kick(ctx);
 	else if (__atomic_load_n(&ctx->pol.complete, __ATOMIC_RELAXED) ==

@@ -6,6 +6,7 @@
 #ifndef ANYRING_USER_TW_H
 #define ANYRING_USER_TW_H
 
+#include "lib/wake.h"
 #include "user/types.h"
 
 /* tw.c */
@@ -14,7 +15,7 @@ bool ar_tw_add(struct ar_ureq *req);
 unsigned ar_tw_run_list(struct ar_uctx *ctx);
 int ar_tw_set_policy(struct ar_uctx *ctx, unsigned complete);
 void ar_tw_stop_punt(struct ar_uctx *ctx);
-void ar_tw_submit_end(struct ar_uctx *ctx);
+void ar_tw_submit_end_run(struct ar_uctx *ctx);
 void ar_tw_exit(struct ar_uctx *ctx);
 
 static inline bool ar_tw_pending(struct ar_uctx *ctx)
@@ -53,6 +54,23 @@ static inline bool ar_tw_wanted(struct ar_uctx *ctx)
 		ar_tw_pending(ctx)) &&
 	       ar_tw_current != ctx &&
 	       !__atomic_load_n(&ctx->tw_closed, __ATOMIC_RELAXED);
+}
+
+/*
+ * The end of a submit's issue that counted itself in in_submit: the last
+ * one out runs what task work came meanwhile (or kicks the punt thread).
+ * wake.h (submit end, punt thread): step 1 is the seq_cst decrement,
+ * step 2 the barrier after it, step 3 the look at the list (and
+ * ar_punt_kick()'s at the flag); pairs with the barrier after the push
+ * in ar_tw_add() and ar_wake_flag_raise() in ar_punt_thread().
+ */
+static inline void ar_tw_submit_end(struct ar_uctx *ctx)
+{
+	if (atomic_fetch_sub_explicit(&ctx->in_submit, 1, memory_order_seq_cst) != 1)
+		return;
+	ar_wake_mb_after_rmw();
+	if (ar_tw_pending(ctx))
+		ar_tw_submit_end_run(ctx);
 }
 
 #endif

@@ -91,7 +91,16 @@ extern const struct ar_backend ar_direct_backend;
 /* file.c: resolution */
 void ar_file_resolve(struct ar_file *f, int fd);
 void ar_file_resolve_fixed(struct ar_file *f, int fd);
-void ar_file_release(struct ar_file *f);
+
+/* a request is done with its file: a device's reference goes */
+static inline void ar_file_release(struct ar_file *f)
+{
+	if (f->dev_ref)
+		f->be->dev_put(f->dev);
+	f->dev = NULL;
+	f->dev_ref = false;
+}
+
 /*
  * Is plain fd, by the cache, a buffered regular file that no device
  * claims? Asked by the inline read that needs no request (submit.c),

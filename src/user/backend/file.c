@@ -316,10 +316,4 @@ void ar_req_file_recheck(struct ar_ureq *req)
 	ar_file_set(&req->file, kind, ihash);
 }
 
-void ar_file_release(struct ar_file *f)
-{
-	if (f->dev_ref)
-		f->be->dev_put(f->dev);
-	f->dev = NULL;
-	f->dev_ref = false;
-}
+

@@ -423,15 +423,14 @@ int ar_link_timeout_issue(struct ar_ureq *req, unsigned issue_flags)
 }
 
 /* When a request with a LINK_TIMEOUT behind it is issued, start the timer. */
-void ar_link_timeout_arm(struct ar_ureq *req)
+void ar_link_timeout_arm_slow(struct ar_ureq *req)
 {
 	struct ar_ureq *lt = req->link;
 	struct ar_uctx *ctx = req->ctx;
 	struct ar_timeout *t;
 	int kick;
 
-	if (!(req->flags & AR_REQ_F_ARM_LT) || !lt ||
-	    lt->opcode != IORING_OP_LINK_TIMEOUT)
+	if (!lt || lt->opcode != IORING_OP_LINK_TIMEOUT)
 		return;
 	req->flags &= ~AR_REQ_F_ARM_LT;
 	if (ar_svc_prepare_timer(ctx))

@@ -13,12 +13,23 @@ bool ar_timeout_extract_locked(struct ar_uctx *ctx, struct ar_ureq *req);
 bool ar_timeout_expired(struct ar_ureq *req);
 void ar_timeout_count_locked(struct ar_uctx *ctx, struct ar_ureq *req);
 void ar_timeout_fire(struct ar_ureq *req);
-void ar_link_timeout_arm(struct ar_ureq *req);
+void ar_link_timeout_arm_slow(struct ar_ureq *req);
 struct ar_ureq *ar_link_timeout_disarm_locked(struct ar_ureq *req);
 struct ar_ureq *ar_link_timeout_unarmed_locked(struct ar_ureq *req);
 void ar_link_timeout_fire(struct ar_ureq *lt);
 bool ar_link_timeout_expired_locked(const struct ar_ureq *req);
 bool ar_link_timeout_park_locked(struct ar_ureq *req);
 void ar_link_timeout_park_device_locked(struct ar_ureq *req);
+
+/*
+ * Arm the LINK_TIMEOUT linked after req, if it has one (AR_REQ_F_ARM_LT,
+ * set at submit), as its issue begins: the look at the flag is inline,
+ * the arming out of line.
+ */
+static inline void ar_link_timeout_arm(struct ar_ureq *req)
+{
+	if (__builtin_expect(req->flags & AR_REQ_F_ARM_LT, 0))
+		ar_link_timeout_arm_slow(req);
+}
 
 #endif
