@@ -174,6 +174,12 @@ static inline const struct ar_engine *ar_engine_lookup(int fd, void **obj)
 	return e;
 }
 
+/*
+ * trap.c: the system-call trap is installed, so the program may make
+ * io_uring's calls itself (an engine's rings must then be mappable and
+ * pollable as the kernel's, with no library call in between)
+ */
+bool ar_trap_active(void);
 /* engine.c: the engine called name ("kernel", "user"), or NULL */
 const struct ar_engine *ar_engine_named(const char *name);
 /* engine.c: which engine serves an fd; the kernel unless one claimed it */

@@ -54,7 +54,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/stat.h>
-#include "fault/fault.h"
+#include "user/fault.h"
 #include "fault/rule.h"
 #include "user/types.h"
 #include "user/opdef.h"

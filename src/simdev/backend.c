@@ -19,7 +19,7 @@
 #include "user/complete.h"
 #include "user/iopoll.h"
 #include "user/wait.h"
-#include "user/backend/backend.h"
+#include "user/backend.h"
 
 _Static_assert(sizeof(struct ar_sim_io) <= AR_DEV_IO_SIZE,
 	       "struct ar_sim_io does not fit in struct ar_dev_req");

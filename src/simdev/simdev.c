@@ -42,7 +42,7 @@
 #include "user/wait.h"
 #include "lib/thread.h"
 #include "engine/engine.h"
-#include "user/backend/backend.h"
+#include "user/backend.h"
 
 #define AR_SIM_FD_SHIFT		10
 #define AR_SIM_FD_CHUNK		(1U << AR_SIM_FD_SHIFT)

@@ -6,9 +6,8 @@
 #ifndef ANYRING_TRAP_TRAP_H
 #define ANYRING_TRAP_TRAP_H
 
-#include <stdbool.h>
+#include "engine/engine.h"
 
-/* the trap is installed: rings must be mappable by the program (ctx.c) */
-bool ar_trap_active(void);
+/* ar_trap_active() is declared in engine/engine.h, for the engines */
 
 #endif

@@ -31,7 +31,7 @@
 #include "user/aiopoll.h"
 #include "user/poll.h"
 #include "user/aio.h"
-#include "user/ops/timeout.h"
+#include "user/timeout.h"
 
 #define AR_AIOPOLL_CHUNK	64
 

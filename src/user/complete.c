@@ -11,7 +11,6 @@
 #include <string.h>
 #include <unistd.h>
 #include "lib/wake.h"
-#include "trap/trap.h"
 #include "user/types.h"
 #include "user/opdef.h"
 #include "user/lock.h"
@@ -26,7 +25,7 @@
 #include "user/kbuf.h"
 #include "user/wait.h"
 #include "user/waitq.h"
-#include "user/ops/timeout.h"
+#include "user/timeout.h"
 #include "user/ringfd.h"
 
 static void ar_batch_queue(struct ar_comp_batch *b, struct ar_ureq *req)

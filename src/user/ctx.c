@@ -32,16 +32,15 @@
 #include "user/svc.h"
 #include "user/poll.h"
 #include "user/aiopoll.h"
-#include "user/ops/cancel.h"
+#include "user/cancel.h"
 #include "user/rsrc.h"
 #include "user/register.h"
 #include "user/sqpoll.h"
 #include "engine/engine.h"
 #include "user/ringfd.h"
 #include "user/iopoll.h"
-#include "user/backend/backend.h"
+#include "user/backend.h"
 #include "user/aio.h"
-#include "trap/trap.h"
 #include "lib/sysraw.h"
 
 #define AR_SETUP_KNOWN (IORING_SETUP_IOPOLL | IORING_SETUP_SQPOLL |	\

@@ -33,12 +33,12 @@
 #include <time.h>
 #include <sys/prctl.h>
 #include "user/iopoll.h"
-#include "user/backend/backend.h"
+#include "user/backend.h"
 #include "user/complete.h"
 #include "user/tw.h"
 #include "user/lock.h"
 #include "user/wait.h"
-#include "user/ops/cancel.h"
+#include "user/cancel.h"
 
 #define AR_IOPOLL_POLL_MAX	16	/* devices polled per pass */
 #define AR_IOPOLL_EST		4	/* devices with learned estimates, per ring */

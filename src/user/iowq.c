@@ -24,7 +24,7 @@
 #include "user/complete.h"
 #include "user/iowq.h"
 #include "lib/thread.h"
-#include "user/backend/backend.h"
+#include "user/backend.h"
 
 #define AR_WORKER_IDLE_MS	5000
 

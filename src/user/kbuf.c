@@ -20,7 +20,7 @@
 #include "user/types.h"
 #include "user/kbuf.h"
 #include "user/pin.h"
-#include "user/backend/backend.h"
+#include "user/backend.h"
 
 #define AR_MAX_BIDS_PER_BGID	(1U << 16)	/* bids are 16 bits in a CQE */
 #define AR_KBUF_MAX_LIST	0xffffU		/* USHRT_MAX buffers in a list */

@@ -9,6 +9,9 @@
 #ifndef ANYRING_USER_OPDEF_H
 #define ANYRING_USER_OPDEF_H
 
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/uio.h>
 #include <linux/io_uring.h>
 #include "engine/compat.h"
 
@@ -73,6 +76,12 @@ struct ar_cold_def {
 	const char *name;
 	/* release what prep allocated beyond req->alloc; may be NULL */
 	void (*cleanup)(struct ar_ureq *req);
+	/*
+	 * Take an armed request out of the wait of its own (a futex, a
+	 * child), under ctx->lock, for a cancel: as cancel.c's
+	 * ar_cancel_extract_locked() answers. NULL: the core's states say.
+	 */
+	int (*cancel_locked)(struct ar_ureq *req);
 	/* for fault injection's rules (src/fault) */
 	const char *family;		/* the op= family it belongs to, or NULL */
 	unsigned paths : 2;		/* enum ar_op_paths */
@@ -89,6 +98,57 @@ extern const struct ar_cold_def ar_cold_defs[AR_OP_NR];
 static inline bool ar_op_supported(unsigned op)
 {
 	return op < AR_OP_NR && ar_issue_defs[op].prep;
+}
+
+/*
+ * The SQEs submit.c's fast paths serve without a request. A NOP with no
+ * SQE flags, priority or personality, and no nop_flags but
+ * INJECT_RESULT: true, with its result.
+ */
+static inline bool ar_nop_sqe_plain(const struct io_uring_sqe *sqe, __s32 *res)
+{
+	__u32 nop_flags;
+
+	if (sqe->opcode != IORING_OP_NOP || sqe->flags || sqe->ioprio ||
+	    sqe->personality)
+		return false;
+	nop_flags = sqe->rw_flags;
+	if (nop_flags & ~1U)	/* IORING_NOP_INJECT_RESULT */
+		return false;
+	*res = nop_flags ? (__s32)sqe->len : 0;
+	return true;
+}
+
+/*
+ * sqe->buf_index read once from the application's SQE. Newer headers put
+ * it in a packed union, whose member's address may not be taken: the
+ * load goes through its offset instead.
+ */
+static inline __u16 ar_sqe_buf_index_once(const struct io_uring_sqe *sqe)
+{
+	return *(const volatile __u16 *)((const char *)sqe +
+					 offsetof(struct io_uring_sqe, buf_index));
+}
+
+/*
+ * A READ with no SQE flags, priority, RWF_* flags, personality or buffer
+ * index: true, with its fd, buffer and offset. Each field is read once
+ * from the application's SQE, which it may be rewriting.
+ */
+static inline bool ar_read_sqe_plain(const struct io_uring_sqe *sqe, int *fd,
+				     struct iovec *iov, __s64 *off)
+{
+	if (IO_URING_READ_ONCE(sqe->opcode) != IORING_OP_READ ||
+	    IO_URING_READ_ONCE(sqe->flags) || IO_URING_READ_ONCE(sqe->ioprio) ||
+	    IO_URING_READ_ONCE(sqe->rw_flags) ||
+	    ar_sqe_buf_index_once(sqe) ||
+	    IO_URING_READ_ONCE(sqe->personality))
+		return false;
+	*off = (__s64)IO_URING_READ_ONCE(sqe->off);
+	iov->iov_len = IO_URING_READ_ONCE(sqe->len);
+	iov->iov_base = (void *)(unsigned long)IO_URING_READ_ONCE(sqe->addr);
+	*fd = IO_URING_READ_ONCE(sqe->fd);
+	return true;
 }
 
 #endif

@@ -45,11 +45,10 @@
 #include "user/svc.h"
 #include "user/submit.h"
 #include "user/complete.h"
-#include "user/ops/timeout.h"
+#include "user/timeout.h"
 #include "engine/engine.h"
 #include "user/wait.h"
 #include "user/waitq.h"
-#include "user/ops/ops.h"
 #include "user/ringfd.h"
 
 #define AR_POLL_BATCH		64

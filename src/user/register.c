@@ -22,7 +22,7 @@
 #include "user/complete.h"
 #include "user/iowq.h"
 #include "user/kbuf.h"
-#include "user/ops/cancel.h"
+#include "user/cancel.h"
 #include "user/rsrc.h"
 #include "user/register.h"
 #include "user/sqpoll.h"

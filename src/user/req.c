@@ -17,8 +17,8 @@
 #include "user/ctx.h"
 #include "user/req.h"
 #include "user/rsrc.h"
-#include "user/backend/backend.h"
-#include "fault/fault.h"
+#include "user/backend.h"
+#include "user/fault.h"
 
 #define AR_REQ_SLAB	64
 

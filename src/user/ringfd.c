@@ -19,7 +19,6 @@
 #include <pthread.h>
 #include <sys/epoll.h>
 #include "lib/ringfd.h"
-#include "trap/trap.h"
 #include "user/types.h"
 #include "user/ctx.h"
 #include "user/svc.h"

@@ -25,7 +25,7 @@
 #include "user/complete.h"
 #include "user/pin.h"
 #include "user/rsrc.h"
-#include "user/backend/backend.h"
+#include "user/backend.h"
 #include "engine/engine.h"
 
 #define AR_MAX_FIXED_FILES	(1U << 20)

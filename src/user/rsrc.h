@@ -24,4 +24,8 @@ int ar_rsrc_install_file(struct ar_uctx *ctx, int fd, unsigned slot,
 int ar_rsrc_close_file(struct ar_uctx *ctx, unsigned slot);
 int ar_rsrc_alloc_range(struct ar_uctx *ctx, unsigned off, unsigned len);
 
+/* the FILES_UPDATE opcode */
+int ar_files_update_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe);
+int ar_files_update_issue(struct ar_ureq *req, unsigned issue_flags);
+
 #endif

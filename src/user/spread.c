@@ -36,8 +36,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <unistd.h>
-#include "user/backend/backend.h"
-#include "fault/fault.h"
+#include "user/backend.h"
+#include "user/fault.h"
 #include "lib/waitpol.h"
 #include "user/types.h"
 #include "user/opdef.h"

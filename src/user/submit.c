@@ -12,7 +12,7 @@
 #include <poll.h>
 #include <sys/uio.h>
 #include "lib/sysraw.h"
-#include "fault/fault.h"
+#include "user/fault.h"
 #include "lib/uaccess.h"
 #include "user/types.h"
 #include "user/opdef.h"
@@ -27,11 +27,10 @@
 #include "user/iowq.h"
 #include "user/svc.h"
 #include "user/poll.h"
-#include "user/ops/ops.h"
-#include "user/ops/timeout.h"
+#include "user/timeout.h"
 #include "user/rsrc.h"
 #include "user/register.h"
-#include "user/backend/backend.h"
+#include "user/backend.h"
 
 #define AR_SQE_COMMON_FLAGS (IOSQE_FIXED_FILE | IOSQE_IO_LINK |		\
 			     IOSQE_IO_HARDLINK | IOSQE_ASYNC)

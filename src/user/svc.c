@@ -21,7 +21,7 @@
 #include "user/submit.h"
 #include "user/wait.h"
 #include "user/svc.h"
-#include "user/ops/timeout.h"
+#include "user/timeout.h"
 #include "lib/thread.h"
 #include "engine/engine.h"
 #include "user/ringfd.h"

@@ -81,7 +81,7 @@ struct ar_iopoll;
 
 #define AR_RINGFD_REG_MAX	16
 
-/* a file as a request sees it: its backend (user/backend/backend.h) */
+/* a file as a request sees it: its backend (user/backend.h) */
 struct ar_file {
 	const struct ar_backend *be;
 	void *dev;		/* a device backend's device; NULL otherwise */

@@ -16,7 +16,7 @@
 #include <errno.h>
 #include <unistd.h>
 #include <sys/uio.h>
-#include "user/backend/backend.h"
+#include "user/backend.h"
 #include "lib/sysraw.h"
 
 #define AR_RW_ITER_VECS		16

@@ -11,7 +11,7 @@
 #include <linux/aio_abi.h>
 #include "user/aio.h"
 #include "user/types.h"
-#include "user/backend/backend.h"
+#include "user/backend.h"
 
 /* the request's backend state is its iocb */
 _Static_assert(sizeof(struct iocb) <= AR_REQ_BEDATA,

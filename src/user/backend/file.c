@@ -36,7 +36,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <sys/stat.h>
-#include "user/backend/backend.h"
+#include "user/backend.h"
 
 #define AR_FILE_CHUNK_SHIFT	12
 #define AR_FILE_CHUNK		(1U << AR_FILE_CHUNK_SHIFT)

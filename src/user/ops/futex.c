@@ -39,7 +39,7 @@
 #include <linux/futex.h>
 #include "lib/sysraw.h"
 #include "lib/uaccess.h"
-#include "user/ops/cancel.h"
+#include "user/cancel.h"
 #include "user/types.h"
 #include "user/lock.h"
 #include "user/complete.h"
@@ -48,7 +48,7 @@
 #include "lib/thread.h"
 #include "user/ops/futex.h"
 #include "user/ops/waitid.h"
-#include "user/ops/timeout.h"
+#include "user/timeout.h"
 
 #ifndef SYS_futex_waitv
 #define SYS_futex_waitv		449

@@ -14,16 +14,11 @@ int ar_futex_wait_issue(struct ar_ureq *req, unsigned issue_flags);
 int ar_futexv_wait_issue(struct ar_ureq *req, unsigned issue_flags);
 int ar_futex_wake_issue(struct ar_ureq *req, unsigned issue_flags);
 /*
- * cancel.c: the cancellation of a wait of futex.c or waitid.c, under
+ * The cancellation of a wait of futex.c or waitid.c (the cold table's
+ * cancel_locked for FUTEX_WAIT, FUTEX_WAITV and WAITID: cancel.c), under
  * ctx->lock, answering as ar_cancel_extract_locked(): AR_CANCEL_OWN_COUNT
  * for one cancelled that its own thread completes (the kernel's count)
  */
 int ar_futex_cancel_locked(struct ar_ureq *req);
-
-static inline bool ar_futex_waits(__u8 opcode)
-{
-	return opcode == AR_OP_FUTEX_WAIT || opcode == AR_OP_FUTEX_WAITV ||
-	       opcode == AR_OP_WAITID;
-}
 
 #endif

@@ -25,7 +25,7 @@
 #include "user/complete.h"
 #include "user/kbuf.h"
 #include "user/ops/ops.h"
-#include "user/backend/backend.h"
+#include "user/backend.h"
 
 #define AR_RW_INLINE_VECS	4
 

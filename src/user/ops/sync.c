@@ -15,7 +15,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include "user/ops/sync.h"
-#include "user/backend/backend.h"
+#include "user/backend.h"
 #include "user/types.h"
 
 /* a libc call's -1/errno as the kernel's -errno */

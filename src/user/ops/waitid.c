@@ -27,14 +27,14 @@
 #include <sys/wait.h>
 #include "lib/sysraw.h"
 #include "lib/uaccess.h"
-#include "user/ops/cancel.h"
+#include "user/cancel.h"
 #include "user/types.h"
 #include "user/lock.h"
 #include "user/complete.h"
 #include "user/ctx.h"
 #include "lib/thread.h"
 #include "user/ops/futex.h"
-#include "user/ops/timeout.h"
+#include "user/timeout.h"
 
 struct ar_wid;
 

@@ -10,8 +10,8 @@
  * issue, and the chosen effect is applied there (an error instead of the
  * operation; a shorter transfer; a delay slept in an io-wq worker).
  */
-#ifndef ANYRING_FAULT_FAULT_H
-#define ANYRING_FAULT_FAULT_H
+#ifndef ANYRING_USER_FAULT_H
+#define ANYRING_USER_FAULT_H
 
 #include "user/types.h"
 #include "user/submit.h"

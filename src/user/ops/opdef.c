@@ -30,6 +30,9 @@
 #include "user/opdef.h"
 #include "user/poll.h"
 #include "user/types.h"
+#include "user/rsrc.h"
+#include "user/cancel.h"
+#include "user/timeout.h"
 
 _Static_assert(AR_OP_NR == AR_OP_LAST_KNOWN_6_18 + 1,
 	      "the table describes Linux 6.18's opcodes");
@@ -370,10 +373,13 @@ const struct ar_cold_def ar_cold_defs[AR_OP_NR] = {
 	[IORING_OP_SEND_ZC] = { .name = "SEND_ZC" },
 	[IORING_OP_SENDMSG_ZC] = { .name = "SENDMSG_ZC" },
 	[AR_OP_READ_MULTISHOT] = { .name = "READ_MULTISHOT" },
-	[AR_OP_WAITID] = { .name = "WAITID" },
-	[AR_OP_FUTEX_WAIT] = { .name = "FUTEX_WAIT" },
+	[AR_OP_WAITID] = { .name = "WAITID",
+		.cancel_locked = ar_futex_cancel_locked },
+	[AR_OP_FUTEX_WAIT] = { .name = "FUTEX_WAIT",
+		.cancel_locked = ar_futex_cancel_locked },
 	[AR_OP_FUTEX_WAKE] = { .name = "FUTEX_WAKE" },
-	[AR_OP_FUTEX_WAITV] = { .name = "FUTEX_WAITV" },
+	[AR_OP_FUTEX_WAITV] = { .name = "FUTEX_WAITV",
+		.cancel_locked = ar_futex_cancel_locked },
 	[AR_OP_FIXED_FD_INSTALL] = { .name = "FIXED_FD_INSTALL" },
 	[AR_OP_FTRUNCATE] = { .name = "FTRUNCATE" },
 	[AR_OP_BIND] = { .name = "BIND" },

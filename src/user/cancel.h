@@ -2,8 +2,8 @@
 /*
  * cancel.h - what the core calls of cancel.c.
  */
-#ifndef ANYRING_USER_OPS_CANCEL_H
-#define ANYRING_USER_OPS_CANCEL_H
+#ifndef ANYRING_USER_CANCEL_H
+#define ANYRING_USER_CANCEL_H
 
 #include "user/types.h"
 
@@ -21,5 +21,9 @@
 int ar_cancel_extract_locked(struct ar_ureq *req);
 void ar_cancel_all(struct ar_uctx *ctx);
 int ar_sync_cancel(struct ar_uctx *ctx, const void *arg);
+
+/* the ASYNC_CANCEL opcode */
+int ar_async_cancel_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe);
+int ar_async_cancel_issue(struct ar_ureq *req, unsigned issue_flags);
 
 #endif

@@ -15,8 +15,8 @@
 #include "user/complete.h"
 #include "user/wait.h"
 #include "user/svc.h"
-#include "user/ops/timeout.h"
-#include "user/ops/cancel.h"
+#include "user/timeout.h"
+#include "user/cancel.h"
 
 #define AR_TIMEOUT_FLAGS (IORING_TIMEOUT_ABS | IORING_TIMEOUT_CLOCK_MASK | \
 			  IORING_TIMEOUT_ETIME_SUCCESS)

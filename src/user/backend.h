@@ -20,8 +20,8 @@
  *   devices   registered at load time (ar_backend_register_device), such
  *             as simdev: they claim the fds that are theirs.
  */
-#ifndef ANYRING_USER_BACKEND_BACKEND_H
-#define ANYRING_USER_BACKEND_BACKEND_H
+#ifndef ANYRING_USER_BACKEND_H
+#define ANYRING_USER_BACKEND_H
 
 #include <stdbool.h>
 #include <stddef.h>

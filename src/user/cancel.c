@@ -14,9 +14,9 @@
 #include <string.h>
 #include <fcntl.h>
 #include <unistd.h>
-#include "user/ops/ops.h"
 #include "lib/uaccess.h"
 #include "user/types.h"
+#include "user/opdef.h"
 #include "user/lock.h"
 #include "user/submit.h"
 #include "user/drain.h"
@@ -25,9 +25,8 @@
 #include "user/iowq.h"
 #include "user/svc.h"
 #include "user/poll.h"
-#include "user/ops/timeout.h"
-#include "user/ops/cancel.h"
-#include "user/ops/futex.h"
+#include "user/timeout.h"
+#include "user/cancel.h"
 #include "user/rsrc.h"
 #include "user/spread.h"
 
@@ -52,9 +51,12 @@ struct ar_cancel {
  */
 int ar_cancel_extract_locked(struct ar_ureq *req)
 {
+	const struct ar_cold_def *def = &ar_cold_defs[req->opcode];
+
 	ar_lockdep_assert_held(req->ctx);
-	if (ar_futex_waits(req->opcode))
-		return ar_futex_cancel_locked(req);
+	/* an opcode that waits somewhere of its own (a futex, a child) */
+	if (def->cancel_locked)
+		return def->cancel_locked(req);
 	switch (ar_req_state(req)) {
 	case AR_REQ_QUEUED:
 		if (ar_iowq_cancel(req->ctx, req))
@@ -79,13 +81,13 @@ int ar_cancel_extract_locked(struct ar_ureq *req)
 		if (!(req->poll_flags & AR_POLLF_BUSY))
 			return -ENOENT;
 		req->poll_flags |= AR_POLLF_CANCEL;
-		return req->opcode == IORING_OP_POLL_ADD ? AR_CANCEL_OWN :
-							   -EALREADY;
+		return ar_issue_defs[req->opcode].poll_events ? AR_CANCEL_OWN :
+								-EALREADY;
 	case AR_REQ_ARMED:
-		if (req->opcode == IORING_OP_LINK_TIMEOUT)
-			return -ENOENT;
-		if (req->opcode == IORING_OP_TIMEOUT)
-			return ar_timeout_extract_locked(req->ctx, req) ? 0 : -ENOENT;
+		/* a timeout's timer: a LINK_TIMEOUT goes with its target only */
+		if (ar_issue_defs[req->opcode].timer)
+			return ar_issue_defs[req->opcode].cq_timeout &&
+			       ar_timeout_extract_locked(req->ctx, req) ? 0 : -ENOENT;
 		return ar_svc_disarm_locked(req) ? 0 : -ENOENT;
 	default:
 		return -ENOENT;

@@ -2,8 +2,8 @@
 /*
  * timeout.h - what the core calls of timeout.c.
  */
-#ifndef ANYRING_USER_OPS_TIMEOUT_H
-#define ANYRING_USER_OPS_TIMEOUT_H
+#ifndef ANYRING_USER_TIMEOUT_H
+#define ANYRING_USER_TIMEOUT_H
 
 #include "user/types.h"
 
@@ -31,5 +31,13 @@ static inline void ar_link_timeout_arm(struct ar_ureq *req)
 	if (__builtin_expect(req->flags & AR_REQ_F_ARM_LT, 0))
 		ar_link_timeout_arm_slow(req);
 }
+
+/* the TIMEOUT, TIMEOUT_REMOVE and LINK_TIMEOUT opcodes */
+int ar_timeout_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe);
+int ar_timeout_issue(struct ar_ureq *req, unsigned issue_flags);
+int ar_timeout_remove_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe);
+int ar_timeout_remove_issue(struct ar_ureq *req, unsigned issue_flags);
+int ar_link_timeout_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe);
+int ar_link_timeout_issue(struct ar_ureq *req, unsigned issue_flags);
 
 #endif
