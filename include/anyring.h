@@ -91,6 +91,9 @@ int anyring_submit_and_wait_ext(struct io_uring *ring,
  *   complete=inline the completing context posts the CQE itself
  *   complete=punt   a per-ring completion thread posts CQEs (the workqueue
  *                   baseline patch 002 removes)
+ *   complete=single as deferred, but the ring's task posts each completion
+ *                   on its own, under its own lock and with its own wakeup,
+ *                   and each one wakes the task: kernels before seed 001
  *   wait=sleep      sleep at once                               [seed 000]
  *   wait=spin       poll the CQ (bounded by spin_usec), then sleep
  *   wait=hybrid     sleep a learned share of the expected completion time,
@@ -119,7 +122,7 @@ enum {
 };
 enum {
 	ANYRING_COMPLETE_DEFAULT = 0, ANYRING_COMPLETE_DEFERRED,
-	ANYRING_COMPLETE_INLINE, ANYRING_COMPLETE_PUNT,
+	ANYRING_COMPLETE_INLINE, ANYRING_COMPLETE_PUNT, ANYRING_COMPLETE_SINGLE,
 };
 enum {
 	ANYRING_WAITP_DEFAULT = 0, ANYRING_WAITP_SLEEP, ANYRING_WAITP_SPIN,

@@ -38,6 +38,10 @@ static void t_strings(void)
 	CHECK(anyring_policy_format(&p, buf, sizeof(buf)) > 0);
 	CHECK(!strcmp(buf, "wake=every,complete=punt,wait=hybrid,iowait=off,"
 		      "issue=inline,block=worker,spin_usec=250"));
+	CHECK_EQ(anyring_policy_parse("complete=single", &p), 0);
+	CHECK_EQ(p.complete, ANYRING_COMPLETE_SINGLE);
+	CHECK(anyring_policy_format(&p, buf, sizeof(buf)) > 0);
+	CHECK(strstr(buf, "complete=single,") != NULL);
 	CHECK_EQ(anyring_policy_parse("block=waiter", &p), 0);
 	CHECK_EQ(p.block, ANYRING_BLOCK_WAITER);
 	CHECK_EQ(anyring_policy_parse("block=nobody", &p), -EINVAL);
@@ -229,17 +233,19 @@ static void t_wake_policies(void)
 {
 	static const unsigned char completes[] = {
 		ANYRING_COMPLETE_INLINE, ANYRING_COMPLETE_DEFERRED,
-		ANYRING_COMPLETE_PUNT,
+		ANYRING_COMPLETE_PUNT, ANYRING_COMPLETE_SINGLE,
 	};
 	struct anyring_stats st;
 	unsigned long long w;
 
-	for (unsigned i = 0; i < 3; i++) {
+	for (unsigned i = 0; i < 4; i++) {
 		w = t_batch_wakeups(ANYRING_WAKE_THRESHOLD, completes[i], &st);
 		printf("complete=%u wake=threshold: %llu wakeups, %llu spurious, "
 		       "%llu sleeps for %d CQEs\n", completes[i], w,
 		       st.spurious_wakeups, st.sleeps, NR);
-		CHECK(w <= 2);
+		/* single wakes the task for each completion another thread queues */
+		if (completes[i] != ANYRING_COMPLETE_SINGLE)
+			CHECK(w <= 2);
 		w = t_batch_wakeups(ANYRING_WAKE_EVERY, completes[i], &st);
 		printf("complete=%u wake=every: %llu wakeups, %llu spurious, "
 		       "%llu sleeps for %d CQEs\n", completes[i], w,
@@ -251,6 +257,11 @@ static void t_wake_policies(void)
 			CHECK(st.tw_items >= NR);
 		if (completes[i] == ANYRING_COMPLETE_PUNT)
 			CHECK(st.worker_handoffs >= NR);
+		/* single: each queued completion posted on its own */
+		if (completes[i] == ANYRING_COMPLETE_SINGLE) {
+			CHECK(st.tw_items >= NR);
+			CHECK_EQ(st.tw_batches, st.tw_items);
+		}
 	}
 }
 

@@ -3,17 +3,17 @@
 # tests/diff; -m scenarios: the call cases, setup/register/enter results,
 # run once in the differential test, but for the enter arguments' bad
 # pointers, ua_enter*, which a wait= policy reads) under every completion-path policy
-# combination: wake= x complete= x wait= (2 x 3 x 4 = 24), then block=worker twice. ANYRING_POLICY applies to the rings of both engines
+# combination: wake= x complete= x wait= (2 x 4 x 4 = 32), then block=worker twice. ANYRING_POLICY applies to the rings of both engines
 # (the kernel engine takes wait= only). With a sanitizer, where one run
 # takes several seconds, each value of each axis runs once at least
-# (6 combinations: wake x complete, wait rotating).
+# (8 combinations: wake x complete, wait rotating).
 # Env (from tests/run.sh): ANYRING_BUILD, SAN.
 set -u
 BIN="${ANYRING_BUILD:?ANYRING_BUILD is not set}/tests/differential"
 [ -x "$BIN" ] || { echo "FAIL: $BIN not built"; exit 1; }
 waits="sleep spin hybrid adaptive"
 fails=0 runs=0 i=0
-for complete in inline deferred punt; do
+for complete in inline deferred punt single; do
 	for wake in threshold every; do
 		if [ -n "${SAN:-}" ]; then
 			set -- $waits

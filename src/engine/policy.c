@@ -28,6 +28,7 @@ static const struct ar_pol_name ar_complete_names[] = {
 	{ "deferred", ANYRING_COMPLETE_DEFERRED },
 	{ "inline", ANYRING_COMPLETE_INLINE },
 	{ "punt", ANYRING_COMPLETE_PUNT },
+	{ "single", ANYRING_COMPLETE_SINGLE },
 	{ NULL, 0 },
 };
 
@@ -137,7 +138,7 @@ AR_EXPORT int anyring_policy_parse(const char *str, struct anyring_policy *p)
 		n = (size_t)(comma - s);
 		if (n && ar_policy_item(s, n, &np)) {
 			ar_debug("policy '%s': bad item '%.*s' (wake=threshold|every, "
-				 "complete=deferred|inline|punt, wait=sleep|spin|hybrid|"
+				 "complete=deferred|inline|punt|single, wait=sleep|spin|hybrid|"
 				 "adaptive, iowait=on|off, issue=inline|spread, block=worker|waiter, spin_usec=N)", str, (int)n, s);
 			return -EINVAL;
 		}
@@ -186,7 +187,7 @@ AR_EXPORT int anyring_ring_set_policy(struct io_uring *ring,
 	void *obj;
 
 	if (!ring || !p || p->wake > ANYRING_WAKE_EVERY ||
-	    p->complete > ANYRING_COMPLETE_PUNT ||
+	    p->complete > ANYRING_COMPLETE_SINGLE ||
 	    p->wait > ANYRING_WAITP_ADAPTIVE || p->iowait > ANYRING_IOWAIT_OFF ||
 	    p->issue > ANYRING_ISSUE_SPREAD || p->block > ANYRING_BLOCK_WAITER ||
 	    p->spin_usec > 1000000)

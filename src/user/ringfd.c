@@ -20,6 +20,7 @@
 #include <sys/epoll.h>
 #include "lib/ringfd.h"
 #include "user/types.h"
+#include "user/tw.h"
 #include "user/ctx.h"
 #include "user/svc.h"
 
@@ -58,8 +59,7 @@ static bool ar_ring_pending(void *arg)
 	       io_uring_smp_load_acquire(&ctx->rings->cq.tail) ||
 	       (__atomic_load_n(&ctx->rings->sq_flags, __ATOMIC_RELAXED) &
 		IORING_SQ_CQ_OVERFLOW) ||
-	       (__atomic_load_n(&ctx->pol.complete, __ATOMIC_RELAXED) ==
-		ANYRING_COMPLETE_DEFERRED &&
+	       (ar_tw_by_task(ctx) &&
 		atomic_load_explicit(&ctx->tw_head, memory_order_relaxed));
 }
 

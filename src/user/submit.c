@@ -532,16 +532,14 @@ void ar_submit_state_init(struct ar_uctx *ctx)
 
 /*
  * Must completions from other threads wait for this submit's end (tw.c)?
- * Not when they wait for the ring's task anyway (complete=deferred, no
- * punt thread) and only this thread can switch the policy (the issuer of
+ * Not when they wait for the ring's task anyway (complete=deferred or
+ * single, no punt thread) and only this thread can switch the policy (the issuer of
  * a SINGLE_ISSUER ring): then in_submit has no reader, and its two
  * bus-locked updates are saved.
  */
 static bool ar_submit_counts(struct ar_uctx *ctx)
 {
-	return !ar_issuer_lockless(ctx) || ctx->punt ||
-	       __atomic_load_n(&ctx->pol.complete, __ATOMIC_RELAXED) !=
-	       ANYRING_COMPLETE_DEFERRED;
+	return !ar_issuer_lockless(ctx) || ctx->punt || !ar_tw_by_task(ctx);
 }
 
 /* the batch and the deferred links, until both are empty (the owner's) */

@@ -129,9 +129,42 @@ bool ar_tw_add(struct ar_ureq *req)
 	 */
 	if (!old)
 		ar_ring_signal(ctx, async);
+	/*
+	 * complete=single: as the kernel's task_work_add() before seed 001,
+	 * every completion wakes the task, which posts it and looks again
+	 */
 	if (ar_wake_has_sleepers(&ctx->cq_waiters))
-		ar_waitq_wake(ctx, false);
+		ar_waitq_wake(ctx, __atomic_load_n(&ctx->pol.complete,
+						   __ATOMIC_RELAXED) ==
+				   ANYRING_COMPLETE_SINGLE);
 	return true;
+}
+
+/*
+ * complete=single, the baseline of seed 001: the list taken is posted
+ * one request at a time, each under its own CQ lock and followed by its
+ * own wakeups and eventfd signal, as each task_work item ran before
+ * the patch batched them. In arrival order, as the kernel's FIFO
+ * task_work list (behind whatever else was queued first).
+ */
+static unsigned ar_tw_run_single(struct ar_uctx *ctx, struct ar_ureq *req)
+{
+	struct ar_ureq *next;
+	struct ar_comp_batch b;
+	unsigned n = 0;
+
+	for (; req; req = next, n++) {
+		next = req->next;
+		ar_batch_init(&b);
+		ar_ctx_lock(ctx);
+		ar_complete_locked(ctx, req, &b);
+		ar_complete_timeouts_locked(ctx, &b);
+		ar_ctx_unlock(ctx);
+		ar_batch_finish(ctx, &b, !!(req->flags & AR_REQ_F_ASYNC_DONE));
+		ar_stat_add(ctx, tw_batches, 1);
+		ar_stat_add(ctx, tw_items, 1);
+	}
+	return n;
 }
 
 /* ar_tw_run() found the list non-empty: post it all (complete.h) */
@@ -165,6 +198,11 @@ unsigned ar_tw_run_list(struct ar_uctx *ctx)
 		n++;
 	}
 	atomic_fetch_sub_explicit(&ctx->tw_nr, (int)n, memory_order_relaxed);
+	if (__atomic_load_n(&ctx->pol.complete, __ATOMIC_RELAXED) ==
+	    ANYRING_COMPLETE_SINGLE) {
+		ar_ctx_unlock(ctx);
+		return ar_tw_run_single(ctx, prev);
+	}
 	for (req = prev; req; req = next) {
 		next = req->next;
 		from_worker |= !!(req->flags & AR_REQ_F_ASYNC_DONE);
@@ -273,7 +311,8 @@ static void ar_punt_free(struct ar_uctx *ctx)
 /*
  * A thread finished issuing a submit: the completions other threads
  * queued meanwhile go out now (complete=inline: posted here; punt: the
- * completion thread; deferred: they wait for the ring's task anyway).
+ * completion thread; deferred, single: they wait for the ring's task
+ * anyway).
  */
 void ar_tw_submit_end_run(struct ar_uctx *ctx)
 {

@@ -18,6 +18,17 @@ void ar_tw_stop_punt(struct ar_uctx *ctx);
 void ar_tw_submit_end_run(struct ar_uctx *ctx);
 void ar_tw_exit(struct ar_uctx *ctx);
 
+/*
+ * complete=deferred or single: completions from other threads wait for
+ * the ring's task, which posts them when it enters (or waits)
+ */
+static inline bool ar_tw_by_task(const struct ar_uctx *ctx)
+{
+	unsigned char c = __atomic_load_n(&ctx->pol.complete, __ATOMIC_RELAXED);
+
+	return c == ANYRING_COMPLETE_DEFERRED || c == ANYRING_COMPLETE_SINGLE;
+}
+
 static inline bool ar_tw_pending(struct ar_uctx *ctx)
 {
 	return atomic_load_explicit(&ctx->tw_head, memory_order_relaxed);

@@ -131,7 +131,10 @@ static bool ar_should_wake(struct ar_uctx *ctx, struct ar_waiter *w)
 	 */
 	unsigned tail = __atomic_load_n(&ctx->rings->cq.tail, __ATOMIC_ACQUIRE);
 
-	/* complete=deferred: queued completions count, the waiter posts them */
+	/*
+	 * complete=deferred: queued completions count, the waiter posts
+	 * them (complete=single wakes it for each anyway: ar_tw_add())
+	 */
 	if (__atomic_load_n(&ctx->pol.complete, __ATOMIC_RELAXED) ==
 	    ANYRING_COMPLETE_DEFERRED)
 		tail += (unsigned)atomic_load_explicit(&ctx->tw_nr,

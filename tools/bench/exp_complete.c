@@ -14,12 +14,14 @@ const char *const exp_cmode_names[NCMODES] = {
 	[CMODE_DEFERRED] = "deferred",
 	[CMODE_INLINE] = "inline",
 	[CMODE_PUNT] = "punt",
+	[CMODE_SINGLE] = "single",
 };
 
-/* deferred needs the task that waits to post: DEFER_TASKRUN */
+/* deferred and single need the task that waits to post: DEFER_TASKRUN */
 static unsigned mode_ring_flags(unsigned mode)
 {
-	return mode == CMODE_DEFERRED ? RINGF_TIO : RINGF_COOP | RINGF_SINGLE;
+	return mode == CMODE_DEFERRED || mode == CMODE_SINGLE ?
+	       RINGF_TIO : RINGF_COOP | RINGF_SINGLE;
 }
 
 void exp_complete_row(struct exp_row *r, const struct exp_opts *o,
@@ -50,8 +52,8 @@ const char *exp_complete_setup(const struct exp_opts *o, char *buf,
 	snprintf(buf, len, "user engine, sim:%s, -d QD -s QD -c 1 (the queue "
 		 "refilled to QD on every call, as fio's iodepth), 4 KiB randread, "
 		 "latency tracked (-t 1); --policy=complete=MODE%s%s; "
-		 "deferred on a COOP|SINGLE_ISSUER|DEFER_TASKRUN ring, inline "
-		 "and punt on COOP|SINGLE_ISSUER", o->sim,
+		 "deferred and single on a COOP|SINGLE_ISSUER|DEFER_TASKRUN "
+		 "ring, inline and punt on COOP|SINGLE_ISSUER", o->sim,
 		 strcmp(o->wait, "default") ? ",wait=" : " (default wait)",
 		 strcmp(o->wait, "default") ? o->wait : "");
 	return buf;
@@ -72,18 +74,18 @@ int exp_complete_main(int argc, char **argv, const struct exp_complete_kind *k)
 	struct exp_chart c;
 	struct exp_report rep;
 	char setup[600];
-	unsigned d, m, n;
+	unsigned d, m, n, nm = k->nmodes ? k->nmodes : NCMODES;
 	int ret = exp_parse(argc, argv, k->def, &o);
 
 	if (ret)
 		return ret == 1 ? 0 : 2;
-	n = o.ndepths * NCMODES;
+	n = o.ndepths * nm;
 	rows = calloc(n, sizeof(*rows));
 	if (!rows)
 		return 1;
 	for (d = 0; d < o.ndepths; d++)
-		for (m = 0; m < NCMODES; m++)
-			exp_complete_row(&rows[d * NCMODES + m], &o, m,
+		for (m = 0; m < nm; m++)
+			exp_complete_row(&rows[d * nm + m], &o, m,
 					 o.depths[d]);
 	exp_complete_setup(&o, setup, sizeof(setup));
 	exp_report_run(&rep, &o, rows, n, setup, k->table);

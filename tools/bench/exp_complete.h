@@ -5,7 +5,9 @@
  *   deferred  finished requests queue on the ring's task list and the
  *             waiting task posts them in batches (DEFER_TASKRUN ring);
  *   inline    the device thread posts each CQE itself as it completes;
- *   punt      a per-ring completion thread posts them (a workqueue).
+ *   punt      a per-ring completion thread posts them (a workqueue);
+ *   single    as deferred, but each completion is posted on its own, under
+ *             its own lock and with its own wakeup (kernels before seed 001).
  * One row per mode and queue depth, -s QD -c 1 (each call refills the
  * queue to the depth and waits for one completion, so QD I/Os stay in
  * flight as with fio's iodepth), latency tracked.
@@ -15,7 +17,7 @@
 
 #include "exp_common.h"
 
-enum { CMODE_DEFERRED, CMODE_INLINE, CMODE_PUNT, NCMODES };
+enum { CMODE_DEFERRED, CMODE_INLINE, CMODE_PUNT, CMODE_SINGLE, NCMODES };
 
 extern const char *const exp_cmode_names[NCMODES];
 
@@ -35,6 +37,8 @@ struct exp_complete_kind {
 	void (*judge)(struct exp_report *rep);
 	void (*chart)(struct exp_chart *c, const struct exp_report *rep);
 	const char *notes;
+	/* the modes it runs: the first nmodes of the enum (0: all) */
+	unsigned nmodes;
 };
 
 /* The experiment: one row per depth and mode, run, judged and reported. */

@@ -38,14 +38,17 @@ static const struct exp_def def = {
 "complete=deferred at each depth.\n",
 };
 
+/* its modes: deferred, inline and punt (not single, seed 001's baseline) */
+#define INL_MODES	3
+
 /* the table's order: the baseline first */
-static const unsigned order[NCMODES] = { CMODE_PUNT, CMODE_INLINE,
+static const unsigned order[INL_MODES] = { CMODE_PUNT, CMODE_INLINE,
 					 CMODE_DEFERRED };
 
 static struct exp_row *row(const struct exp_report *rep, unsigned d,
 			   unsigned mode)
 {
-	return &rep->rows[d * NCMODES + mode];
+	return &rep->rows[d * INL_MODES + mode];
 }
 
 /* "+37%" against punt at the same depth */
@@ -70,13 +73,13 @@ static void table(FILE *f, const struct exp_report *rep)
 	unsigned d, k;
 
 	fprintf(f, "%4s", "QD");
-	for (k = 0; k < NCMODES; k++)
+	for (k = 0; k < INL_MODES; k++)
 		fprintf(f, "  %9s %7s %13s", exp_cmode_names[order[k]],
 			k ? "vs punt" : "", "p50/p99 us");
 	fputs("   seed 002\n", f);
 	for (d = 0; d < o->ndepths; d++) {
 		fprintf(f, "%4u", o->depths[d]);
-		for (k = 0; k < NCMODES; k++) {
+		for (k = 0; k < INL_MODES; k++) {
 			const struct exp_row *r = row(rep, d, order[k]);
 
 			snprintf(lat, sizeof(lat), "-");
@@ -149,7 +152,7 @@ static void chart(struct exp_chart *c, const struct exp_report *rep)
 	exp_chart_init(c, title, "queue depth", true);
 	iops = exp_chart_panel(c, "IOPS", true);
 	lat = exp_chart_panel(c, "p50 completion latency (us)", false);
-	for (k = 0; k < NCMODES; k++) {
+	for (k = 0; k < INL_MODES; k++) {
 		exp_panel_series(iops, exp_cmode_names[order[k]]);
 		exp_panel_series(lat, exp_cmode_names[order[k]]);
 	}
@@ -158,7 +161,7 @@ static void chart(struct exp_chart *c, const struct exp_report *rep)
 
 		snprintf(name, sizeof(name), "%u", o->depths[d]);
 		x = exp_chart_x(c, name, o->depths[d]);
-		for (k = 0; k < NCMODES; k++) {
+		for (k = 0; k < INL_MODES; k++) {
 			iops->v[x][k] = exp_iops(row(rep, d, order[k]));
 			lat->v[x][k] = exp_lat_us(row(rep, d, order[k]), 50);
 		}
@@ -177,6 +180,7 @@ int exp_inline_completion(int argc, char **argv)
 			 "sleeps (wait=sleep) as the kernel's task does; a punted "
 			 "completion costs one more thread hand-off and wake-up. "
 			 "CPU is the whole process, the device thread included",
+		.nmodes = INL_MODES,
 	};
 
 	return exp_complete_main(argc, argv, &kind);

@@ -5,9 +5,13 @@
  * task work (new) instead of one task work item per request (old); fio
  * randread at depths 1..256, peak IOPS and average latency. Here the
  * device is an irq simdev, "new" is complete=deferred (the ring's task
- * posts the queued completions in one batch under one lock) and "old" is
- * complete=inline (each completion posted on its own, as it arrives);
- * complete=punt (a completion thread) is a third row.
+ * posts the queued completions in one batch under one lock, woken once
+ * they reach what it waits for) and "old" is complete=single (what
+ * kernels before the patch did: each completion queued as its own task
+ * work item, behind what was queued before it, and posted by the task
+ * on its own, under its own lock, with its own wakeup); complete=inline
+ * (posted by the device thread) and complete=punt (a completion thread)
+ * are two more rows.
  */
 #include <math.h>
 #include "exp_common.h"
@@ -35,8 +39,9 @@ static const struct exp_def def = {
 "                      woken, as in the kernel), spin, hybrid, adaptive,\n"
 "                      default\n"
 "\n"
-"Rows: complete=deferred (new: batched), complete=inline (old: one by\n"
-"one) and complete=punt, at each depth.\n",
+"Rows: complete=deferred (new: batched), complete=single (old: one task\n"
+"work item per completion), complete=inline and complete=punt, at each\n"
+"depth.\n",
 };
 
 /* seed 001's "depth and avg latency(usec)" table */
@@ -159,18 +164,18 @@ static void judge(struct exp_report *rep)
 {
 	unsigned last = rep->o->ndepths - 1, da = 0, db = 0;
 	double pd = peak(rep, CMODE_DEFERRED, &da);
-	double pi = peak(rep, CMODE_INLINE, &db);
+	double pi = peak(rep, CMODE_SINGLE, &db);
 	double ld = exp_mean_us(row(rep, last, CMODE_DEFERRED));
-	double li = exp_mean_us(row(rep, last, CMODE_INLINE));
+	double li = exp_mean_us(row(rep, last, CMODE_SINGLE));
 
 	snprintf(rep->criterion, sizeof(rep->criterion),
-		 "peak IOPS of deferred >= %.2f x inline's, and mean latency "
-		 "at the deepest depth (QD%u) of deferred <= %.2f x inline's "
+		 "peak IOPS of deferred >= %.2f x single's, and mean latency "
+		 "at the deepest depth (QD%u) of deferred <= %.2f x single's "
 		 "(the seed's: x%.2f and x%.2f)", MIN_PEAK_GAIN,
 		 rep->o->depths[last], MAX_LAT_RATIO, 314.0 / 249.0,
 		 815.15 / 1050.99);
 	snprintf(rep->measured, sizeof(rep->measured),
-		 "peak IOPS deferred %.0f (QD%u) vs inline %.0f (QD%u): x%.2f; "
+		 "peak IOPS deferred %.0f (QD%u) vs single %.0f (QD%u): x%.2f; "
 		 "mean latency at QD%u %.1f vs %.1f us: x%.2f", pd, da, pi, db,
 		 pd / pi, rep->o->depths[last], ld, li, ld / li);
 	if (!isfinite(pd / pi) || !isfinite(ld / li))
@@ -226,9 +231,10 @@ int exp_taskwork(int argc, char **argv)
 			 "high depth the limit here is CPU: the submitting task "
 			 "and the device thread (and punt's completion thread) "
 			 "share the machine's CPUs. The seed's "
-			 "'old' ran one task_work per completion in the task; "
-			 "inline here posts from the device thread instead, so "
-			 "its per-completion cost is on another CPU",
+			 "'old' ran one task_work per completion in the task, "
+			 "which single does; inline posts from the device "
+			 "thread instead, so its per-completion cost is on "
+			 "another CPU",
 	};
 
 	return exp_complete_main(argc, argv, &kind);
