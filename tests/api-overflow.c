@@ -451,9 +451,11 @@ static unsigned t_prep_one(struct t_storm *s, unsigned left, unsigned *pipes)
 }
 
 /*
- * One enter for min_complete CQEs. Through a registered ring fd it is
- * liburing's: a raw io_uring_enter() with IORING_ENTER_REGISTERED_RING
- * goes to the kernel (docs/semantics.md D45). submit_and_wait with
+ * One enter for min_complete CQEs. With a registered ring fd it is
+ * liburing's io_uring_submit_and_wait(), which enters by the registered
+ * index (IORING_ENTER_REGISTERED_RING; that reaches a user ring too,
+ * docs/semantics.md D45), so the storm goes through the registered-ring
+ * path; else a raw io_uring_enter() on the ring fd. submit_and_wait with
  * nothing to submit makes exactly one enter.
  */
 static int t_enter(struct t_storm *s, unsigned min_complete)

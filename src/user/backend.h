@@ -5,18 +5,20 @@
  *
  * A request's backend is resolved once, when it gets its file
  * (ar_req_assign_file): a registered file's at registration, kept in its
- * rsrc node; a plain fd's from the process-wide fd cache (file.c). The
- * opcodes (ops/rw.c, ops/sync.c) keep their semantics (prep, checks, result
- * rules) and call the backend for the I/O itself; the core asks the
- * backend's flags what to do with "would block".
+ * rsrc node; a plain fd's from the process-wide fd cache
+ * (backend/file.c). The opcodes (ops/rw.c, ops/sync.c) keep their
+ * semantics (prep, checks, result rules) and call the backend for the I/O
+ * itself; the core asks the backend's flags what to do with "would
+ * block".
  *
  * Backends:
  *   buffered  regular files and block devices: preadv2/pwritev2 with
- *             RWF_NOWAIT inline, a worker otherwise (buffered.c);
- *   direct    the same files opened O_DIRECT: native AIO (direct.c);
+ *             RWF_NOWAIT inline, a worker otherwise (backend/buffered.c);
+ *   direct    the same files opened O_DIRECT: native AIO (backend/direct.c,
+ *             in the ring's AIO context, aio.c);
  *   pollable  pipes, FIFOs, sockets, ttys, eventfds, character devices:
  *             a non-blocking try, then readiness on the service thread
- *             (buffered.c);
+ *             (backend/buffered.c);
  *   devices   registered at load time (ar_backend_register_device), such
  *             as simdev: they claim the fds that are theirs.
  */

@@ -4,9 +4,10 @@
  * pollable file (pipe, socket, eventfd, tty, ...) to become ready, served
  * by one epoll instance per ring. The kernel's poll.c and apoll.
  *
- * The contract the opcodes rely on (ops/rw.c, ops/net.c, ops/poll.c):
+ * The contract the opcodes rely on (ops/rw.c, ops/net.c, and POLL_ADD
+ * in poll.c itself):
  *
- *  - An opcode with .pollin or .pollout in opdef.c whose issue returns
+ *  - An opcode with .pollin or .pollout in ops/opdef.c whose issue returns
  *    AR_ISSUE_AGAIN under AR_ISSUE_NONBLOCK, on a file whose backend is
  *    .pollable, is armed here and issued again (AR_ISSUE_NONBLOCK) when
  *    the file is ready. The first try is made at once, as the kernel

@@ -772,11 +772,12 @@ int ar_submit_sqes_enter(struct ar_uctx *ctx, unsigned nr, unsigned flags,
 }
 
 /*
- * What a waiting thread may run in io-wq's place (here, and queued work
- * in iowq.c ar_iowq_help()): a buffered read, write or fsync of a regular
- * file or block device, whose blocking is bounded; never IOSQE_ASYNC, a
- * drain, a link timeout, a selected buffer or under fault injection,
- * which keep io-wq's order and cancel points.
+ * What a waiting thread may run in io-wq's place (block=waiter: asked by
+ * ar_req_waiter_blocks(), run by ar_req_issue_blocking()): a buffered
+ * read, write or fsync of a regular file or block device, whose blocking
+ * is bounded; never IOSQE_ASYNC, a drain, a link timeout, a selected
+ * buffer or under fault injection, which keep io-wq's order and cancel
+ * points.
  */
 bool ar_req_waiter_may_run(const struct ar_ureq *req)
 {

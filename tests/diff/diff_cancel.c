@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * diff_cancel.c - cancellation (ops/cancel.c): IORING_OP_ASYNC_CANCEL
+ * diff_cancel.c - cancellation (cancel.c): IORING_OP_ASYNC_CANCEL
  * against reads waiting on empty pipes: by user_data (in the same submit
  * and a later one), of a missing or already completed request, by fd
  * (plain and fixed), with IORING_ASYNC_CANCEL_ALL and _ANY, of a pending

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * diff_fs.c - the opcodes of ops/fs.c, on an open file or opening one:
- * FSYNC (plain and DATASYNC), SYNC_FILE_RANGE, FALLOCATE (and its modes),
- * FADVISE (also on a pipe), MADVISE (MADV_DONTNEED really dropping
+ * diff_fs.c - the opcodes of ops/sync.c, ops/advise.c, ops/openclose.c
+ * and ops/statx.c, on an open file or opening one: FSYNC (plain and
+ * DATASYNC), SYNC_FILE_RANGE, FALLOCATE (and its modes), FADVISE (also
+ * on a pipe), MADVISE (MADV_DONTNEED really dropping
  * pages), OPENAT (relative to a dirfd and absolute, creating, missing,
  * O_EXCL on an existing file, flag variants, a FIFO: the kernel's inline
  * attempt is non-blocking), OPENAT2 (resolve flags, bad open_how), CLOSE

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * diff_fs_names.c - operations on names (ops/fs_names.c) in the run's
- * dir: RENAMEAT, UNLINKAT (file, directory with AT_REMOVEDIR, directory
- * without it), MKDIRAT, SYMLINKAT, LINKAT, each with the error cases next
- * to it, and a linked chain of them; RENAME_EXCHANGE, the flags of
+ * diff_fs_names.c - operations on names (ops/fs.c; their paths copied
+ * by ops/fs_names.c) in the run's dir: RENAMEAT, UNLINKAT (file,
+ * directory with AT_REMOVEDIR, directory without it), MKDIRAT, SYMLINKAT,
+ * LINKAT, each with the error cases next to it, and a linked chain of
+ * them; RENAME_EXCHANGE, the flags of
  * UNLINKAT and LINKAT, and MKDIRAT's mode. Post-checks look at the dir
  * afterwards.
  */

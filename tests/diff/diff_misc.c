@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * diff_misc.c - the opcodes of ops/misc.c: FTRUNCATE, EPOLL_CTL and
- * EPOLL_WAIT (ready at once, and waiting for a pipe written after the
- * submit), PIPE (plain, with flags, direct into the fixed table at a slot
- * or allocated, and what a failed direct PIPE leaves in the table),
- * FIXED_FD_INSTALL (close-on-exec or not), URING_CMD on files that have
- * none, and RECV_ZC with no zero-copy receive queue: good and bad input
+ * diff_misc.c - opcodes of several ops/ files: FTRUNCATE (truncate.c),
+ * EPOLL_CTL and EPOLL_WAIT (epoll.c; ready at once, and waiting for a
+ * pipe written after the submit), PIPE (openclose.c; plain, with flags,
+ * direct into the fixed table at a slot or allocated, and what a failed
+ * direct PIPE leaves in the table), FIXED_FD_INSTALL (openclose.c;
+ * close-on-exec or not), URING_CMD on files that have none (uring_cmd.c),
+ * and RECV_ZC with no zero-copy receive queue (zcrx.c): good and bad input
  * for each. Fds the requests make are tracked and normalized; their
  * flags are notes.
  */

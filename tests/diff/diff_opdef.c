@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * diff_opdef.c - the opcode table's nofail_res (opdef.c), opcode by
+ * diff_opdef.c - the opcode table's nofail_res (ops/opdef.c), opcode by
  * opcode: one opcode failing at issue inside a link, followed by a NOP
  * (user_data 2). Whether the NOP runs (0) or is cancelled (-ECANCELED) is
  * the opcode's business: some post their error without failing the

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * diff_poll.c - POLL_ADD and POLL_REMOVE (ops/poll.c), and requests
- * waiting for readiness (the readiness backend, poll.c), over pipes,
+ * diff_poll.c - POLL_ADD and POLL_REMOVE, and requests waiting for
+ * readiness (the readiness backend; both in poll.c), over pipes,
  * socketpairs, eventfds and loopback TCP and UDP: oneshot polls ready
  * at once and ready later, multishot polls (each step deterministic:
  * make the file ready, enter, reap), several polls on one fd, POLLIN

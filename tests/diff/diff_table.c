@@ -4,8 +4,10 @@
  * run: the simplest operations first, so a broken engine shows there.
  * Each family is one file, named after the part of the user engine it
  * tests (src/user/, src/user/ops/): the ops/ file of its opcodes, or the
- * core file of its feature. The call cases are apart: diff_setup.c and
- * diff_uaccess.c (diff_call_tables).
+ * core file of its feature. diff_fs.c, diff_fs_names.c and diff_misc.c
+ * test opcodes of several files each: the comments below name them. The
+ * call cases are apart: diff_setup.c and diff_uaccess.c
+ * (diff_call_tables).
  */
 #include "harness.h"
 
@@ -14,19 +16,21 @@ const struct scenario *const diff_families[] = {
 	diff_submit_errors,	/* diff_submit.c: submit.c's refusals */
 	diff_rw,		/* diff_rw.c: ops/rw.c */
 	diff_rsrc,		/* diff_rsrc.c: rsrc.c */
-	diff_fs,		/* diff_fs.c: ops/fs.c */
-	diff_fs_names,		/* diff_fs_names.c: ops/fs_names.c */
+	diff_fs,		/* diff_fs.c: ops/sync.c, advise.c, openclose.c,
+				   statx.c */
+	diff_fs_names,		/* diff_fs_names.c: ops/fs.c, fs_names.c */
 	diff_xattr,		/* diff_xattr.c: ops/xattr.c */
 	diff_splice,		/* diff_splice.c: ops/splice.c */
-	diff_misc,		/* diff_misc.c: ops/misc.c */
+	diff_misc,		/* diff_misc.c: ops/truncate.c, epoll.c,
+				   openclose.c, uring_cmd.c, zcrx.c */
 	diff_kbuf,		/* diff_kbuf.c: kbuf.c */
 	diff_net,		/* diff_net.c: ops/net.c */
 	diff_link,		/* diff_link.c: links (submit.c, complete.c) */
-	diff_opdef,		/* diff_opdef.c: opdef.c's nofail_res */
+	diff_opdef,		/* diff_opdef.c: ops/opdef.c's nofail_res */
 	diff_drain,		/* diff_drain.c: drain.c */
-	diff_timeout,		/* diff_timeout.c: ops/timeout.c */
-	diff_cancel,		/* diff_cancel.c: ops/cancel.c */
-	diff_poll,		/* diff_poll.c: ops/poll.c, poll.c */
+	diff_timeout,		/* diff_timeout.c: timeout.c */
+	diff_cancel,		/* diff_cancel.c: cancel.c */
+	diff_poll,		/* diff_poll.c: poll.c */
 	diff_setup_flags,	/* diff_ctx.c: ctx.c's setup flags */
 	diff_register,		/* diff_register.c: register.c */
 	diff_complete,		/* diff_complete.c: complete.c's overflow */

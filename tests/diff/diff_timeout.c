@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * diff_timeout.c - the timeouts of ops/timeout.c: IORING_OP_TIMEOUT
+ * diff_timeout.c - the timeouts of timeout.c: IORING_OP_TIMEOUT
  * (relative, absolute on CLOCK_MONOTONIC, CLOCK_REALTIME and
  * CLOCK_BOOTTIME, equal deadlines, count based: alone and several at
  * once, a timeout's own CQE never counting; ETIME_SUCCESS, also with a

@@ -63,7 +63,7 @@ static int verbose;
  * eventfd "left open" there, a false mismatch). A POLL_ADD of a pipe
  * left armed at exit does the same for what outlives a ring on purpose:
  * the user engine's AIO context, kept with its eventfd for the next ring
- * (backend/direct.c).
+ * (src/user/aio.c).
  */
 static void probe(const char *engine)
 {

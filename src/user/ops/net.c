@@ -29,8 +29,9 @@
  *    by another process in between blocks the issuing thread until the
  *    next one comes;
  *  - CONNECT on a blocking socket is a blocking connect() in a worker;
- *  - SOCK_NONEMPTY is found with SIOCINQ (and a peek for TCP's FIN)
- *    after the receive, not atomically with it;
+ *  - SOCK_NONEMPTY is found after the receive, not atomically with it:
+ *    a ppoll() with no timeout, then, for TCP and unix stream sockets,
+ *    SIOCINQ where the poll alone cannot tell (ar_net_nonempty());
  *  - SEND selects no provided buffer (-ENOENT, the kernel's answer with
  *    no buffer group), and a RECV bundle takes one buffer per CQE.
  *
