@@ -56,14 +56,10 @@
 #include <sys/stat.h>
 #include "user/fault.h"
 #include "fault/rule.h"
+#include "lib/clock.h"
 #include "user/types.h"
 #include "user/opdef.h"
-#include "user/lock.h"
-#include "user/submit.h"
 #include "user/complete.h"
-#include "user/wait.h"
-#include "user/iowq.h"
-#include "user/rsrc.h"
 
 #define AR_FAULT_MAX_RULES	64	/* 1 + an index fits req->fault_delay */
 #define AR_FAULT_SLICE_NS	10000000ULL	/* a delay looks at ring exit this often */
@@ -303,13 +299,13 @@ struct ar_fault_req {
 /* a fixed slot's path (CLOSE of a direct descriptor) */
 static int ar_fixed_path(struct ar_uctx *ctx, unsigned slot, char *out)
 {
-	struct ar_rsrc_node *node = ar_rsrc_get_file(ctx, slot);
-	int ret;
+	void *ref;
+	int fd = ar_fault_file_get(ctx, slot, &ref), ret;
 
-	if (!node)
+	if (fd < 0)
 		return -1;
-	ret = ar_fd_path(node->fd, out, PATH_MAX);
-	ar_rsrc_put(ctx, node);
+	ret = ar_fd_path(fd, out, PATH_MAX);
+	ar_fault_file_put(ctx, ref);
 	return ret;
 }
 
@@ -495,17 +491,6 @@ static int ar_fault_shorten(struct ar_ureq *req, const struct ar_frule *r)
 	return 0;
 }
 
-static bool ar_ring_exiting(struct ar_uctx *ctx)
-{
-	bool exiting;
-
-	/* written under ctx->lock (cancel.c); read under it once per slice */
-	ar_ctx_lock(ctx);
-	exiting = ctx->exiting;
-	ar_ctx_unlock(ctx);
-	return exiting;
-}
-
 /* sleep ns in a worker, in slices; false if the ring exits meanwhile */
 static bool ar_fault_sleep(struct ar_uctx *ctx, __u64 ns)
 {
@@ -545,8 +530,7 @@ static int ar_fault_delay(struct ar_ureq *req, unsigned i, unsigned issue_flags)
 	if (issue_flags & AR_ISSUE_WORKER)
 		return ar_fault_delayed(req);
 	/* the submitter does not wait: a worker sleeps, then issues it */
-	ar_iowq_enqueue(req->ctx, req, false);
-	return AR_ISSUE_QUEUED;
+	return AR_ISSUE_PUNT;
 }
 
 static int ar_fault_apply(struct ar_ureq *req, unsigned i, unsigned issue_flags)

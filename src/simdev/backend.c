@@ -15,10 +15,10 @@
 #include <stddef.h>
 #include <string.h>
 #include "simdev/simdev.h"
+#include "lib/clock.h"
 #include "user/types.h"
 #include "user/complete.h"
 #include "user/iopoll.h"
-#include "user/wait.h"
 #include "user/backend.h"
 
 _Static_assert(sizeof(struct ar_sim_io) <= AR_DEV_IO_SIZE,

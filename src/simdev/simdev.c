@@ -38,8 +38,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include "simdev/simdev_int.h"
-#include "user/types.h"
-#include "user/wait.h"
+#include "lib/clock.h"
 #include "lib/thread.h"
 #include "engine/engine.h"
 #include "user/backend.h"

@@ -19,6 +19,7 @@
 #include <time.h>
 #include "lib/uaccess.h"
 #include "user/types.h"
+#include "user/fault.h"
 #include "user/lock.h"
 #include "user/ctx.h"
 #include "user/submit.h"
@@ -62,6 +63,18 @@
 	IORING_FEAT_NATIVE_WORKERS | IORING_FEAT_RSRC_TAGS |		\
 	IORING_FEAT_CQE_SKIP | IORING_FEAT_LINKED_FILE |		\
 	IORING_FEAT_MIN_TIMEOUT | IORING_FEAT_NO_IOWAIT)
+
+/* fault.h: is the ring being torn down? */
+bool ar_ring_exiting(struct ar_uctx *ctx)
+{
+	bool exiting;
+
+	/* written under ctx->lock (cancel.c); read under it once per slice */
+	ar_ctx_lock(ctx);
+	exiting = ctx->exiting;
+	ar_ctx_unlock(ctx);
+	return exiting;
+}
 
 /*
  * The user ring fd refers to, if any (no reference taken): its own fd or

@@ -20,6 +20,7 @@
 #include <sys/resource.h>
 #include "lib/uaccess.h"
 #include "user/types.h"
+#include "user/fault.h"
 #include "user/lock.h"
 #include "user/ctx.h"
 #include "user/complete.h"
@@ -650,4 +651,18 @@ int ar_files_update_issue(struct ar_ureq *req, unsigned issue_flags)
 	}
 	return ar_rsrc_update(req->ctx, true, u->offset,
 			      (const int *)(unsigned long)u->arg, NULL, u->nr);
+}
+
+/* fault.h: a registered file's fd for fault injection's path rules */
+int ar_fault_file_get(struct ar_uctx *ctx, unsigned slot, void **ref)
+{
+	struct ar_rsrc_node *node = ar_rsrc_get_file(ctx, slot);
+
+	*ref = node;
+	return node ? node->fd : -1;
+}
+
+void ar_fault_file_put(struct ar_uctx *ctx, void *ref)
+{
+	ar_rsrc_put(ctx, ref);
 }

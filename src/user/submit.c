@@ -960,6 +960,10 @@ void ar_req_issue(struct ar_ureq *req, unsigned issue_flags)
 		ret = ar_fault_issue(req, issue_flags);
 		if (ret == AR_ISSUE_QUEUED)
 			return;
+		if (ret == AR_ISSUE_PUNT) {	/* a delay: a worker sleeps it */
+			ar_req_punt(req, 0);
+			return;
+		}
 		if (ret) {
 			ar_req_issue_done(req, ret);
 			return;
