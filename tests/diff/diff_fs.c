@@ -228,16 +228,6 @@ static int check_statx(struct diff_ctx *c, const struct diff_cqe *cqe,
 
 #define NOTE	1000
 
-/* and "lnk" -> "data", dir "d", file "b" */
-static int setup_tree(struct diff_ctx *c)
-{
-	if (setup_data(c) || diff_file(c, "b", "bb", 2, O_RDONLY) < 0)
-		return -1;
-	if (symlinkat("data", c->dirfd, "lnk") || mkdirat(c->dirfd, "d", 0755))
-		return diff_fail(c, "symlink/mkdir: %s", strerror(errno));
-	return 0;
-}
-
 /* track the fds that the CQEs return, and say which are fds */
 static int check_fds(struct diff_ctx *c, const struct diff_cqe *cqe,
 		     unsigned nr)
@@ -647,7 +637,7 @@ const struct scenario diff_fs[] = {
 		.known = { { 1, 4096 }, { 2, 0 }, { 3, 0 } },
 	}, {
 		.name = "ops_openat2_resolve",
-		.setup = setup_tree,
+		.setup = diff_setup_tree,
 		.fill = fill_openat2,
 		.check = check_fds,
 		.normalize = normalize_fds,
@@ -666,7 +656,7 @@ const struct scenario diff_fs[] = {
 		.order = ORDER_ANY,
 	}, {
 		.name = "ops_openat_flags",
-		.setup = setup_tree,
+		.setup = diff_setup_tree,
 		.fill = fill_openat_flags,
 		.check = check_openat_flags,
 		.normalize = normalize_fds,
@@ -685,7 +675,7 @@ const struct scenario diff_fs[] = {
 			   { 11, DIFF_RES_FD } },
 	}, {
 		.name = "ops_statx_variants",
-		.setup = setup_tree,
+		.setup = diff_setup_tree,
 		.fill = fill_statx_variants,
 		.check = check_statx_variants,
 		.nr_cqes = 6,

@@ -215,22 +215,6 @@ static int check_chain(struct diff_ctx *c, const struct diff_cqe *cqe,
 
 #define NOTE	1000
 
-/* val[0]: "data", 8192 bytes of pattern seed 1 */
-static int setup_data(struct diff_ctx *c)
-{
-	return diff_data_file(c, 8192, O_RDWR);
-}
-
-/* and "lnk" -> "data", dir "d", file "b" */
-static int setup_tree(struct diff_ctx *c)
-{
-	if (setup_data(c) || diff_file(c, "b", "bb", 2, O_RDONLY) < 0)
-		return -1;
-	if (symlinkat("data", c->dirfd, "lnk") || mkdirat(c->dirfd, "d", 0755))
-		return diff_fail(c, "symlink/mkdir: %s", strerror(errno));
-	return 0;
-}
-
 /* swap data and b; NOREPLACE|EXCHANGE refused; unknown flags */
 static int fill_rename_flags(struct io_uring *ring, struct diff_ctx *c)
 {
@@ -364,14 +348,14 @@ const struct scenario diff_fs_names[] = {
 		.known = { { 1, 0 }, { 5, 0 } },
 	}, {
 		.name = "ops_rename_flags",
-		.setup = setup_tree,
+		.setup = diff_setup_tree,
 		.fill = fill_rename_flags,
 		.check = check_rename_flags,
 		.nr_cqes = 4,
 		.known = { { 1, 0 }, { 2, -EINVAL }, { 3, -EINVAL } },
 	}, {
 		.name = "ops_name_flags",
-		.setup = setup_tree,
+		.setup = diff_setup_tree,
 		.fill = fill_name_flags,
 		.after_submit = diff_submit_rest,
 		.check = check_name_flags,

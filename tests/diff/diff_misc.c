@@ -23,45 +23,24 @@
 #define AR_OP_EPOLL_WAIT	59
 #define AR_OP_PIPE		62
 
-static struct io_uring_sqe *prep_op(struct io_uring *ring, struct diff_ctx *c,
-				    __u8 op, int fd, __u64 ud, unsigned flags)
-{
-	struct io_uring_sqe *sqe = diff_sqe(ring, c);
-
-	io_uring_prep_rw(op, sqe, fd, NULL, 0, 0);
-	diff_tag(sqe, ud, flags);
-	return sqe;
-}
-
-/* val[0]: "data" (8192 bytes); val[1], val[2]: a pipe */
-static int setup_data_pipe(struct diff_ctx *c)
-{
-	int p[2];
-
-	if (diff_data_file(c, 8192, O_RDWR) || diff_pipe(c, p))
-		return -1;
-	c->val[1] = p[0];
-	c->val[2] = p[1];
-	return 0;
-}
-
 static int fill_ftruncate(struct io_uring *ring, struct diff_ctx *c)
 {
 	struct io_uring_sqe *sqe;
 	int fd = c->val[0];
 
-	sqe = prep_op(ring, c, AR_OP_FTRUNCATE, fd, 1, IOSQE_IO_LINK);
+	sqe = diff_prep_op(ring, c, AR_OP_FTRUNCATE, fd, 1, IOSQE_IO_LINK);
 	sqe->off = 100;
-	sqe = prep_op(ring, c, AR_OP_FTRUNCATE, fd, 2, IOSQE_IO_LINK);
+	sqe = diff_prep_op(ring, c, AR_OP_FTRUNCATE, fd, 2, IOSQE_IO_LINK);
 	sqe->off = (__u64)-1;		/* -EINVAL, and the link goes on */
-	sqe = prep_op(ring, c, AR_OP_FTRUNCATE, c->val[1], 3, IOSQE_IO_LINK);
+	sqe = diff_prep_op(ring, c, AR_OP_FTRUNCATE, c->val[1], 3,
+			   IOSQE_IO_LINK);
 	sqe->off = 10;			/* a pipe: -EINVAL */
-	sqe = prep_op(ring, c, AR_OP_FTRUNCATE, 1000, 4, IOSQE_IO_LINK);
+	sqe = diff_prep_op(ring, c, AR_OP_FTRUNCATE, 1000, 4, IOSQE_IO_LINK);
 	sqe->off = 10;			/* -EBADF: breaks it */
 	diff_prep_nop(ring, c, 5, 0);
-	sqe = prep_op(ring, c, AR_OP_FTRUNCATE, fd, 6, 0);
+	sqe = diff_prep_op(ring, c, AR_OP_FTRUNCATE, fd, 6, 0);
 	sqe->len = 1;			/* -EINVAL at prep */
-	sqe = prep_op(ring, c, AR_OP_FTRUNCATE, fd, 7, 0);
+	sqe = diff_prep_op(ring, c, AR_OP_FTRUNCATE, fd, 7, 0);
 	sqe->addr3 = 1;			/* -EINVAL at prep */
 	return 0;
 }
@@ -120,7 +99,8 @@ static int fill_epoll(struct io_uring *ring, struct diff_ctx *c)
 	sqe = diff_sqe(ring, c);
 	prep_epoll_ctl(sqe, c->val[0], c->val[3], EPOLL_CTL_ADD, &ev[0]);
 	diff_tag(sqe, 1, IOSQE_IO_LINK);
-	sqe = prep_op(ring, c, AR_OP_EPOLL_WAIT, c->val[0], 2, IOSQE_IO_LINK);
+	sqe = diff_prep_op(ring, c, AR_OP_EPOLL_WAIT, c->val[0], 2,
+			   IOSQE_IO_LINK);
 	sqe->addr = (unsigned long)c->buf[0];
 	sqe->len = 4;
 	sqe = diff_sqe(ring, c);
@@ -129,7 +109,7 @@ static int fill_epoll(struct io_uring *ring, struct diff_ctx *c)
 	sqe = diff_sqe(ring, c);
 	prep_epoll_ctl(sqe, c->val[0], c->val[1], EPOLL_CTL_ADD, &ev[1]);
 	diff_tag(sqe, 4, IOSQE_IO_LINK);
-	sqe = prep_op(ring, c, AR_OP_EPOLL_WAIT, c->val[0], 5, 0);
+	sqe = diff_prep_op(ring, c, AR_OP_EPOLL_WAIT, c->val[0], 5, 0);
 	sqe->addr = (unsigned long)c->buf[1];
 	sqe->len = 4;
 	return 0;
@@ -183,15 +163,15 @@ static int fill_epoll_errors(struct io_uring *ring, struct diff_ctx *c)
 	prep_epoll_ctl(sqe, ep, c->val[3], EPOLL_CTL_DEL,
 		       (struct epoll_event *)8);
 	diff_tag(sqe, 5, 0);
-	sqe = prep_op(ring, c, AR_OP_EPOLL_WAIT, c->val[1], 6, 0);
+	sqe = diff_prep_op(ring, c, AR_OP_EPOLL_WAIT, c->val[1], 6, 0);
 	sqe->addr = (unsigned long)c->buf[0];
 	sqe->len = 4;			/* a pipe: -EINVAL */
-	sqe = prep_op(ring, c, AR_OP_EPOLL_WAIT, ep, 7, 0);
+	sqe = diff_prep_op(ring, c, AR_OP_EPOLL_WAIT, ep, 7, 0);
 	sqe->addr = (unsigned long)c->buf[0];	/* maxevents 0: -EINVAL */
-	sqe = prep_op(ring, c, AR_OP_EPOLL_WAIT, 1000, 8, 0);
+	sqe = diff_prep_op(ring, c, AR_OP_EPOLL_WAIT, 1000, 8, 0);
 	sqe->addr = (unsigned long)c->buf[0];
 	sqe->len = 4;			/* -EBADF */
-	sqe = prep_op(ring, c, AR_OP_EPOLL_WAIT, ep, 9, 0);
+	sqe = diff_prep_op(ring, c, AR_OP_EPOLL_WAIT, ep, 9, 0);
 	sqe->len = 4;
 	sqe->rw_flags = 1;		/* -EINVAL at prep */
 	sqe = diff_sqe(ring, c);	/* an unreadable event: -EFAULT at prep */
@@ -344,21 +324,22 @@ static int check_pipe_direct(struct diff_ctx *c, const struct diff_cqe *cqe,
 /* files [data, pipe read end] registered, then installed as fds */
 static int fill_install(struct io_uring *ring, struct diff_ctx *c)
 {
+	const __u8 op = AR_OP_FIXED_FD_INSTALL;
 	int fds[2] = { c->val[0], c->val[1] }, ret;
 	struct io_uring_sqe *sqe;
 
 	ret = io_uring_register_files(ring, fds, 2);
 	if (ret)
 		return diff_fail(c, "register files: %d", ret);
-	prep_op(ring, c, AR_OP_FIXED_FD_INSTALL, 0, 10, IOSQE_FIXED_FILE);
-	sqe = prep_op(ring, c, AR_OP_FIXED_FD_INSTALL, 1, 11, IOSQE_FIXED_FILE);
+	diff_prep_op(ring, c, op, 0, 10, IOSQE_FIXED_FILE);
+	sqe = diff_prep_op(ring, c, op, 1, 11, IOSQE_FIXED_FILE);
 	sqe->rw_flags = 1;		/* IORING_FIXED_FD_NO_CLOEXEC */
-	prep_op(ring, c, AR_OP_FIXED_FD_INSTALL, c->val[0], 1, 0);	/* -EBADF */
-	sqe = prep_op(ring, c, AR_OP_FIXED_FD_INSTALL, 0, 2, IOSQE_FIXED_FILE);
+	diff_prep_op(ring, c, op, c->val[0], 1, 0);		/* -EBADF */
+	sqe = diff_prep_op(ring, c, op, 0, 2, IOSQE_FIXED_FILE);
 	sqe->rw_flags = 2;		/* -EINVAL */
-	sqe = prep_op(ring, c, AR_OP_FIXED_FD_INSTALL, 0, 3, IOSQE_FIXED_FILE);
+	sqe = diff_prep_op(ring, c, op, 0, 3, IOSQE_FIXED_FILE);
 	sqe->off = 1;			/* -EINVAL */
-	prep_op(ring, c, AR_OP_FIXED_FD_INSTALL, 9, 4, IOSQE_FIXED_FILE);	/* -EBADF */
+	diff_prep_op(ring, c, op, 9, 4, IOSQE_FIXED_FILE);	/* -EBADF */
 	return 0;
 }
 
@@ -384,34 +365,34 @@ static int fill_uring_cmd(struct io_uring *ring, struct diff_ctx *c)
 
 	if (null < 0 || diff_track_fd(c, null) < 0)
 		return diff_fail(c, "open /dev/null: %s", strerror(errno));
-	prep_op(ring, c, IORING_OP_URING_CMD, c->val[0], 1, 0);
-	sqe = prep_op(ring, c, IORING_OP_URING_CMD, c->val[1], 2, 0);
+	diff_prep_op(ring, c, IORING_OP_URING_CMD, c->val[0], 1, 0);
+	sqe = diff_prep_op(ring, c, IORING_OP_URING_CMD, c->val[1], 2, 0);
 	sqe->cmd_op = 1;
-	prep_op(ring, c, IORING_OP_URING_CMD, null, 3, 0);
-	prep_op(ring, c, IORING_OP_URING_CMD, 1000, 4, 0);	/* -EBADF */
-	sqe = prep_op(ring, c, IORING_OP_URING_CMD, c->val[0], 5, 0);
+	diff_prep_op(ring, c, IORING_OP_URING_CMD, null, 3, 0);
+	diff_prep_op(ring, c, IORING_OP_URING_CMD, 1000, 4, 0);	/* -EBADF */
+	sqe = diff_prep_op(ring, c, IORING_OP_URING_CMD, c->val[0], 5, 0);
 	sqe->uring_cmd_flags = 1;	/* FIXED, any buf_index: the file answers */
 	sqe->buf_index = 5;
-	sqe = prep_op(ring, c, IORING_OP_URING_CMD, c->val[0], 6,
-		      IOSQE_BUFFER_SELECT);
+	sqe = diff_prep_op(ring, c, IORING_OP_URING_CMD, c->val[0], 6,
+			   IOSQE_BUFFER_SELECT);
 	sqe->uring_cmd_flags = 2;	/* MULTISHOT with BUFFER_SELECT */
-	sqe = prep_op(ring, c, IORING_OP_URING_CMD, c->val[0], 7, 0);
+	sqe = diff_prep_op(ring, c, IORING_OP_URING_CMD, c->val[0], 7, 0);
 	sqe->uring_cmd_flags = 2;	/* MULTISHOT alone: -EINVAL */
-	sqe = prep_op(ring, c, IORING_OP_URING_CMD, c->val[0], 8,
-		      IOSQE_BUFFER_SELECT);	/* BUFFER_SELECT alone: -EINVAL */
-	sqe = prep_op(ring, c, IORING_OP_URING_CMD, c->val[0], 9,
-		      IOSQE_BUFFER_SELECT);
+	sqe = diff_prep_op(ring, c, IORING_OP_URING_CMD, c->val[0], 8,
+			   IOSQE_BUFFER_SELECT);	/* alone: -EINVAL */
+	sqe = diff_prep_op(ring, c, IORING_OP_URING_CMD, c->val[0], 9,
+			   IOSQE_BUFFER_SELECT);
 	sqe->uring_cmd_flags = 3;	/* FIXED and MULTISHOT: -EINVAL */
-	sqe = prep_op(ring, c, IORING_OP_URING_CMD, c->val[0], 10, 0);
+	sqe = diff_prep_op(ring, c, IORING_OP_URING_CMD, c->val[0], 10, 0);
 	sqe->uring_cmd_flags = 4;	/* -EINVAL */
-	sqe = prep_op(ring, c, IORING_OP_URING_CMD, c->val[0], 11, 0);
+	sqe = diff_prep_op(ring, c, IORING_OP_URING_CMD, c->val[0], 11, 0);
 	sqe->__pad1 = 1;		/* -EINVAL */
-	sqe = prep_op(ring, c, IORING_OP_URING_CMD, c->val[0], 12, 0);
+	sqe = diff_prep_op(ring, c, IORING_OP_URING_CMD, c->val[0], 12, 0);
 	sqe->ioprio = 1;		/* -EINVAL */
-	prep_op(ring, c, AR_OP_RECV_ZC, c->val[1], 13, 0);	/* -EINVAL */
-	prep_op(ring, c, AR_OP_RECV_ZC, c->val[1], 14,
-		IOSQE_BUFFER_SELECT);	/* -EOPNOTSUPP */
-	sqe = prep_op(ring, c, AR_OP_RECV_ZC, c->val[1], 15, 0);
+	diff_prep_op(ring, c, AR_OP_RECV_ZC, c->val[1], 13, 0);	/* -EINVAL */
+	diff_prep_op(ring, c, AR_OP_RECV_ZC, c->val[1], 14,
+		     IOSQE_BUFFER_SELECT);	/* -EOPNOTSUPP */
+	sqe = diff_prep_op(ring, c, AR_OP_RECV_ZC, c->val[1], 15, 0);
 	sqe->ioprio = 1;
 	return 0;
 }
@@ -419,7 +400,7 @@ static int fill_uring_cmd(struct io_uring *ring, struct diff_ctx *c)
 const struct scenario diff_misc[] = {
 	{
 		.name = "misc_ftruncate",
-		.setup = setup_data_pipe,
+		.setup = diff_setup_data_pipe,
 		.fill = fill_ftruncate,
 		.after_submit = diff_submit_rest,
 		.check = check_ftruncate,
@@ -466,7 +447,7 @@ const struct scenario diff_misc[] = {
 			   { 9, 0 } },
 	}, {
 		.name = "misc_fixed_fd_install",
-		.setup = setup_data_pipe,
+		.setup = diff_setup_data_pipe,
 		.fill = fill_install,
 		.after_submit = diff_submit_rest,
 		.check = check_install,
@@ -477,7 +458,7 @@ const struct scenario diff_misc[] = {
 			   { 1, -EBADF }, { 2, -EINVAL }, { 4, -EBADF } },
 	}, {
 		.name = "misc_uring_cmd_recv_zc",
-		.setup = setup_data_pipe,
+		.setup = diff_setup_data_pipe,
 		.fill = fill_uring_cmd,
 		.after_submit = diff_submit_rest,
 		.nr_cqes = 15,

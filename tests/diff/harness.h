@@ -220,6 +220,8 @@ struct io_uring_sqe *diff_sqe(struct io_uring *ring, struct diff_ctx *c);
 void diff_tag(struct io_uring_sqe *sqe, __u64 user_data, unsigned flags);
 struct io_uring_sqe *diff_prep_nop(struct io_uring *ring, struct diff_ctx *c,
 				   __u64 ud, unsigned flags);
+struct io_uring_sqe *diff_prep_op(struct io_uring *ring, struct diff_ctx *c,
+				  __u8 op, int fd, __u64 ud, unsigned flags);
 struct io_uring_sqe *diff_prep_read(struct io_uring *ring, struct diff_ctx *c,
 				    __u64 ud, int fd, unsigned len, __u64 off,
 				    unsigned flags);
@@ -248,6 +250,8 @@ int diff_pipe(struct diff_ctx *c, int p[2]);
 int diff_setup_pipes(struct diff_ctx *c);
 int diff_feed_pipe(struct io_uring *ring, struct diff_ctx *c);
 int diff_data_file(struct diff_ctx *c, size_t len, int oflags);
+int diff_setup_data_pipe(struct diff_ctx *c);
+int diff_setup_tree(struct diff_ctx *c);
 int diff_track_fd(struct diff_ctx *c, int fd);
 void diff_pattern(void *buf, size_t len, unsigned seed);
 int diff_check_file(struct diff_ctx *c, const char *name, const void *data,
