@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * diff_fs_names.c - operations on names (ops/fs.c; their paths copied
- * by ops/fs_names.c) in the run's dir: RENAMEAT, UNLINKAT (file,
- * directory with AT_REMOVEDIR, directory without it), MKDIRAT, SYMLINKAT,
- * LINKAT, each with the error cases next to it, and a linked chain of
- * them; RENAME_EXCHANGE, the flags of
+ * diff_fs.c - the opcodes on names (ops/fs.c) in the run's dir:
+ * RENAMEAT, UNLINKAT (file, directory with AT_REMOVEDIR, directory
+ * without it), MKDIRAT, SYMLINKAT, LINKAT, each with the error cases next
+ * to it, and a linked chain of them; RENAME_EXCHANGE, the flags of
  * UNLINKAT and LINKAT, and MKDIRAT's mode. Post-checks look at the dir
- * afterwards.
+ * afterwards. Their paths, copied at prep by ops/fs_names.c, given bad
+ * pointers: diff_uaccess.c.
  */
 #include <fcntl.h>
 #include <unistd.h>
@@ -294,7 +294,7 @@ static int check_name_flags(struct diff_ctx *c, const struct diff_cqe *cqe,
 	return 0;
 }
 
-const struct scenario diff_fs_names[] = {
+const struct scenario diff_fs[] = {
 	{
 		.name = "names_renameat",
 		.setup = setup_names,

@@ -1,105 +1,37 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * diff_fs.c - the opcodes of ops/sync.c, ops/advise.c, ops/openclose.c
- * and ops/statx.c, on an open file or opening one: FSYNC (plain and
- * DATASYNC), SYNC_FILE_RANGE, FALLOCATE (and its modes), FADVISE (also
- * on a pipe), MADVISE (MADV_DONTNEED really dropping
- * pages), OPENAT (relative to a dirfd and absolute, creating, missing,
- * O_EXCL on an existing file, flag variants, a FIFO: the kernel's inline
- * attempt is non-blocking), OPENAT2 (resolve flags, bad open_how), CLOSE
- * (also of odd fds), STATX (and its variants). OPENAT scenarios normalize
- * the returned fd to "fd>=0" (the number depends on what else the process
- * has open); their post-check fstat()s the real fd and closes it.
- * Observations made afterwards (a file's contents, a mode) are notes.
+ * diff_openclose.c - OPENAT, OPENAT2, CLOSE, FIXED_FD_INSTALL and PIPE
+ * (ops/openclose.c): OPENAT relative to a dirfd and absolute, creating,
+ * missing, O_EXCL on an existing file, flag variants (TRUNC, TMPFILE,
+ * PATH, DIRECTORY), a FIFO (the kernel's inline attempt is
+ * non-blocking); OPENAT2 with resolve flags and bad open_how; CLOSE, also
+ * of odd fds (a pipe end, the ring's own fd, IOSQE_FIXED_FILE);
+ * FIXED_FD_INSTALL, close-on-exec or not; PIPE plain, with flags, direct
+ * into the fixed table at a slot or allocated, and what a failed direct
+ * PIPE leaves in the table: good and bad input for each. The fds that
+ * CQEs return are normalized to "fd>=0" (the number depends on what else
+ * the process has open); the post-checks fstat() the real fds and track
+ * them for closing. Observations made afterwards (a file's size, an
+ * fd's flags) are notes. OPENAT and CLOSE on direct descriptors (the
+ * file table's slots): diff_rsrc.c.
  */
 #include <fcntl.h>
-#include <sys/mman.h>
 #include <unistd.h>
-#include <linux/fs.h>
 #include <linux/openat2.h>
 #include <sys/stat.h>
 #include "harness.h"
 
 #define FILE_LEN	8192
+#define NOTE		1000
+
+/* past liburing 2.3's header */
+#define AR_OP_FIXED_FD_INSTALL	54
+#define AR_OP_PIPE		62
 
 /* val[0]: "data", FILE_LEN bytes of pattern seed 1 */
 static int setup_data(struct diff_ctx *c)
 {
 	return diff_data_file(c, FILE_LEN, O_RDWR);
-}
-
-static int fill_fsync(struct io_uring *ring, struct diff_ctx *c)
-{
-	struct io_uring_sqe *sqe = diff_sqe(ring, c);
-
-	io_uring_prep_fsync(sqe, c->val[0], 0);
-	diff_tag(sqe, 1, 0);
-	sqe = diff_sqe(ring, c);
-	io_uring_prep_fsync(sqe, c->val[0], IORING_FSYNC_DATASYNC);
-	diff_tag(sqe, 2, 0);
-	return 0;
-}
-
-/* grow to 16384; KEEP_SIZE to 32768 keeps it; a bad mode */
-static int fill_fallocate(struct io_uring *ring, struct diff_ctx *c)
-{
-	struct io_uring_sqe *sqe = diff_sqe(ring, c);
-
-	io_uring_prep_fallocate(sqe, c->val[0], 0, 0, 16384);
-	diff_tag(sqe, 1, IOSQE_IO_LINK);
-	sqe = diff_sqe(ring, c);
-	io_uring_prep_fallocate(sqe, c->val[0], FALLOC_FL_KEEP_SIZE, 0, 32768);
-	diff_tag(sqe, 2, 0);
-	sqe = diff_sqe(ring, c);
-	io_uring_prep_fallocate(sqe, c->val[0], 0x4000, 0, 4096);
-	diff_tag(sqe, 3, 0);
-	return 0;
-}
-
-static int check_fallocate(struct diff_ctx *c, const struct diff_cqe *cqe,
-			   unsigned nr)
-{
-	struct stat st;
-
-	(void)cqe;
-	(void)nr;
-	if (fstat(c->val[0], &st))
-		return diff_fail(c, "fstat: %s", strerror(errno));
-	if (st.st_size != 16384)
-		return diff_fail(c, "size %lld, expected 16384",
-				 (long long)st.st_size);
-	return 0;
-}
-
-static int fill_fadvise(struct io_uring *ring, struct diff_ctx *c)
-{
-	static const int advice[] = {
-		POSIX_FADV_NORMAL, POSIX_FADV_WILLNEED, POSIX_FADV_DONTNEED, 99
-	};
-	struct io_uring_sqe *sqe;
-	unsigned i;
-
-	for (i = 0; i < 4; i++) {
-		sqe = diff_sqe(ring, c);
-		io_uring_prep_fadvise(sqe, c->val[0], 0, 4096, advice[i]);
-		diff_tag(sqe, i + 1, 0);
-	}
-	return 0;
-}
-
-/* on a buffer of the run, and an advice madvise(2) does not know */
-static int fill_madvise(struct io_uring *ring, struct diff_ctx *c)
-{
-	static const int advice[] = { MADV_NORMAL, MADV_WILLNEED, 999 };
-	struct io_uring_sqe *sqe;
-	unsigned i;
-
-	for (i = 0; i < 3; i++) {
-		sqe = diff_sqe(ring, c);
-		io_uring_prep_madvise(sqe, c->buf[0], DIFF_BUFSZ, advice[i]);
-		diff_tag(sqe, i + 1, 0);
-	}
-	return 0;
 }
 
 static void prep_openat(struct io_uring *ring, struct diff_ctx *c, __u64 ud,
@@ -184,50 +116,6 @@ static int check_close(struct diff_ctx *c, const struct diff_cqe *cqe,
 	return 0;
 }
 
-static void prep_statx(struct io_uring *ring, struct diff_ctx *c, __u64 ud,
-		  int dfd, const char *path, int flags, struct statx *stx)
-{
-	struct io_uring_sqe *sqe = diff_sqe(ring, c);
-
-	io_uring_prep_statx(sqe, dfd, path, flags, STATX_BASIC_STATS, stx);
-	diff_tag(sqe, ud, 0);
-}
-
-/* 1: "data"; 2: the fd, AT_EMPTY_PATH (into buf[2]); 3: "missing" */
-static int fill_statx(struct io_uring *ring, struct diff_ctx *c)
-{
-	prep_statx(ring, c, 1, c->dirfd, "data", 0, &c->stx);
-	prep_statx(ring, c, 2, c->val[0], "", AT_EMPTY_PATH,
-	      (struct statx *)c->buf[2]);
-	prep_statx(ring, c, 3, c->dirfd, "missing", 0,
-		   (struct statx *)c->buf[3]);
-	return 0;
-}
-
-static int check_statx(struct diff_ctx *c, const struct diff_cqe *cqe,
-		       unsigned nr)
-{
-	const struct statx *byfd = (const struct statx *)c->buf[2];
-	struct stat st;
-
-	(void)cqe;
-	(void)nr;
-	if (fstat(c->val[0], &st))
-		return diff_fail(c, "fstat: %s", strerror(errno));
-	if (c->stx.stx_size != FILE_LEN || !S_ISREG(c->stx.stx_mode) ||
-	    c->stx.stx_ino != st.st_ino)
-		return diff_fail(c, "statx of data: size %llu mode 0%o",
-				 (unsigned long long)c->stx.stx_size,
-				 c->stx.stx_mode);
-	if (byfd->stx_ino != st.st_ino || byfd->stx_size != FILE_LEN)
-		return diff_fail(c, "statx by fd: wrong inode or size");
-	return 0;
-}
-
-/* ---- SYNC_FILE_RANGE, OPENAT2, the flags and modes of each ---- */
-
-#define NOTE	1000
-
 /* track the fds that the CQEs return, and say which are fds */
 static int check_fds(struct diff_ctx *c, const struct diff_cqe *cqe,
 		     unsigned nr)
@@ -246,32 +134,6 @@ static void normalize_fds(struct diff_cqe *cqe)
 {
 	if (cqe->user_data >= 10 && cqe->user_data < 100)
 		diff_normalize_fd(cqe);
-}
-
-static int fill_sync_file_range(struct io_uring *ring, struct diff_ctx *c)
-{
-	struct io_uring_sqe *sqe;
-
-	diff_pattern(c->buf[0], 4096, 4);
-	sqe = diff_sqe(ring, c);
-	io_uring_prep_write(sqe, c->val[0], c->buf[0], 4096, 4096);
-	diff_tag(sqe, 1, IOSQE_IO_LINK);
-	sqe = diff_sqe(ring, c);
-	io_uring_prep_sync_file_range(sqe, c->val[0], 4096, 4096,
-				      SYNC_FILE_RANGE_WAIT_BEFORE |
-				      SYNC_FILE_RANGE_WRITE |
-				      SYNC_FILE_RANGE_WAIT_AFTER);
-	diff_tag(sqe, 2, IOSQE_IO_LINK);
-	sqe = diff_sqe(ring, c);
-	io_uring_prep_sync_file_range(sqe, c->val[0], 0, 0, 0);
-	diff_tag(sqe, 3, IOSQE_IO_LINK);
-	sqe = diff_sqe(ring, c);
-	io_uring_prep_sync_file_range(sqe, c->val[0], 0, 0, 1U << 7);
-	diff_tag(sqe, 4, IOSQE_IO_LINK);
-	sqe = diff_sqe(ring, c);
-	io_uring_prep_sync_file_range(sqe, c->val[0], 4096, (__u64)-4096, 0);
-	diff_tag(sqe, 5, 0);
-	return 0;
 }
 
 static struct io_uring_sqe *openat2(struct io_uring *ring, struct diff_ctx *c,
@@ -406,43 +268,6 @@ static int fifo_reader(struct io_uring *ring, struct diff_ctx *c)
 	return 0;
 }
 
-static void prep_stx(struct io_uring *ring, struct diff_ctx *c, __u64 ud,
-		  const char *path, int flags, unsigned mask, void *buf)
-{
-	struct io_uring_sqe *sqe = diff_sqe(ring, c);
-
-	io_uring_prep_statx(sqe, c->dirfd, path, flags, mask, buf);
-	diff_tag(sqe, ud, 0);
-}
-
-/* the link itself, through it, a dir, unknown flags, no buffer */
-static int fill_statx_variants(struct io_uring *ring, struct diff_ctx *c)
-{
-	prep_stx(ring, c, 1, "lnk", AT_SYMLINK_NOFOLLOW, STATX_TYPE, c->buf[0]);
-	prep_stx(ring, c, 2, "lnk", 0, STATX_SIZE | STATX_TYPE, c->buf[1]);
-	prep_stx(ring, c, 3, "d", AT_STATX_DONT_SYNC, STATX_BASIC_STATS,
-	      c->buf[2]);
-	prep_stx(ring, c, 4, "data", 0x40000000, STATX_BASIC_STATS, c->buf[3]);
-	prep_stx(ring, c, 5, "data", 0, STATX_BASIC_STATS, NULL);
-	prep_stx(ring, c, 6, "", 0, STATX_BASIC_STATS, c->buf[3]);
-	return 0;
-}
-
-static int check_statx_variants(struct diff_ctx *c, const struct diff_cqe *cqe,
-		       unsigned nr)
-{
-	const struct statx *a = (const void *)c->buf[0];
-	const struct statx *b = (const void *)c->buf[1];
-	const struct statx *d = (const void *)c->buf[2];
-
-	(void)cqe;
-	(void)nr;
-	diff_note(c, NOTE, S_ISLNK(a->stx_mode));
-	diff_note(c, NOTE + 1, S_ISREG(b->stx_mode) && b->stx_size == 8192);
-	diff_note(c, NOTE + 2, S_ISDIR(d->stx_mode));
-	return 0;
-}
-
 /* a pipe end; this ring's own fd; CLOSE with IOSQE_FIXED_FILE */
 static int fill_close_odd(struct io_uring *ring, struct diff_ctx *c)
 {
@@ -476,131 +301,174 @@ static int check_close_odd(struct diff_ctx *c, const struct diff_cqe *cqe,
 	return 0;
 }
 
-/* punch a hole, zero a range, a negative length, a bad mode combination */
-static int fill_fallocate_modes(struct io_uring *ring, struct diff_ctx *c)
+/* the fd flags of what ud made, as a note; tracked for closing */
+static void note_fd(struct diff_ctx *c, const struct diff_cqe *cqe,
+		    unsigned nr, __u64 ud, __u64 key)
 {
+	const struct diff_cqe *q = diff_find(cqe, nr, ud);
+
+	if (!q || q->res < 0)
+		return;
+	diff_track_fd(c, q->res);
+	diff_note(c, key, fcntl(q->res, F_GETFD));
+}
+
+static void prep_pipe(struct io_uring_sqe *sqe, int *fds, unsigned flags,
+		      unsigned file_index)
+{
+	io_uring_prep_rw(AR_OP_PIPE, sqe, 0, fds, 0, 0);
+	sqe->rw_flags = (int)flags;
+	sqe->file_index = file_index;
+}
+
+static int fill_pipe(struct io_uring *ring, struct diff_ctx *c)
+{
+	int *fds = (int *)c->buf[0];
 	struct io_uring_sqe *sqe;
 
 	sqe = diff_sqe(ring, c);
-	io_uring_prep_fallocate(sqe, c->val[0],
-				FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
-				0, 4096);
+	prep_pipe(sqe, fds, 0, 0);
 	diff_tag(sqe, 1, IOSQE_IO_LINK);
 	sqe = diff_sqe(ring, c);
-	io_uring_prep_fallocate(sqe, c->val[0], FALLOC_FL_ZERO_RANGE, 6000,
-				1000);
-	diff_tag(sqe, 2, IOSQE_IO_LINK);
-	sqe = diff_sqe(ring, c);
-	io_uring_prep_fallocate(sqe, c->val[0], 0, 0, (__u64)-1);
-	diff_tag(sqe, 3, IOSQE_IO_LINK);
-	sqe = diff_sqe(ring, c);
-	io_uring_prep_fallocate(sqe, c->val[0], FALLOC_FL_PUNCH_HOLE, 0, 10);
+	prep_pipe(sqe, fds + 2, O_CLOEXEC | O_NONBLOCK, 0);
+	diff_tag(sqe, 2, 0);
+	sqe = diff_sqe(ring, c);	/* an unknown flag: -EINVAL */
+	prep_pipe(sqe, fds + 4, O_APPEND, 0);
+	diff_tag(sqe, 3, 0);
+	sqe = diff_sqe(ring, c);	/* sqe->fd set: -EINVAL */
+	prep_pipe(sqe, fds + 4, 0, 0);
+	sqe->fd = 1;
 	diff_tag(sqe, 4, 0);
+	sqe = diff_sqe(ring, c);	/* nowhere to write them: -EFAULT */
+	prep_pipe(sqe, NULL, 0, 0);
+	diff_tag(sqe, 5, 0);
+	sqe = diff_sqe(ring, c);	/* no file table: -ENXIO */
+	prep_pipe(sqe, fds + 4, 0, 1);
+	diff_tag(sqe, 6, 0);
+	sqe = diff_sqe(ring, c);	/* ... and allocating: -ENFILE */
+	prep_pipe(sqe, fds + 4, 0, IORING_FILE_INDEX_ALLOC);
+	diff_tag(sqe, 7, 0);
 	return 0;
 }
 
-static int check_fallocate_modes(struct diff_ctx *c, const struct diff_cqe *cqe,
-			   unsigned nr)
+/* the pipes work, and carry the flags asked for; fds tracked */
+static int check_pipe(struct diff_ctx *c, const struct diff_cqe *cqe,
+		      unsigned nr)
 {
-	static char want[8192];
+	int *fds = (int *)c->buf[0];
+	char b[8];
+
+	for (unsigned i = 0; i < 2; i++) {
+		const struct diff_cqe *q = diff_find(cqe, nr, i + 1);
+
+		if (!q || q->res)
+			continue;
+		diff_track_fd(c, fds[2 * i]);
+		diff_track_fd(c, fds[2 * i + 1]);
+		diff_note(c, NOTE + 4 * i, fcntl(fds[2 * i], F_GETFD));
+		diff_note(c, NOTE + 4 * i + 1, fcntl(fds[2 * i + 1], F_GETFL) &
+			  (O_NONBLOCK | O_ACCMODE));
+		diff_note(c, NOTE + 4 * i + 2,
+			  (int)write(fds[2 * i + 1], "ab", 2));
+		diff_note(c, NOTE + 4 * i + 3, (int)read(fds[2 * i], b, 2));
+	}
+	diff_note(c, NOTE + 8, fds[4]);	/* untouched by the failures */
+	return c->msg[0] ? -1 : 0;
+}
+
+/* 4 sparse slots; pipes at slot 1 (and 2), allocated, then failures */
+static int fill_pipe_direct(struct io_uring *ring, struct diff_ctx *c)
+{
+	int *fds = (int *)c->buf[0];
+	struct io_uring_sqe *sqe;
+	int ret = io_uring_register_files_sparse(ring, 4);
+
+	if (ret)
+		return diff_fail(c, "register sparse: %d", ret);
+	fds[0] = fds[1] = fds[2] = fds[3] = -7;
+	sqe = diff_sqe(ring, c);
+	prep_pipe(sqe, fds, 0, 2);
+	diff_tag(sqe, 1, IOSQE_IO_LINK);
+	sqe = diff_sqe(ring, c);	/* through the slots: write, then read */
+	io_uring_prep_write(sqe, 2, "direct", 6, 0);
+	diff_tag(sqe, 2, IOSQE_FIXED_FILE | IOSQE_IO_LINK);
+	sqe = diff_sqe(ring, c);
+	io_uring_prep_read(sqe, 1, c->buf[1], 6, 0);
+	diff_tag(sqe, 3, IOSQE_FIXED_FILE | IOSQE_IO_LINK);
+	/* hard links from here: the failures do not end the chain */
+	sqe = diff_sqe(ring, c);	/* slots 0 and 3 are left: allocated */
+	prep_pipe(sqe, fds + 2, 0, IORING_FILE_INDEX_ALLOC);
+	diff_tag(sqe, 4, IOSQE_IO_HARDLINK);
+	sqe = diff_sqe(ring, c);	/* the table is full: -ENFILE */
+	prep_pipe(sqe, fds + 4, 0, IORING_FILE_INDEX_ALLOC);
+	diff_tag(sqe, 5, IOSQE_IO_HARDLINK);
+	sqe = diff_sqe(ring, c);	/* O_CLOEXEC: -EINVAL */
+	prep_pipe(sqe, fds + 4, O_CLOEXEC, 1);
+	diff_tag(sqe, 6, IOSQE_IO_HARDLINK);
+	sqe = diff_sqe(ring, c);	/* replaces slot 3, fails at slot 4: -EINVAL */
+	prep_pipe(sqe, fds + 4, 0, 4);
+	diff_tag(sqe, 7, IOSQE_IO_HARDLINK);
+	sqe = diff_sqe(ring, c);	/* ... which is left empty */
+	io_uring_prep_close_direct(sqe, 3);
+	diff_tag(sqe, 8, IOSQE_IO_HARDLINK);
+	sqe = diff_sqe(ring, c);	/* ... and slot 0 still holds its end */
+	io_uring_prep_close_direct(sqe, 0);
+	diff_tag(sqe, 9, 0);
+	return 0;
+}
+
+static int check_pipe_direct(struct diff_ctx *c, const struct diff_cqe *cqe,
+			     unsigned nr)
+{
+	int *fds = (int *)c->buf[0];
 
 	(void)cqe;
 	(void)nr;
-	diff_pattern(want, sizeof(want), 1);
-	memset(want, 0, 4096);
-	memset(want + 6000, 0, 1000);
-	return diff_check_file(c, "data", want, sizeof(want));
-}
-
-/* MADV_DONTNEED on a private anonymous page: it reads back as zeroes */
-static int fill_madvise_dontneed(struct io_uring *ring, struct diff_ctx *c)
-{
-	struct io_uring_sqe *sqe;
-	void *m = mmap(NULL, 8192, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	if (m == MAP_FAILED)
-		return diff_fail(c, "mmap: %s", strerror(errno));
-	c->iov[0].iov_base = m;
-	memset(m, 'x', 8192);
-	sqe = diff_sqe(ring, c);
-	io_uring_prep_madvise(sqe, m, 4096, MADV_DONTNEED);
-	diff_tag(sqe, 1, 0);
-	sqe = diff_sqe(ring, c);
-	io_uring_prep_madvise(sqe, (char *)m + 1, 4096, MADV_NORMAL);
-	diff_tag(sqe, 2, 0);
-	sqe = diff_sqe(ring, c);
-	io_uring_prep_madvise(sqe, m, 0, MADV_DONTNEED);
-	diff_tag(sqe, 3, 0);
+	for (unsigned i = 0; i < 6; i++)
+		diff_note(c, NOTE + i, fds[i]);
+	if (memcmp(c->buf[1], "direct", 6))
+		return diff_fail(c, "read the wrong bytes through the slots");
 	return 0;
 }
 
-static int check_madvise_dontneed(struct diff_ctx *c, const struct diff_cqe *cqe,
+/* files [data, pipe read end] registered, then installed as fds */
+static int fill_install(struct io_uring *ring, struct diff_ctx *c)
+{
+	const __u8 op = AR_OP_FIXED_FD_INSTALL;
+	int fds[2] = { c->val[0], c->val[1] }, ret;
+	struct io_uring_sqe *sqe;
+
+	ret = io_uring_register_files(ring, fds, 2);
+	if (ret)
+		return diff_fail(c, "register files: %d", ret);
+	diff_prep_op(ring, c, op, 0, 10, IOSQE_FIXED_FILE);
+	sqe = diff_prep_op(ring, c, op, 1, 11, IOSQE_FIXED_FILE);
+	sqe->rw_flags = 1;		/* IORING_FIXED_FD_NO_CLOEXEC */
+	diff_prep_op(ring, c, op, c->val[0], 1, 0);		/* -EBADF */
+	sqe = diff_prep_op(ring, c, op, 0, 2, IOSQE_FIXED_FILE);
+	sqe->rw_flags = 2;		/* -EINVAL */
+	sqe = diff_prep_op(ring, c, op, 0, 3, IOSQE_FIXED_FILE);
+	sqe->off = 1;			/* -EINVAL */
+	diff_prep_op(ring, c, op, 9, 4, IOSQE_FIXED_FILE);	/* -EBADF */
+	return 0;
+}
+
+/* the installed fds: close-on-exec or not, and the file behind them */
+static int check_install(struct diff_ctx *c, const struct diff_cqe *cqe,
 			 unsigned nr)
 {
-	const char *m = c->iov[0].iov_base;
+	const struct diff_cqe *q = diff_find(cqe, nr, 10);
+	struct stat a, b;
 
-	(void)cqe;
-	(void)nr;
-	diff_note(c, NOTE, m[0] == 0 && m[4095] == 0);
-	diff_note(c, NOTE + 1, m[4096] == 'x');
-	munmap(c->iov[0].iov_base, 8192);
-	return 0;
+	note_fd(c, cqe, nr, 10, NOTE);
+	note_fd(c, cqe, nr, 11, NOTE + 1);
+	if (q && q->res >= 0 && !fstat(q->res, &a) && !fstat(c->val[0], &b))
+		diff_note(c, NOTE + 2, a.st_ino == b.st_ino);
+	return c->msg[0] ? -1 : 0;
 }
 
-/* on a pipe, with a negative length, every advice value in range */
-static int fill_fadvise_variants(struct io_uring *ring, struct diff_ctx *c)
-{
-	struct io_uring_sqe *sqe;
-	int p[2], i;
-
-	if (diff_pipe(c, p))
-		return -1;
-	sqe = diff_sqe(ring, c);
-	io_uring_prep_fadvise(sqe, p[0], 0, 100, POSIX_FADV_NORMAL);
-	diff_tag(sqe, 1, 0);
-	sqe = diff_sqe(ring, c);
-	io_uring_prep_fadvise(sqe, c->val[0], 0, (off_t)-1, POSIX_FADV_NORMAL);
-	diff_tag(sqe, 2, 0);
-	for (i = 0; i <= 5; i++) {
-		sqe = diff_sqe(ring, c);
-		io_uring_prep_fadvise(sqe, c->val[0], 0, 0, i);
-		diff_tag(sqe, 10 + i, 0);
-	}
-	return 0;
-}
-
-const struct scenario diff_fs[] = {
+const struct scenario diff_openclose[] = {
 	{
-		.name = "fs_fsync_and_datasync",
-		.setup = setup_data,
-		.fill = fill_fsync,
-		.nr_cqes = 2,
-		.order = ORDER_ANY,
-		.known = { { 1, 0 }, { 2, 0 } },
-	}, {
-		.name = "fs_fallocate",
-		.setup = setup_data,
-		.fill = fill_fallocate,
-		.check = check_fallocate,
-		.nr_cqes = 3,
-		.order = ORDER_ANY,
-		.before = { { 1, 2 } },
-		.known = { { 1, 0 }, { 2, 0 } },
-	}, {
-		.name = "fs_fadvise",
-		.setup = setup_data,
-		.fill = fill_fadvise,
-		.nr_cqes = 4,
-		.order = ORDER_ANY,
-		.known = { { 1, 0 }, { 4, -EINVAL } },
-	}, {
-		.name = "fs_madvise",
-		.fill = fill_madvise,
-		.nr_cqes = 3,
-		.order = ORDER_ANY,
-		.known = { { 1, 0 }, { 3, -EINVAL } },
-	}, {
 		.name = "fs_openat",
 		.setup = setup_data,
 		.fill = fill_openat,
@@ -619,22 +487,6 @@ const struct scenario diff_fs[] = {
 		.order = ORDER_ANY,
 		.before = { { 1, 2 } },
 		.known = { { 1, 0 }, { 2, -EBADF }, { 3, -EBADF } },
-	}, {
-		.name = "fs_statx",
-		.setup = setup_data,
-		.fill = fill_statx,
-		.check = check_statx,
-		.nr_cqes = 3,
-		.order = ORDER_ANY,
-		.known = { { 1, 0 }, { 3, -ENOENT } },
-	}, {
-		.name = "ops_sync_file_range",
-		.setup = setup_data,
-		.fill = fill_sync_file_range,
-		.nr_cqes = 5,
-		.order = ORDER_ANY,
-		.before = { { 1, 2 }, { 2, 3 }, { 3, 4 } },
-		.known = { { 1, 4096 }, { 2, 0 }, { 3, 0 } },
 	}, {
 		.name = "ops_openat2_resolve",
 		.setup = diff_setup_tree,
@@ -674,14 +526,6 @@ const struct scenario diff_fs[] = {
 		.known = { { 1, -ENXIO }, { 10, DIFF_RES_FD },
 			   { 11, DIFF_RES_FD } },
 	}, {
-		.name = "ops_statx_variants",
-		.setup = diff_setup_tree,
-		.fill = fill_statx_variants,
-		.check = check_statx_variants,
-		.nr_cqes = 6,
-		.order = ORDER_ANY,
-		.known = { { NOTE, 1 }, { NOTE + 1, 1 }, { NOTE + 2, 1 } },
-	}, {
 		.name = "ops_close_odd_fds",
 		.setup = setup_data,
 		.fill = fill_close_odd,
@@ -691,27 +535,35 @@ const struct scenario diff_fs[] = {
 		.order = ORDER_ANY,
 		.known = { { 1, 0 }, { NOTE, 1 }, { NOTE + 1, 1 } },
 	}, {
-		.name = "ops_fallocate_modes",
-		.setup = setup_data,
-		.fill = fill_fallocate_modes,
-		.check = check_fallocate_modes,
-		.nr_cqes = 4,
+		.name = "misc_pipe",
+		.fill = fill_pipe,
+		.after_submit = diff_submit_rest,
+		.check = check_pipe,
+		.nr_cqes = 7,
 		.order = ORDER_ANY,
-		.before = { { 1, 2 }, { 2, 3 } },
-		.known = { { 1, 0 }, { 2, 0 } },
+		.known = { { 1, 0 }, { 2, 0 }, { 3, -EINVAL }, { 5, -EFAULT },
+			   { 6, -ENXIO }, { 7, -ENFILE } },
 	}, {
-		.name = "ops_madvise_dontneed",
-		.fill = fill_madvise_dontneed,
-		.check = check_madvise_dontneed,
-		.nr_cqes = 3,
-		.order = ORDER_ANY,
-		.known = { { 1, 0 }, { NOTE, 1 }, { NOTE + 1, 1 } },
+		.name = "misc_pipe_direct",
+		.entries = 16,
+		.fill = fill_pipe_direct,
+		.check = check_pipe_direct,
+		.nr_cqes = 9,
+		.order = ORDER_EXACT,
+		.known = { { 1, 0 }, { 2, 6 }, { 3, 6 }, { 4, 0 },
+			   { 5, -ENFILE }, { 6, -EINVAL }, { 7, -EINVAL },
+			   { 9, 0 } },
 	}, {
-		.name = "ops_fadvise_variants",
-		.setup = setup_data,
-		.fill = fill_fadvise_variants,
-		.nr_cqes = 8,
+		.name = "misc_fixed_fd_install",
+		.setup = diff_setup_data_pipe,
+		.fill = fill_install,
+		.after_submit = diff_submit_rest,
+		.check = check_install,
+		.normalize = normalize_fds,
+		.nr_cqes = 6,
 		.order = ORDER_ANY,
+		.known = { { 10, DIFF_RES_FD }, { 11, DIFF_RES_FD },
+			   { 1, -EBADF }, { 2, -EINVAL }, { 4, -EBADF } },
 	},
 	{ .name = NULL }
 };

@@ -141,9 +141,10 @@ struct scenario {
 
 /* the families, each an array ended by a NULL name; diff_table.c lists them */
 extern const struct scenario diff_nop[], diff_submit_errors[], diff_rw[],
-	diff_rsrc[], diff_fs[], diff_fs_names[], diff_xattr[], diff_splice[],
-	diff_misc[], diff_kbuf[], diff_net[], diff_link[], diff_opdef[],
-	diff_drain[], diff_timeout[], diff_cancel[], diff_poll[],
+	diff_rsrc[], diff_sync[], diff_advise[], diff_openclose[],
+	diff_statx[], diff_fs[], diff_xattr[], diff_splice[], diff_truncate[],
+	diff_epoll[], diff_uring_cmd[], diff_kbuf[], diff_net[], diff_link[],
+	diff_opdef[], diff_drain[], diff_timeout[], diff_cancel[], diff_poll[],
 	diff_setup_flags[], diff_register[], diff_complete[], diff_msg_ring[],
 	diff_futex[], diff_waitid[];
 extern const struct scenario *const diff_families[];
