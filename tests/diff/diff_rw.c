@@ -686,28 +686,6 @@ static int fill_fixed_none(struct io_uring *ring, struct diff_ctx *c)
 #define AR_OP_READV_FIXED	60
 #define AR_OP_WRITEV_FIXED	61
 
-static struct io_uring_sqe *prep_op(struct io_uring *ring, struct diff_ctx *c,
-				    __u8 op, int fd, __u64 ud, unsigned flags)
-{
-	struct io_uring_sqe *sqe = diff_sqe(ring, c);
-
-	io_uring_prep_rw(op, sqe, fd, NULL, 0, 0);
-	diff_tag(sqe, ud, flags);
-	return sqe;
-}
-
-/* val[0]: "data" (8192 bytes); val[1], val[2]: a pipe */
-static int setup_data_pipe(struct diff_ctx *c)
-{
-	int p[2];
-
-	if (diff_data_file(c, 8192, O_RDWR) || diff_pipe(c, p))
-		return -1;
-	c->val[1] = p[0];
-	c->val[2] = p[1];
-	return 0;
-}
-
 /* buf[0] registered; "data" read into two pieces of it, written back at 8192 */
 static int fill_rw_fixed(struct io_uring *ring, struct diff_ctx *c)
 {
@@ -724,11 +702,12 @@ static int fill_rw_fixed(struct io_uring *ring, struct diff_ctx *c)
 	iov[0].iov_len = 50;
 	iov[1].iov_base = c->buf[0] + 1000;
 	iov[1].iov_len = 200;
-	sqe = prep_op(ring, c, AR_OP_READV_FIXED, c->val[0], 1, IOSQE_IO_LINK);
+	sqe = diff_prep_op(ring, c, AR_OP_READV_FIXED, c->val[0], 1,
+			   IOSQE_IO_LINK);
 	sqe->addr = (unsigned long)iov;
 	sqe->len = 2;
 	sqe->off = 10;
-	sqe = prep_op(ring, c, AR_OP_WRITEV_FIXED, c->val[0], 2, 0);
+	sqe = diff_prep_op(ring, c, AR_OP_WRITEV_FIXED, c->val[0], 2, 0);
 	sqe->addr = (unsigned long)iov;
 	sqe->len = 2;
 	sqe->off = 8192;
@@ -772,27 +751,28 @@ static int fill_rw_fixed_errors(struct io_uring *ring, struct diff_ctx *c)
 	iov[2].iov_base = c->buf[1];
 	iov[2].iov_len = 10;			/* another buffer */
 	for (unsigned i = 0; i < 3; i++) {
-		sqe = prep_op(ring, c, AR_OP_READV_FIXED, c->val[0], i + 1, 0);
+		sqe = diff_prep_op(ring, c, AR_OP_READV_FIXED, c->val[0],
+				   i + 1, 0);
 		sqe->addr = (unsigned long)&iov[i];
 		sqe->len = 1;
 	}
 	iov[3].iov_base = c->buf[0];
 	iov[3].iov_len = 10;
 	iov += 3;
-	sqe = prep_op(ring, c, AR_OP_READV_FIXED, c->val[0], 4, 0);
+	sqe = diff_prep_op(ring, c, AR_OP_READV_FIXED, c->val[0], 4, 0);
 	sqe->addr = (unsigned long)iov;
 	sqe->len = 1;
 	sqe->buf_index = 1;			/* no such buffer: -EFAULT */
-	sqe = prep_op(ring, c, AR_OP_WRITEV_FIXED, 1000, 5, 0);
+	sqe = diff_prep_op(ring, c, AR_OP_WRITEV_FIXED, 1000, 5, 0);
 	sqe->addr = (unsigned long)iov;
 	sqe->len = 1;				/* -EBADF */
-	sqe = prep_op(ring, c, AR_OP_READV_FIXED, c->val[0], 6, 0);
+	sqe = diff_prep_op(ring, c, AR_OP_READV_FIXED, c->val[0], 6, 0);
 	sqe->addr = (unsigned long)iov;
 	sqe->len = 1025;			/* -EINVAL at prep */
-	sqe = prep_op(ring, c, AR_OP_READV_FIXED, c->val[0], 7, 0);
+	sqe = diff_prep_op(ring, c, AR_OP_READV_FIXED, c->val[0], 7, 0);
 	sqe->len = 1;				/* NULL: -EFAULT at prep */
-	sqe = prep_op(ring, c, AR_OP_READV_FIXED, c->val[0], 8,
-		      IOSQE_BUFFER_SELECT);	/* -EOPNOTSUPP */
+	sqe = diff_prep_op(ring, c, AR_OP_READV_FIXED, c->val[0], 8,
+			   IOSQE_BUFFER_SELECT);	/* -EOPNOTSUPP */
 	sqe->addr = (unsigned long)iov;
 	sqe->len = 1;
 	return 0;
@@ -967,7 +947,7 @@ const struct scenario diff_rw[] = {
 		.nr_cqes = 1,
 	}, {
 		.name = "misc_rw_fixed_vec",
-		.setup = setup_data_pipe,
+		.setup = diff_setup_data_pipe,
 		.fill = fill_rw_fixed,
 		.check = check_rw_fixed,
 		.nr_cqes = 2,
@@ -975,7 +955,7 @@ const struct scenario diff_rw[] = {
 		.known = { { 1, 250 }, { 2, 250 } },
 	}, {
 		.name = "misc_rw_fixed_vec_errors",
-		.setup = setup_data_pipe,
+		.setup = diff_setup_data_pipe,
 		.fill = fill_rw_fixed_errors,
 		.after_submit = diff_submit_rest,
 		.nr_cqes = 8,

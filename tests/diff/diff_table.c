@@ -2,12 +2,11 @@
 /*
  * diff_table.c - the one table of scenario families, in the order they
  * run: the simplest operations first, so a broken engine shows there.
- * Each family is one file, named after the part of the user engine it
- * tests (src/user/, src/user/ops/): the ops/ file of its opcodes, or the
- * core file of its feature. diff_fs.c, diff_fs_names.c and diff_misc.c
- * test opcodes of several files each: the comments below name them. The
- * call cases are apart: diff_setup.c and diff_uaccess.c
- * (diff_call_tables).
+ * Each family is one file, named after the file of the user engine
+ * (src/user/, src/user/ops/) whose code its scenarios test: the ops/
+ * file of its opcodes, or the core file of its feature; the comments
+ * below name it. The call cases are apart: diff_setup.c and
+ * diff_uaccess.c (diff_call_tables).
  */
 #include "harness.h"
 
@@ -16,13 +15,17 @@ const struct scenario *const diff_families[] = {
 	diff_submit_errors,	/* diff_submit.c: submit.c's refusals */
 	diff_rw,		/* diff_rw.c: ops/rw.c */
 	diff_rsrc,		/* diff_rsrc.c: rsrc.c */
-	diff_fs,		/* diff_fs.c: ops/sync.c, advise.c, openclose.c,
-				   statx.c */
-	diff_fs_names,		/* diff_fs_names.c: ops/fs.c, fs_names.c */
+	diff_sync,		/* diff_sync.c: ops/sync.c */
+	diff_advise,		/* diff_advise.c: ops/advise.c */
+	diff_openclose,		/* diff_openclose.c: ops/openclose.c */
+	diff_statx,		/* diff_statx.c: ops/statx.c */
+	diff_fs,		/* diff_fs.c: ops/fs.c */
 	diff_xattr,		/* diff_xattr.c: ops/xattr.c */
 	diff_splice,		/* diff_splice.c: ops/splice.c */
-	diff_misc,		/* diff_misc.c: ops/truncate.c, epoll.c,
-				   openclose.c, uring_cmd.c, zcrx.c */
+	diff_truncate,		/* diff_truncate.c: ops/truncate.c */
+	diff_epoll,		/* diff_epoll.c: ops/epoll.c */
+	diff_uring_cmd,		/* diff_uring_cmd.c: ops/uring_cmd.c (its one
+				   scenario sends zcrx.c's RECV_ZC too) */
 	diff_kbuf,		/* diff_kbuf.c: kbuf.c */
 	diff_net,		/* diff_net.c: ops/net.c */
 	diff_link,		/* diff_link.c: links (submit.c, complete.c) */

@@ -165,6 +165,20 @@ struct io_uring_sqe *diff_prep_nop(struct io_uring *ring, struct diff_ctx *c,
 	return sqe;
 }
 
+/*
+ * an SQE of opcode op on fd with nothing else set: for the opcodes
+ * liburing 2.3 has no prep for, and for their bad input
+ */
+struct io_uring_sqe *diff_prep_op(struct io_uring *ring, struct diff_ctx *c,
+				  __u8 op, int fd, __u64 ud, unsigned flags)
+{
+	struct io_uring_sqe *sqe = diff_sqe(ring, c);
+
+	io_uring_prep_rw(op, sqe, fd, NULL, 0, 0);
+	diff_tag(sqe, ud, flags);
+	return sqe;
+}
+
 /* a read of len bytes at off into buf[ud % DIFF_NBUF] */
 struct io_uring_sqe *diff_prep_read(struct io_uring *ring, struct diff_ctx *c,
 				    __u64 ud, int fd, unsigned len, __u64 off,
@@ -303,6 +317,32 @@ int diff_setup_pipes(struct diff_ctx *c)
 	c->val[1] = a[1];
 	c->val[2] = b[0];
 	c->val[3] = b[1];
+	return 0;
+}
+
+/* val[0]: "data" (8192 bytes, read-write); val[1], val[2]: a pipe */
+int diff_setup_data_pipe(struct diff_ctx *c)
+{
+	int p[2];
+
+	if (diff_data_file(c, 8192, O_RDWR) || diff_pipe(c, p))
+		return -1;
+	c->val[1] = p[0];
+	c->val[2] = p[1];
+	return 0;
+}
+
+/*
+ * val[0]: "data" (8192 bytes, read-write); and "b" ("bb"), "lnk" ->
+ * "data", directory "d": for the opcodes on paths
+ */
+int diff_setup_tree(struct diff_ctx *c)
+{
+	if (diff_data_file(c, 8192, O_RDWR) ||
+	    diff_file(c, "b", "bb", 2, O_RDONLY) < 0)
+		return -1;
+	if (symlinkat("data", c->dirfd, "lnk") || mkdirat(c->dirfd, "d", 0755))
+		return diff_fail(c, "symlink/mkdir: %s", strerror(errno));
 	return 0;
 }
 

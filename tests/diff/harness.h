@@ -141,9 +141,10 @@ struct scenario {
 
 /* the families, each an array ended by a NULL name; diff_table.c lists them */
 extern const struct scenario diff_nop[], diff_submit_errors[], diff_rw[],
-	diff_rsrc[], diff_fs[], diff_fs_names[], diff_xattr[], diff_splice[],
-	diff_misc[], diff_kbuf[], diff_net[], diff_link[], diff_opdef[],
-	diff_drain[], diff_timeout[], diff_cancel[], diff_poll[],
+	diff_rsrc[], diff_sync[], diff_advise[], diff_openclose[],
+	diff_statx[], diff_fs[], diff_xattr[], diff_splice[], diff_truncate[],
+	diff_epoll[], diff_uring_cmd[], diff_kbuf[], diff_net[], diff_link[],
+	diff_opdef[], diff_drain[], diff_timeout[], diff_cancel[], diff_poll[],
 	diff_setup_flags[], diff_register[], diff_complete[], diff_msg_ring[],
 	diff_futex[], diff_waitid[];
 extern const struct scenario *const diff_families[];
@@ -220,6 +221,8 @@ struct io_uring_sqe *diff_sqe(struct io_uring *ring, struct diff_ctx *c);
 void diff_tag(struct io_uring_sqe *sqe, __u64 user_data, unsigned flags);
 struct io_uring_sqe *diff_prep_nop(struct io_uring *ring, struct diff_ctx *c,
 				   __u64 ud, unsigned flags);
+struct io_uring_sqe *diff_prep_op(struct io_uring *ring, struct diff_ctx *c,
+				  __u8 op, int fd, __u64 ud, unsigned flags);
 struct io_uring_sqe *diff_prep_read(struct io_uring *ring, struct diff_ctx *c,
 				    __u64 ud, int fd, unsigned len, __u64 off,
 				    unsigned flags);
@@ -248,6 +251,8 @@ int diff_pipe(struct diff_ctx *c, int p[2]);
 int diff_setup_pipes(struct diff_ctx *c);
 int diff_feed_pipe(struct io_uring *ring, struct diff_ctx *c);
 int diff_data_file(struct diff_ctx *c, size_t len, int oflags);
+int diff_setup_data_pipe(struct diff_ctx *c);
+int diff_setup_tree(struct diff_ctx *c);
 int diff_track_fd(struct diff_ctx *c, int fd);
 void diff_pattern(void *buf, size_t len, unsigned seed);
 int diff_check_file(struct diff_ctx *c, const char *name, const void *data,
