@@ -805,7 +805,8 @@ static bool ar_req_waiter_blocks(struct ar_ureq *req)
 	unsigned n = 0, ready;
 	struct ar_ureq *r;
 
-	if (!ctx->submit_state.waiter_nr || !ar_submit_owner(ctx) || ctx->exiting ||
+	/* the owner first: only the owner of submit_state reads its fields */
+	if (!ar_submit_owner(ctx) || !ctx->submit_state.waiter_nr || ctx->exiting ||
 	    (ctx->flags & (IORING_SETUP_IOPOLL | IORING_SETUP_SQPOLL)) ||
 	    __atomic_load_n(&ctx->pol.block, __ATOMIC_RELAXED) !=
 	    ANYRING_BLOCK_WAITER || !ar_req_waiter_may_run(req))
