@@ -22,7 +22,7 @@ n=$(wc -l < "$tmp/ref")
 [ "$n" -ge 50 ] || { echo "reference lists only $n symbols"; exit 1; }
 
 # the poll hooks: unversioned ("Base"), so they bind versioned references
-HOOKS="poll ppoll __poll_chk __ppoll_chk select pselect epoll_wait epoll_pwait epoll_pwait2 epoll_ctl"
+HOOKS="poll ppoll __poll_chk __ppoll_chk select pselect epoll_wait epoll_pwait epoll_pwait2 epoll_ctl syscall"
 
 # same_map LIB: LIB exports liburing's (version, symbol) pairs, and beyond
 # them only ANYRING_* and the hooks, unversioned

@@ -11,7 +11,9 @@
 # ring the ring allocated; uring-static.c links
 # liburing.a; fio's io_uring engine writes and verifies a file. Each runs
 # on the kernel first, then on the user engine, which ANYRING_DEBUG must
-# confirm; with ANYRING_TRAP=0 the refusal must reach the program.
+# confirm, through libc's syscall() served as a function call and, with
+# ANYRING_TRAP=signal, through the signal; with ANYRING_TRAP=0 the refusal
+# must reach the program.
 # Plain build only: a sanitized libanyring cannot be preloaded into a
 # program built without the sanitizer.
 set -eu
@@ -39,10 +41,20 @@ ok() {
 	echo "$label: ok"
 }
 
+# uring-raw makes its calls through libc's syscall(): served as function
+# calls (the dynamic route), and again through the signal alone
+# (ANYRING_TRAP=signal), as a program with the syscall instruction inline
 for m in "" blocked-but-sigsys altstack blocked-all own-sigsys small-stack close-reuse poll-ringfd pbuf-mmap; do
 	ok "kernel $m" "uring-raw: ok" "$tmp/uring-raw" $m
 	ok "refused $m" "engine user" "$run" --deny-io-uring --debug -- "$tmp/uring-raw" $m
 	grep -q "uring-raw: ok" "$tmp/out" || { cat "$tmp/out"; exit 1; }
+	grep -q "routes: syscall() as a function call" "$tmp/out" || {
+		echo "refused $m: not the dynamic route:"; cat "$tmp/out"; exit 1; }
+	ok "refused, signal route $m" "engine user" \
+		env ANYRING_TRAP=signal "$run" --deny-io-uring --debug -- "$tmp/uring-raw" $m
+	grep -q "uring-raw: ok" "$tmp/out" || { cat "$tmp/out"; exit 1; }
+	grep -q "routes: the signal only" "$tmp/out" || {
+		echo "ANYRING_TRAP=signal $m: the fast route is on:"; cat "$tmp/out"; exit 1; }
 done
 grep -q "trap: installed (auto: the kernel refuses io_uring_setup" "$tmp/out" || {
 	echo "the trap did not say why it was installed:"; cat "$tmp/out"; exit 1; }

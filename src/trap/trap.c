@@ -18,6 +18,9 @@
  * docs/trap.md says what runs in signal context and why that is safe.
  */
 #include <errno.h>
+#include <stdatomic.h>
+#include <stdarg.h>
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
@@ -286,14 +289,11 @@ struct ar_trap_call {
 	ucontext_t *uc;
 };
 
-static long ar_trap_serve(void *arg)
+/* one of the calls the trap serves, with the system call's arguments */
+static long ar_trap_route(long nr, long a1, long a2, long a3, long a4,
+			  long a5, long a6)
 {
-	const struct ar_trap_call *c = arg;
-	const greg_t *g = c->uc->uc_mcontext.gregs;
-	long a1 = g[REG_RDI], a2 = g[REG_RSI], a3 = g[REG_RDX];
-	long a4 = g[REG_R10], a5 = g[REG_R8], a6 = g[REG_R9];
-
-	switch (c->nr) {
+	switch (nr) {
 	case AR_NR_SETUP:
 		ar_engine_sweep();
 		return ar_engine_setup(NULL, (unsigned)a1,
@@ -308,6 +308,81 @@ static long ar_trap_serve(void *arg)
 		return ar_trap_mmap(a1, a2, a3, a4, a5, a6);
 	}
 	return -ENOSYS;
+}
+
+static long ar_trap_serve(void *arg)
+{
+	const struct ar_trap_call *c = arg;
+	const greg_t *g = c->uc->uc_mcontext.gregs;
+
+	return ar_trap_route(c->nr, g[REG_RDI], g[REG_RSI], g[REG_RDX],
+			     g[REG_R10], g[REG_R8], g[REG_R9]);
+}
+
+/*
+ * The dynamic route: libc's syscall(), through which fio, libuv and
+ * Rust's libc crate make io_uring's calls. libanyring defines it,
+ * unversioned (as the poll hooks, engine/pollhook.c), so it binds a
+ * program's references whether the library is preloaded or linked.
+ * While the trap is installed with its fast routes (ar_trap_fast),
+ * io_uring_setup, _enter and _register are served here as a function
+ * call, as the SIGSYS handler would serve them; any other number, and
+ * every call without the trap, goes to libc's syscall(). Its answer is
+ * syscall(2)'s: -1 and errno for -4095..-1.
+ */
+static bool ar_trap_fast;
+
+typedef long syscall_fn(long, ...);
+static _Atomic(syscall_fn *) ar_real_syscall;
+
+static syscall_fn *ar_real_syscall_lookup(void)
+{
+	syscall_fn *fn = (syscall_fn *)dlsym(RTLD_NEXT, "syscall");
+	void *h;
+
+	if (!fn) {
+		h = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
+		if (h) {
+			fn = (syscall_fn *)dlsym(h, "syscall");
+			dlclose(h);
+		}
+	}
+	/* relaxed: the same value whoever stores it */
+	atomic_store_explicit(&ar_real_syscall, fn, memory_order_relaxed);
+	return fn;
+}
+
+AR_EXPORT long syscall(long nr, ...)
+{
+	long a1, a2, a3, a4, a5, a6, ret;
+	syscall_fn *fn;
+	va_list ap;
+
+	/* six longs, as the system call takes them (unused ones are junk) */
+	va_start(ap, nr);
+	a1 = va_arg(ap, long);
+	a2 = va_arg(ap, long);
+	a3 = va_arg(ap, long);
+	a4 = va_arg(ap, long);
+	a5 = va_arg(ap, long);
+	a6 = va_arg(ap, long);
+	va_end(ap);
+	/* relaxed: set once, in the constructor, before any ring exists */
+	if (__atomic_load_n(&ar_trap_fast, __ATOMIC_RELAXED) &&
+	    nr >= AR_NR_SETUP && nr <= AR_NR_REGISTER) {
+		ret = ar_trap_route(nr, a1, a2, a3, a4, a5, a6);
+		if (ret < 0 && ret >= -4095) {
+			errno = (int)-ret;
+			return -1;
+		}
+		return ret;
+	}
+	fn = atomic_load_explicit(&ar_real_syscall, memory_order_relaxed);
+	if (!fn && !(fn = ar_real_syscall_lookup())) {
+		errno = ENOSYS;
+		return -1;
+	}
+	return fn(nr, a1, a2, a3, a4, a5, a6);
 }
 
 /*
@@ -475,11 +550,22 @@ int anyring_trap_sigmask(int how, const sigset_t *set, sigset_t *copy,
 	return 0;
 }
 
+/* the trap is installed: turn the dynamic route on (or leave it off) */
+static void ar_trap_route_fast(bool on)
+{
+	__atomic_store_n(&ar_trap_fast, on, __ATOMIC_RELAXED);
+}
+
 #define AR_TRAP_ARCH_OK	1
 #else
 static int ar_trap_install(void)
 {
 	return -EOPNOTSUPP;
+}
+
+static void ar_trap_route_fast(bool on)
+{
+	(void)on;
 }
 
 __attribute__((visibility("default")))
@@ -530,9 +616,32 @@ static bool ar_trap_preloaded(void)
  * refused). A program linked with -lanyring calls the library and needs
  * no trap. Sets why for ANYRING_DEBUG.
  */
-static bool ar_trap_wanted(char *why, size_t sz)
+/*
+ * ANYRING_TRAP: 0, 1 or auto, then ",signal" to keep the fast routes off
+ * ("signal" alone is "auto,signal"): into base, and *signal_only
+ */
+static const char *ar_trap_mode(char *base, size_t sz, bool *signal_only)
 {
 	const char *mode = secure_getenv("ANYRING_TRAP");
+	const char *comma;
+
+	*signal_only = false;
+	if (!mode)
+		return NULL;
+	if (!strcmp(mode, "signal")) {
+		*signal_only = true;
+		return "auto";
+	}
+	comma = strchr(mode, ',');
+	if (!comma || strcmp(comma, ",signal"))
+		return mode;
+	*signal_only = true;
+	snprintf(base, sz, "%.*s", (int)(comma - mode), mode);
+	return base;
+}
+
+static bool ar_trap_wanted(const char *mode, char *why, size_t sz)
+{
 	const char *engine = secure_getenv("ANYRING_ENGINE");
 	const struct ar_engine *e;
 	int probe;
@@ -571,10 +680,12 @@ static bool ar_trap_wanted(char *why, size_t sz)
 __attribute__((constructor))
 static void ar_trap_init(void)
 {
-	char why[128];
+	char why[128], base[16];
+	bool signal_only;
+	const char *mode = ar_trap_mode(base, sizeof(base), &signal_only);
 	int ret;
 
-	if (!ar_trap_wanted(why, sizeof(why))) {
+	if (!ar_trap_wanted(mode, why, sizeof(why))) {
 		ar_debug("trap: not installed (%s)", why);
 		return;
 	}
@@ -584,9 +695,13 @@ static void ar_trap_init(void)
 		return;
 	}
 	ret = ar_trap_install();
-	if (ret)
+	if (ret) {
 		ar_debug("trap: not installed (%s): %s", why, strerror(-ret));
-	else
-		ar_debug("trap: installed (%s): io_uring's system calls made "
-			 "outside liburing are served by the engines", why);
+		return;
+	}
+	ar_trap_route_fast(!signal_only);
+	ar_debug("trap: installed (%s): io_uring's system calls made "
+		 "outside liburing are served by the engines; routes: %s", why,
+		 signal_only ? "the signal only (ANYRING_TRAP ,signal)" :
+		 "syscall() as a function call, else the signal");
 }
