@@ -48,6 +48,9 @@
 /* SECCOMP_RET_DATA of our traps: si_errno tells them from another filter's */
 #define AR_TRAP_DATA	0x0a71U
 
+#define AR_XSTR(x)	#x
+#define AR_STR(x)	AR_XSTR(x)
+
 #define AR_NR_SETUP	425
 #define AR_NR_ENTER	426
 #define AR_NR_REGISTER	427
@@ -320,22 +323,30 @@ static long ar_trap_serve(void *arg)
 }
 
 /*
- * The dynamic route: libc's syscall(), through which fio, libuv and
- * Rust's libc crate make io_uring's calls. libanyring defines it,
+ * The dynamic route: libc's syscall(), through which libuv, Rust's libc
+ * crate and others make io_uring's calls. libanyring defines it,
  * unversioned (as the poll hooks, engine/pollhook.c), so it binds a
  * program's references whether the library is preloaded or linked.
  * While the trap is installed with its fast routes (ar_trap_fast),
  * io_uring_setup, _enter and _register are served here as a function
  * call, as the SIGSYS handler would serve them; any other number, and
- * every call without the trap, goes to libc's syscall(). Its answer is
+ * every call without the trap, goes to libc's syscall() with the
+ * registers and stack as the program left them. Its answer is
  * syscall(2)'s: -1 and errno for -4095..-1.
+ *
+ * syscall() is variadic and its callers pass as many arguments as the
+ * system call takes, so it is written in assembly: it reads no argument
+ * the caller did not pass, and hands the others on untouched (a tail
+ * jump), as glibc's own syscall() does.
  */
-static bool ar_trap_fast;
+__attribute__((visibility("hidden"))) bool ar_trap_fast;
 
 typedef long syscall_fn(long, ...);
-static _Atomic(syscall_fn *) ar_real_syscall;
+__attribute__((visibility("hidden"))) _Atomic(syscall_fn *) ar_real_syscall;
 
-static syscall_fn *ar_real_syscall_lookup(void)
+/* libc's syscall(); NULL when there is none (then ar_syscall_nosys()) */
+__attribute__((visibility("hidden"), used))
+syscall_fn *ar_real_syscall_lookup(void)
 {
 	syscall_fn *fn = (syscall_fn *)dlsym(RTLD_NEXT, "syscall");
 	void *h;
@@ -352,38 +363,88 @@ static syscall_fn *ar_real_syscall_lookup(void)
 	return fn;
 }
 
-AR_EXPORT long syscall(long nr, ...)
+__attribute__((visibility("hidden"), used))
+long ar_syscall_nosys(void)
 {
-	long a1, a2, a3, a4, a5, a6, ret;
-	syscall_fn *fn;
-	va_list ap;
+	errno = ENOSYS;
+	return -1;
+}
 
-	/* six longs, as the system call takes them (unused ones are junk) */
-	va_start(ap, nr);
-	a1 = va_arg(ap, long);
-	a2 = va_arg(ap, long);
-	a3 = va_arg(ap, long);
-	a4 = va_arg(ap, long);
-	a5 = va_arg(ap, long);
-	a6 = va_arg(ap, long);
-	va_end(ap);
-	/* relaxed: set once, in the constructor, before any ring exists */
-	if (__atomic_load_n(&ar_trap_fast, __ATOMIC_RELAXED) &&
-	    nr >= AR_NR_SETUP && nr <= AR_NR_REGISTER) {
+/*
+ * io_uring's calls, from syscall() below: the caller passed two
+ * (setup), six (enter) or four (register) arguments after nr; a6, the
+ * seventh parameter, is read only for enter.
+ */
+__attribute__((visibility("hidden"), used))
+long ar_trap_syscall(long nr, long a1, long a2, long a3, long a4, long a5,
+		     long a6)
+{
+	long ret;
+
+	if (nr == AR_NR_ENTER)
 		ret = ar_trap_route(nr, a1, a2, a3, a4, a5, a6);
-		if (ret < 0 && ret >= -4095) {
-			errno = (int)-ret;
-			return -1;
-		}
-		return ret;
-	}
-	fn = atomic_load_explicit(&ar_real_syscall, memory_order_relaxed);
-	if (!fn && !(fn = ar_real_syscall_lookup())) {
-		errno = ENOSYS;
+	else
+		ret = ar_trap_route(nr, a1, a2, a3, a4, 0, 0);
+	if (ret < 0 && ret >= -4095) {
+		errno = (int)-ret;
 		return -1;
 	}
-	return fn(nr, a1, a2, a3, a4, a5, a6);
+	return ret;
 }
+
+__asm__(".text\n"
+	".globl syscall\n"
+	".type syscall, @function\n"
+	"syscall:\n"
+	"	.cfi_startproc\n"
+	"	cmpq $" AR_STR(AR_NR_SETUP) ", %rdi\n"
+	"	jb 2f\n"
+	"	cmpq $" AR_STR(AR_NR_REGISTER) ", %rdi\n"
+	"	ja 2f\n"
+	/* a byte set once, before any ring exists: read plainly */
+	"	cmpb $0, ar_trap_fast(%rip)\n"
+	"	je 2f\n"
+	"	jmp ar_trap_syscall\n"
+	"2:	movq ar_real_syscall(%rip), %rax\n"
+	"	testq %rax, %rax\n"
+	"	jz 3f\n"
+	"	jmp *%rax\n"
+	/* not looked up yet: keep the argument registers across the lookup */
+	"3:	pushq %rdi\n"
+	"	.cfi_adjust_cfa_offset 8\n"
+	"	pushq %rsi\n"
+	"	.cfi_adjust_cfa_offset 8\n"
+	"	pushq %rdx\n"
+	"	.cfi_adjust_cfa_offset 8\n"
+	"	pushq %rcx\n"
+	"	.cfi_adjust_cfa_offset 8\n"
+	"	pushq %r8\n"
+	"	.cfi_adjust_cfa_offset 8\n"
+	"	pushq %r9\n"
+	"	.cfi_adjust_cfa_offset 8\n"
+	"	subq $8, %rsp\n"	/* a call at a 16-byte boundary */
+	"	.cfi_adjust_cfa_offset 8\n"
+	"	call ar_real_syscall_lookup\n"
+	"	addq $8, %rsp\n"
+	"	.cfi_adjust_cfa_offset -8\n"
+	"	popq %r9\n"
+	"	.cfi_adjust_cfa_offset -8\n"
+	"	popq %r8\n"
+	"	.cfi_adjust_cfa_offset -8\n"
+	"	popq %rcx\n"
+	"	.cfi_adjust_cfa_offset -8\n"
+	"	popq %rdx\n"
+	"	.cfi_adjust_cfa_offset -8\n"
+	"	popq %rsi\n"
+	"	.cfi_adjust_cfa_offset -8\n"
+	"	popq %rdi\n"
+	"	.cfi_adjust_cfa_offset -8\n"
+	"	testq %rax, %rax\n"
+	"	jz 4f\n"
+	"	jmp *%rax\n"
+	"4:	jmp ar_syscall_nosys\n"
+	"	.cfi_endproc\n"
+	".size syscall, .-syscall\n");
 
 /*
  * The SIGSYS handler. A seccomp trap is synchronous: it runs in the
