@@ -328,7 +328,7 @@ int ar_socket_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe)
 int ar_socket_issue(struct ar_ureq *req, unsigned issue_flags)
 {
 	struct ar_socket *s = ar_req_data(req, struct ar_socket);
-	int fd;
+	int fd, ret;
 
 	(void)issue_flags;
 	/* an fd only until the file table has it: not for a child to see */
@@ -336,7 +336,16 @@ int ar_socket_issue(struct ar_ureq *req, unsigned issue_flags)
 		    s->protocol);
 	if (fd < 0 || !s->file_slot)
 		return ar_net_ret(fd);
-	return ar_net_install(req, fd, s->file_slot);
+	ret = ar_net_install(req, fd, s->file_slot);
+	/*
+	 * The kernel fails the request (its links) only when the socket
+	 * cannot be made; a direct descriptor it cannot install is only
+	 * the result (measured on 6.18: fuzz finding
+	 * socket-direct-install-error-keeps-link)
+	 */
+	if (ret < 0)
+		req->flags |= AR_REQ_F_NOFAIL;
+	return ret;
 }
 
 /* CONNECT and BIND: a sockaddr at addr, its length in addr2 */
