@@ -85,9 +85,9 @@ LIB_SRCS := $(filter-out $(SHIM_SRC),$(wildcard src/*/*.c src/*/*/*.c))
 LIB_PIC  := $(patsubst src/%.c,$(O)/obj/pic/%.o,$(LIB_SRCS))
 LIB_SO   := $(O)/lib/libanyring.so
 LIB_A    := $(O)/lib/libanyring.a
-# the drop-in: the same objects as liburing.so.2 (liburing 2.3's soname,
-# symbols and versions), for the anyring-liburing package
-DROPIN_SO := $(O)/lib/dropin/liburing.so.2.3
+# the drop-in: the same objects as liburing.so.2 (liburing's soname,
+# symbols and versions, API 2.15), for the anyring-liburing package
+DROPIN_SO := $(O)/lib/dropin/liburing.so.2.15
 # the system-call trap's preload shim: libc's sigaction and mask calls
 SHIM_SONAME := libanyring-sig.so.0
 SHIM_SO  := $(O)/lib/$(SHIM_SONAME)

@@ -7,15 +7,19 @@
 #  1. dpkg -i libanyring0, libanyring-dev, anyring-tools: pkg-config finds
 #     anyring, a liburing example builds against the installed files and
 #     runs, anyring-info (text and --json) runs, man finds the pages.
-#  2. dpkg -i anyring-liburing: liburing.so.2 and liburing.so.2.3 are
-#     diverted (and stay so when it is installed again); with io_uring allowed, Debian's liburing examples (built
+#  2. dpkg -i anyring-liburing: liburing2's liburing.so.2 and its file
+#     (liburing.so.2.N, whichever release), and liburing-ffi.so.2 where
+#     liburing2 has it, are diverted (and stay so when it is installed
+#     again); ldconfig resolves liburing.so.2 to ours; a program that
+#     dlopen()s liburing-ffi.so.2 runs a ring through it, with io_uring
+#     allowed and denied; with io_uring allowed, Debian's liburing examples (built
 #     with -luring before the drop-in came) run on the kernel engine; with
 #     io_uring denied by anyring-run --deny-io-uring and no LD_PRELOAD in
 #     their environment, on the user engine; a setgid copy, started by
 #     nobody under a seccomp filter that leaves privileges alone (so the
 #     setgid bit takes effect), too.
-#  3. dpkg -r anyring-liburing: the diversions are gone, liburing.so.2 and
-#     liburing.so.2.3 are back byte for byte. The /etc/ld.so.preload route
+#  3. dpkg -r anyring-liburing: the diversions are gone, liburing2's
+#     libraries are back byte for byte. The /etc/ld.so.preload route
 #     is tried in a private mount namespace (the real /etc is untouched).
 #  4. dpkg -r the rest: no file of any package is left.
 #
@@ -66,10 +70,21 @@ trap cleanup EXIT
 trap 'exit 1' INT TERM
 
 # ---- before: what must come back ----
-sum_before=$(sha256sum "$libdir/liburing.so.2.3" | cut -d' ' -f1)
-link_before=$(readlink "$libdir/liburing.so.2")
+# liburing2's files: liburing.so.2.N (2.3 on Debian 12, 2.9 on Debian 13)
+# and, from 2.4 on, liburing-ffi.so.2.N
+sysfiles() {
+	for l in liburing.so.2 liburing-ffi.so.2; do
+		[ -L "$libdir/$l" ] || continue
+		f=$(readlink -f "$libdir/$l")
+		echo "$l -> $(readlink "$libdir/$l") $(basename "$f") $(sha256sum "$f" | cut -d' ' -f1)"
+	done
+}
+sysfiles > "$tmp/sys.before"
+sysfile=$(basename "$(readlink -f "$libdir/liburing.so.2")")
 diversions_before=$(dpkg-divert --list | sort)
-echo "before: $libdir/liburing.so.2 -> $link_before, liburing.so.2.3 sha256 $sum_before"
+echo "before: liburing2's libraries (link, target, file, sha256):"
+sed 's/^/  /' "$tmp/sys.before"
+[ -s "$tmp/sys.before" ] || die "no $libdir/liburing.so.2 (liburing2)"
 
 # Debian's examples linked against the system's liburing (-luring), built
 # now, before anything of anyring is installed
@@ -125,18 +140,161 @@ done
 # ---- 2. the drop-in ----
 step "dpkg -i anyring-liburing"
 dpkg -i "$(deb anyring-liburing)" || die "dpkg -i anyring-liburing"
-dpkg-divert --list | grep anyring-liburing
-[ "$(dpkg-divert --list | grep -c 'by anyring-liburing')" = 2 ] || die "not two diversions"
-soname=$(objdump -p "$(readlink -f "$libdir/liburing.so.2")" | awk '$1 == "SONAME" { print $2 }')
+ndiv=$(dpkg-divert --list | grep -c 'by anyring-liburing')
+echo "$ndiv diversions by anyring-liburing"
+for l in liburing.so.2 "$sysfile" $(awk '$1 == "liburing-ffi.so.2" { print $4 }' "$tmp/sys.before"); do
+	[ "$(dpkg-divert --truename "$libdir/$l")" = "$libdir/anyring-liburing/$l" ] ||
+		die "$libdir/$l is not diverted"
+	[ -e "$libdir/anyring-liburing/$l" ] || [ -L "$libdir/anyring-liburing/$l" ] ||
+		die "liburing2's $l is not in $libdir/anyring-liburing"
+done
+for l in liburing.so.2 liburing-ffi.so.2; do
+	soname=$(objdump -p "$(readlink -f "$libdir/$l")" | awk '$1 == "SONAME" { print $2 }')
+	[ "$soname" = "$l" ] || die "$libdir/$l: soname $soname"
+done
 objdump -p "$libdir/liburing.so.2" | grep -q ' ANYRING_' ||
 	die "$libdir/liburing.so.2 is not libanyring"
-[ "$soname" = liburing.so.2 ] || die "soname $soname"
-# installing it again (dpkg's upgrade path) keeps the same two diversions
+# installing it again (dpkg's upgrade path) keeps the same diversions
 dpkg -i "$(deb anyring-liburing)" > /dev/null || die "dpkg -i anyring-liburing, again"
-[ "$(dpkg-divert --list | grep -c 'by anyring-liburing')" = 2 ] || die "not two diversions after reinstalling"
+[ "$(dpkg-divert --list | grep -c 'by anyring-liburing')" = "$ndiv" ] || die "diversions changed on reinstalling"
 objdump -p "$libdir/liburing.so.2" | grep -q ' ANYRING_' || die "reinstalling lost the drop-in"
-ldconfig -p | grep -F 'liburing.so.2 ' || die "ldconfig does not list liburing.so.2"
+# ldconfig's choice: the soname links lead to ours
+for l in liburing.so.2 liburing-ffi.so.2; do
+	got=$(ldconfig -p | awk -v l="$l" '$1 == l && /x86-64|AArch64|64bit|\(libc6\)/ { print $NF; exit }')
+	[ -n "$got" ] || got=$(ldconfig -p | awk -v l="$l" '$1 == l { print $NF; exit }')
+	[ -n "$got" ] || die "ldconfig does not list $l"
+	case $(basename "$(readlink -f "$got")") in
+	liburing.so.2.15|liburing-ffi.so.2.15) echo "ldconfig: $l => $got -> $(readlink "$got")" ;;
+	*) die "ldconfig resolves $l to $got -> $(readlink -f "$got"), not ours" ;;
+	esac
+done
 echo "$libdir/liburing.so.2 is libanyring (soname liburing.so.2)"
+
+# a program that dlopen()s liburing-ffi.so.2 by soname and uses the
+# inline helpers from it (as SDL3 does): a ring, a NOP, a write and a read
+cat > "$tmp/ffi.c" <<'C'
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+struct io_uring_sqe;
+struct io_uring_cqe { unsigned long long user_data; int res; unsigned flags; };
+#define SYM(v, n) if (!(v = dlsym(h, n))) { printf("no %s\n", n); return 1; }
+int main(int argc, char **argv)
+{
+	static char ring[4096] __attribute__((aligned(64)));
+	char buf[64] = "", msg[] = "through liburing-ffi.so.2";
+	void *h = dlopen("liburing-ffi.so.2", RTLD_NOW);
+	int (*init)(unsigned, void *, unsigned), (*submit)(void *);
+	int (*wait)(void *, struct io_uring_cqe **);
+	void (*seen)(void *, struct io_uring_cqe *), (*exit_)(void *);
+	struct io_uring_sqe *(*get)(void *);
+	void (*nop)(struct io_uring_sqe *);
+	void (*wr)(struct io_uring_sqe *, int, const void *, unsigned, unsigned long long);
+	void (*rd)(struct io_uring_sqe *, int, void *, unsigned, unsigned long long);
+	struct io_uring_cqe *cqe;
+	int fd, i;
+	if (argc < 2 || !h) { printf("dlopen: %s\n", dlerror()); return 1; }
+	SYM(init, "io_uring_queue_init") SYM(submit, "io_uring_submit")
+	SYM(wait, "io_uring_wait_cqe") SYM(seen, "io_uring_cqe_seen")
+	SYM(exit_, "io_uring_queue_exit") SYM(get, "io_uring_get_sqe")
+	SYM(nop, "io_uring_prep_nop") SYM(wr, "io_uring_prep_write")
+	SYM(rd, "io_uring_prep_read")
+	fd = open(argv[1], O_RDWR | O_CREAT | O_TRUNC, 0600);
+	if (fd < 0 || init(8, ring, 0)) { printf("setup failed\n"); return 1; }
+	nop(get(ring));
+	wr(get(ring), fd, msg, sizeof(msg), 0);
+	for (i = 0; i < 2; i++) {
+		if ((i == 0 && submit(ring) != 2) || wait(ring, &cqe) || cqe->res < 0) {
+			printf("op %d failed\n", i); return 1;
+		}
+		seen(ring, cqe);
+	}
+	rd(get(ring), fd, buf, sizeof(msg), 0);
+	if (submit(ring) != 1 || wait(ring, &cqe) || cqe->res != (int)sizeof(msg) ||
+	    memcmp(buf, msg, sizeof(msg))) { printf("read back failed\n"); return 1; }
+	seen(ring, cqe);
+	exit_(ring);
+	printf("ok\n");
+	return 0;
+}
+C
+$CC -O2 -o "$tmp/ffi" "$tmp/ffi.c" -ldl || die "building the dlopen program"
+for how in allowed denied; do
+	pre=; [ $how = denied ] && pre="anyring-run --deny-io-uring -- env -u LD_PRELOAD"
+	# shellcheck disable=SC2086
+	$pre env ANYRING_DEBUG=1 "$tmp/ffi" "$tmp/ffi.out" > "$tmp/out" 2> "$tmp/err" ||
+		{ cat "$tmp/out" "$tmp/err"; die "the dlopen program, io_uring $how"; }
+	want=kernel; [ $how = denied ] && want=user
+	grep -q "engine $want " "$tmp/err" || { cat "$tmp/err"; die "the dlopen program, io_uring $how: not on the $want engine"; }
+	echo "a program that dlopen()s liburing-ffi.so.2, io_uring $how: $(cat "$tmp/out") ($want engine)"
+done
+
+# Debian's own programs, io_uring denied and no LD_PRELOAD: those that load
+# liburing.so.2 (qemu-img, qemu-io, bfs) through the drop-in; fio, which
+# makes io_uring's system calls itself and loads no liburing, through the
+# trap, from /etc/ld.so.preload in a private mount namespace. Each must
+# give the right result on the user engine (ANYRING_DEBUG names it).
+denied="anyring-run --deny-io-uring -- env -u LD_PRELOAD ANYRING_DEBUG=1"
+on_user() {	# on_user WHAT: $tmp/err shows user rings only
+	grep -q "engine user " "$tmp/err" || { cat "$tmp/err"; die "$1: no ring on the user engine"; }
+	grep "^anyring\[[0-9]*\]: ring fd" "$tmp/err" | grep -qv "engine user " &&
+		{ cat "$tmp/err"; die "$1: a ring on another engine"; }
+	return 0
+}
+loads_liburing() { ldd "$(command -v "$1")" 2>/dev/null | grep -q 'liburing\.so\.2 '; }
+if command -v qemu-img >/dev/null && loads_liburing qemu-img; then
+	f=driver=file,aio=io_uring,filename
+	# shellcheck disable=SC2086
+	$denied qemu-img convert -p --image-opts "$f=$tmp/src" -O raw "$tmp/qemu.raw" > /dev/null 2> "$tmp/err" ||
+		{ cat "$tmp/err"; die "qemu-img convert"; }
+	on_user "qemu-img convert"
+	cmp "$tmp/src" "$tmp/qemu.raw" || die "qemu-img convert: the copy differs"
+	# shellcheck disable=SC2086
+	$denied qemu-img compare --image-opts "$f=$tmp/src" "$f=$tmp/qemu.raw" > "$tmp/out" 2> "$tmp/err" ||
+		{ cat "$tmp/out" "$tmp/err"; die "qemu-img compare"; }
+	on_user "qemu-img compare"
+	grep -q "Images are identical" "$tmp/out" || die "qemu-img compare: $(cat "$tmp/out")"
+	# shellcheck disable=SC2086
+	$denied qemu-io --image-opts "$f=$tmp/qemu.raw" -c 'write -P 0x5a 4096 1M' \
+		-c 'read -P 0x5a 4096 1M' > "$tmp/out" 2> "$tmp/err" || { cat "$tmp/out" "$tmp/err"; die "qemu-io"; }
+	on_user "qemu-io"
+	grep -q "Pattern verification failed" "$tmp/out" && die "qemu-io: $(cat "$tmp/out")"
+	echo "qemu-img convert and compare, qemu-io write and read back (aio=io_uring), io_uring denied: right, on the user engine"
+else
+	echo "qemu-img: not installed or not linked with liburing, skipped"
+fi
+if command -v bfs >/dev/null && loads_liburing bfs; then
+	mkdir -p "$tmp/tree"
+	for d in a b c d; do
+		mkdir -p "$tmp/tree/$d/x/y"
+		for i in 1 2 3 4 5 6 7 8; do echo "$d$i" > "$tmp/tree/$d/x/f$i"; done
+	done
+	# shellcheck disable=SC2086
+	$denied bfs -j4 "$tmp/tree" > "$tmp/out" 2> "$tmp/err" || { cat "$tmp/err"; die "bfs"; }
+	find "$tmp/tree" | sort > "$tmp/want"
+	sort "$tmp/out" | cmp -s - "$tmp/want" || die "bfs lists other files than find"
+	on_user "bfs -j4"
+	echo "bfs -j4, io_uring denied: the same $(wc -l < "$tmp/want") paths as find, on the user engine"
+else
+	echo "bfs: not installed or not linked with liburing, skipped"
+fi
+if command -v fio >/dev/null && command -v unshare >/dev/null; then
+	mkdir -p "$tmp/etc-fio"
+	cp -a /etc/. "$tmp/etc-fio/"
+	printf '%s\n' "$libdir/libanyring.so.0" "$libdir/libanyring-sig.so.0" > "$tmp/etc-fio/ld.so.preload"
+	# shellcheck disable=SC2016
+	unshare -m sh -c 'mount --make-rprivate / && mount --bind "$1/etc-fio" /etc &&
+		exec anyring-run --deny-io-uring -- env -u LD_PRELOAD ANYRING_DEBUG=1 \
+		fio --name=verify --filename="$1/fio.dat" --size=8M --bs=4k \
+		--rw=randwrite --ioengine=io_uring --iodepth=8 --verify=crc32c \
+		--do_verify=1 --output="$1/fio.out"' sh "$tmp" 2> "$tmp/err" ||
+		{ cat "$tmp/fio.out" "$tmp/err"; die "fio verify=crc32c"; }
+	on_user "fio"
+	grep -q "err= 0" "$tmp/fio.out" || { cat "$tmp/fio.out"; die "fio: errors"; }
+	echo "fio $(fio --version) ioengine=io_uring verify=crc32c, io_uring denied, trap from /etc/ld.so.preload: no error, on the user engine"
+fi
 
 # run_examples LABEL ENGINE PREFIX...: each example through PREFIX, on ENGINE
 # (ANYRING_DEBUG=1 says which engine serves each ring)
@@ -242,11 +400,10 @@ fi
 # ---- 3. removing the drop-in ----
 step "dpkg -r anyring-liburing"
 dpkg -r anyring-liburing || die "dpkg -r anyring-liburing"
-sum_after=$(sha256sum "$libdir/liburing.so.2.3" | cut -d' ' -f1)
-link_after=$(readlink "$libdir/liburing.so.2")
-echo "after: $libdir/liburing.so.2 -> $link_after, liburing.so.2.3 sha256 $sum_after"
-[ "$sum_after" = "$sum_before" ] || die "liburing.so.2.3 differs from before"
-[ "$link_after" = "$link_before" ] || die "liburing.so.2 points elsewhere than before"
+sysfiles > "$tmp/sys.after"
+echo "after:"
+sed 's/^/  /' "$tmp/sys.after"
+cmp -s "$tmp/sys.before" "$tmp/sys.after" || die "liburing2's libraries differ from before"
 [ "$(dpkg-divert --list | sort)" = "$diversions_before" ] || die "diversions differ from before"
 [ -e "$libdir/anyring-liburing" ] && die "$libdir/anyring-liburing is left"
 objdump -p "$libdir/liburing.so.2" | grep -q ' ANYRING_' && die "liburing.so.2 is still libanyring"
@@ -276,11 +433,11 @@ fi
 
 # ---- 4. removing the rest ----
 step "dpkg -r anyring-tools libanyring-dev libanyring0"
-# every file of the four packages, but the drop-in's two, which are
-# liburing2's again (checked above)
+# every file of the four packages, but the drop-in's libraries, whose
+# names are liburing2's again (checked above)
 for p in anyring-liburing anyring-tools libanyring-dev libanyring0; do
 	dpkg-deb -c "$(deb "$p")" | awk '$1 !~ /^d/ { sub(/^\./, "", $6); print $6 }' |
-		grep -v "^$libdir/liburing\.so\.2" >> "$tmp/files"
+		grep -v "^$libdir/liburing\(-ffi\)\?\.so\.2" >> "$tmp/files"
 done
 dpkg -r anyring-tools libanyring-dev libanyring0 || die "dpkg -r"
 for p in $PKGS; do
@@ -298,8 +455,8 @@ while read -r f; do
 	fi
 done < "$tmp/files"
 [ $left = 0 ] || die "files left after dpkg -r"
-[ "$(sha256sum "$libdir/liburing.so.2.3" | cut -d' ' -f1)" = "$sum_before" ] ||
-	die "liburing.so.2.3 changed"
-echo "all $(wc -l < "$tmp/files") files of the four packages (the drop-in's two aside) are gone"
+sysfiles > "$tmp/sys.after"
+cmp -s "$tmp/sys.before" "$tmp/sys.after" || die "liburing2's libraries changed"
+echo "all $(wc -l < "$tmp/files") files of the four packages (the drop-in's libraries aside) are gone"
 echo
 echo "deb-smoke: ok"
