@@ -10,6 +10,8 @@
 # /var/cache/anyring/chroots) for the next run; the packages the suite
 # needs are installed into it by the tree's own scripts/setup.sh, inside.
 # A chroot older than ANYRING_CHROOT_DAYS (7) days is upgraded first.
+# ANYRING_CHROOT_OUT=DIR: the .debs a `make deb` built in there are copied
+# to DIR (the tree copy inside is removed after the run).
 # Everything is mounted in a private mount namespace, so nothing stays
 # mounted when the run ends, however it ends. Needs root.
 set -eu
@@ -48,6 +50,10 @@ if [ ! -f "$root/.anyring-stamp" ]; then
 	touch "$root/.anyring-stamp" "$root/.anyring-upgraded"
 fi
 cp /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
+# unstable's Release file is valid for a week only; an archive served from
+# a mirror or snapshot that lags this machine's clock would make apt refuse
+# it (the signatures are still checked)
+echo 'Acquire::Check-Valid-Until "false";' > "$root/etc/apt/apt.conf.d/99anyring-valid-until"
 
 # the copy of the tree: what git tracks, as a clean clone has it (the
 # build and the working files of a developer's tree stay out)
@@ -89,5 +95,10 @@ unshare --mount --propagation private sh -eu -c '
 		HOME=/root TERM=dumb LANG=C.UTF-8 ${CI:+CI=$CI} \
 		make -C "$dst" "$@"
 ' sh "$root" "$dst" "$upgrade" "$@" || rc=$?
+if [ -n "${ANYRING_CHROOT_OUT:-}" ] && ls "$root$dst"/build/deb/*.deb >/dev/null 2>&1; then
+	mkdir -p "$ANYRING_CHROOT_OUT"
+	cp "$root$dst"/build/deb/*.deb "$ANYRING_CHROOT_OUT"/
+	echo "chroot: $suite's packages copied to $ANYRING_CHROOT_OUT"
+fi
 rm -rf "${root:?}$dst"
 exit $rc
