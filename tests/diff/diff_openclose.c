@@ -136,7 +136,7 @@ static void normalize_fds(struct diff_cqe *cqe)
 		diff_normalize_fd(cqe);
 }
 
-static struct io_uring_sqe *openat2(struct io_uring *ring, struct diff_ctx *c,
+static struct io_uring_sqe *sqe_openat2(struct io_uring *ring, struct diff_ctx *c,
 				    __u64 ud, const char *path, unsigned i,
 				    __u64 flags, __u64 mode, __u64 resolve)
 {
@@ -155,14 +155,14 @@ static struct io_uring_sqe *openat2(struct io_uring *ring, struct diff_ctx *c,
 /* valid opens (10..14) and resolve rules refusing (2..4) */
 static int fill_openat2(struct io_uring *ring, struct diff_ctx *c)
 {
-	openat2(ring, c, 10, "data", 0, O_RDONLY, 0, 0);
-	openat2(ring, c, 11, "new", 1, O_CREAT | O_WRONLY, 0600, 0);
-	openat2(ring, c, 12, "d/../data", 2, O_RDONLY, 0, RESOLVE_BENEATH);
-	openat2(ring, c, 13, "lnk", 3, O_RDONLY, 0, 0);
-	openat2(ring, c, 14, "/data", 4, O_RDONLY, 0, RESOLVE_IN_ROOT);
-	openat2(ring, c, 2, "lnk", 5, O_RDONLY, 0, RESOLVE_NO_SYMLINKS);
-	openat2(ring, c, 3, "/tmp", 6, O_RDONLY, 0, RESOLVE_BENEATH);
-	openat2(ring, c, 4, "lnk", 7, O_RDONLY | O_NOFOLLOW, 0, 0);
+	sqe_openat2(ring, c, 10, "data", 0, O_RDONLY, 0, 0);
+	sqe_openat2(ring, c, 11, "new", 1, O_CREAT | O_WRONLY, 0600, 0);
+	sqe_openat2(ring, c, 12, "d/../data", 2, O_RDONLY, 0, RESOLVE_BENEATH);
+	sqe_openat2(ring, c, 13, "lnk", 3, O_RDONLY, 0, 0);
+	sqe_openat2(ring, c, 14, "/data", 4, O_RDONLY, 0, RESOLVE_IN_ROOT);
+	sqe_openat2(ring, c, 2, "lnk", 5, O_RDONLY, 0, RESOLVE_NO_SYMLINKS);
+	sqe_openat2(ring, c, 3, "/tmp", 6, O_RDONLY, 0, RESOLVE_BENEATH);
+	sqe_openat2(ring, c, 4, "lnk", 7, O_RDONLY | O_NOFOLLOW, 0, 0);
 	return 0;
 }
 
@@ -177,7 +177,7 @@ static int fill_openat2_bad(struct io_uring *ring, struct diff_ctx *c)
 	struct open_how *big = (struct open_how *)c->buf[3];
 	struct io_uring_sqe *sqe;
 
-	openat2(ring, c, 1, "data", 0, O_RDONLY, 0, 0)->len = 16;
+	sqe_openat2(ring, c, 1, "data", 0, O_RDONLY, 0, 0)->len = 16;
 	memset(c->buf[3], 0, 64);
 	big->flags = O_RDONLY;
 	c->buf[3][sizeof(*big)] = 1;
@@ -185,10 +185,10 @@ static int fill_openat2_bad(struct io_uring *ring, struct diff_ctx *c)
 	io_uring_prep_openat2(sqe, c->dirfd, "data", big);
 	sqe->len = sizeof(*big) + 8;
 	diff_tag(sqe, 2, 0);
-	openat2(ring, c, 3, "data", 1, O_RDONLY, 0, 1ULL << 40);
-	openat2(ring, c, 4, "data", 2, O_RDONLY, 0600, 0);
-	openat2(ring, c, 5, "data", 3, O_RDONLY | (1ULL << 40), 0, 0);
-	openat2(ring, c, 10, "data", 4, O_RDONLY, 0, 0)->len =
+	sqe_openat2(ring, c, 3, "data", 1, O_RDONLY, 0, 1ULL << 40);
+	sqe_openat2(ring, c, 4, "data", 2, O_RDONLY, 0600, 0);
+	sqe_openat2(ring, c, 5, "data", 3, O_RDONLY | (1ULL << 40), 0, 0);
+	sqe_openat2(ring, c, 10, "data", 4, O_RDONLY, 0, 0)->len =
 		sizeof(struct open_how) + 8;
 	return 0;
 }
