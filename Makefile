@@ -235,12 +235,15 @@ $(FFI_OBJ)/forwarders.inc: src/ffi/gen-forwarders.sh $(FFI_MAP) $(FFI_OBJ)/helpe
 	mv $@.tmp $@
 $(FFI_OBJ)/forwarders.o: src/ffi/forwarders.S $(FFI_OBJ)/forwarders.inc
 	$(CC) $(SANFLAGS) $(CFLAGS_EXTRA) -fPIC -I$(FFI_OBJ) -c -o $@ $<
-# linked to the drop-in by its path: DT_NEEDED liburing.so.2 (its soname)
+# linked to the drop-in by its path: DT_NEEDED liburing.so.2 (its soname);
+# the sonames' links beside them, so that LD_LIBRARY_PATH=$(dir $(DROPIN_SO))
+# finds both as an installed system would
 $(FFI_SO): $(FFI_OBJ)/helpers.o $(FFI_OBJ)/forwarders.o $(FFI_MAP) $(DROPIN_SO)
 	$(CC) -shared $(SANFLAGS) $(LDFLAGS) -Wl,-soname,liburing-ffi.so.2 \
 		-Wl,--version-script,$(FFI_MAP) -Wl,-z,defs -o $@ \
 		$(FFI_OBJ)/helpers.o $(FFI_OBJ)/forwarders.o $(DROPIN_SO)
 	ln -sf $(notdir $@) $(dir $@)liburing-ffi.so.2
+	ln -sf $(notdir $(DROPIN_SO)) $(dir $@)liburing.so.2
 # ---- end liburing-ffi.so.2 ----
 
 # ---- Debian packages: `make deb` builds them from a copy of the tree in
