@@ -24,9 +24,17 @@
 #error "liburing-ffi.so.2's forwarders: no tail jump for this architecture"
 #endif
 
-/* CET (x86_64 -fcf-protection) and BTI (aarch64): a landing pad first */
-#if defined(__x86_64__) && defined(__CET__) && (__CET__ & 1)
-#define FWD_ENTRY	endbr64
+/*
+ * Built with -fcf-protection (x86_64) or -mbranch-protection (aarch64), as
+ * dpkg-buildflags may ask: a landing pad first, and the GNU property note
+ * that says so, without which the link drops the marking for the whole
+ * library. <cet.h> (the compiler's) does both on x86_64; aarch64's note,
+ * GNU_PROPERTY_AARCH64_FEATURE_1_AND with BTI (1) and PAC (2) (a tail
+ * jump has no return address to sign), is written below.
+ */
+#if defined(__x86_64__) && defined(__CET__)
+#include <cet.h>
+#define FWD_ENTRY	_CET_ENDBR
 #elif defined(__aarch64__) && defined(__ARM_FEATURE_BTI_DEFAULT)
 #define FWD_ENTRY	bti c
 #else
@@ -47,3 +55,28 @@ name:								\
 #include "forwarders.inc"
 
 	.section .note.GNU-stack,"",%progbits
+
+#if defined(__aarch64__) && \
+	(defined(__ARM_FEATURE_BTI_DEFAULT) || defined(__ARM_FEATURE_PAC_DEFAULT))
+#ifdef __ARM_FEATURE_BTI_DEFAULT
+#define FWD_BTI		1
+#else
+#define FWD_BTI		0
+#endif
+#ifdef __ARM_FEATURE_PAC_DEFAULT
+#define FWD_PAC		2
+#else
+#define FWD_PAC		0
+#endif
+	.pushsection .note.gnu.property, "a"
+	.p2align 3
+	.word	4			/* name size: "GNU" */
+	.word	16			/* descriptor size */
+	.word	5			/* NT_GNU_PROPERTY_TYPE_0 */
+	.asciz	"GNU"
+	.word	0xc0000000		/* GNU_PROPERTY_AARCH64_FEATURE_1_AND */
+	.word	4
+	.word	FWD_BTI | FWD_PAC
+	.word	0
+	.popsection
+#endif
