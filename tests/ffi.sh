@@ -12,7 +12,8 @@
 #   drop-in's own (no forwarder: src/ffi/gen-forwarders.sh says why).
 #   Nothing else;
 # - each forwarder's jump is relocated against the drop-in's version of
-#   its name, not against itself;
+#   its name, not against itself, and what the helpers call is the
+#   drop-in's or such a forwarder;
 # - tests/ffi/dlopen.c: SDL3's way, dlopen() and dlsym(), a file written,
 #   fsynced, read back, a timeout cancelled, on the kernel engine (when the
 #   kernel has io_uring), the user engine, and, plain build only, under
@@ -117,6 +118,15 @@ while read -r v n; do
 	dv=$(awk -v n="$n" '$2 == n { print $1 }' "$tmp/dropin")
 	grep -qx "$n@$dv" "$tmp/relocs" || fail "forwarder $n@$v: no relocation against $n@$dv"
 done < "$tmp/fwd"
+
+# the functions the helpers call (io_uring_wait_cqe: __io_uring_get_cqe)
+# are the drop-in's, or the ffi library's forwarders to them
+for n in $(nm -u "$helpers" | awk '$NF ~ /uring/ { print $NF }'); do
+	dv=$(awk -v n="$n" '$2 == n { print $1 }' "$tmp/dropin")
+	[ -n "$dv" ] || fail "the helpers call $n, which the drop-in does not export"
+	grep -q " $n\$" "$tmp/ours" && ! grep -q " $n\$" "$tmp/fwd" &&
+		fail "the helpers call $n, defined in liburing-ffi.so.2 but not as a forwarder"
+done
 
 # --- dlopen, as SDL3 ---
 $CC -std=gnu11 -O2 -g -Wall -Wextra -Werror ${CFLAGS_EXTRA:-} $SANFLAGS \
