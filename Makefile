@@ -79,7 +79,8 @@ LDLIBS	:= -lpthread
 # docs/architecture.md draws it
 # (src/trap/sigshim.c is libanyring-sig.so, the trap's preload shim)
 SHIM_SRC := src/trap/sigshim.c
-LIB_SRCS := $(filter-out $(SHIM_SRC),$(wildcard src/*/*.c src/*/*/*.c))
+# (src/ffi/ is liburing-ffi.so.2's, built apart: see its block below)
+LIB_SRCS := $(filter-out $(SHIM_SRC) src/ffi/%,$(wildcard src/*/*.c src/*/*/*.c))
 # one set of objects, -fPIC, for the shared libraries and the static archive
 # alike (position-independent code links into any program, PIE or not)
 LIB_PIC  := $(patsubst src/%.c,$(O)/obj/pic/%.o,$(LIB_SRCS))
@@ -214,6 +215,38 @@ install: all
 		d=$(DESTDIR)$(MANDIR)/$$(basename $$(dirname $$p)) && \
 		install -d $$d && install -m 644 $$p $$d/ || exit 1; \
 	done
+
+# ---- liburing-ffi.so.2 (src/ffi/): the helpers of the <liburing.h> the
+# build compiles against, as exported functions, and forwarders from the
+# ffi map's versions to the drop-in's. No engine of its own: it needs the
+# drop-in liburing.so.2 (DT_NEEDED), so it is built beside it and the
+# drop-in's package installs it. docs/architecture.md has the why ----
+FFI_SO	:= $(dir $(DROPIN_SO))liburing-ffi.so.2.15
+FFI_MAP	:= src/ffi/liburing-ffi.map
+FFI_OBJ	:= $(O)/obj/ffi
+lib: $(FFI_SO)
+# -fgnu89-inline: liburing 2.3's "static inline" helpers (src/ffi/helpers.c)
+$(FFI_OBJ)/helpers.o: src/ffi/helpers.c
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_CFLAGS) -MMD -MP -fPIC -fgnu89-inline $(CFLAGS_EXTRA) -c -o $@ $<
+-include $(FFI_OBJ)/helpers.d
+$(FFI_OBJ)/forwarders.inc: src/ffi/gen-forwarders.sh $(FFI_MAP) $(FFI_OBJ)/helpers.o $(DROPIN_SO)
+	sh src/ffi/gen-forwarders.sh $(FFI_MAP) $(FFI_OBJ)/helpers.o $(DROPIN_SO) > $@.tmp
+	mv $@.tmp $@
+$(FFI_OBJ)/forwarders.o: src/ffi/forwarders.S $(FFI_OBJ)/forwarders.inc
+	$(CC) $(SANFLAGS) $(CFLAGS_EXTRA) -fPIC -I$(FFI_OBJ) -c -o $@ $<
+# linked to the drop-in by its path: DT_NEEDED liburing.so.2 (its soname);
+# -z nodelete: dlclose() unloads neither it nor, so, the drop-in, whose
+# process-wide state (hooks, the trap's handler, thread-exit destructors)
+# must outlive it. The sonames' links beside them, so that
+# LD_LIBRARY_PATH=$(dir $(DROPIN_SO)) finds both as an installed system would
+$(FFI_SO): $(FFI_OBJ)/helpers.o $(FFI_OBJ)/forwarders.o $(FFI_MAP) $(DROPIN_SO)
+	$(CC) -shared $(SANFLAGS) $(LDFLAGS) -Wl,-soname,liburing-ffi.so.2 \
+		-Wl,--version-script,$(FFI_MAP) -Wl,-z,defs -Wl,-z,nodelete -o $@ \
+		$(FFI_OBJ)/helpers.o $(FFI_OBJ)/forwarders.o $(DROPIN_SO)
+	ln -sf $(notdir $@) $(dir $@)liburing-ffi.so.2
+	ln -sf $(notdir $(DROPIN_SO)) $(dir $@)liburing.so.2
+# ---- end liburing-ffi.so.2 ----
 
 # ---- Debian packages: `make deb` builds them from a copy of the tree in
 # build/deb (debhelper, debian/), then lints them; `make deb-check`
