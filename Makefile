@@ -128,14 +128,16 @@ $(O)/obj/pic/%.o: src/%.c
 	$(CC) $(LIB_CFLAGS) $(CFLAGS_EXTRA) -c -o $@ $<
 -include $(LIB_PIC:.o=.d)
 
+# -z nodelete: a program that dlopen()s the library and dlclose()s it must
+# not unmap the code its hooks, signal handler and thread destructors run
 $(O)/lib/libanyring.so.$(VERSION): $(LIB_PIC) src/api/liburing.map | $(O)/lib
 	$(CC) -shared $(SANFLAGS) $(LDFLAGS) -Wl,-soname,$(SONAME) \
-		-Wl,--version-script,src/api/liburing.map -Wl,-z,defs \
+		-Wl,--version-script,src/api/liburing.map -Wl,-z,defs -Wl,-z,nodelete \
 		-o $@ $(LIB_PIC) $(LDLIBS)
 $(DROPIN_SO): $(LIB_PIC) src/api/liburing.map
 	@mkdir -p $(dir $@)
 	$(CC) -shared $(SANFLAGS) $(LDFLAGS) -Wl,-soname,liburing.so.2 \
-		-Wl,--version-script,src/api/liburing.map -Wl,-z,defs \
+		-Wl,--version-script,src/api/liburing.map -Wl,-z,defs -Wl,-z,nodelete \
 		-o $@ $(LIB_PIC) $(LDLIBS)
 $(LIB_SO): $(O)/lib/libanyring.so.$(VERSION)
 	ln -sf libanyring.so.$(VERSION) $(O)/lib/$(SONAME)
