@@ -548,9 +548,20 @@ AR_EXPORT int io_uring_set_iowait(struct io_uring *ring, bool enable_iowait)
  * then the new rings mapped in place of the old, the SQEs handed out but
  * not submitted kept. p->flags is cleared, success or not.
  */
+/* the kernel's SMP_CACHE_BYTES, which aligns the SQ array */
+#if defined(__s390__)
+#define AR_CACHELINE	256U
+#elif defined(__powerpc__)
+#define AR_CACHELINE	128U
+#else
+#define AR_CACHELINE	64U
+#endif
+
 AR_EXPORT int io_uring_resize_rings(struct io_uring *ring,
 				    struct io_uring_params *p)
 {
+	size_t sqe_sz = sizeof(struct io_uring_sqe) <<
+			!!(ring->flags & IORING_SETUP_SQE128);
 	unsigned sqe_head, sqe_tail, i;
 	const struct ar_engine *e;
 	struct io_uring nr;
@@ -565,6 +576,16 @@ AR_EXPORT int io_uring_resize_rings(struct io_uring *ring,
 	if (ret < 0)
 		goto out;
 
+	/*
+	 * The kernel (6.13 to 6.18 at least) fills in every offset but the
+	 * SQ array's, left 0 (it sets that one at setup only). Its place in
+	 * the new rings is the kernel's: behind the CQEs, at a cache line.
+	 */
+	if (!(ring->flags & IORING_SETUP_NO_SQARRAY) && !p->sq_off.array)
+		p->sq_off.array = (p->cq_off.cqes + p->cq_entries *
+				   (unsigned)(sizeof(struct io_uring_cqe) <<
+					      !!(ring->flags & IORING_SETUP_CQE32)) +
+				   AR_CACHELINE - 1) & ~(AR_CACHELINE - 1U);
 	e = ar_ring_lookup(ring, &obj);
 	memset(&nr, 0, sizeof(nr));
 	ret = e->mmap(obj, ring->ring_fd, p, &nr);
@@ -579,6 +600,16 @@ AR_EXPORT int io_uring_resize_rings(struct io_uring *ring,
 	}
 	sqe_head = ring->sq.sqe_head;
 	sqe_tail = ring->sq.sqe_tail;
+	/*
+	 * The kernel moved the SQEs it was given; those handed out since
+	 * (sqe_head to sqe_tail) move here, or they would be submitted
+	 * as the new array's zeroes (liburing 2.15 loses them).
+	 */
+	for (i = sqe_head; i != sqe_tail &&
+	     i - sqe_head < nr.sq.ring_entries; i++)
+		memcpy((char *)nr.sq.sqes + (size_t)(i & nr.sq.ring_mask) * sqe_sz,
+		       (char *)ring->sq.sqes + (size_t)(i & ring->sq.ring_mask) * sqe_sz,
+		       sqe_sz);
 	e->unmap(ring);
 	ring->sq = nr.sq;
 	ring->cq = nr.cq;
