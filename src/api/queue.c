@@ -20,6 +20,7 @@
 #include "engine/engine.h"
 #include "kernel/kernel.h"
 #include "anyring.h"
+#include "api/newer.h"
 
 /*
  * Does submitting need an enter? Always without SQPOLL; with SQPOLL only
@@ -70,6 +71,7 @@ ar_enter(const struct ar_engine *e, void *obj, struct io_uring *ring,
 {
 	if (ring->int_flags & AR_INT_FLAG_REG_RING)
 		flags |= IORING_ENTER_REGISTERED_RING;
+	flags |= ring->int_flags & AR_INT_FLAG_NO_IOWAIT;
 	if (e->kring && obj)
 		return ar_kring_enter(obj, (unsigned)ring->enter_ring_fd,
 				      submit, wait_nr, flags, arg, argsz);
@@ -82,7 +84,7 @@ static int ar_ring_enter(struct io_uring *ring, unsigned submit,
 			 size_t argsz)
 {
 	void *obj;
-	const struct ar_engine *e = ar_engine_lookup(ring->ring_fd, &obj);
+	const struct ar_engine *e = ar_ring_lookup(ring, &obj);
 
 	return ar_enter(e, obj, ring, submit, wait_nr, flags, arg, argsz);
 }
@@ -135,7 +137,7 @@ static inline void ar_cq_idle_on(const struct ar_engine *e, void *obj,
 static void ar_cq_idle(struct io_uring *ring)
 {
 	void *obj;
-	const struct ar_engine *e = ar_engine_lookup(ring->ring_fd, &obj);
+	const struct ar_engine *e = ar_ring_lookup(ring, &obj);
 
 	ar_cq_idle_on(e, obj, ring);
 }
@@ -181,7 +183,9 @@ static int ar_get_cqe(struct io_uring *ring, struct io_uring_cqe **cqe_ptr,
 		if (looped && d->has_ts) {
 			const struct io_uring_getevents_arg *a = d->arg;
 
-			if (!cqe && a->ts && !err)
+			/* a registered wait's arg is an offset: it had a timeout */
+			if (!cqe && !err &&
+			    ((d->get_flags & IORING_ENTER_EXT_ARG_REG) || a->ts))
 				err = -ETIME;
 			break;
 		}
@@ -281,13 +285,13 @@ static int ar_wait_ext_arg(struct io_uring *ring,
  */
 static int ar_wait_cqes(struct io_uring *ring, struct io_uring_cqe **cqe_ptr,
 			unsigned wait_nr, struct __kernel_timespec *ts,
-			sigset_t *sigmask, bool submit)
+			unsigned min_wait_usec, sigset_t *sigmask, bool submit)
 {
 	struct ar_getevents_arg arg;
 	int to_submit = 0;
 
 	if (ts && (ring->features & IORING_FEAT_EXT_ARG)) {
-		ar_ext_arg_init(&arg, sigmask, ts, 0);
+		ar_ext_arg_init(&arg, sigmask, ts, min_wait_usec);
 		return ar_wait_ext_arg(ring, cqe_ptr,
 				       submit ? ar_flush_sq(ring) : 0, wait_nr,
 				       0, &arg);
@@ -307,7 +311,7 @@ AR_EXPORT int io_uring_wait_cqes(struct io_uring *ring,
 				 struct __kernel_timespec *ts,
 				 sigset_t *sigmask)
 {
-	return ar_wait_cqes(ring, cqe_ptr, wait_nr, ts, sigmask, false);
+	return ar_wait_cqes(ring, cqe_ptr, wait_nr, ts, 0, sigmask, false);
 }
 
 AR_EXPORT int io_uring_submit_and_wait_timeout(struct io_uring *ring,
@@ -316,7 +320,67 @@ AR_EXPORT int io_uring_submit_and_wait_timeout(struct io_uring *ring,
 					       struct __kernel_timespec *ts,
 					       sigset_t *sigmask)
 {
-	return ar_wait_cqes(ring, cqe_ptr, wait_nr, ts, sigmask, true);
+	return ar_wait_cqes(ring, cqe_ptr, wait_nr, ts, 0, sigmask, true);
+}
+
+/*
+ * liburing 2.8's min-timeout waits: only on a ring with
+ * IORING_FEAT_MIN_TIMEOUT (-EINVAL otherwise). The submitting one
+ * passes min_wait only along with a timeout (without one it is
+ * io_uring_submit_and_wait()'s wait); the other always waits with an
+ * EXT_ARG.
+ */
+AR_EXPORT int io_uring_submit_and_wait_min_timeout(struct io_uring *ring,
+						   struct io_uring_cqe **cqe_ptr,
+						   unsigned wait_nr,
+						   struct __kernel_timespec *ts,
+						   unsigned min_wait,
+						   sigset_t *sigmask)
+{
+	if (!(ring->features & IORING_FEAT_MIN_TIMEOUT))
+		return -EINVAL;
+	return ar_wait_cqes(ring, cqe_ptr, wait_nr, ts, min_wait, sigmask,
+			    true);
+}
+
+AR_EXPORT int io_uring_wait_cqes_min_timeout(struct io_uring *ring,
+					     struct io_uring_cqe **cqe_ptr,
+					     unsigned wait_nr,
+					     struct __kernel_timespec *ts,
+					     unsigned int min_ts_usec,
+					     sigset_t *sigmask)
+{
+	struct ar_getevents_arg arg;
+
+	if (!(ring->features & IORING_FEAT_MIN_TIMEOUT))
+		return -EINVAL;
+	ar_ext_arg_init(&arg, sigmask, ts, min_ts_usec);
+	return ar_wait_ext_arg(ring, cqe_ptr, 0, wait_nr, 0, &arg);
+}
+
+/*
+ * A wait whose argument is the reg_index'th struct io_uring_reg_wait of
+ * the ring's registered wait region (IORING_ENTER_EXT_ARG_REG): the
+ * enter passes its offset in the region, not an address.
+ */
+AR_EXPORT int io_uring_submit_and_wait_reg(struct io_uring *ring,
+					   struct io_uring_cqe **cqe_ptr,
+					   unsigned wait_nr, int reg_index)
+{
+	struct ar_get_data d = {
+		.wait_nr = wait_nr,
+		.get_flags = IORING_ENTER_EXT_ARG | IORING_ENTER_EXT_ARG_REG,
+		.has_ts = 1,
+		.arg = (const void *)(uintptr_t)((unsigned long)reg_index *
+						  sizeof(struct ar_reg_wait)),
+		.argsz = sizeof(struct ar_reg_wait),
+	};
+
+	/* as liburing: the SQ is published even if the call fails */
+	d.submit = ar_flush_sq(ring);
+	if (!(ring->features & IORING_FEAT_EXT_ARG))
+		return -EINVAL;
+	return ar_get_cqe(ring, cqe_ptr, &d);
 }
 
 AR_EXPORT int anyring_submit_and_wait_ext(struct io_uring *ring,
@@ -369,6 +433,7 @@ ar_submit_kring(struct ar_kring *kr, struct io_uring *ring,
 		flags |= IORING_ENTER_GETEVENTS;
 	if (ring->int_flags & AR_INT_FLAG_REG_RING)
 		flags |= IORING_ENTER_REGISTERED_RING;
+	flags |= ring->int_flags & AR_INT_FLAG_NO_IOWAIT;
 	return ar_kring_enter(kr, (unsigned)ring->enter_ring_fd, submitted,
 			      wait_nr, flags, NULL, _NSIG / 8);
 }
@@ -387,6 +452,7 @@ ar_submit_on(const struct ar_engine *e, void *obj, struct io_uring *ring,
 			flags |= IORING_ENTER_GETEVENTS;
 		if (ring->int_flags & AR_INT_FLAG_REG_RING)
 			flags |= IORING_ENTER_REGISTERED_RING;
+		flags |= ring->int_flags & AR_INT_FLAG_NO_IOWAIT;
 		ret = e->enter(obj, (unsigned)ring->enter_ring_fd, submitted,
 			       wait_nr, flags, NULL, _NSIG / 8);
 	}
@@ -402,7 +468,7 @@ ar_submit(struct io_uring *ring, unsigned submitted, unsigned wait_nr,
 	  int getevents)
 {
 	void *obj;
-	const struct ar_engine *e = ar_engine_lookup(ring->ring_fd, &obj);
+	const struct ar_engine *e = ar_ring_lookup(ring, &obj);
 
 	if (e->kring && obj)
 		return ar_submit_kring(obj, ring, submitted, wait_nr,

@@ -67,6 +67,12 @@
 #define AR_REGISTER_ZCRX_IFQ		32
 #define AR_REGISTER_RESIZE_RINGS	33
 #define AR_REGISTER_MEM_REGION		34
+#define AR_REGISTER_QUERY		35
+#define AR_REGISTER_ZCRX_CTRL		36
+#define AR_REGISTER_BPF_FILTER		37	/* after 6.18: unknown to it */
+
+/* IORING_REGISTER_CLONE_BUFFERS flags */
+#define AR_REGISTER_SRC_REGISTERED	(1U << 0)
 #ifndef IORING_REGISTER_USE_REGISTERED_RING
 #define IORING_REGISTER_USE_REGISTERED_RING (1U << 31)
 #endif
@@ -131,6 +137,35 @@ struct ar_cqring_offsets {
 };
 _Static_assert(sizeof(struct ar_cqring_offsets) == sizeof(struct io_cqring_offsets),
 	       "cqring_offsets layout");
+
+/* IORING_REGISTER_PBUF_STATUS's argument (6.8) */
+struct ar_buf_status {
+	__u32 buf_group;	/* in */
+	__u32 head;		/* out */
+	__u32 resv[8];
+};
+
+/* IORING_REGISTER_CLONE_BUFFERS' argument (6.12; offsets 6.13) */
+struct ar_clone_buffers {
+	__u32 src_fd;
+	__u32 flags;
+	__u32 src_off;
+	__u32 dst_off;
+	__u32 nr;
+	__u32 pad[3];
+};
+
+/* one registered wait argument (IORING_ENTER_EXT_ARG_REG, 6.13) */
+struct ar_reg_wait {
+	struct __kernel_timespec ts;
+	__u32 min_wait_usec;
+	__u32 flags;
+	__u64 sigmask;
+	__u32 sigmask_sz;
+	__u32 pad[3];
+	__u64 pad2[2];
+};
+_Static_assert(sizeof(struct ar_reg_wait) == 64, "reg_wait layout");
 
 /* mmap offset of a kernel-allocated buffer ring (IOU_PBUF_RING_MMAP, 6.4) */
 #define AR_OFF_PBUF_RING		0x80000000ULL

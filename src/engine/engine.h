@@ -20,8 +20,16 @@
 
 #define AR_EXPORT __attribute__((visibility("default")))
 
-/* ring->int_flags bits, liburing 2.3's meaning */
+/*
+ * ring->int_flags bits: REG_RING has liburing 2.3's value; the others
+ * are liburing 2.15's meanings at values of anyring's (the field is the
+ * library's own, no inline function of any header reads it)
+ */
 #define AR_INT_FLAG_REG_RING	(1U << 0)
+/* the ring's memory is the program's (io_uring_queue_init_mem's buf) */
+#define AR_INT_FLAG_APP_MEM	(1U << 1)
+/* io_uring_set_iowait(ring, false): every enter passes this flag */
+#define AR_INT_FLAG_NO_IOWAIT	IORING_ENTER_NO_IOWAIT
 
 /*
  * The engine's ops take the ring object the engine claimed the ring's fd
@@ -259,13 +267,31 @@ static inline const struct ar_engine *ar_ring_engine(const struct io_uring *ring
 	return ar_engine_of_fd(ring->ring_fd);
 }
 
+/*
+ * A ring without an fd (io_uring_close_ring_fd(), REGISTERED_FD_ONLY)
+ * is reached through its registered index: the engine holding it.
+ */
+static inline const struct ar_engine *ar_ring_lookup(const struct io_uring *ring,
+						     void **obj)
+{
+	if (__builtin_expect(ring->ring_fd < 0, 0) &&
+	    (ring->int_flags & AR_INT_FLAG_REG_RING))
+		return ar_engine_of_index((unsigned)ring->enter_ring_fd, obj);
+	return ar_engine_lookup(ring->ring_fd, obj);
+}
+
 static inline int ar_ring_register(struct io_uring *ring, unsigned opcode,
 				   const void *arg, unsigned nr_args)
 {
 	void *obj;
-	const struct ar_engine *e = ar_engine_lookup(ring->ring_fd, &obj);
+	const struct ar_engine *e = ar_ring_lookup(ring, &obj);
 
-	return e->reg(obj, ring->ring_fd, opcode, arg, nr_args);
+	if (__builtin_expect(ring->ring_fd < 0, 0) &&
+	    (ring->int_flags & AR_INT_FLAG_REG_RING))
+		return e->reg(obj, (unsigned)ring->enter_ring_fd,
+			      opcode | IORING_REGISTER_USE_REGISTERED_RING,
+			      arg, nr_args);
+	return e->reg(obj, (unsigned)ring->ring_fd, opcode, arg, nr_args);
 }
 
 /*

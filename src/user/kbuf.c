@@ -500,13 +500,7 @@ void *ar_kbuf_mmap_ring(struct ar_uctx *ctx, unsigned bgid, size_t *len)
 	return mem;
 }
 
-/* struct io_uring_buf_status (6.8) */
-struct ar_buf_status {
-	__u32 buf_group;
-	__u32 head;
-	__u32 resv[8];
-};
-
+/* struct io_uring_buf_status (6.8): engine/compat.h */
 int ar_kbuf_ring_status(struct ar_uctx *ctx, void *arg)
 {
 	struct ar_buf_status st;

@@ -593,6 +593,16 @@ int ar_user_register(void *obj, unsigned fd, unsigned opcode,
 	void *marg = (void *)arg;
 	int ret;
 
+	/*
+	 * fd -1 names no ring: 6.18's "blind" registers (SEND_MSG_RING,
+	 * QUERY), none of which this engine has; 6.18 answers an opcode it
+	 * has no blind handler for with -EINVAL.
+	 */
+	if (fd == (unsigned)-1 && !(opcode & IORING_REGISTER_USE_REGISTERED_RING)) {
+		ar_debug("user engine: io_uring_register(-1, %u) not supported",
+			 opcode);
+		return -EINVAL;
+	}
 	ctx = ar_uctx_named(obj, fd, opcode & IORING_REGISTER_USE_REGISTERED_RING,
 			    &ret);
 	if (!ctx)
