@@ -82,6 +82,9 @@ echo "chroot: $suite: make $* (liburing from the chroot's own packages)"
 rc=0
 unshare --mount --propagation private sh -eu -c '
 	root=$1 dst=$2 upgrade=$3; shift 3
+	# the chroot'"'"'s / a mount point, as a system'"'"'s is: tests that unshare
+	# a mount namespace change its propagation
+	mount --bind "$root" "$root"
 	mount -t proc proc "$root/proc"
 	mount --rbind /sys "$root/sys"
 	mount --rbind /dev "$root/dev"

@@ -13,9 +13,10 @@ set -eu
 pkgs="gcc make libc6-dev liburing-dev liburing2 pkg-config binutils coreutils clang libclang-rt-dev libaio-dev man-db groff-base python3 fio"
 # bench: python3 (bench/fio-crosscheck), gnuplot-nox (--plot)
 [ "${1:-}" = bench ] && pkgs="$pkgs gnuplot-nox"
-# deb: the Debian package build (debian/) and its lint; bfs and qemu-utils:
+# deb: the Debian package build (debian/; dpkg-buildpackage checks for
+# build-essential) and its lint; bfs and qemu-utils:
 # Debian programs that load liburing, which make deb-check runs on the drop-in
-[ "${1:-}" = deb ] && pkgs="$pkgs debhelper dpkg-dev fakeroot lintian bfs qemu-utils"
+[ "${1:-}" = deb ] && pkgs="$pkgs build-essential debhelper dpkg-dev fakeroot lintian bfs qemu-utils"
 
 missing=""
 for p in $pkgs; do
