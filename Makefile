@@ -238,6 +238,8 @@ $(FFI_OBJ)/forwarders.inc: src/ffi/gen-forwarders.sh $(FFI_MAP) $(FFI_OBJ)/helpe
 $(FFI_OBJ)/forwarders.o: src/ffi/forwarders.S $(FFI_OBJ)/forwarders.inc
 	$(CC) $(SANFLAGS) $(CFLAGS_EXTRA) -fPIC -I$(FFI_OBJ) -c -o $@ $<
 # linked to the drop-in by its path: DT_NEEDED liburing.so.2 (its soname);
+# libc is named though the helpers call none of it (a toolchain that links
+# --as-needed would drop it, and lintian wants every library to name libc).
 # -z nodelete: dlclose() unloads neither it nor, so, the drop-in, whose
 # process-wide state (hooks, the trap's handler, thread-exit destructors)
 # must outlive it. The sonames' links beside them, so that
@@ -245,7 +247,8 @@ $(FFI_OBJ)/forwarders.o: src/ffi/forwarders.S $(FFI_OBJ)/forwarders.inc
 $(FFI_SO): $(FFI_OBJ)/helpers.o $(FFI_OBJ)/forwarders.o $(FFI_MAP) $(DROPIN_SO)
 	$(CC) -shared $(SANFLAGS) $(LDFLAGS) -Wl,-soname,liburing-ffi.so.2 \
 		-Wl,--version-script,$(FFI_MAP) -Wl,-z,defs -Wl,-z,nodelete -o $@ \
-		$(FFI_OBJ)/helpers.o $(FFI_OBJ)/forwarders.o $(DROPIN_SO)
+		$(FFI_OBJ)/helpers.o $(FFI_OBJ)/forwarders.o $(DROPIN_SO) \
+		-Wl,--push-state,--no-as-needed -lc -Wl,--pop-state
 	ln -sf $(notdir $@) $(dir $@)liburing-ffi.so.2
 	ln -sf $(notdir $(DROPIN_SO)) $(dir $@)liburing.so.2
 # ---- end liburing-ffi.so.2 ----
