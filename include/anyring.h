@@ -2,7 +2,7 @@
 /*
  * anyring.h - anyring's own interface, beside liburing's <liburing.h>.
  *
- * libanyring exports liburing 2.3's API and ABI; this header adds what
+ * libanyring exports liburing 2.15's API and ABI; this header adds what
  * liburing does not have: choosing the engine that serves a ring, asking
  * which engine serves it, and the wait arguments of newer kernels
  * (absolute timeouts, min_wait, no-iowait) behind one call.
