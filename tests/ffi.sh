@@ -130,6 +130,7 @@ done
 
 # --- dlopen, as SDL3 ---
 $CC -std=gnu11 -O2 -g -Wall -Wextra -Werror ${CFLAGS_EXTRA:-} $SANFLAGS \
+	-I"$ANYRING_TOP/include" -I"$ANYRING_TOP/tests" \
 	-o "$tmp/dlopen" "$ANYRING_TOP/tests/ffi/dlopen.c" -ldl
 if nm -u "$tmp/dlopen" | grep -q uring; then
 	fail "tests/ffi/dlopen.c links to liburing: $(nm -u "$tmp/dlopen" | grep uring)"
@@ -160,6 +161,7 @@ fi
 
 # --- linked to it ---
 $CC -std=gnu11 -O2 -g -Wall -Wextra -Werror ${CFLAGS_EXTRA:-} $SANFLAGS \
+	-D_GNU_SOURCE -I"$ANYRING_TOP/include" -I"$ANYRING_TOP/tests" \
 	-o "$tmp/link" "$ANYRING_TOP/tests/ffi/link.c" \
 	-L"$dir" -l:liburing-ffi.so.2 -Wl,-rpath-link,"$dir"
 objdump -T "$tmp/link" | awk '/\*UND\*/ && $NF ~ /uring/ { print $(NF-1), $NF }' > "$tmp/refs"

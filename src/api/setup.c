@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include <sys/mman.h>
 #include "engine/engine.h"
+#include "kernel/kernel.h"
 #include "anyring.h"
 #include "api/newer.h"
 
@@ -169,76 +170,7 @@ static unsigned ar_roundup_pow2(unsigned v)
 	return r;
 }
 
-AR_EXPORT ssize_t io_uring_mlock_size_params(unsigned entries,
-					     struct io_uring_params *p)
-{
-	struct io_uring_params lp;
-	struct io_uring ring;
-	unsigned cq_entries;
-	size_t page, bytes;
-	int ret;
-
-	memset(&lp, 0, sizeof(lp));
-	/* the running kernel's features decide whether anything is locked */
-	ret = io_uring_queue_init_params(entries ? entries : 1, &ring, &lp);
-	if (ret < 0)
-		return ret;
-	io_uring_queue_exit(&ring);
-	if (lp.features & IORING_FEAT_NATIVE_WORKERS)
-		return 0;
-
-	if (!entries)
-		return -EINVAL;
-	if (entries > AR_KERN_MAX_ENTRIES) {
-		if (!(p->flags & IORING_SETUP_CLAMP))
-			return -EINVAL;
-		entries = AR_KERN_MAX_ENTRIES;
-	}
-	entries = ar_roundup_pow2(entries);
-	if (p->flags & IORING_SETUP_CQSIZE) {
-		if (!p->cq_entries)
-			return -EINVAL;
-		cq_entries = p->cq_entries;
-		if (cq_entries > AR_KERN_MAX_CQ_ENTRIES) {
-			if (!(p->flags & IORING_SETUP_CLAMP))
-				return -EINVAL;
-			cq_entries = AR_KERN_MAX_CQ_ENTRIES;
-		}
-		cq_entries = ar_roundup_pow2(cq_entries);
-		if (cq_entries < entries)
-			return -EINVAL;
-	} else {
-		cq_entries = 2 * entries;
-	}
-
-	page = (size_t)sysconf(_SC_PAGESIZE);
-	/* rings: a header (< 1 page of indices) + CQEs + the SQ index array */
-	bytes = 64 * 4 + cq_entries * (sizeof(struct io_uring_cqe) <<
-				       !!(p->flags & IORING_SETUP_CQE32));
-	bytes += entries * sizeof(unsigned);
-	bytes = ar_pow2_pages(bytes, page);
-	bytes += ar_pow2_pages(entries * (sizeof(struct io_uring_sqe) <<
-					  !!(p->flags & IORING_SETUP_SQE128)),
-			       page);
-	return (ssize_t)bytes;
-}
-
-AR_EXPORT ssize_t io_uring_mlock_size(unsigned entries, unsigned flags)
-{
-	struct io_uring_params p;
-
-	memset(&p, 0, sizeof(p));
-	p.flags = flags;
-	return io_uring_mlock_size_params(entries, &p);
-}
-
-/*
- * liburing 2.11's io_uring_memory_size*(): the bytes of the rings and
- * the SQE array of a ring of this size, each rounded up to pages, as
- * io_uring_queue_init_mem() lays them out (whatever the kernel).
- */
-#define AR_KRING_SIZE	64	/* the rings' header, ahead of the CQEs */
-
+/* the kernel's entry counts: clamped, rounded up, CQ twice the SQ by default */
 static int ar_sq_cq_entries(unsigned entries, const struct io_uring_params *p,
 			    unsigned *sq, unsigned *cq)
 {
@@ -271,6 +203,56 @@ static int ar_sq_cq_entries(unsigned entries, const struct io_uring_params *p,
 	*cq = cq_entries;
 	return 0;
 }
+
+AR_EXPORT ssize_t io_uring_mlock_size_params(unsigned entries,
+					     struct io_uring_params *p)
+{
+	struct io_uring_params lp;
+	struct io_uring ring;
+	unsigned cq_entries;
+	size_t page, bytes;
+	int ret;
+
+	memset(&lp, 0, sizeof(lp));
+	/* the running kernel's features decide whether anything is locked */
+	ret = io_uring_queue_init_params(entries ? entries : 1, &ring, &lp);
+	if (ret < 0)
+		return ret;
+	io_uring_queue_exit(&ring);
+	if (lp.features & IORING_FEAT_NATIVE_WORKERS)
+		return 0;
+
+	ret = ar_sq_cq_entries(entries, p, &entries, &cq_entries);
+	if (ret)
+		return ret;
+
+	page = (size_t)sysconf(_SC_PAGESIZE);
+	/* rings: a header (< 1 page of indices) + CQEs + the SQ index array */
+	bytes = 64 * 4 + cq_entries * (sizeof(struct io_uring_cqe) <<
+				       !!(p->flags & IORING_SETUP_CQE32));
+	bytes += entries * sizeof(unsigned);
+	bytes = ar_pow2_pages(bytes, page);
+	bytes += ar_pow2_pages(entries * (sizeof(struct io_uring_sqe) <<
+					  !!(p->flags & IORING_SETUP_SQE128)),
+			       page);
+	return (ssize_t)bytes;
+}
+
+AR_EXPORT ssize_t io_uring_mlock_size(unsigned entries, unsigned flags)
+{
+	struct io_uring_params p;
+
+	memset(&p, 0, sizeof(p));
+	p.flags = flags;
+	return io_uring_mlock_size_params(entries, &p);
+}
+
+/*
+ * liburing 2.11's io_uring_memory_size*(): the bytes of the rings and
+ * the SQE array of a ring of this size, each rounded up to pages, as
+ * io_uring_queue_init_mem() lays them out (whatever the kernel).
+ */
+#define AR_KRING_SIZE	64	/* the rings' header, ahead of the CQEs */
 
 static size_t ar_sqes_bytes(unsigned flags, unsigned n)
 {
@@ -413,36 +395,6 @@ static void ar_unmap_app_rings(struct io_uring *ring)
 	ring->sq.ring_ptr = ring->cq.ring_ptr = NULL;
 }
 
-/* the rings' pointers into memory laid out by the kernel's offsets */
-static void ar_app_ring_pointers(struct io_uring_params *p,
-				 struct io_uring *ring)
-{
-	struct io_uring_sq *sq = &ring->sq;
-	struct io_uring_cq *cq = &ring->cq;
-	char *s = sq->ring_ptr, *c = cq->ring_ptr;
-
-	sq->khead = (unsigned *)(s + p->sq_off.head);
-	sq->ktail = (unsigned *)(s + p->sq_off.tail);
-	sq->kring_mask = (unsigned *)(s + p->sq_off.ring_mask);
-	sq->kring_entries = (unsigned *)(s + p->sq_off.ring_entries);
-	sq->kflags = (unsigned *)(s + p->sq_off.flags);
-	sq->kdropped = (unsigned *)(s + p->sq_off.dropped);
-	if (!(p->flags & IORING_SETUP_NO_SQARRAY))
-		sq->array = (unsigned *)(s + p->sq_off.array);
-	cq->khead = (unsigned *)(c + p->cq_off.head);
-	cq->ktail = (unsigned *)(c + p->cq_off.tail);
-	cq->kring_mask = (unsigned *)(c + p->cq_off.ring_mask);
-	cq->kring_entries = (unsigned *)(c + p->cq_off.ring_entries);
-	cq->koverflow = (unsigned *)(c + p->cq_off.overflow);
-	cq->cqes = (struct io_uring_cqe *)(c + p->cq_off.cqes);
-	if (p->cq_off.flags)
-		cq->kflags = (unsigned *)(c + p->cq_off.flags);
-	sq->ring_mask = *sq->kring_mask;
-	sq->ring_entries = *sq->kring_entries;
-	cq->ring_mask = *cq->kring_mask;
-	cq->ring_entries = *cq->kring_entries;
-}
-
 static int ar_queue_init_app(unsigned entries, struct io_uring *ring,
 			     struct io_uring_params *p, void *buf,
 			     size_t buf_size)
@@ -461,7 +413,7 @@ static int ar_queue_init_app(unsigned entries, struct io_uring *ring,
 		ar_unmap_app_rings(ring);
 		return fd;
 	}
-	ar_app_ring_pointers(p, ring);
+	ar_kring_pointers(ring, p);
 	ar_sq_array_identity(ring);
 	ring->features = p->features;
 	ring->flags = p->flags;

@@ -59,6 +59,40 @@ static void ar_kring_mapped(struct ar_kring *kr, struct io_uring_cq *cq)
 	kr->cq_base = io_uring_smp_load_acquire(cq->ktail);
 }
 
+/*
+ * The ring's pointers into the rings at sq.ring_ptr and cq.ring_ptr, by
+ * the offsets the kernel filled in p: the kernel's mapping, or memory the
+ * program gave (IORING_SETUP_NO_MMAP, src/api/setup.c).
+ */
+void ar_kring_pointers(struct io_uring *ring, const struct io_uring_params *p)
+{
+	struct io_uring_sq *sq = &ring->sq;
+	struct io_uring_cq *cq = &ring->cq;
+	char *s = sq->ring_ptr, *c = cq->ring_ptr;
+
+	sq->khead = (unsigned *)(s + p->sq_off.head);
+	sq->ktail = (unsigned *)(s + p->sq_off.tail);
+	sq->kring_mask = (unsigned *)(s + p->sq_off.ring_mask);
+	sq->kring_entries = (unsigned *)(s + p->sq_off.ring_entries);
+	sq->kflags = (unsigned *)(s + p->sq_off.flags);
+	sq->kdropped = (unsigned *)(s + p->sq_off.dropped);
+	if (!(p->flags & IORING_SETUP_NO_SQARRAY))
+		sq->array = (unsigned *)(s + p->sq_off.array);
+	sq->ring_mask = *sq->kring_mask;
+	sq->ring_entries = *sq->kring_entries;
+
+	cq->khead = (unsigned *)(c + p->cq_off.head);
+	cq->ktail = (unsigned *)(c + p->cq_off.tail);
+	cq->kring_mask = (unsigned *)(c + p->cq_off.ring_mask);
+	cq->kring_entries = (unsigned *)(c + p->cq_off.ring_entries);
+	cq->koverflow = (unsigned *)(c + p->cq_off.overflow);
+	cq->cqes = (struct io_uring_cqe *)(c + p->cq_off.cqes);
+	if (p->cq_off.flags)
+		cq->kflags = (unsigned *)(c + p->cq_off.flags);
+	cq->ring_mask = *cq->kring_mask;
+	cq->ring_entries = *cq->kring_entries;
+}
+
 static int ar_kernel_mmap(void *obj, int fd, struct io_uring_params *p,
 			  struct io_uring *ring)
 {
@@ -96,27 +130,7 @@ static int ar_kernel_mmap(void *obj, int fd, struct io_uring_params *p,
 	if (sq->sqes == MAP_FAILED)
 		goto fail;
 
-	sq->khead = (unsigned *)((char *)sq->ring_ptr + p->sq_off.head);
-	sq->ktail = (unsigned *)((char *)sq->ring_ptr + p->sq_off.tail);
-	sq->kring_mask = (unsigned *)((char *)sq->ring_ptr + p->sq_off.ring_mask);
-	sq->kring_entries = (unsigned *)((char *)sq->ring_ptr + p->sq_off.ring_entries);
-	sq->kflags = (unsigned *)((char *)sq->ring_ptr + p->sq_off.flags);
-	sq->kdropped = (unsigned *)((char *)sq->ring_ptr + p->sq_off.dropped);
-	if (!(p->flags & IORING_SETUP_NO_SQARRAY))
-		sq->array = (unsigned *)((char *)sq->ring_ptr + p->sq_off.array);
-	sq->ring_mask = *sq->kring_mask;
-	sq->ring_entries = *sq->kring_entries;
-
-	cq->khead = (unsigned *)((char *)cq->ring_ptr + p->cq_off.head);
-	cq->ktail = (unsigned *)((char *)cq->ring_ptr + p->cq_off.tail);
-	cq->kring_mask = (unsigned *)((char *)cq->ring_ptr + p->cq_off.ring_mask);
-	cq->kring_entries = (unsigned *)((char *)cq->ring_ptr + p->cq_off.ring_entries);
-	cq->koverflow = (unsigned *)((char *)cq->ring_ptr + p->cq_off.overflow);
-	cq->cqes = (struct io_uring_cqe *)((char *)cq->ring_ptr + p->cq_off.cqes);
-	if (p->cq_off.flags)
-		cq->kflags = (unsigned *)((char *)cq->ring_ptr + p->cq_off.flags);
-	cq->ring_mask = *cq->kring_mask;
-	cq->ring_entries = *cq->kring_entries;
+	ar_kring_pointers(ring, p);
 	ar_kring_mapped(obj, cq);
 	return 0;
 fail:

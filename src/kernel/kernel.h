@@ -45,6 +45,9 @@ struct ar_kring {
 #define ar_kadd(kr, f, n) __atomic_store_n(&(kr)->f,			\
 	__atomic_load_n(&(kr)->f, __ATOMIC_RELAXED) + (n), __ATOMIC_RELAXED)
 
+/* kernel.c: ring pointers from the kernel's offsets in p */
+void ar_kring_pointers(struct io_uring *ring, const struct io_uring_params *p);
+
 /* kernel.c: an enter whose wait a policy shapes (kr->shaped) */
 int ar_kring_enter_policy(struct ar_kring *kr, unsigned fd,
 			  unsigned to_submit, unsigned min_complete,

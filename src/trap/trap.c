@@ -614,6 +614,12 @@ int anyring_trap_sigmask(int how, const sigset_t *set, sigset_t *copy,
 /* the trap is installed: turn the dynamic route on (or leave it off) */
 static void ar_trap_route_fast(bool on)
 {
+	/*
+	 * relaxed, as syscall()'s plain cmpb that reads it: the flag only
+	 * picks a route, and the SIGSYS trap serving the other one is
+	 * installed before it is set; a thread that sees it late takes
+	 * the signal once more, with the same answer
+	 */
 	__atomic_store_n(&ar_trap_fast, on, __ATOMIC_RELAXED);
 }
 

@@ -28,22 +28,8 @@
 #include <unistd.h>
 #include <liburing.h>
 
-#define CHECK(cond) do {						\
-	if (!(cond)) {							\
-		fprintf(stderr, "%s:%d: CHECK failed: %s\n",		\
-			__FILE__, __LINE__, #cond);			\
-		exit(1);						\
-	}								\
-} while (0)
-
-#define CHECK_EQ(a, b) do {						\
-	long long _a = (long long)(a), _b = (long long)(b);		\
-	if (_a != _b) {							\
-		fprintf(stderr, "%s:%d: %s == %lld, expected %s == %lld\n", \
-			__FILE__, __LINE__, #a, _a, #b, _b);		\
-		exit(1);						\
-	}								\
-} while (0)
+/* CHECK, CHECK_EQ */
+#include "test.h"
 
 /* SDL3 3.2's src/io/io_uring/SDL_asyncio_liburing.c dlsym()s these 20 */
 #define SDL3_FUNCS \

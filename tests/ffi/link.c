@@ -21,13 +21,8 @@ extern int ffi_peek_cqe(struct io_uring *, struct io_uring_cqe **) __asm__("io_u
 extern __u64 ffi_get_data64(const struct io_uring_cqe *) __asm__("io_uring_cqe_get_data64");
 extern void ffi_cqe_seen(struct io_uring *, struct io_uring_cqe *) __asm__("io_uring_cqe_seen");
 
-#define CHECK(cond) do {						\
-	if (!(cond)) {							\
-		fprintf(stderr, "%s:%d: CHECK failed: %s\n",		\
-			__FILE__, __LINE__, #cond);			\
-		exit(1);						\
-	}								\
-} while (0)
+/* CHECK, CHECK_EQ */
+#include "test.h"
 
 int main(void)
 {
