@@ -11,8 +11,11 @@
  *    the request issued again, as the kernel's (.pollin).
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdint.h>
 #include <sys/epoll.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include "lib/uaccess.h"
 #include "user/ops/epoll.h"
 #include "user/types.h"
@@ -80,8 +83,13 @@ int ar_epoll_wait_issue(struct ar_ureq *req, unsigned issue_flags)
 	int ret;
 
 	(void)issue_flags;
-	ret = ar_epoll_ret(epoll_wait(req->fd,
-				      (struct epoll_event *)(uintptr_t)ew->events,
-				      ew->maxevents, 0));
+	/*
+	 * The system call, not libc's epoll_wait(): glibc 2.41 declares its
+	 * events nonnull, and an SQE may carry any address (NULL with nothing
+	 * ready gives 0 on the kernel, as here). epoll_pwait with no mask is
+	 * epoll_wait, and the one that every architecture has.
+	 */
+	ret = ar_epoll_ret(syscall(SYS_epoll_pwait, req->fd, ew->events,
+				   ew->maxevents, 0, NULL, _NSIG / 8));
 	return ret ? ret : AR_ISSUE_AGAIN;
 }
