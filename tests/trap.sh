@@ -11,9 +11,15 @@
 # ring the ring allocated; uring-static.c links
 # liburing.a; fio's io_uring engine writes and verifies a file. Each runs
 # on the kernel first, then on the user engine, which ANYRING_DEBUG must
-# confirm, through libc's syscall() served as a function call and, with
-# ANYRING_TRAP=signal, through the signal; with ANYRING_TRAP=0 the refusal
-# must reach the program.
+# confirm, through each route: libc's syscall() served as a function call
+# (uring-raw), call sites rewritten after their first trap (uring-raw
+# built with the instruction inline, liburing.a, fio's enter), and with
+# ANYRING_TRAP=syscall or =signal through the signal; with ANYRING_TRAP=0
+# the refusal must reach the program. uring-raw also checks that an
+# inline call keeps every register the system call keeps, that a site
+# rewritten while other threads run it and one also reached by a jump to
+# its syscall stay right, a fork, and which routes change the program's
+# text (only the rewriting one).
 # Plain build only: a sanitized libanyring cannot be preloaded into a
 # program built without the sanitizer.
 set -eu
@@ -27,6 +33,8 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/anyring-trap.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 $CC -std=gnu11 -O2 -Wall -Wextra -Werror -pthread -o "$tmp/uring-raw" \
 	"$ANYRING_TOP/tests/raw/uring-raw.c"
+$CC -std=gnu11 -O2 -Wall -Wextra -Werror -pthread -DRAW_INLINE \
+	-o "$tmp/uring-inline" "$ANYRING_TOP/tests/raw/uring-raw.c"
 $CC -std=gnu11 -O2 -Wall -Wextra -Werror -o "$tmp/uring-static" \
 	"$ANYRING_TOP/tests/raw/uring-static.c" -Wl,-Bstatic -luring -Wl,-Bdynamic
 if ldd "$tmp/uring-static" | grep -q liburing; then
@@ -41,23 +49,62 @@ ok() {
 	echo "$label: ok"
 }
 
+# has OUT PATTERN WHAT: the last run's output has PATTERN
+has() {
+	grep -q "$1" "$tmp/out" || { echo "$2:"; cat "$tmp/out"; exit 1; }
+}
+hasnt() {
+	! grep -q "$1" "$tmp/out" || { echo "$2:"; cat "$tmp/out"; exit 1; }
+}
+
 # uring-raw makes its calls through libc's syscall(): served as function
 # calls (the dynamic route), and again through the signal alone
-# (ANYRING_TRAP=signal), as a program with the syscall instruction inline
-for m in "" blocked-but-sigsys altstack blocked-all own-sigsys small-stack close-reuse poll-ringfd pbuf-mmap; do
+# (ANYRING_TRAP=signal), as a program with the syscall instruction inline.
+# uring-inline has the instruction inline: each site trapped once, then
+# rewritten; with ANYRING_TRAP=syscall, the signal every time.
+modes="blocked-but-sigsys altstack blocked-all own-sigsys small-stack close-reuse poll-ringfd pbuf-mmap threads fork"
+for m in "" $modes; do
 	ok "kernel $m" "uring-raw: ok" "$tmp/uring-raw" $m
+	ok "kernel, inline $m" "uring-raw: ok" "$tmp/uring-inline" $m
 	ok "refused $m" "engine user" "$run" --deny-io-uring --debug -- "$tmp/uring-raw" $m
-	grep -q "uring-raw: ok" "$tmp/out" || { cat "$tmp/out"; exit 1; }
-	grep -q "routes: syscall() as a function call" "$tmp/out" || {
-		echo "refused $m: not the dynamic route:"; cat "$tmp/out"; exit 1; }
+	has "uring-raw: ok" "refused $m: not ok"
+	has "routes: syscall() as a function call" "refused $m: not the dynamic route"
+	hasnt "site at .* rewritten" "refused $m: a site rewritten in a program with none"
 	ok "refused, signal route $m" "engine user" \
 		env ANYRING_TRAP=signal "$run" --deny-io-uring --debug -- "$tmp/uring-raw" $m
-	grep -q "uring-raw: ok" "$tmp/out" || { cat "$tmp/out"; exit 1; }
-	grep -q "routes: the signal only" "$tmp/out" || {
-		echo "ANYRING_TRAP=signal $m: the fast route is on:"; cat "$tmp/out"; exit 1; }
+	has "uring-raw: ok" "ANYRING_TRAP=signal $m: not ok"
+	has "routes: the signal only" "ANYRING_TRAP=signal $m: the fast route is on"
+	ok "refused, inline $m" "engine user" \
+		"$run" --deny-io-uring --debug -- "$tmp/uring-inline" $m
+	has "uring-raw: ok" "refused, inline $m: not ok"
+	has "site at .* rewritten: its calls skip the signal" "refused, inline $m: no site rewritten"
+	ok "refused, inline, syscall route $m" "engine user" \
+		env ANYRING_TRAP=syscall "$run" --deny-io-uring --debug -- "$tmp/uring-inline" $m
+	has "uring-raw: ok" "ANYRING_TRAP=syscall, inline $m: not ok"
+	hasnt "site at .* rewritten" "ANYRING_TRAP=syscall, inline $m: a site rewritten"
 done
 grep -q "trap: installed (auto: the kernel refuses io_uring_setup" "$tmp/out" || {
 	echo "the trap did not say why it was installed:"; cat "$tmp/out"; exit 1; }
+# calls made inline in either build: registers kept, a jump to a syscall
+for m in regs jump-in; do
+	for b in uring-raw uring-inline; do
+		ok "kernel, $b $m" "uring-raw: ok" "$tmp/$b" $m
+		for route in "" syscall signal; do
+			ok "refused, $b ${route:+ANYRING_TRAP=$route }$m" "uring-raw: ok" \
+				env ${route:+ANYRING_TRAP=$route} \
+				"$run" --deny-io-uring --debug -- "$tmp/$b" $m
+			has "trap: installed" "$b $m: no trap"
+		done
+	done
+done
+# the program's text: changed by the rewriting route only
+ok "text, kernel" "text: unchanged" "$tmp/uring-inline" text
+ok "text, syscall()" "text: unchanged" "$run" --deny-io-uring -- "$tmp/uring-raw" text
+ok "text, rewritten" "text: changed" "$run" --deny-io-uring -- "$tmp/uring-inline" text
+ok "text, ANYRING_TRAP=syscall" "text: unchanged" \
+	env ANYRING_TRAP=syscall "$run" --deny-io-uring -- "$tmp/uring-inline" text
+ok "text, ANYRING_TRAP=signal" "text: unchanged" \
+	env ANYRING_TRAP=signal "$run" --deny-io-uring -- "$tmp/uring-inline" text
 ok "forced user" "trap: installed (auto: ANYRING_ENGINE=user)" \
 	"$run" --engine=user --debug -- "$tmp/uring-raw"
 # a shell with the trap runs the program (it inherits the filter and adds
@@ -74,6 +121,10 @@ grep -q "trap: installed (ANYRING_TRAP=1)" "$tmp/out" || { cat "$tmp/out"; exit 
 ok "static liburing" "uring-static: ok" "$tmp/uring-static"
 ok "static liburing, refused" "engine user" \
 	"$run" --deny-io-uring --debug -- "$tmp/uring-static"
+has "io_uring_enter site at .* rewritten" \
+	"static liburing: its enter site not rewritten"
+ok "static liburing, refused, signal" "uring-static: ok" \
+	env ANYRING_TRAP=syscall "$run" --deny-io-uring -- "$tmp/uring-static"
 
 # without the trap the refusal reaches the program
 if ANYRING_TRAP=0 "$run" --deny-io-uring -- "$tmp/uring-raw" > "$tmp/out" 2>&1; then
@@ -95,19 +146,32 @@ if command -v fio > /dev/null; then
 		--rw=randwrite --bs=4k --iodepth=16 --verify=crc32c \
 		--do_verify=1 --verify_fatal=1 --verify_state_save=0
 	grep -q "err= 0" "$tmp/out" || { echo "fio: an error:"; cat "$tmp/out"; exit 1; }
-	# fio's io_uring options, buffered and O_DIRECT, QD1 and QD32: randrw
-	# with every write verified (crc32c)
-	for o in "" --sqthread_poll=1 --fixedbufs=1 --registerfiles=1 \
-		 --nonvectored=1 "--fixedbufs=1 --registerfiles=1 --sqthread_poll=1"; do
-		for d in 0 1; do
-			for qd in 1 32; do
-				# shellcheck disable=SC2086
-				ok "fio randrw $o direct=$d iodepth=$qd" "err= 0" \
-					"$run" --deny-io-uring -- fio --name=m \
-					--ioengine=io_uring --filename="$f" --size=4M \
-					--rw=randrw --bs=4k --direct=$d --iodepth=$qd \
-					--verify=crc32c --do_verify=1 --verify_fatal=1 \
-					--verify_state_save=0 $o
+	has "first io_uring_enter served through a rewritten call site" \
+		"fio: no enter through a rewritten site"
+	# fio's io_uring options, buffered and O_DIRECT, QD1 and QD32, 1 and
+	# 4 jobs: randrw with every write verified (crc32c); each route
+	for route in "" syscall signal; do
+		for o in "" --sqthread_poll=1 --fixedbufs=1 --registerfiles=1 \
+			 --nonvectored=1 "--fixedbufs=1 --registerfiles=1 --sqthread_poll=1"; do
+			for d in 0 1; do
+				for qd in 1 32; do
+					# 4 jobs, a file each (jobs sharing one
+					# overwrite each other's verified blocks)
+					jobs=1 file="--filename=$f"
+					[ "$qd" = 1 ] || jobs=4 \
+						file="--directory=$tmp --filename_format=fio.\$jobnum"
+					# only the default route takes every combination
+					[ -z "$route" ] || [ "$qd" = 32 ] || continue
+					# shellcheck disable=SC2086
+					ok "fio randrw ${route:+ANYRING_TRAP=$route }$o direct=$d iodepth=$qd numjobs=$jobs" \
+						"err= 0" env ${route:+ANYRING_TRAP=$route} \
+						"$run" --deny-io-uring -- fio --name=m \
+						--ioengine=io_uring $file --size=4M \
+						--rw=randrw --bs=4k --direct=$d --iodepth=$qd \
+						--numjobs=$jobs --verify=crc32c --do_verify=1 \
+						--verify_fatal=1 --verify_state_save=0 $o
+					if grep -q "err= *[1-9]" "$tmp/out"; then cat "$tmp/out"; exit 1; fi
+				done
 			done
 		done
 	done

@@ -51,11 +51,10 @@
 #define AR_XSTR(x)	#x
 #define AR_STR(x)	AR_XSTR(x)
 
-#define AR_NR_SETUP	425
-#define AR_NR_ENTER	426
-#define AR_NR_REGISTER	427
-
 static bool ar_trap_on;
+
+/* ANYRING_TRAP's routes: all, syscall() only (",syscall"), none (",signal") */
+enum ar_trap_ways { AR_WAYS_ALL, AR_WAYS_SYSCALL, AR_WAYS_SIGNAL };
 
 bool ar_trap_active(void)
 {
@@ -287,13 +286,8 @@ __asm__(".text\n"
 	"	.cfi_endproc\n"
 	".size ar_trap_on_stack, .-ar_trap_on_stack\n");
 
-struct ar_trap_call {
-	long nr;
-	ucontext_t *uc;
-};
-
 /* one of the calls the trap serves, with the system call's arguments */
-static long ar_trap_route(long nr, long a1, long a2, long a3, long a4,
+long ar_trap_route(long nr, long a1, long a2, long a3, long a4,
 			  long a5, long a6)
 {
 	switch (nr) {
@@ -313,13 +307,68 @@ static long ar_trap_route(long nr, long a1, long a2, long a3, long a4,
 	return -ENOSYS;
 }
 
-static long ar_trap_serve(void *arg)
+long ar_trap_serve(void *arg)
 {
-	const struct ar_trap_call *c = arg;
-	const greg_t *g = c->uc->uc_mcontext.gregs;
+	const struct ar_trap_args *c = arg;
+	long ret;
 
-	return ar_trap_route(c->nr, g[REG_RDI], g[REG_RSI], g[REG_RDX],
-			     g[REG_R10], g[REG_R8], g[REG_R9]);
+	ret = ar_trap_route(c->nr, c->a[0], c->a[1], c->a[2], c->a[3],
+			    c->a[4], c->a[5]);
+	ar_trap_seen(c->nr, c->a[0], ret, c->way);
+	if (c->ip && c->nr != SYS_mmap)
+		ar_trap_patch(c->ip, c->nr);
+	return ret;
+}
+
+/*
+ * fn(args) on the trap's stack. A call made while one is being served
+ * (a program's signal handler interrupted it) is served where it is,
+ * already on that stack.
+ */
+long ar_trap_serve_on_stack(long (*fn)(void *), struct ar_trap_args *args)
+{
+	char *stack = ar_trap_depth ? NULL : ar_trap_stack_get();
+	long ret;
+
+	ar_trap_depth++;
+	if (stack)
+		ret = ar_trap_on_stack(fn, args, stack + AR_TRAP_STACK);
+	else
+		ret = fn(args);
+	ar_trap_depth--;
+	return ret;
+}
+
+/* ANYRING_DEBUG, read once at install: ar_trap_seen() reports */
+static bool ar_trap_debug;
+
+/* ring fds whose first call of each kind by each route was reported */
+#define AR_SEEN_FDS	1024
+static unsigned short ar_trap_seen_fd[AR_SEEN_FDS];
+
+void ar_trap_seen(long nr, long a1, long ret, enum ar_trap_way way)
+{
+	static const char *const ways[] = {
+		[AR_ROUTE_SIGNAL] = "the signal",
+		[AR_ROUTE_SYSCALL] = "syscall() as a function call",
+		[AR_ROUTE_SITE] = "a rewritten call site",
+	};
+	long fd = nr == AR_NR_SETUP ? ret : a1;
+	unsigned short bit;
+
+	if (!ar_trap_debug || fd < 0 || fd >= AR_SEEN_FDS ||
+	    nr < AR_NR_SETUP || nr > AR_NR_REGISTER)
+		return;
+	bit = (unsigned short)(1U << (way * 3 + (unsigned)(nr - AR_NR_SETUP)));
+	/* relaxed: a report, racing only with another report */
+	if (nr == AR_NR_SETUP)
+		__atomic_store_n(&ar_trap_seen_fd[fd], 0, __ATOMIC_RELAXED);
+	if (__atomic_fetch_or(&ar_trap_seen_fd[fd], bit, __ATOMIC_RELAXED) & bit)
+		return;
+	ar_debug("trap: ring fd %ld: first %s served through %s", fd,
+		 nr == AR_NR_SETUP ? "io_uring_setup" :
+		 nr == AR_NR_ENTER ? "io_uring_enter" : "io_uring_register",
+		 ways[way]);
 }
 
 /*
@@ -385,6 +434,7 @@ long ar_trap_syscall(long nr, long a1, long a2, long a3, long a4, long a5,
 		ret = ar_trap_route(nr, a1, a2, a3, a4, a5, a6);
 	else
 		ret = ar_trap_route(nr, a1, a2, a3, a4, 0, 0);
+	ar_trap_seen(nr, a1, ret, AR_ROUTE_SYSCALL);
 	if (ret < 0 && ret >= -4095) {
 		errno = (int)-ret;
 		return -1;
@@ -451,14 +501,21 @@ __asm__(".text\n"
  * thread that made the call, at the call, as if the program had called
  * the library there. The result goes where the system call's would
  * (rax); errno is the program's, untouched. The call is served on the
- * trap's stack; a trap made while serving one (a program's signal
- * handler that interrupted it) is served where it is, already on it.
+ * trap's stack. With the inline route on, the site of an io_uring call
+ * is then rewritten (patch.c), so that its next calls skip the signal.
  */
 static void ar_trap_sigsys(int sig, siginfo_t *si, void *ucv)
 {
-	struct ar_trap_call c = { .nr = si->si_syscall, .uc = ucv };
+	ucontext_t *uc = ucv;
+	const greg_t *g = uc->uc_mcontext.gregs;
+	struct ar_trap_args c = {
+		.nr = si->si_syscall,
+		.a = { g[REG_RDI], g[REG_RSI], g[REG_RDX], g[REG_R10],
+		       g[REG_R8], g[REG_R9] },
+		.way = AR_ROUTE_SIGNAL,
+		.ip = (unsigned long)g[REG_RIP],
+	};
 	int saved = errno;
-	char *stack;
 	long ret;
 
 	if (si->si_code != SYS_SECCOMP || si->si_errno != (int)AR_TRAP_DATA ||
@@ -467,14 +524,8 @@ static void ar_trap_sigsys(int sig, siginfo_t *si, void *ucv)
 		errno = saved;
 		return;
 	}
-	stack = ar_trap_depth ? NULL : ar_trap_stack_get();
-	ar_trap_depth++;
-	if (stack)
-		ret = ar_trap_on_stack(ar_trap_serve, &c, stack + AR_TRAP_STACK);
-	else
-		ret = ar_trap_serve(&c);
-	ar_trap_depth--;
-	c.uc->uc_mcontext.gregs[REG_RAX] = ret;
+	ret = ar_trap_serve_on_stack(ar_trap_serve, &c);
+	uc->uc_mcontext.gregs[REG_RAX] = ret;
 	errno = saved;
 }
 
@@ -611,16 +662,31 @@ int anyring_trap_sigmask(int how, const sigset_t *set, sigset_t *copy,
 	return 0;
 }
 
-/* the trap is installed: turn the dynamic route on (or leave it off) */
-static void ar_trap_route_fast(bool on)
+/*
+ * The trap is installed: turn the fast routes on, those asked for. Says
+ * which are on, for ANYRING_DEBUG.
+ */
+static const char *ar_trap_route_fast(enum ar_trap_ways ways)
 {
+	ar_trap_debug = ar_debug_enabled();
+	if (ways == AR_WAYS_SIGNAL)
+		return "the signal only (ANYRING_TRAP ,signal)";
 	/*
 	 * relaxed, as syscall()'s plain cmpb that reads it: the flag only
 	 * picks a route, and the SIGSYS trap serving the other one is
 	 * installed before it is set; a thread that sees it late takes
 	 * the signal once more, with the same answer
 	 */
-	__atomic_store_n(&ar_trap_fast, on, __ATOMIC_RELAXED);
+	__atomic_store_n(&ar_trap_fast, true, __ATOMIC_RELAXED);
+	if (ways == AR_WAYS_SYSCALL)
+		return "syscall() as a function call, else the signal "
+		       "(ANYRING_TRAP ,syscall)";
+	if (!ar_trap_patch_init())
+		return "syscall() as a function call, else the signal "
+		       "(no call site is rewritten: membarrier's SYNC_CORE "
+		       "is refused)";
+	return "syscall() as a function call, a call site rewritten once "
+	       "it has trapped, else the signal";
 }
 
 #define AR_TRAP_ARCH_OK	1
@@ -630,9 +696,10 @@ static int ar_trap_install(void)
 	return -EOPNOTSUPP;
 }
 
-static void ar_trap_route_fast(bool on)
+static const char *ar_trap_route_fast(enum ar_trap_ways ways)
 {
-	(void)on;
+	(void)ways;
+	return "none";
 }
 
 __attribute__((visibility("default")))
@@ -685,24 +752,28 @@ static bool ar_trap_preloaded(void)
  */
 /*
  * ANYRING_TRAP: 0, 1 or auto, then ",signal" to keep the fast routes off
- * ("signal" alone is "auto,signal"): into base, and *signal_only
+ * or ",syscall" to keep only syscall()'s ("signal" alone is
+ * "auto,signal", "syscall" "auto,syscall"): into base, and *ways
  */
-static const char *ar_trap_mode(char *base, size_t sz, bool *signal_only)
+static const char *ar_trap_mode(char *base, size_t sz,
+				enum ar_trap_ways *ways)
 {
 	const char *mode = secure_getenv("ANYRING_TRAP");
-	const char *comma;
+	const char *comma, *rest;
 
-	*signal_only = false;
+	*ways = AR_WAYS_ALL;
 	if (!mode)
 		return NULL;
-	if (!strcmp(mode, "signal")) {
-		*signal_only = true;
-		return "auto";
-	}
 	comma = strchr(mode, ',');
-	if (!comma || strcmp(comma, ",signal"))
+	rest = comma ? comma + 1 : mode;
+	if (!strcmp(rest, "signal"))
+		*ways = AR_WAYS_SIGNAL;
+	else if (!strcmp(rest, "syscall"))
+		*ways = AR_WAYS_SYSCALL;
+	else
 		return mode;
-	*signal_only = true;
+	if (!comma)
+		return "auto";
 	snprintf(base, sz, "%.*s", (int)(comma - mode), mode);
 	return base;
 }
@@ -748,8 +819,9 @@ __attribute__((constructor))
 static void ar_trap_init(void)
 {
 	char why[128], base[16];
-	bool signal_only;
-	const char *mode = ar_trap_mode(base, sizeof(base), &signal_only);
+	enum ar_trap_ways ways;
+	const char *mode = ar_trap_mode(base, sizeof(base), &ways);
+	const char *routes;
 	int ret;
 
 	if (!ar_trap_wanted(mode, why, sizeof(why))) {
@@ -766,9 +838,8 @@ static void ar_trap_init(void)
 		ar_debug("trap: not installed (%s): %s", why, strerror(-ret));
 		return;
 	}
-	ar_trap_route_fast(!signal_only);
+	routes = ar_trap_route_fast(ways);
 	ar_debug("trap: installed (%s): io_uring's system calls made "
 		 "outside liburing are served by the engines; routes: %s", why,
-		 signal_only ? "the signal only (ANYRING_TRAP ,signal)" :
-		 "syscall() as a function call, else the signal");
+		 routes);
 }

@@ -34,6 +34,23 @@
  *                                   (what a trapped enter costs)
  *   uring-raw close-reuse           rings closed with close(2), their fd
  *                                   numbers reused: no ring is left behind
+ *   uring-raw regs                  a register call made inline keeps every
+ *                                   register the system call keeps: the
+ *                                   argument registers, rbx and r12-r15,
+ *                                   rflags (DF set), and the vector
+ *                                   registers (zmm0-31 and k0-7 with
+ *                                   AVX-512, ymm0-15 with AVX, else xmm)
+ *   uring-raw text                  prints whether the program's text
+ *                                   changed over 100 NOPs ("text: changed"
+ *                                   or "text: unchanged")
+ *   uring-raw threads               4 threads, 2000 NOPs each, through the
+ *                                   same call site from the start
+ *   uring-raw jump-in               an enter site also reached by a jump
+ *                                   to its syscall instruction
+ *   uring-raw fork                  NOPs, then a forked child's NOPs on a
+ *                                   ring of its own, this program spawned
+ *                                   (posix_spawn: vfork and exec), then
+ *                                   the parent's NOPs again
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -53,6 +70,8 @@
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
+#include <sys/wait.h>
+#include <spawn.h>
 #include <linux/filter.h>
 #include <linux/io_uring.h>
 #include <linux/seccomp.h>
@@ -60,6 +79,42 @@
 #define NR_SETUP	425
 #define NR_ENTER	426
 #define NR_REGISTER	427
+
+/*
+ * io_uring's three calls: through libc's syscall(), as fio, libuv and
+ * Rust's libc crate make them; built with -DRAW_INLINE, with the
+ * instruction inline (`mov $nr, %eax` then `syscall`, as liburing.a and
+ * fio's own enter have it), which the trap serves through the signal
+ * and then through the rewritten site. Either way, syscall(2)'s answer.
+ */
+#ifdef RAW_INLINE
+#define RAW_SYSCALL(nr, a1, a2, a3, a4, a5, a6) ({			\
+	register long r10_ __asm__("r10") = (long)(a4);			\
+	register long r8_ __asm__("r8") = (long)(a5);			\
+	register long r9_ __asm__("r9") = (long)(a6);			\
+	long ret_;							\
+	__asm__ __volatile__("movl $" #nr ", %%eax\n\tsyscall"		\
+			     : "=a"(ret_)					\
+			     : "D"((long)(a1)), "S"((long)(a2)),		\
+			       "d"((long)(a3)), "r"(r10_), "r"(r8_),	\
+			       "r"(r9_)					\
+			     : "rcx", "r11", "memory");			\
+	ret_ < 0 && ret_ > -4096 ? (errno = (int)-ret_, -1L) : ret_; })
+#define sys_setup(e, p)			RAW_SYSCALL(425, e, p, 0, 0, 0, 0)
+#define sys_enter(fd, n, m, f, a, sz)	RAW_SYSCALL(426, fd, n, m, f, a, sz)
+#define sys_register(fd, op, a, n)	RAW_SYSCALL(427, fd, op, a, n, 0, 0)
+#elif defined(RAW_LIB)
+/* liburing's functions for the calls, from -lanyring: the linked path */
+#include <liburing.h>
+#define RAW_RET(x) ({ long r_ = (x); r_ < 0 ? (errno = (int)-r_, -1L) : r_; })
+#define sys_setup(e, p)			RAW_RET(io_uring_setup(e, p))
+#define sys_enter(fd, n, m, f, a, sz)	RAW_RET(io_uring_enter2(fd, n, m, f, (void *)(a), sz))
+#define sys_register(fd, op, a, n)	RAW_RET(io_uring_register(fd, op, a, n))
+#else
+#define sys_setup(e, p)			syscall(NR_SETUP, e, p)
+#define sys_enter(fd, n, m, f, a, sz)	syscall(NR_ENTER, fd, n, m, f, a, sz)
+#define sys_register(fd, op, a, n)	syscall(NR_REGISTER, fd, op, a, n)
+#endif
 
 #define FAIL(...) do { fprintf(stderr, "uring-raw: " __VA_ARGS__); \
 		       fputc('\n', stderr); exit(1); } while (0)
@@ -90,7 +145,7 @@ static void ring_init(struct ring *r, unsigned entries)
 	char *sq, *cq;
 
 	memset(&p, 0, sizeof(p));
-	r->fd = (int)syscall(NR_SETUP, entries, &p);
+	r->fd = (int)sys_setup(entries, &p);
 	if (r->fd < 0)
 		FAIL("io_uring_setup: %s", strerror(errno));
 	/* the CQ ring mapped on its own, as programs that ignore SINGLE_MMAP do */
@@ -130,7 +185,7 @@ static void submit_wait(struct ring *r, unsigned n)
 
 	atomic_store_explicit((_Atomic unsigned *)r->sq_tail, r->tail,
 			      memory_order_release);
-	ret = syscall(NR_ENTER, r->fd, n, n, IORING_ENTER_GETEVENTS, NULL, 0);
+	ret = sys_enter(r->fd, n, n, IORING_ENTER_GETEVENTS, NULL, 0);
 	if (ret != (long)n)
 		FAIL("io_uring_enter: %ld (%s)", ret, strerror(errno));
 }
@@ -172,31 +227,31 @@ static void bad_args(struct ring *r)
 	int closed;
 
 	memset(&p, 0, sizeof(p));
-	expect_err("setup of 0 entries", syscall(NR_SETUP, 0, &p), EINVAL);
-	expect_err("setup with a NULL params", syscall(NR_SETUP, 8, NULL), EFAULT);
-	expect_err("setup with params at 1", syscall(NR_SETUP, 8, (void *)1),
+	expect_err("setup of 0 entries", sys_setup(0, &p), EINVAL);
+	expect_err("setup with a NULL params", sys_setup(8, NULL), EFAULT);
+	expect_err("setup with params at 1", sys_setup(8, (void *)1),
 		   EFAULT);
 	p.flags = 1U << 31;
-	expect_err("setup with an unknown flag", syscall(NR_SETUP, 8, &p), EINVAL);
+	expect_err("setup with an unknown flag", sys_setup(8, &p), EINVAL);
 	memset(&p, 0, sizeof(p));
 	p.resv[0] = 1;
-	expect_err("setup with resv set", syscall(NR_SETUP, 8, &p), EINVAL);
+	expect_err("setup with resv set", sys_setup(8, &p), EINVAL);
 	expect_err("enter with an unknown flag",
-		   syscall(NR_ENTER, r->fd, 0, 0, 1U << 31, NULL, 0), EINVAL);
+		   sys_enter(r->fd, 0, 0, 1U << 31, NULL, 0), EINVAL);
 	expect_err("enter with EXT_ARG at 1",
-		   syscall(NR_ENTER, r->fd, 0, 1,
+		   sys_enter(r->fd, 0, 1,
 			   IORING_ENTER_GETEVENTS | IORING_ENTER_EXT_ARG,
 			   (void *)1, sizeof(struct io_uring_getevents_arg)),
 		   EFAULT);
 	expect_err("register of an unknown opcode",
-		   syscall(NR_REGISTER, r->fd, 9999, NULL, 0), EINVAL);
+		   sys_register(r->fd, 9999, NULL, 0), EINVAL);
 	expect_err("register of buffers at 1",
-		   syscall(NR_REGISTER, r->fd, IORING_REGISTER_BUFFERS, (void *)1, 1),
+		   sys_register(r->fd, IORING_REGISTER_BUFFERS, (void *)1, 1),
 		   EFAULT);
 	closed = dup(r->fd);
 	close(closed);
 	expect_err("enter on a closed fd",
-		   syscall(NR_ENTER, closed, 0, 0, 0, NULL, 0), EBADF);
+		   sys_enter(closed, 0, 0, 0, NULL, 0), EBADF);
 }
 
 static void run(void)
@@ -229,7 +284,7 @@ static void run(void)
 	if ((res = reap(&r, 2)) != (int)sizeof(buf) || memcmp(buf, data, sizeof(buf)))
 		FAIL("READ: %d", res);
 
-	if (syscall(NR_REGISTER, r.fd, IORING_REGISTER_FILES, &file, 1) != 0)
+	if (sys_register(r.fd, IORING_REGISTER_FILES, &file, 1) != 0)
 		FAIL("IORING_REGISTER_FILES: %s", strerror(errno));
 	memset(buf, 0, sizeof(buf));
 	sqe = sqe_get(&r, IORING_OP_READ, 3);
@@ -252,7 +307,7 @@ static void run(void)
 
 	bad_args(&r);
 	/* not a ring: the kernel's answers */
-	if (syscall(NR_ENTER, file, 0, 0, 0, NULL, 0) != -1 || errno != EOPNOTSUPP)
+	if (sys_enter(file, 0, 0, 0, NULL, 0) != -1 || errno != EOPNOTSUPP)
 		FAIL("enter on a file: %s, not EOPNOTSUPP", strerror(errno));
 	close(r.fd);
 	close(file);
@@ -404,7 +459,7 @@ static void close_reuse(void)
 	if (file != a.fd)
 		FAIL("fd %d, not the closed ring's %d", file, a.fd);
 	ring_init(&b, 8);
-	if (syscall(NR_REGISTER, b.fd, IORING_REGISTER_FILES, &file, 1) != 0)
+	if (sys_register(b.fd, IORING_REGISTER_FILES, &file, 1) != 0)
 		FAIL("registering fd %d, once a ring's: %s", file, strerror(errno));
 	ring_exit(&b);
 	close(file);
@@ -443,7 +498,7 @@ static void poll_ringfd(void)
 		sqe_get(&r, IORING_OP_NOP, 1);
 		atomic_store_explicit((_Atomic unsigned *)r.sq_tail, r.tail,
 				      memory_order_release);
-		if (syscall(NR_ENTER, r.fd, 1, 0, 0, NULL, 0) != 1)
+		if (sys_enter(r.fd, 1, 0, 0, NULL, 0) != 1)
 			FAIL("enter: %s", strerror(errno));
 		if (!ringfd_readable(r.fd, 10000))
 			FAIL("round %d: the ring fd is not readable with a CQE", i);
@@ -501,7 +556,7 @@ static void pbuf_mmap(void)
 	reg.ring_entries = 8;
 	reg.bgid = 7;
 	reg.flags = PBUF_RING_MMAP;
-	if (syscall(NR_REGISTER, r.fd, IORING_REGISTER_PBUF_RING, &reg, 1))
+	if (sys_register(r.fd, IORING_REGISTER_PBUF_RING, &reg, 1))
 		FAIL("IORING_REGISTER_PBUF_RING: %s", strerror(errno));
 	br = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE,
 		  r.fd, OFF_PBUF_RING | (7ULL << OFF_PBUF_SHIFT));
@@ -539,7 +594,7 @@ static void pbuf_mmap(void)
 			      memory_order_release);
 	munmap(br, 4096);
 	reg.flags = 0;		/* unregister takes no flags */
-	if (syscall(NR_REGISTER, r.fd, IORING_UNREGISTER_PBUF_RING, &reg, 1))
+	if (sys_register(r.fd, IORING_UNREGISTER_PBUF_RING, &reg, 1))
 		FAIL("IORING_UNREGISTER_PBUF_RING: %s", strerror(errno));
 	ring_exit(&r);
 	close(file);
@@ -565,6 +620,245 @@ static void nops(long n)
 	       ((t1.tv_sec - t0.tv_sec) * 1e9 + (t1.tv_nsec - t0.tv_nsec)) / n);
 	ring_exit(&r);
 }
+
+
+/* the r-x mappings of the program's own file, hashed (FNV-1a) */
+static unsigned long text_hash(void)
+{
+	char line[512], self[256], path[256];
+	unsigned long lo, hi, h = 1469598103934665603UL;
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	FILE *f = fopen("/proc/self/maps", "r");
+
+	if (n < 0 || !f)
+		FAIL("maps: %s", strerror(errno));
+	self[n] = '\0';
+	while (fgets(line, sizeof(line), f)) {
+		char perms[5];
+
+		if (sscanf(line, "%lx-%lx %4s %*s %*s %*s %255s", &lo, &hi,
+			   perms, path) != 4 || strcmp(path, self) ||
+		    perms[2] != 'x')
+			continue;
+		for (const unsigned char *p = (void *)lo; p < (unsigned char *)hi; p++)
+			h = (h ^ *p) * 1099511628211UL;
+	}
+	fclose(f);
+	return h;
+}
+
+static void text(void)
+{
+	unsigned long before = text_hash();
+	struct ring r;
+
+	ring_init(&r, 8);
+	for (int i = 0; i < 100; i++) {
+		sqe_get(&r, IORING_OP_NOP, 1);
+		submit_wait(&r, 1);
+		if (reap(&r, 1) != 0)
+			FAIL("NOP failed");
+	}
+	ring_exit(&r);
+	printf("text: %s\n", text_hash() == before ? "unchanged" : "changed");
+}
+
+static pthread_barrier_t nop_barrier;
+
+static void *nop_thread(void *arg)
+{
+	struct ring r;
+
+	(void)arg;
+	ring_init(&r, 8);
+	pthread_barrier_wait(&nop_barrier);
+	for (int i = 0; i < 2000; i++) {
+		sqe_get(&r, IORING_OP_NOP, (__u64)i);
+		submit_wait(&r, 1);
+		if (reap(&r, (__u64)i) != 0)
+			FAIL("NOP failed");
+	}
+	ring_exit(&r);
+	return NULL;
+}
+
+static void threads(void)
+{
+	pthread_t t[4];
+
+	pthread_barrier_init(&nop_barrier, NULL, 4);
+	for (int i = 0; i < 4; i++)
+		if (pthread_create(&t[i], NULL, nop_thread, NULL))
+			FAIL("pthread_create");
+	for (int i = 0; i < 4; i++)
+		pthread_join(t[i], NULL);
+}
+
+static void fork_nops(void)
+{
+	int status;
+	pid_t pid;
+
+	nops(100);
+	pid = fork();
+	if (pid < 0)
+		FAIL("fork: %s", strerror(errno));
+	if (pid == 0) {
+		nops(100);
+		_exit(0);
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status) != 0)
+		FAIL("the child failed: %#x", status);
+	/* posix_spawn: a vfork-style clone, then exec of this program */
+	char *argv[] = { "uring-raw", "nops", "100", NULL };
+	if (posix_spawn(&pid, "/proc/self/exe", NULL, NULL, argv, environ) ||
+	    waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status) != 0)
+		FAIL("the spawned program failed: %#x", status);
+	nops(100);
+}
+
+#if defined(__x86_64__)
+/*
+ * io_uring_enter(-1): -EBADF, from a site whose mov is followed by its
+ * syscall (direct) or from a jump to that syscall with eax set elsewhere
+ */
+static long enter_bad_fd(int jump)
+{
+	register long r10 __asm__("r10") = 0;
+	register long r8 __asm__("r8") = 0;
+	register long r9 __asm__("r9") = 0;
+	long ret;
+
+	__asm__ __volatile__("testl %[j], %[j]\n\t"
+			     "jnz 1f\n\t"
+			     "movl $426, %%eax\n"
+			     "2:\tsyscall\n\t"
+			     "jmp 3f\n"
+			     "1:\tmovl $426, %%eax\n\t"
+			     "jmp 2b\n"
+			     "3:"
+			     : "=a"(ret)
+			     : [j] "r"(jump), "D"(-1L), "S"(0L), "d"(0L),
+			       "r"(r10), "r"(r8), "r"(r9)
+			     : "rcx", "r11", "memory");
+	return ret;
+}
+
+static void jump_in(void)
+{
+	for (int i = 0; i < 12; i++)
+		if (enter_bad_fd(i >= 4 && i < 8) != -EBADF)
+			FAIL("enter from %s: not -EBADF", i >= 4 && i < 8 ?
+			     "a jump to the syscall" : "the site");
+}
+
+#define REGS_FLAGS	0xec7UL		/* CF PF ZF SF DF OF, and bit 1 */
+#define REGS_FLAGMASK	0xcd5UL		/* CF PF AF ZF SF DF OF */
+
+/* load the vector registers from in, make the call, store them to out */
+#define REGS_CALL(load, store)						\
+	__asm__ __volatile__(load						\
+			     "pushq %[fl]\n\tpopfq\n\t"			\
+			     "movl $427, %%eax\n\t"			\
+			     "syscall\n\t"					\
+			     "pushfq\n\tpopq %[fo]\n\tcld\n\t"		\
+			     store						\
+			     : "=a"(ret), [fo] "=&r"(flags), "+D"(a1),	\
+			       "+S"(a2), "+d"(a3), "+r"(r10), "+r"(r8),	\
+			       "+r"(r9), "+b"(rbx), "+r"(r12), "+r"(r13),	\
+			       "+r"(r14), "+r"(r15)				\
+			     : [fl] "i"(REGS_FLAGS)				\
+			     : "rcx", "r11", "memory", "cc")
+
+#define V16(op, w, f) op(0,w,f) op(1,w,f) op(2,w,f) op(3,w,f) op(4,w,f)	\
+	op(5,w,f) op(6,w,f) op(7,w,f) op(8,w,f) op(9,w,f) op(10,w,f)	\
+	op(11,w,f) op(12,w,f) op(13,w,f) op(14,w,f) op(15,w,f)
+#define V32(op, w, f) V16(op, w, f) op(16,w,f) op(17,w,f) op(18,w,f)	\
+	op(19,w,f) op(20,w,f) op(21,w,f) op(22,w,f) op(23,w,f)		\
+	op(24,w,f) op(25,w,f) op(26,w,f) op(27,w,f) op(28,w,f)		\
+	op(29,w,f) op(30,w,f) op(31,w,f)
+#define LDX(i, w, ins, reg) ins " regs_vin+" #i "*" #w "(%%rip), %%" reg #i "\n\t"
+#define STX(i, w, ins, reg) ins " %%" reg #i ", regs_vout+" #i "*" #w "(%%rip)\n\t"
+#define LX(i, w, f)	LDX(i, w, "movups", "xmm")
+#define SX(i, w, f)	STX(i, w, "movups", "xmm")
+#define LY(i, w, f)	LDX(i, w, "vmovdqu", "ymm")
+#define SY(i, w, f)	STX(i, w, "vmovdqu", "ymm")
+#define LZ(i, w, f)	LDX(i, w, "vmovdqu64", "zmm")
+#define SZ(i, w, f)	STX(i, w, "vmovdqu64", "zmm")
+#define K8(op) op(0) op(1) op(2) op(3) op(4) op(5) op(6) op(7)
+#define LK(i)	"kmovq regs_vin+2048+" #i "*8(%%rip), %%k" #i "\n\t"
+#define SK(i)	"kmovq %%k" #i ", regs_vout+2048+" #i "*8(%%rip)\n\t"
+
+/*
+ * A register call (REGISTER_FILES of 64 empty slots, then UNREGISTER, six
+ * times) made inline with every register loaded: each must come back as
+ * it went in, as the kernel keeps them.
+ */
+static unsigned char regs_vin[2112] __attribute__((used, aligned(64)));
+static unsigned char regs_vout[2112] __attribute__((used, aligned(64)));
+
+static void regs(void)
+{
+	unsigned char *vin = regs_vin, *vout = regs_vout;
+	int files[64], kind;
+	struct ring r;
+
+	__builtin_cpu_init();
+	kind = __builtin_cpu_supports("avx512bw") ? 2 :
+	       __builtin_cpu_supports("avx") ? 1 : 0;
+	for (unsigned i = 0; i < sizeof(regs_vin); i++)
+		vin[i] = (unsigned char)(i * 7 + 1);
+	memset(files, -1, sizeof(files));
+	ring_init(&r, 8);
+	for (int round = 0; round < 6; round++) {
+		/* REGISTER_FILES: 64 slots at files; UNREGISTER: none */
+		long nr = round & 1 ? 0 : 64, files_at = round & 1 ? 0 : (long)files;
+		register long r10 __asm__("r10") = nr;
+		register long r8 __asm__("r8") = 0x0808080808080808L;
+		register long r9 __asm__("r9") = 0x0909090909090909L;
+		register long r12 __asm__("r12") = 0x1212121212121212L;
+		register long r13 __asm__("r13") = 0x1313131313131313L;
+		register long r14 __asm__("r14") = 0x1414141414141414L;
+		register long r15 __asm__("r15") = 0x1515151515151515L;
+		long a1 = r.fd, a3 = files_at, rbx = 0x0b0b0b0b0b0b0b0bL;
+		long a2 = round & 1 ? IORING_UNREGISTER_FILES :
+				      IORING_REGISTER_FILES;
+		long a2_in = a2, ret;
+		unsigned long flags;
+		size_t vlen;
+
+		memset(vout, 0, sizeof(regs_vout));
+		if (kind == 2) {
+			REGS_CALL(V32(LZ, 64, 0) K8(LK), V32(SZ, 64, 0) K8(SK));
+			vlen = sizeof(regs_vin);
+		} else if (kind == 1) {
+			REGS_CALL(V16(LY, 32, 0), V16(SY, 32, 0));
+			vlen = 512;
+		} else {
+			REGS_CALL(V16(LX, 16, 0), V16(SX, 16, 0));
+			vlen = 256;
+		}
+		if (ret != 0)
+			FAIL("register round %d: %ld", round, ret);
+		if (a1 != r.fd || a2 != a2_in || a3 != files_at ||
+		    r10 != nr || r8 != 0x0808080808080808L ||
+		    r9 != 0x0909090909090909L || rbx != 0x0b0b0b0b0b0b0b0bL ||
+		    r12 != 0x1212121212121212L || r13 != 0x1313131313131313L ||
+		    r14 != 0x1414141414141414L || r15 != 0x1515151515151515L)
+			FAIL("round %d: a general register changed", round);
+		if ((flags & REGS_FLAGMASK) != (REGS_FLAGS & REGS_FLAGMASK))
+			FAIL("round %d: rflags %#lx, not %#lx", round,
+			     flags & REGS_FLAGMASK, REGS_FLAGS & REGS_FLAGMASK);
+		if (memcmp(vin, vout, vlen))
+			FAIL("round %d: a vector register changed", round);
+	}
+	ring_exit(&r);
+	printf("uring-raw: registers kept (%s)\n",
+	       kind == 2 ? "zmm0-31, k0-7" : kind == 1 ? "ymm0-15" : "xmm0-15");
+}
+#endif
 
 int main(int argc, char **argv)
 {
@@ -599,6 +893,18 @@ int main(int argc, char **argv)
 		nops(argc > 2 ? atol(argv[2]) : 100000);
 	} else if (!strcmp(mode, "close-reuse")) {
 		close_reuse();
+	} else if (!strcmp(mode, "text")) {
+		text();
+	} else if (!strcmp(mode, "threads")) {
+		threads();
+	} else if (!strcmp(mode, "fork")) {
+		fork_nops();
+#if defined(__x86_64__)
+	} else if (!strcmp(mode, "jump-in")) {
+		jump_in();
+	} else if (!strcmp(mode, "regs")) {
+		regs();
+#endif
 	} else if (*mode) {
 		FAIL("unknown mode %s", mode);
 	} else {
