@@ -342,9 +342,28 @@ static unsigned ar_insn_len(const unsigned char *p, unsigned avail)
 }
 
 /*
+ * A byte before `b8` that could make it the middle of a longer
+ * instruction that runs in a working program: a prefix (then it is a
+ * move to another register, or a 16-bit one), or an opcode whose ModRM
+ * `b8` would be, addressing [rax + nr] without touching it (lea, a nop,
+ * a prefetch). Another opcode there would read or write [rax + nr], a
+ * low address no program maps. Such a site is left to the signal.
+ */
+static bool ar_byte_before_ok(unsigned char b)
+{
+	switch (b) {
+	case 0x26: case 0x2e: case 0x36: case 0x3e: case 0x64: case 0x65:
+	case 0x66: case 0x67: case 0xf0: case 0xf2: case 0xf3:
+	case 0x8d: case 0x0d: case 0x18: case 0x1f:
+		return false;
+	}
+	return (b & 0xf0) != 0x40;	/* REX */
+}
+
+/*
  * Where the mov of a site is: the offset in code[] of `b8 nr` from which
  * copiable instructions lead exactly to the syscall at code[end], or -1.
- * The nearest one wins.
+ * The nearest one wins. code[0] is only looked at as the byte before.
  */
 static int ar_site_mov(const unsigned char *code, int end, long nr)
 {
@@ -353,8 +372,8 @@ static int ar_site_mov(const unsigned char *code, int end, long nr)
 	int pos, at;
 	unsigned len;
 
-	for (pos = end - 5; pos >= 0; pos--) {
-		if (memcmp(code + pos, want, 5))
+	for (pos = end - 5; pos >= 1; pos--) {
+		if (memcmp(code + pos, want, 5) || !ar_byte_before_ok(code[pos - 1]))
 			continue;
 		for (at = pos + 5; at < end; at += (int)len) {
 			len = ar_insn_len(code + at, (unsigned)(end - at));

@@ -47,6 +47,9 @@
  *                                   same call site from the start
  *   uring-raw jump-in               an enter site also reached by a jump
  *                                   to its syscall instruction
+ *   uring-raw rex-site              an enter site with `mov $426, %r8d`
+ *                                   (41 b8 ...) between its mov and its
+ *                                   syscall
  *   uring-raw fork                  NOPs, then a forked child's NOPs on a
  *                                   ring of its own, this program spawned
  *                                   (posix_spawn: vfork and exec), then
@@ -746,6 +749,30 @@ static long enter_bad_fd(int jump)
 	return ret;
 }
 
+/*
+ * io_uring_enter(-1): -EBADF, from a site whose syscall is preceded by
+ * `mov $426, %r8d` (41 b8 aa 01 00 00): the b8 there is not a mov to eax,
+ * and a rewrite taking it for one would lose the move to r8
+ */
+static void rex_site(void)
+{
+	for (int i = 0; i < 6; i++) {
+		register long r10 __asm__("r10") = 0;
+		register long r8 __asm__("r8") = 0;
+		register long r9 __asm__("r9") = 0;
+		long ret;
+
+		__asm__ __volatile__("movl $426, %%eax\n\t"
+				     "movl $426, %%r8d\n\t"
+				     "syscall"
+				     : "=a"(ret), "+r"(r8)
+				     : "D"(-1L), "S"(0L), "d"(0L), "r"(r10), "r"(r9)
+				     : "rcx", "r11", "memory");
+		if (ret != -EBADF || r8 != 426)
+			FAIL("call %d: %ld, r8 %ld", i, ret, (long)r8);
+	}
+}
+
 static void jump_in(void)
 {
 	for (int i = 0; i < 12; i++)
@@ -902,6 +929,8 @@ int main(int argc, char **argv)
 #if defined(__x86_64__)
 	} else if (!strcmp(mode, "jump-in")) {
 		jump_in();
+	} else if (!strcmp(mode, "rex-site")) {
+		rex_site();
 	} else if (!strcmp(mode, "regs")) {
 		regs();
 #endif
