@@ -8,7 +8,9 @@
 # under `anyring-run --deny-io-uring` (io_uring refused as in Docker, so
 # auto falls back to the user engine; the -luring build gets libanyring
 # preloaded). A third build links liburing.a statically: it runs on the
-# kernel, and under denial through the system-call trap (docs/trap.md).
+# kernel, and under denial through the system-call trap (docs/trap.md),
+# its call sites rewritten, and again with ANYRING_TRAP=syscall (inline
+# calls through the signal).
 set -eu
 ex=/usr/share/doc/liburing-dev/examples
 [ -f "$ex/io_uring-cp.c" ] || { echo "skipped: liburing-dev examples not installed"; exit 77; }
@@ -86,7 +88,9 @@ if [ -z "$SAN" ]; then
 	check deny-uring uring "$run" --deny-io-uring --
 	check static static env
 	check deny-static static "$run" --deny-io-uring --
-	labels="$labels deny-anyring deny-uring static deny-static"
+	# liburing.a's sites rewritten (above) and left to the signal
+	check deny-static-signal static env ANYRING_TRAP=syscall "$run" --deny-io-uring --
+	labels="$labels deny-anyring deny-uring static deny-static deny-static-signal"
 	# and the rings there were the user engine's, chosen by auto's fallback
 	rm -f "$tmp/dst"
 	"$run" --deny-io-uring --debug -- "$tmp/io_uring-cp.uring" "$tmp/src" \
@@ -99,6 +103,8 @@ if [ -z "$SAN" ]; then
 		"$tmp/dst" > "$tmp/out" 2>&1
 	grep -q "trap: installed" "$tmp/out" && grep -q "engine user" "$tmp/out" || {
 		echo "deny, static: not served by the trap:"; cat "$tmp/out"; exit 1; }
+	grep -q "first io_uring_enter served through a rewritten call site" "$tmp/out" || {
+		echo "deny, static: no enter through a rewritten site:"; cat "$tmp/out"; exit 1; }
 fi
 wait
 sort "$tmp/ucontext.ref" > "$tmp/uref"
