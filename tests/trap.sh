@@ -172,11 +172,15 @@ fi
 
 if command -v fio > /dev/null; then
 	f="$tmp/fio.dat"
-	ok "fio, refused" "engine user" "$run" --deny-io-uring --debug -- \
-		fio --name=trap --ioengine=io_uring --filename="$f" --size=8M \
-		--rw=randwrite --bs=4k --iodepth=16 --verify=crc32c \
-		--do_verify=1 --verify_fatal=1 --verify_state_save=0
-	grep -q "err= 0" "$tmp/out" || { echo "fio: an error:"; cat "$tmp/out"; exit 1; }
+	# randwrite, verified, on each route
+	for route in syscall signal ""; do
+		ok "fio randwrite ${route:+ANYRING_TRAP=$route}" "engine user" \
+			env ${route:+ANYRING_TRAP=$route} "$run" --deny-io-uring --debug -- \
+			fio --name=trap --ioengine=io_uring --filename="$f" --size=8M \
+			--rw=randwrite --bs=4k --iodepth=16 --verify=crc32c \
+			--do_verify=1 --verify_fatal=1 --verify_state_save=0
+		has "err= 0" "fio randwrite ${route:+ANYRING_TRAP=$route}: an error"
+	done
 	has "first io_uring_enter served through a rewritten call site" \
 		"fio: no enter through a rewritten site"
 	# fio's io_uring options, buffered and O_DIRECT, QD1 and QD32, 1 and
