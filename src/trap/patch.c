@@ -167,6 +167,11 @@ long ar_trap_inline(long nr, long a1, long a2, long a3, long a4, long a5,
  * program's red zone, at any alignment. rax gets the answer, rcx and r11
  * are changed (as syscall changes them); every other general register,
  * rflags and the vector registers of ar_vec_kind are kept.
+ *
+ * Only rflags and rbp go on the program's stack: the rest goes on the
+ * thread's trap stack, as a signal frame goes on an alternate stack, once
+ * the thread has one (its first trapped call makes it) and unless this
+ * call interrupted one being served there (ar_trap_depth).
  */
 void ar_trap_inline_entry(void);
 __asm__(".text\n"
@@ -177,31 +182,45 @@ __asm__(".text\n"
 	"	pushfq\n"
 	"	cld\n"			/* C code runs with DF clear */
 	"	pushq %rbp\n"
-	"	movq %rsp, %rbp\n"
+	"	movq %rsp, %rbp\n"	/* rflags at 8(%rbp) */
+	"	movq ar_trap_depth@gottpoff(%rip), %rcx\n"
+	"	cmpl $0, %fs:(%rcx)\n"
+	"	jne 1f\n"
+	"	movq ar_trap_stack@gottpoff(%rip), %r11\n"
+	"	movq %fs:(%r11), %r11\n"
+	"	testq %r11, %r11\n"
+	"	jz 1f\n"
+	"	leaq " AR_TRAP_STACK_S "(%r11), %rsp\n"
+	"	incl %fs:(%rcx)\n"
+	"	pushq $1\n"		/* on the trap stack: depth to drop */
+	"	jmp 2f\n"
+	"1:	pushq $0\n"
+	"2:	pushq %r12\n"
 	"	pushq %rdi\n"
 	"	pushq %rsi\n"
 	"	pushq %rdx\n"
 	"	pushq %r10\n"
 	"	pushq %r8\n"
 	"	pushq %r9\n"
+	"	movq %rsp, %r12\n"
 	"	andq $-64, %rsp\n"
 	"	movzbl ar_vec_kind(%rip), %r11d\n"
 	"	cmpl $" AR_STR(AR_VEC_AVX512_N) ", %r11d\n"
-	"	je 2f\n"
+	"	je 4f\n"
 	"	cmpl $" AR_STR(AR_VEC_AVX_N) ", %r11d\n"
-	"	je 1f\n"
+	"	je 3f\n"
 	"	subq $256, %rsp\n"
 	AR_V16(AR_SX, 0)
-	"	jmp 3f\n"
-	"1:	subq $512, %rsp\n"
+	"	jmp 5f\n"
+	"3:	subq $512, %rsp\n"
 	AR_V16(AR_SY, 0)
-	"	jmp 3f\n"
-	"2:	subq $2112, %rsp\n"
+	"	jmp 5f\n"
+	"4:	subq $2112, %rsp\n"
 	AR_V16(AR_SZ, 0)
 	AR_V16HI(AR_SZ, 0)
 	AR_K8(AR_SK)
 	/* ar_trap_inline(nr, a1, a2, a3, a4, a5, a6): a6 on the stack */
-	"3:	movq %r9, %r11\n"
+	"5:	movq %r9, %r11\n"
 	"	movq %r8, %r9\n"
 	"	movq %r10, %r8\n"
 	"	movq %rdx, %rcx\n"
@@ -214,29 +233,42 @@ __asm__(".text\n"
 	"	addq $16, %rsp\n"
 	"	movzbl ar_vec_kind(%rip), %r11d\n"
 	"	cmpl $" AR_STR(AR_VEC_AVX512_N) ", %r11d\n"
-	"	je 5f\n"
+	"	je 7f\n"
 	"	cmpl $" AR_STR(AR_VEC_AVX_N) ", %r11d\n"
-	"	je 4f\n"
+	"	je 6f\n"
 	AR_V16(AR_LX, 0)
-	"	jmp 6f\n"
-	"4:\n"
+	"	jmp 8f\n"
+	"6:\n"
 	AR_V16(AR_LY, 0)
-	"	jmp 6f\n"
-	"5:\n"
+	"	jmp 8f\n"
+	"7:\n"
 	AR_V16(AR_LZ, 0)
 	AR_V16HI(AR_LZ, 0)
 	AR_K8(AR_LK)
+	"8:	movq %r12, %rsp\n"
+	"	popq %r9\n"
+	"	popq %r8\n"
+	"	popq %r10\n"
+	"	popq %rdx\n"
+	"	popq %rsi\n"
+	"	popq %rdi\n"
+	"	popq %r12\n"
+	"	popq %r11\n"
+	"	testq %r11, %r11\n"
+	"	jz 9f\n"
+	"	movq ar_trap_depth@gottpoff(%rip), %rcx\n"
+	"	decl %fs:(%rcx)\n"
 	/*
 	 * rflags back without popfq, which costs more than the rest of
 	 * this entry: DF, OF (from al), then SF, ZF, AF, PF and CF (sahf).
 	 * r11 keeps them, as syscall leaves it.
 	 */
-	"6:	movq %rax, %rcx\n"
+	"9:	movq %rax, %rcx\n"
 	"	movq 8(%rbp), %r11\n"
 	"	testl $0x400, %r11d\n"
-	"	jz 7f\n"
+	"	jz 10f\n"
 	"	std\n"
-	"7:	movl %r11d, %eax\n"
+	"10:	movl %r11d, %eax\n"
 	"	shrl $11, %eax\n"
 	"	andl $1, %eax\n"
 	"	addb $0x7f, %al\n"
@@ -244,13 +276,7 @@ __asm__(".text\n"
 	"	movb %al, %ah\n"
 	"	sahf\n"
 	"	movq %rcx, %rax\n"
-	"	leaq -48(%rbp), %rsp\n"
-	"	popq %r9\n"
-	"	popq %r8\n"
-	"	popq %r10\n"
-	"	popq %rdx\n"
-	"	popq %rsi\n"
-	"	popq %rdi\n"
+	"	movq %rbp, %rsp\n"
 	"	popq %rbp\n"
 	"	leaq 8(%rsp), %rsp\n"	/* the saved rflags */
 	"	ret\n"
@@ -291,7 +317,8 @@ static unsigned ar_modrm_len(const unsigned char *p, unsigned avail)
  * move of an immediate, none writing rax or rip-relative. 0: anything
  * else.
  */
-static unsigned ar_insn_len(const unsigned char *p, unsigned avail)
+static unsigned ar_insn_len_any(const unsigned char *p, unsigned avail,
+				bool copiable)
 {
 	unsigned rex = 0, n = 0, op, ml, reg, rm;
 	bool to_rm, rm_only;
@@ -302,7 +329,7 @@ static unsigned ar_insn_len(const unsigned char *p, unsigned avail)
 		return 0;
 	op = p[n++];
 	if (op >= 0xb8 && op <= 0xbf) {	/* mov $imm, r */
-		if ((op & 7) == 0 && !(rex & 1))
+		if (copiable && (op & 7) == 0 && !(rex & 1))
 			return 0;
 		n += (rex & 8) ? 8 : 4;
 		return n <= avail ? n : 0;
@@ -333,12 +360,17 @@ static unsigned ar_insn_len(const unsigned char *p, unsigned avail)
 		return 0;
 	if (op == 0x8d && rm_only)
 		return 0;
-	if (to_rm ? (rm_only && rm == 0) : reg == 0)
+	if (copiable && (to_rm ? (rm_only && rm == 0) : reg == 0))
 		return 0;		/* rax would change */
 	n += ml;
 	if (op == 0xc7)
 		n += 4;
 	return n <= avail ? n : 0;
+}
+
+static unsigned ar_insn_len(const unsigned char *p, unsigned avail)
+{
+	return ar_insn_len_any(p, avail, true);
 }
 
 /*
@@ -361,6 +393,20 @@ static bool ar_byte_before_ok(unsigned char b)
 }
 
 /*
+ * `b8` at code[pos] is the displacement, SIB or ModRM byte of an
+ * instruction the decoder knows that starts up to 15 bytes before it
+ * (`movq $nr, -0x48(%rsp)` is 48 c7 44 24 b8 and nr): such a b8 is no mov.
+ */
+static bool ar_inside_insn(const unsigned char *code, int pos, int end)
+{
+	for (int k = 1; k <= 15 && k <= pos; k++)
+		if (ar_insn_len_any(code + pos - k, (unsigned)(end - pos + k),
+				    false) > (unsigned)k)
+			return true;
+	return false;
+}
+
+/*
  * Where the mov of a site is: the offset in code[] of `b8 nr` from which
  * copiable instructions lead exactly to the syscall at code[end], or -1.
  * The nearest one wins. code[0] is only looked at as the byte before.
@@ -373,7 +419,8 @@ static int ar_site_mov(const unsigned char *code, int end, long nr)
 	unsigned len;
 
 	for (pos = end - 5; pos >= 1; pos--) {
-		if (memcmp(code + pos, want, 5) || !ar_byte_before_ok(code[pos - 1]))
+		if (memcmp(code + pos, want, 5) || !ar_byte_before_ok(code[pos - 1]) ||
+		    ar_inside_insn(code, pos, end))
 			continue;
 		for (at = pos + 5; at < end; at += (int)len) {
 			len = ar_insn_len(code + at, (unsigned)(end - at));
@@ -431,18 +478,24 @@ out:
 	return ret;
 }
 
-/* a page for a stub, near enough to `near` for a rel32 either way */
+/*
+ * A page for a stub, within 1 GiB of `near` (a rel32 reaches 2): below it
+ * first, where a program's image has nothing; above it, not in the first
+ * GiB past the heap's break, where brk() would grow into it.
+ */
 static unsigned char *ar_stub_page(unsigned long near)
 {
 	const unsigned long step = 2UL << 20, reach = 1UL << 30;
 	unsigned long base = near & ~(step - 1), hint, d;
+	unsigned long brk0 = (unsigned long)sbrk(0);
 	void *p;
 	int k;
 
-	for (k = 1; k <= 128; k++) {
+	for (k = 1; k <= 2 * (int)(reach / step); k++) {
 		d = step * (unsigned long)((k + 1) / 2);
 		hint = k & 1 ? base - d : base + d;
-		if (d > reach || hint < 0x10000 || hint > (1UL << 47) - AR_PAGE)
+		if (hint < 0x10000 || hint > (1UL << 47) - AR_PAGE ||
+		    (hint >= brk0 && hint - brk0 < reach))
 			continue;
 		p = mmap((void *)hint, AR_PAGE, PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,

@@ -234,9 +234,9 @@ static void ar_trap_chain(int sig, siginfo_t *si, ucontext_t *uc)
  * thread's, an alternate signal stack), and serving a call can take
  * tens of KiB (setup starts threads). Freed when the thread exits.
  */
-#define AR_TRAP_STACK	(256 * 1024)
-static __thread char *ar_trap_stack;
-static __thread unsigned ar_trap_depth;
+/* patch.c's entry reads both (initial-exec TLS) to switch stacks itself */
+__attribute__((visibility("hidden"))) __thread char *ar_trap_stack;
+__attribute__((visibility("hidden"))) __thread unsigned ar_trap_depth;
 static pthread_key_t ar_trap_stack_key;
 
 static void ar_trap_stack_free(void *stack)

@@ -35,6 +35,13 @@ struct ar_trap_args {
 /* trap.c: serve one of the calls the trap takes, here */
 long ar_trap_route(long nr, long a1, long a2, long a3, long a4, long a5,
 		   long a6);
+/* the trap's own stack, per thread (made on first use) */
+#define AR_TRAP_STACK	(256 * 1024)
+#define AR_TRAP_STACK_S	"262144"	/* the same, for assembly */
+extern __thread char *ar_trap_stack;
+/* calls being served on it by this thread: a nested one stays where it is */
+extern __thread unsigned ar_trap_depth;
+
 /*
  * ar_trap_route() of a struct ar_trap_args, then what follows a call
  * (ar_trap_seen(), and ar_trap_patch() of a trapped site)

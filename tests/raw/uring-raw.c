@@ -47,9 +47,10 @@
  *                                   same call site from the start
  *   uring-raw jump-in               an enter site also reached by a jump
  *                                   to its syscall instruction
- *   uring-raw rex-site              an enter site with `mov $426, %r8d`
- *                                   (41 b8 ...) between its mov and its
- *                                   syscall
+ *   uring-raw rex-site              enter sites with `mov $426, %r8d`
+ *                                   (41 b8 ...) or `movq $426, -0x48(%rsp)`
+ *                                   (48 c7 44 24 b8 ...) between their mov
+ *                                   and their syscall: a b8 that is no mov
  *   uring-raw fork                  NOPs, then a forked child's NOPs on a
  *                                   ring of its own, this program spawned
  *                                   (posix_spawn: vfork and exec), then
@@ -770,6 +771,30 @@ static void rex_site(void)
 				     : "rcx", "r11", "memory");
 		if (ret != -EBADF || r8 != 426)
 			FAIL("call %d: %ld, r8 %ld", i, ret, (long)r8);
+	}
+	/*
+	 * and `movq $426, -0x48(%rsp)` (48 c7 44 24 b8 aa 01 00 00) between:
+	 * its disp8 is b8, and nr follows it
+	 */
+	for (int i = 0; i < 6; i++) {
+		register long r10 __asm__("r10") = 0;
+		register long r8 __asm__("r8") = 0;
+		register long r9 __asm__("r9") = 0;
+		long ret, slot;
+
+		__asm__ __volatile__("subq $256, %%rsp\n\t"
+				     "movq $0, -0x48(%%rsp)\n\t"
+				     "movl $426, %%eax\n\t"
+				     "movq $426, -0x48(%%rsp)\n\t"
+				     "syscall\n\t"
+				     "movq -0x48(%%rsp), %[slot]\n\t"
+				     "addq $256, %%rsp"
+				     : "=a"(ret), [slot] "=r"(slot)
+				     : "D"(-1L), "S"(0L), "d"(0L), "r"(r10), "r"(r8),
+				       "r"(r9)
+				     : "rcx", "r11", "memory");
+		if (ret != -EBADF || slot != 426)
+			FAIL("call %d: %ld, the stored slot %ld", i, ret, slot);
 	}
 }
 
