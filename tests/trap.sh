@@ -125,6 +125,9 @@ for m in regs jump-in rex-site; do
 				env ${route:+ANYRING_TRAP=$route} \
 				"$run" --deny-io-uring --debug -- "$tmp/$b" $m
 			has "trap: installed" "$b $m: no trap"
+			if [ -z "$route" ] && [ $b = uring-inline ]; then
+				has "site at .* rewritten" "$b $m: no site rewritten"
+			fi
 		done
 	done
 done

@@ -311,6 +311,18 @@ static unsigned ar_modrm_len(const unsigned char *p, unsigned avail)
 	return len <= avail ? len : 0;
 }
 
+/* the memory operand at ModRM p is [rax + disp]: no index, base rax */
+static bool ar_mem_rax(const unsigned char *p, unsigned rex)
+{
+	if (rex & 1)
+		return false;		/* r8-based */
+	if ((p[0] & 7) == 0)
+		return true;
+	/* SIB: base rax (not the no-base form), index none (100, no REX.X) */
+	return (p[0] & 7) == 4 && (p[1] & 7) == 0 &&
+	       ((p[1] >> 3) & 7) == 4 && !(rex & 2);
+}
+
 /*
  * The length of one instruction at p that may be copied into a stub: a
  * move, a lea or an ALU operation between registers and memory, or a
@@ -362,6 +374,13 @@ static unsigned ar_insn_len_any(const unsigned char *p, unsigned avail,
 		return 0;
 	if (copiable && (to_rm ? (rm_only && rm == 0) : reg == 0))
 		return 0;		/* rax would change */
+	/*
+	 * Not copiable, the question is whether this could be what runs
+	 * before the syscall: not if it touches [rax + disp] (rax is nr
+	 * there, a low address no program maps)
+	 */
+	if (!copiable && !rm_only && op != 0x8d && ar_mem_rax(p + n, rex))
+		return 0;
 	n += ml;
 	if (op == 0xc7)
 		n += 4;
@@ -393,9 +412,11 @@ static bool ar_byte_before_ok(unsigned char b)
 }
 
 /*
- * `b8` at code[pos] is the displacement, SIB or ModRM byte of an
- * instruction the decoder knows that starts up to 15 bytes before it
- * (`movq $nr, -0x48(%rsp)` is 48 c7 44 24 b8 and nr): such a b8 is no mov.
+ * `b8` at code[pos] may be the displacement or SIB byte of an instruction
+ * the decoder knows that starts up to 15 bytes before it (`movq $nr,
+ * -0x48(%rsp)` is 48 c7 44 24 b8 and nr): such a b8 is no mov. Readings
+ * that would touch [rax + disp] do not count (`09 b8 ...`, a jne's
+ * displacement 9 then the mov, is not `or %edi, nr(%rax)`).
  */
 static bool ar_inside_insn(const unsigned char *code, int pos, int end)
 {
