@@ -3,7 +3,8 @@
  * api-ringfd.c - a dup of a ring fd is the ring. On the kernel any fd
  * that refers to the ring's file serves enter and register; the user
  * engine must find its ring from a dup too, and refuse a dup wherever
- * the kernel refuses an io_uring fd (as a fixed file, as CLOSE's target).
+ * the kernel refuses an io_uring fd (as a fixed file, as CLOSE's target,
+ * as an fd passed over a socket).
  *
  * Then a battery: rounds of requests submitted and reaped through dups
  * that come and go, with a count per user_data: exactly one CQE each.
@@ -14,6 +15,7 @@
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/eventfd.h>
 #include <sys/epoll.h>
@@ -358,6 +360,132 @@ static void t_battery_thread(unsigned rounds)
 }
 
 /* every check but the battery */
+/* sendmsg of fds over s: 0 or -errno (the libc call the program makes) */
+static int t_send_fds(int s, const int *fds, unsigned n)
+{
+	union {
+		char buf[CMSG_SPACE(4 * sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	char byte = 'r';
+	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = u.buf, .msg_controllen = CMSG_SPACE(n * sizeof(int)),
+	};
+	struct cmsghdr *c;
+
+	memset(u.buf, 0, sizeof(u.buf));
+	c = CMSG_FIRSTHDR(&msg);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(n * sizeof(int));
+	memcpy(CMSG_DATA(c), fds, n * sizeof(int));
+	return sendmsg(s, &msg, 0) == 1 ? 0 : -errno;
+}
+
+/* one datagram waits on s: its fds received (and closed) */
+static int t_recv_fds(int s)
+{
+	union {
+		char buf[CMSG_SPACE(4 * sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	char byte;
+	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = u.buf, .msg_controllen = sizeof(u.buf),
+	};
+	struct cmsghdr *c;
+	int n = 0, fd;
+
+	if (recvmsg(s, &msg, MSG_DONTWAIT) != 1)
+		return -errno;
+	for (c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
+		for (unsigned i = 0; i < (c->cmsg_len - CMSG_LEN(0)) / sizeof(int); i++) {
+			memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof(fd));
+			close(fd);
+			n++;
+		}
+	}
+	return n;
+}
+
+/*
+ * A ring's fd is not passed over a socket: sendmsg, sendmmsg and the
+ * SENDMSG opcode with SCM_RIGHTS naming it (or a dup of it) get the
+ * kernel's -EINVAL; a closed fd before it is -EBADF, as the kernel
+ * checks them in order; other fds pass.
+ */
+static void t_scm_rights(struct io_uring *ring, int dupfd)
+{
+	int sp[2], p[2], closed, fds[2];
+	struct io_uring_sqe *sqe;
+	struct mmsghdr mm[2];
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u[2];
+	char byte[2] = "ab";
+	struct iovec iov[2];
+
+	CHECK(!socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sp));
+	CHECK(!pipe(p));
+	closed = dup(p[0]);
+	close(closed);
+	CHECK_EQ(t_send_fds(sp[0], &ring->ring_fd, 1), -EINVAL);
+	CHECK_EQ(t_send_fds(sp[0], &dupfd, 1), -EINVAL);
+	fds[0] = p[0];
+	fds[1] = ring->ring_fd;
+	CHECK_EQ(t_send_fds(sp[0], fds, 2), -EINVAL);
+	fds[0] = closed;
+	CHECK_EQ(t_send_fds(sp[0], fds, 2), -EBADF);
+	CHECK_EQ(t_recv_fds(sp[1]), -EAGAIN);		/* nothing went */
+	CHECK_EQ(t_send_fds(sp[0], &p[1], 1), 0);
+	CHECK_EQ(t_recv_fds(sp[1]), 1);
+
+	/* sendmmsg: a pipe's fd, then the ring's: one message goes */
+	memset(mm, 0, sizeof(mm));
+	for (int i = 0; i < 2; i++) {
+		struct cmsghdr *c;
+
+		memset(u[i].buf, 0, sizeof(u[i].buf));
+		iov[i].iov_base = &byte[i];
+		iov[i].iov_len = 1;
+		mm[i].msg_hdr.msg_iov = &iov[i];
+		mm[i].msg_hdr.msg_iovlen = 1;
+		mm[i].msg_hdr.msg_control = u[i].buf;
+		mm[i].msg_hdr.msg_controllen = sizeof(u[i].buf);
+		c = CMSG_FIRSTHDR(&mm[i].msg_hdr);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), i ? &ring->ring_fd : &p[0], sizeof(int));
+	}
+	CHECK_EQ(sendmmsg(sp[0], mm, 2, 0), 1);
+	CHECK_EQ(t_recv_fds(sp[1]), 1);
+	CHECK_EQ(t_recv_fds(sp[1]), -EAGAIN);
+	errno = 0;
+	CHECK(sendmmsg(sp[0], &mm[1], 1, 0) == -1 && errno == EINVAL);
+
+	/* the SENDMSG opcode: the ring's fd refused, a pipe's passed */
+	sqe = t_sqe(ring);
+	io_uring_prep_sendmsg(sqe, sp[0], &mm[1].msg_hdr, 0);
+	sqe->user_data = 81;
+	sqe = t_sqe(ring);
+	io_uring_prep_sendmsg(sqe, sp[0], &mm[0].msg_hdr, 0);
+	sqe->user_data = 82;
+	CHECK_EQ(io_uring_submit_and_wait(ring, 2), 2);
+	CHECK_EQ(t_reap_one(ring, 81), -EINVAL);
+	CHECK_EQ(t_reap_one(ring, 82), 1);
+	CHECK_EQ(t_recv_fds(sp[1]), 1);
+	close(sp[0]);
+	close(sp[1]);
+	close(p[0]);
+	close(p[1]);
+}
+
 static void t_checks(void)
 {
 	struct io_uring ring;
@@ -376,6 +504,7 @@ static void t_checks(void)
 	t_attach_dup(&ring, d);
 	t_not_rings(&ring);
 	t_fork_dup(&ring, d);
+	t_scm_rights(&ring, d);
 	/* closing a dup leaves the ring to its other fds */
 	close(d);
 	t_enter_dup(&ring, hi);

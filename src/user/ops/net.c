@@ -1296,8 +1296,13 @@ static long ar_msg_call(struct ar_ureq *req, struct ar_msg *m, unsigned flags,
 	long ret;
 	int err;
 
-	if (m->send)
+	if (m->send) {
+		/* a ring's fd is not passed: the kernel's -EINVAL (engine/sockhook.c) */
+		err = ar_scm_rights_check(m->control, m->controllen);
+		if (err)
+			return err;
 		return ar_sys_sendmsg(req->fd, &mh, m->zc ? flags & ~MSG_ZEROCOPY : flags);
+	}
 	if (!m->namelen)
 		mh.msg_name = NULL;
 	ret = ar_sys_recvmsg(req->fd, &mh, flags);
