@@ -46,9 +46,8 @@ else
 	: > "$tmp/ref"
 fi
 
-# the libc hooks (poll family, syscall, sendmsg): unversioned ("Base"), so
-# they bind versioned references
-HOOKS="poll ppoll __poll_chk __ppoll_chk select pselect epoll_wait epoll_pwait epoll_pwait2 epoll_ctl syscall sendmsg sendmmsg"
+# the poll hooks: unversioned ("Base"), so they bind versioned references
+HOOKS="poll ppoll __poll_chk __ppoll_chk select pselect epoll_wait epoll_pwait epoll_pwait2 epoll_ctl syscall"
 # the ANYRING_0.1 versions liburing 2.4's node took over
 ALIASES="io_uring_enable_rings io_uring_register_restrictions"
 

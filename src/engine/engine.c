@@ -124,17 +124,12 @@ int ar_engine_claim_fd(int fd, const struct ar_engine *e, void *obj)
 	return 0;
 }
 
-bool ar_engine_any_user_ring(void)
-{
-	/* relaxed, as the claims that count it: only a gate */
-	return atomic_load_explicit(&ar_ring_claims, memory_order_relaxed) != 0;
-}
-
 bool ar_engine_fd_user_ring(int fd)
 {
 	void *obj;
 
-	return ar_engine_any_user_ring() &&
+	/* relaxed, as the claims that count: no ring, no lookup */
+	return atomic_load_explicit(&ar_ring_claims, memory_order_relaxed) &&
 	       ar_claim_is_ring(ar_engine_lookup_file(fd, &obj));
 }
 

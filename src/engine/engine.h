@@ -230,23 +230,8 @@ void ar_engine_kernel_index_used(void);
 /* the same, finding a dup of an in-process ring's fd too (slow) */
 const struct ar_engine *ar_engine_lookup_file(int fd, void **obj);
 
-/*
- * pollhook.c: the definition of a libc function that libanyring's own
- * shadows (the next one after it, or libc's own); NULL if none
- */
-void *ar_libc_fn(const char *name);
-
-/* the process holds an in-process ring (a forked copy counts) */
-bool ar_engine_any_user_ring(void);
 /* fd, or a dup of it, is an in-process ring's (a forked copy's too) */
 bool ar_engine_fd_user_ring(int fd);
-/*
- * sockhook.c: control data that passes fds (SCM_RIGHTS): -EINVAL if it
- * names an in-process ring before any fd the kernel would refuse first,
- * as the kernel refuses an io_uring fd; 0 otherwise (or unreadable: the
- * kernel's answer then)
- */
-int ar_scm_rights_check(const void *control, size_t controllen);
 
 /* ar_engine_obj() through ar_engine_lookup_file() */
 static inline void *ar_engine_obj_file(int fd, const struct ar_engine *e)

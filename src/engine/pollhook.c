@@ -60,24 +60,17 @@ static _Atomic(void *) ar_real[AR_NR_HOOKS];
  * sanitizer's that then calls libc). A drop-in liburing that the
  * program loads after libc has no "next" libc: libc's own then.
  */
-void *ar_libc_fn(const char *name)
+static void *ar_real_lookup(int i)
 {
-	void *p = dlsym(RTLD_NEXT, name), *h;
+	void *p = dlsym(RTLD_NEXT, ar_hook_names[i]), *h;
 
 	if (!p) {
 		h = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
 		if (h) {
-			p = dlsym(h, name);
+			p = dlsym(h, ar_hook_names[i]);
 			dlclose(h);
 		}
 	}
-	return p;
-}
-
-static void *ar_real_lookup(int i)
-{
-	void *p = ar_libc_fn(ar_hook_names[i]);
-
 	atomic_store_explicit(&ar_real[i], p, memory_order_relaxed);
 	return p;
 }

@@ -1282,6 +1282,64 @@ static int ar_msg_put_user(struct ar_msg *m, const struct msghdr *mh)
 	return 0;
 }
 
+/*
+ * A ring's fd is not passed over a socket: the kernel refuses an io_uring
+ * fd in SCM_RIGHTS (-EINVAL, scm_fp_copy(), since Linux 6.7), checking
+ * the fds in order (a closed one before it: its -EBADF). A user ring's fd
+ * is an eventfd, which it would pass: the SCM_RIGHTS fds of the control
+ * data (the program's memory, read fault-safe) are looked at first.
+ * -EINVAL, or 0 (unreadable data too: the system call's answer then).
+ */
+static int ar_scm_fds_check(const unsigned char *p, size_t len)
+{
+	int fds[64], saved = errno;
+	size_t n, i;
+
+	while (len >= sizeof(int)) {
+		n = len / sizeof(int);
+		if (n > sizeof(fds) / sizeof(fds[0]))
+			n = sizeof(fds) / sizeof(fds[0]);
+		if (ar_copy_from_user(fds, p, n * sizeof(int)))
+			return 0;
+		for (i = 0; i < n; i++) {
+			if (fds[i] < 0 || fcntl(fds[i], F_GETFD) < 0) {
+				errno = saved;
+				return 0;	/* the kernel's -EBADF first */
+			}
+			if (ar_engine_fd_user_ring(fds[i]))
+				return -EINVAL;
+		}
+		p += n * sizeof(int);
+		len -= n * sizeof(int);
+	}
+	return 0;
+}
+
+static int ar_scm_rights_check(const void *control, size_t controllen)
+{
+	const unsigned char *p = control, *end = p + controllen;
+	struct cmsghdr h;
+	size_t step;
+	int ret;
+
+	while (control && (size_t)(end - p) >= sizeof(h)) {
+		if (ar_copy_from_user(&h, p, sizeof(h)) ||
+		    h.cmsg_len < sizeof(h) || h.cmsg_len > (size_t)(end - p))
+			return 0;	/* the system call's answer */
+		if (h.cmsg_level == SOL_SOCKET && h.cmsg_type == SCM_RIGHTS) {
+			ret = ar_scm_fds_check(p + CMSG_LEN(0),
+					       h.cmsg_len - CMSG_LEN(0));
+			if (ret)
+				return ret;
+		}
+		step = CMSG_ALIGN(h.cmsg_len);
+		if (step >= (size_t)(end - p))
+			break;
+		p += step;
+	}
+	return 0;
+}
+
 static long ar_msg_call(struct ar_ureq *req, struct ar_msg *m, unsigned flags,
 			int *out_flags)
 {
@@ -1297,7 +1355,7 @@ static long ar_msg_call(struct ar_ureq *req, struct ar_msg *m, unsigned flags,
 	int err;
 
 	if (m->send) {
-		/* a ring's fd is not passed: the kernel's -EINVAL (engine/sockhook.c) */
+		/* a ring's fd is not passed: the kernel's -EINVAL */
 		err = ar_scm_rights_check(m->control, m->controllen);
 		if (err)
 			return err;
