@@ -1290,7 +1290,7 @@ static int ar_msg_put_user(struct ar_msg *m, const struct msghdr *mh)
  * data (the program's memory, read fault-safe) are looked at first.
  * -EINVAL, or 0 (unreadable data too: the system call's answer then).
  */
-static int ar_scm_fds_check(const unsigned char *p, size_t len)
+static int ar_scm_fds_check(uintptr_t p, size_t len)
 {
 	int fds[64], saved = errno;
 	size_t n, i;
@@ -1299,7 +1299,7 @@ static int ar_scm_fds_check(const unsigned char *p, size_t len)
 		n = len / sizeof(int);
 		if (n > sizeof(fds) / sizeof(fds[0]))
 			n = sizeof(fds) / sizeof(fds[0]);
-		if (ar_copy_from_user(fds, p, n * sizeof(int)))
+		if (ar_copy_from_user(fds, (const void *)p, n * sizeof(int)))
 			return 0;
 		for (i = 0; i < n; i++) {
 			if (fds[i] < 0 || fcntl(fds[i], F_GETFD) < 0) {
@@ -1315,16 +1315,17 @@ static int ar_scm_fds_check(const unsigned char *p, size_t len)
 	return 0;
 }
 
+/* the program's addresses as numbers: any value, no pointer arithmetic on them */
 static int ar_scm_rights_check(const void *control, size_t controllen)
 {
-	const unsigned char *p = control, *end = p + controllen;
+	uintptr_t p = (uintptr_t)control;
+	size_t left = control ? controllen : 0, step;
 	struct cmsghdr h;
-	size_t step;
 	int ret;
 
-	while (control && (size_t)(end - p) >= sizeof(h)) {
-		if (ar_copy_from_user(&h, p, sizeof(h)) ||
-		    h.cmsg_len < sizeof(h) || h.cmsg_len > (size_t)(end - p))
+	while (left >= sizeof(h)) {
+		if (ar_copy_from_user(&h, (const void *)p, sizeof(h)) ||
+		    h.cmsg_len < sizeof(h) || h.cmsg_len > left)
 			return 0;	/* the system call's answer */
 		if (h.cmsg_level == SOL_SOCKET && h.cmsg_type == SCM_RIGHTS) {
 			ret = ar_scm_fds_check(p + CMSG_LEN(0),
@@ -1333,9 +1334,10 @@ static int ar_scm_rights_check(const void *control, size_t controllen)
 				return ret;
 		}
 		step = CMSG_ALIGN(h.cmsg_len);
-		if (step >= (size_t)(end - p))
+		if (step >= left)
 			break;
 		p += step;
+		left -= step;
 	}
 	return 0;
 }
