@@ -60,8 +60,6 @@
 /* sites looked at, rewritten or not: each is looked at once */
 #define AR_SITES_MAX	64
 
-#define AR_XSTR(x)	#x
-#define AR_STR(x)	AR_XSTR(x)
 #define AR_VEC_AVX_N	1
 #define AR_VEC_AVX512_N	2
 
@@ -190,7 +188,7 @@ __asm__(".text\n"
 	"	movq %fs:(%r11), %r11\n"
 	"	testq %r11, %r11\n"
 	"	jz 1f\n"
-	"	leaq " AR_TRAP_STACK_S "(%r11), %rsp\n"
+	"	leaq " AR_STR(AR_TRAP_STACK) "(%r11), %rsp\n"
 	"	incl %fs:(%rcx)\n"
 	"	pushq $1\n"		/* on the trap stack: depth to drop */
 	"	jmp 2f\n"
@@ -644,12 +642,6 @@ static bool ar_site_new(unsigned long sys)
 	return true;
 }
 
-static const char *ar_nr_name(long nr)
-{
-	return nr == AR_NR_SETUP ? "io_uring_setup" :
-	       nr == AR_NR_ENTER ? "io_uring_enter" : "io_uring_register";
-}
-
 /*
  * Rewrite the site whose syscall (of nr) ends at ip, after the trap has
  * served it, if it was not looked at before. Called from the SIGSYS
@@ -715,11 +707,11 @@ void ar_trap_patch(unsigned long ip, long nr)
 	}
 	if (!why)
 		ar_debug("trap: the %s site at %#lx rewritten: its calls skip "
-			 "the signal", ar_nr_name(nr), sys);
+			 "the signal", ar_trap_nr_name(nr), sys);
 out:
 	if (why)
 		ar_debug("trap: the %s site at %#lx is left to the signal: %s",
-			 ar_nr_name(nr), sys, why);
+			 ar_trap_nr_name(nr), sys, why);
 	/* release pairs with the acquire above */
 	__atomic_store_n(&ar_patch_busy, 0, __ATOMIC_RELEASE);
 unmask:

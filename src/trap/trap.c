@@ -48,8 +48,6 @@
 /* SECCOMP_RET_DATA of our traps: si_errno tells them from another filter's */
 #define AR_TRAP_DATA	0x0a71U
 
-#define AR_XSTR(x)	#x
-#define AR_STR(x)	AR_XSTR(x)
 
 static bool ar_trap_on;
 
@@ -366,9 +364,7 @@ void ar_trap_seen(long nr, long a1, long ret, enum ar_trap_way way)
 	if (__atomic_fetch_or(&ar_trap_seen_fd[fd], bit, __ATOMIC_RELAXED) & bit)
 		return;
 	ar_debug("trap: ring fd %ld: first %s served through %s", fd,
-		 nr == AR_NR_SETUP ? "io_uring_setup" :
-		 nr == AR_NR_ENTER ? "io_uring_enter" : "io_uring_register",
-		 ways[way]);
+		 ar_trap_nr_name(nr), ways[way]);
 }
 
 /*

@@ -14,6 +14,17 @@
 #define AR_NR_ENTER	426
 #define AR_NR_REGISTER	427
 
+/* a number into assembly text */
+#define AR_XSTR(x)	#x
+#define AR_STR(x)	AR_XSTR(x)
+
+/* io_uring_setup, _enter or _register, by number (for ANYRING_DEBUG) */
+static inline const char *ar_trap_nr_name(long nr)
+{
+	return nr == AR_NR_SETUP ? "io_uring_setup" :
+	       nr == AR_NR_ENTER ? "io_uring_enter" : "io_uring_register";
+}
+
 /* how a call reached the trap (ANYRING_DEBUG names each ring's) */
 enum ar_trap_way {
 	AR_ROUTE_SIGNAL,	/* the SIGSYS handler */
@@ -36,8 +47,7 @@ struct ar_trap_args {
 long ar_trap_route(long nr, long a1, long a2, long a3, long a4, long a5,
 		   long a6);
 /* the trap's own stack, per thread (made on first use) */
-#define AR_TRAP_STACK	(256 * 1024)
-#define AR_TRAP_STACK_S	"262144"	/* the same, for assembly */
+#define AR_TRAP_STACK	262144		/* 256 KiB; a plain number for assembly */
 extern __thread char *ar_trap_stack;
 /* calls being served on it by this thread: a nested one stays where it is */
 extern __thread unsigned ar_trap_depth;
