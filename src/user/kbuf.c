@@ -55,6 +55,7 @@ struct ar_kbuf_list {
 	__u16 rhead;
 	__u16 mask;
 	size_t mmap_len;	/* IOU_PBUF_RING_MMAP: the ring the engine mapped */
+	struct ar_pinned *pin;	/* the application's ring, pinned: br is its alias */
 };
 
 struct ar_kbuf_ctx {
@@ -152,6 +153,8 @@ static void ar_kbuf_list_free(struct ar_kbuf_list *bl)
 {
 	if (bl && bl->mmap_len)
 		munmap(bl->br, bl->mmap_len);
+	if (bl)
+		ar_unpin_pages(bl->pin);
 	free(bl);
 }
 
@@ -349,15 +352,16 @@ int ar_manage_buffers_issue(struct ar_ureq *req, unsigned issue_flags)
 
 /*
  * io_create_region() for the application's ring memory: the address and
- * its alignment, then the pages as the kernel pins them (mapped and
- * writable: pin.c).
+ * its alignment, then the pages pinned as the kernel pins them (mapped
+ * and writable, and kept: pin.c). *pin is NULL for a range read in place.
  */
-static int ar_kbuf_check_region(__u64 addr, __u64 size)
+static int ar_kbuf_pin_region(__u64 addr, __u64 size, struct ar_pinned **pin)
 {
 	struct ar_pin_map map = { 0 };
 	__u64 end;
 	int ret;
 
+	*pin = NULL;
 	if (!addr)
 		return -EFAULT;
 	if (addr & (AR_PAGE_SIZE - 1))
@@ -366,7 +370,7 @@ static int ar_kbuf_check_region(__u64 addr, __u64 size)
 		return -EOVERFLOW;
 	if (!ar_access_ok((void *)(unsigned long)addr, size))
 		return -EFAULT;
-	ret = ar_pin_check(&map, (void *)(unsigned long)addr, size);
+	ret = ar_pin_pages(&map, (void *)(unsigned long)addr, size, pin);
 	ar_pin_map_free(&map);
 	return ret;
 }
@@ -382,6 +386,7 @@ int ar_kbuf_register_ring(struct ar_uctx *ctx, const void *arg)
 	struct ar_buf_reg reg;
 	struct ar_kbuf_ctx *kb;
 	struct ar_kbuf_list *bl, *old;
+	struct ar_pinned *pin = NULL;
 	void *mem = NULL;
 	__u64 size;
 	int ret;
@@ -422,9 +427,11 @@ int ar_kbuf_register_ring(struct ar_uctx *ctx, const void *arg)
 			return -ENOMEM;
 		reg.ring_addr = (unsigned long)mem;
 	} else {
-		ret = ar_kbuf_check_region(reg.ring_addr, size);
+		ret = ar_kbuf_pin_region(reg.ring_addr, size, &pin);
 		if (ret)
 			return ret;
+		if (pin)
+			reg.ring_addr = (unsigned long)ar_pinned_addr(pin);
 	}
 
 	ar_spin_lock(&ctx->kbuf_lock);
@@ -434,6 +441,7 @@ int ar_kbuf_register_ring(struct ar_uctx *ctx, const void *arg)
 		ar_spin_unlock(&ctx->kbuf_lock);
 		if (mem)
 			munmap(mem, size);
+		ar_unpin_pages(pin);
 		return -EEXIST;
 	}
 	bl = kb ? ar_kbuf_new_list(kb, reg.bgid) : NULL;
@@ -442,12 +450,14 @@ int ar_kbuf_register_ring(struct ar_uctx *ctx, const void *arg)
 		free(bl);
 		if (mem)
 			munmap(mem, size);
+		ar_unpin_pages(pin);
 		return -ENOMEM;
 	}
 	bl->ring = true;
 	bl->br = (struct io_uring_buf_ring *)(unsigned long)reg.ring_addr;
 	bl->mask = (__u16)(reg.ring_entries - 1);
 	bl->mmap_len = mem ? size : 0;
+	bl->pin = pin;
 	/* an empty list group is replaced, as the kernel's io_destroy_bl() */
 	if (old)
 		free(old);

@@ -11,18 +11,23 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <linux/magic.h>
+#include <sys/mman.h>
 #include <sys/vfs.h>
+#include "lib/uaccess.h"
 #include "user/pin.h"
 
 #define AR_PIN_PAGE	4096UL
 
 struct ar_vma {
 	unsigned long start, end;
+	unsigned long inode;
 	bool pinnable;
+	bool shared;
 };
 
 /* the whole of /proc/self/maps, NUL-terminated; NULL without memory */
@@ -116,7 +121,9 @@ static bool ar_vma_parse(char *line, struct ar_vma *vma)
 	if (!p)
 		return false;
 	inode = strtoul(p, &e, 10);
+	vma->inode = inode;
 	p = ar_next_field(e);
+	vma->shared = perms[3] == 's';
 	vma->pinnable = perms[1] == 'w' &&
 			(perms[3] == 'p' ||
 			 ar_shared_pinnable(p ? p : "", inode));
@@ -196,4 +203,210 @@ void ar_pin_map_free(struct ar_pin_map *map)
 	map->vmas = NULL;
 	map->nr = 0;
 	map->loaded = false;
+}
+
+/*
+ * ---- pinned pages: a buffer ring in the application's memory ----
+ *
+ * The kernel pins a buffer ring's pages at registration, so the program
+ * may unmap its range and the kernel still reads the same pages. Here
+ * the engine keeps a mapping of its own of those pages (the alias), and
+ * reads the ring through it: an munmap() of the program's range leaves
+ * the alias valid, as the pin leaves the pages.
+ *
+ * Shared memory (one shared mapping covers the range) is mapped a second
+ * time with mremap(addr, 0, len): the same pages. Private memory cannot
+ * be: its pages go into a shared anonymous mapping, copied, which then
+ * takes the range's place (mremap MREMAP_FIXED), and the alias maps it
+ * too. A forked child gets private pages at the range again, with the
+ * same bytes, as the kernel copies a pinned page for the child
+ * (ar_pin_atfork_child()), and so does the process when the pin goes
+ * (ar_unpin_pages()), so that a later fork copies it. A range with shared memory that no single
+ * shared mapping covers is not pinned: the engine reads it in place.
+ */
+struct ar_pinned {
+	struct ar_pinned *next;
+	void *addr;		/* the application's range */
+	void *alias;		/* the engine's mapping of the same pages */
+	size_t len;
+	bool replaced;		/* private pages were moved into shared ones */
+};
+
+static pthread_mutex_t ar_pinned_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct ar_pinned *ar_pinned_list;
+static pthread_once_t ar_pin_once = PTHREAD_ONCE_INIT;
+
+static void ar_pin_atfork_prepare(void)
+{
+	pthread_mutex_lock(&ar_pinned_lock);
+}
+
+static void ar_pin_atfork_parent(void)
+{
+	pthread_mutex_unlock(&ar_pinned_lock);
+}
+
+/*
+ * Are the pages at p->addr still the pinned ones (the program may have
+ * unmapped the range, or mapped something else there)? The shared
+ * mapping's inode tells.
+ */
+static bool ar_pin_same_pages(const struct ar_pinned *p)
+{
+	struct ar_pin_map map = { 0 };
+	unsigned long a = (unsigned long)p->addr, b = (unsigned long)p->alias;
+	unsigned i, j;
+	bool same;
+
+	if (ar_pin_map_load(&map))
+		return false;
+	i = ar_vma_find(&map, a);
+	j = ar_vma_find(&map, b);
+	same = i < map.nr && j < map.nr && map.vmas[i].start <= a &&
+	       map.vmas[i].end >= a + p->len && map.vmas[i].shared &&
+	       map.vmas[j].start <= b && map.vmas[i].inode == map.vmas[j].inode;
+	ar_pin_map_free(&map);
+	return same;
+}
+
+/* private pages at the program's range again, with the same bytes */
+static void ar_pin_privatize(const struct ar_pinned *p)
+{
+	void *tmp;
+
+	if (!p->replaced || !ar_pin_same_pages(p))
+		return;
+	tmp = mmap(NULL, p->len, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (tmp == MAP_FAILED)
+		return;		/* it stays shared memory */
+	memcpy(tmp, p->alias, p->len);
+	if (mremap(tmp, p->len, p->len, MREMAP_MAYMOVE | MREMAP_FIXED,
+		   p->addr) == MAP_FAILED)
+		munmap(tmp, p->len);
+}
+
+/* the child's ranges are private again, as the kernel copies pinned pages */
+static void ar_pin_atfork_child(void)
+{
+	struct ar_pinned *p;
+
+	for (p = ar_pinned_list; p; p = p->next)
+		ar_pin_privatize(p);
+	pthread_mutex_unlock(&ar_pinned_lock);
+}
+
+static void ar_pin_init(void)
+{
+	pthread_atfork(ar_pin_atfork_prepare, ar_pin_atfork_parent,
+		       ar_pin_atfork_child);
+}
+
+/* one shared mapping covers [addr, end): 1; none of it shared: 0; else -1 */
+static int ar_pin_shared(const struct ar_pin_map *map, unsigned long addr,
+			 unsigned long end)
+{
+	unsigned i = ar_vma_find(map, addr);
+	bool any_shared = false;
+
+	if (i < map->nr && map->vmas[i].shared && map->vmas[i].start <= addr &&
+	    map->vmas[i].end >= end)
+		return 1;
+	for (; i < map->nr && map->vmas[i].start < end; i++) {
+		if (map->vmas[i].shared)
+			any_shared = true;
+	}
+	return any_shared ? -1 : 0;
+}
+
+/* private pages into a shared mapping, which takes the range's place */
+static void *ar_pin_replace(void *base, size_t len)
+{
+	void *mem, *m;
+
+	mem = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (mem == MAP_FAILED)
+		return NULL;
+	if (ar_copy_from_user(mem, base, len)) {
+		munmap(mem, len);
+		errno = EFAULT;
+		return NULL;
+	}
+	m = mremap(mem, 0, len, MREMAP_MAYMOVE | MREMAP_FIXED, base);
+	if (m == MAP_FAILED) {
+		munmap(mem, len);
+		return NULL;
+	}
+	return mem;
+}
+
+int ar_pin_pages(struct ar_pin_map *map, void *base, size_t len,
+		 struct ar_pinned **out)
+{
+	unsigned long addr = (unsigned long)base;
+	struct ar_pinned *p;
+	void *alias;
+	int ret, kind;
+
+	*out = NULL;
+	if ((addr & (AR_PIN_PAGE - 1)) || (len & (AR_PIN_PAGE - 1)))
+		return -EINVAL;
+	ret = ar_pin_check(map, base, len);
+	if (ret)
+		return ret;
+	kind = ar_pin_shared(map, addr, addr + len);
+	if (kind < 0)
+		return 0;	/* mixed: read in place */
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	if (kind) {
+		alias = mremap(base, 0, len, MREMAP_MAYMOVE);
+		if (alias == MAP_FAILED)
+			alias = NULL;
+	} else {
+		alias = ar_pin_replace(base, len);
+	}
+	if (!alias) {
+		ret = errno == EFAULT ? -EFAULT : -ENOMEM;
+		free(p);
+		return ret;
+	}
+	p->addr = base;
+	p->alias = alias;
+	p->len = len;
+	p->replaced = !kind;
+	pthread_once(&ar_pin_once, ar_pin_init);
+	pthread_mutex_lock(&ar_pinned_lock);
+	p->next = ar_pinned_list;
+	ar_pinned_list = p;
+	pthread_mutex_unlock(&ar_pinned_lock);
+	*out = p;
+	return 0;
+}
+
+void *ar_pinned_addr(const struct ar_pinned *p)
+{
+	return p->alias;
+}
+
+void ar_unpin_pages(struct ar_pinned *p)
+{
+	struct ar_pinned **pp;
+
+	if (!p)
+		return;
+	pthread_mutex_lock(&ar_pinned_lock);
+	for (pp = &ar_pinned_list; *pp; pp = &(*pp)->next) {
+		if (*pp == p) {
+			*pp = p->next;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&ar_pinned_lock);
+	/* a later fork must copy the range, not share it */
+	ar_pin_privatize(p);
+	munmap(p->alias, p->len);
+	free(p);
 }

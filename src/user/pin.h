@@ -27,4 +27,20 @@ struct ar_pin_map {
 int ar_pin_check(struct ar_pin_map *map, const void *base, size_t len);
 void ar_pin_map_free(struct ar_pin_map *map);
 
+/*
+ * The kernel's pin of [base, base + len) (page-aligned) for a buffer
+ * ring: checked as above, then the engine maps the same pages for
+ * itself, so the program's munmap() of the range cannot make the engine
+ * fault (pin.c gives how). 0 with *out set; 0 with *out NULL when shared
+ * memory in the range spans mappings (read in place, unpinned);
+ * -EFAULT or -ENOMEM.
+ */
+struct ar_pinned;
+int ar_pin_pages(struct ar_pin_map *map, void *base, size_t len,
+		 struct ar_pinned **out);
+/* where the engine reads the pinned pages */
+void *ar_pinned_addr(const struct ar_pinned *p);
+/* the pin goes; the program's range keeps its pages and bytes */
+void ar_unpin_pages(struct ar_pinned *p);
+
 #endif

@@ -184,13 +184,19 @@ static int fill_provide_bad(struct io_uring *ring, struct diff_ctx *c)
 
 /* ---- READ with a list group ---- */
 
-static int fill_read_legacy(struct io_uring *ring, struct diff_ctx *c)
+/* reads 2-4 take a buffer each from group 1; read 5 finds none */
+static void prep_reads_group1(struct io_uring *ring, struct diff_ctx *c)
 {
-	prep_provide(ring, c, 1, c->buf[0], BSZ, 3, 1, 10);
 	prep_read_sel(ring, c, 2, c->val[0], 0, 0, 1, 0);
 	prep_read_sel(ring, c, 3, c->val[0], 16, 100, 1, 0);
 	prep_read_sel(ring, c, 4, c->val[0], 100, 200, 1, 0);
 	prep_read_sel(ring, c, 5, c->val[0], 0, 0, 1, 0);
+}
+
+static int fill_read_legacy(struct io_uring *ring, struct diff_ctx *c)
+{
+	prep_provide(ring, c, 1, c->buf[0], BSZ, 3, 1, 10);
+	prep_reads_group1(ring, c);
 	prep_read_sel(ring, c, 6, c->val[0], 0, 0, 2, 0);
 	return 0;
 }
@@ -237,15 +243,13 @@ static int fill_readv_sel(struct io_uring *ring, struct diff_ctx *c)
 
 /* ---- READ with a buffer ring ---- */
 
+
 static int fill_read_ring(struct io_uring *ring, struct diff_ctx *c)
 {
 	struct io_uring_buf_ring *br = ring_register(ring, c, 4, 1, 1000);
 
 	ring_add(c, br, 4, 20, 3);
-	prep_read_sel(ring, c, 2, c->val[0], 0, 0, 1, 0);
-	prep_read_sel(ring, c, 3, c->val[0], 16, 100, 1, 0);
-	prep_read_sel(ring, c, 4, c->val[0], 100, 200, 1, 0);
-	prep_read_sel(ring, c, 5, c->val[0], 0, 0, 1, 0);
+	prep_reads_group1(ring, c);
 	return 0;
 }
 
@@ -261,6 +265,46 @@ static int check_read_ring(struct diff_ctx *c, const struct diff_cqe *cqe,
 	(void)cqe;
 	(void)nr;
 	return check_read_three(c, c->buf[1] + 20 * BSZ);
+}
+
+/*
+ * The ring's memory unmapped by the program once registered: the kernel
+ * pinned its pages and goes on reading them; so must the user engine,
+ * through its own mapping of the same pages (pin.c). Private memory and
+ * shared memory take different paths there.
+ */
+static int fill_ring_unmapped(struct io_uring *ring, struct diff_ctx *c,
+			      int share)
+{
+	struct io_uring_buf_ring *br;
+	struct ar_buf_reg r;
+	void *mem;
+
+	mem = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+		   share | MAP_ANONYMOUS, -1, 0);
+	if (mem == MAP_FAILED)
+		return -1;
+	br = mem;
+	io_uring_buf_ring_init(br);
+	memset(&r, 0, sizeof(r));
+	r.ring_addr = (unsigned long)br;
+	r.ring_entries = 4;
+	r.bgid = 1;
+	diff_note(c, 1000, io_uring_register_buf_ring(ring, (void *)&r, 0));
+	ring_add(c, br, 4, 20, 3);
+	munmap(mem, 4096);
+	prep_reads_group1(ring, c);
+	return 0;
+}
+
+static int fill_ring_unmapped_private(struct io_uring *ring, struct diff_ctx *c)
+{
+	return fill_ring_unmapped(ring, c, MAP_PRIVATE);
+}
+
+static int fill_ring_unmapped_shared(struct io_uring *ring, struct diff_ctx *c)
+{
+	return fill_ring_unmapped(ring, c, MAP_SHARED);
 }
 
 /* a ring of 4: four reads, four more buffers past the end, four reads */
@@ -1466,6 +1510,22 @@ const struct scenario diff_kbuf[] = {
 		.name = "kbuf_read_ring",
 		.setup = setup_data,
 		.fill = fill_read_ring,
+		.after_submit = after_read_ring,
+		.check = check_read_ring,
+		.nr_cqes = 4,
+		.known = { { 2, BSZ }, { 3, 16 }, { 5, -ENOBUFS } },
+	}, {
+		.name = "kbuf_ring_unmapped_private",
+		.setup = setup_data,
+		.fill = fill_ring_unmapped_private,
+		.after_submit = after_read_ring,
+		.check = check_read_ring,
+		.nr_cqes = 4,
+		.known = { { 2, BSZ }, { 3, 16 }, { 5, -ENOBUFS } },
+	}, {
+		.name = "kbuf_ring_unmapped_shared",
+		.setup = setup_data,
+		.fill = fill_ring_unmapped_shared,
 		.after_submit = after_read_ring,
 		.check = check_read_ring,
 		.nr_cqes = 4,
