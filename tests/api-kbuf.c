@@ -242,7 +242,7 @@ static void pipe_stream(bool legacy)
  * kernel copies a pinned page for the child: the child's stores into its
  * copy of the ring do not reach the parent's (the user engine moves the
  * pinned pages into shared memory, pin.c, and must undo that for the
- * child, and for the process itself once the ring is unregistered).
+ * child, also once the ring is unregistered or gone).
  */
 static void child_scribbles(volatile unsigned char *p)
 {

@@ -218,22 +218,25 @@ void ar_pin_map_free(struct ar_pin_map *map)
  * time with mremap(addr, 0, len): the same pages. Private memory cannot
  * be: its pages go into a shared anonymous mapping, copied, which then
  * takes the range's place (mremap MREMAP_FIXED), and the alias maps it
- * too. A forked child gets private pages at the range again, with the
- * same bytes, as the kernel copies a pinned page for the child
- * (ar_pin_atfork_child()), and so does the process when the pin goes
- * (ar_unpin_pages()), so that a later fork copies it. A range with shared memory that no single
- * shared mapping covers is not pinned: the engine reads it in place.
+ * too. Such a range stays shared memory, also once the pin goes (turning
+ * it back while the program's threads write it could lose a store). A
+ * forked child gets private pages there again, with the same bytes, as
+ * the kernel copies a pinned page for the child (ar_pin_atfork_child(),
+ * single-threaded): the list remembers every range that still holds the
+ * pages it was given. A range with shared memory that no single shared
+ * mapping covers is not pinned: the engine reads it in place.
  */
 struct ar_pinned {
 	struct ar_pinned *next;
 	void *addr;		/* the application's range */
-	void *alias;		/* the engine's mapping of the same pages */
+	void *alias;		/* the engine's mapping of it; NULL once unpinned */
 	size_t len;
+	unsigned long inode;	/* of the shared memory that replaced the range */
 	bool replaced;		/* private pages were moved into shared ones */
 };
 
 static pthread_mutex_t ar_pinned_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct ar_pinned *ar_pinned_list;
+static struct ar_pinned *ar_pinned_list;	/* replaced ranges only */
 static pthread_once_t ar_pin_once = PTHREAD_ONCE_INIT;
 
 static void ar_pin_atfork_prepare(void)
@@ -246,53 +249,60 @@ static void ar_pin_atfork_parent(void)
 	pthread_mutex_unlock(&ar_pinned_lock);
 }
 
-/*
- * Are the pages at p->addr still the pinned ones (the program may have
- * unmapped the range, or mapped something else there)? The shared
- * mapping's inode tells.
- */
-static bool ar_pin_same_pages(const struct ar_pinned *p)
+/* the mapping over addr, or NULL */
+static const struct ar_vma *ar_vma_at(const struct ar_pin_map *map,
+				      unsigned long addr)
 {
-	struct ar_pin_map map = { 0 };
-	unsigned long a = (unsigned long)p->addr, b = (unsigned long)p->alias;
-	unsigned i, j;
-	bool same;
+	unsigned i = ar_vma_find(map, addr);
 
-	if (ar_pin_map_load(&map))
-		return false;
-	i = ar_vma_find(&map, a);
-	j = ar_vma_find(&map, b);
-	same = i < map.nr && j < map.nr && map.vmas[i].start <= a &&
-	       map.vmas[i].end >= a + p->len && map.vmas[i].shared &&
-	       map.vmas[j].start <= b && map.vmas[i].inode == map.vmas[j].inode;
-	ar_pin_map_free(&map);
-	return same;
+	return i < map->nr && map->vmas[i].start <= addr ? &map->vmas[i] : NULL;
 }
 
-/* private pages at the program's range again, with the same bytes */
+/* does p's range still hold the shared memory it was given? */
+static bool ar_pin_holds(const struct ar_pin_map *map,
+			 const struct ar_pinned *p)
+{
+	const struct ar_vma *v = ar_vma_at(map, (unsigned long)p->addr);
+
+	return v && v->shared && v->inode == p->inode &&
+	       v->end >= (unsigned long)p->addr + p->len;
+}
+
+/* private pages at the range again, with the same bytes; one thread only */
 static void ar_pin_privatize(const struct ar_pinned *p)
 {
 	void *tmp;
 
-	if (!p->replaced || !ar_pin_same_pages(p))
-		return;
 	tmp = mmap(NULL, p->len, PROT_READ | PROT_WRITE,
 		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (tmp == MAP_FAILED)
-		return;		/* it stays shared memory */
-	memcpy(tmp, p->alias, p->len);
+		return;		/* it stays shared with the parent */
+	memcpy(tmp, p->addr, p->len);
 	if (mremap(tmp, p->len, p->len, MREMAP_MAYMOVE | MREMAP_FIXED,
 		   p->addr) == MAP_FAILED)
 		munmap(tmp, p->len);
 }
 
-/* the child's ranges are private again, as the kernel copies pinned pages */
+/*
+ * The child is the only thread: its ranges become private, as the
+ * kernel copies pinned pages for a child, and the list is done with
+ * (the child's pins are its parent's rings' copies, which refuse every
+ * call there).
+ */
 static void ar_pin_atfork_child(void)
 {
+	struct ar_pin_map map = { 0 };
 	struct ar_pinned *p;
 
+	if (ar_pinned_list && !ar_pin_map_load(&map)) {
+		for (p = ar_pinned_list; p; p = p->next)
+			if (ar_pin_holds(&map, p))
+				ar_pin_privatize(p);
+	}
+	ar_pin_map_free(&map);
 	for (p = ar_pinned_list; p; p = p->next)
-		ar_pin_privatize(p);
+		p->replaced = false;
+	ar_pinned_list = NULL;
 	pthread_mutex_unlock(&ar_pinned_lock);
 }
 
@@ -306,17 +316,15 @@ static void ar_pin_init(void)
 static int ar_pin_shared(const struct ar_pin_map *map, unsigned long addr,
 			 unsigned long end)
 {
-	unsigned i = ar_vma_find(map, addr);
-	bool any_shared = false;
+	const struct ar_vma *v = ar_vma_at(map, addr);
+	unsigned i;
 
-	if (i < map->nr && map->vmas[i].shared && map->vmas[i].start <= addr &&
-	    map->vmas[i].end >= end)
+	if (v && v->shared && v->end >= end)
 		return 1;
-	for (; i < map->nr && map->vmas[i].start < end; i++) {
+	for (i = ar_vma_find(map, addr); i < map->nr && map->vmas[i].start < end; i++)
 		if (map->vmas[i].shared)
-			any_shared = true;
-	}
-	return any_shared ? -1 : 0;
+			return -1;
+	return 0;
 }
 
 /* private pages into a shared mapping, which takes the range's place */
@@ -341,6 +349,33 @@ static void *ar_pin_replace(void *base, size_t len)
 	return mem;
 }
 
+/*
+ * The list, under ar_pinned_lock: p joins it, and the ranges that no
+ * longer hold their memory (unmapped, or mapped anew by the program)
+ * leave it, so that it stays as long as the ranges that matter.
+ */
+static void ar_pin_list_add(struct ar_pinned *p)
+{
+	struct ar_pin_map map = { 0 };
+	struct ar_pinned **pp, *q;
+	bool loaded = !ar_pin_map_load(&map);
+	const struct ar_vma *v;
+
+	v = loaded ? ar_vma_at(&map, (unsigned long)p->addr) : NULL;
+	p->inode = v ? v->inode : 0;
+	for (pp = &ar_pinned_list; loaded && (q = *pp);) {
+		if (!q->alias && (q->addr == p->addr || !ar_pin_holds(&map, q))) {
+			*pp = q->next;
+			free(q);
+		} else {
+			pp = &q->next;
+		}
+	}
+	ar_pin_map_free(&map);
+	p->next = ar_pinned_list;
+	ar_pinned_list = p;
+}
+
 int ar_pin_pages(struct ar_pin_map *map, void *base, size_t len,
 		 struct ar_pinned **out)
 {
@@ -357,7 +392,7 @@ int ar_pin_pages(struct ar_pin_map *map, void *base, size_t len,
 		return ret;
 	kind = ar_pin_shared(map, addr, addr + len);
 	if (kind < 0)
-		return 0;	/* mixed: read in place */
+		return 0;	/* read in place */
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return -ENOMEM;
@@ -377,11 +412,12 @@ int ar_pin_pages(struct ar_pin_map *map, void *base, size_t len,
 	p->alias = alias;
 	p->len = len;
 	p->replaced = !kind;
-	pthread_once(&ar_pin_once, ar_pin_init);
-	pthread_mutex_lock(&ar_pinned_lock);
-	p->next = ar_pinned_list;
-	ar_pinned_list = p;
-	pthread_mutex_unlock(&ar_pinned_lock);
+	if (p->replaced) {
+		pthread_once(&ar_pin_once, ar_pin_init);
+		pthread_mutex_lock(&ar_pinned_lock);
+		ar_pin_list_add(p);
+		pthread_mutex_unlock(&ar_pinned_lock);
+	}
 	*out = p;
 	return 0;
 }
@@ -391,22 +427,20 @@ void *ar_pinned_addr(const struct ar_pinned *p)
 	return p->alias;
 }
 
+/*
+ * The engine's mapping goes. A replaced range stays on the list (alias
+ * NULL) for the forks to come, until it no longer holds its memory.
+ */
 void ar_unpin_pages(struct ar_pinned *p)
 {
-	struct ar_pinned **pp;
-
 	if (!p)
 		return;
-	pthread_mutex_lock(&ar_pinned_lock);
-	for (pp = &ar_pinned_list; *pp; pp = &(*pp)->next) {
-		if (*pp == p) {
-			*pp = p->next;
-			break;
-		}
-	}
-	pthread_mutex_unlock(&ar_pinned_lock);
-	/* a later fork must copy the range, not share it */
-	ar_pin_privatize(p);
 	munmap(p->alias, p->len);
-	free(p);
+	if (!p->replaced) {
+		free(p);
+		return;
+	}
+	pthread_mutex_lock(&ar_pinned_lock);
+	__atomic_store_n(&p->alias, NULL, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&ar_pinned_lock);
 }
