@@ -2,6 +2,7 @@
 #   make              library and tools under build/
 #   make test         setup, build, run the test suite (SAN=address|thread)
 #   make bench        setup, build, run the default benchmark
+#   make liburing-suite  liburing's own tests, kernel vs the user engine
 #   make install      PREFIX=/usr/local, DESTDIR honoured; man pages too
 #   make deb          Debian packages (debian/) in build/deb, lintian-checked
 #   make deb-check    install them, smoke-test, remove them (system-wide!)
@@ -117,7 +118,7 @@ DIFF_BIN := $(if $(DIFF_SRCS),$(O)/tests/differential)
 # source (tools, tests)
 DEP_FLAGS = -MMD -MP -MT $@ -MF $(O)/obj/$(1)/$(notdir $@).d
 
-.PHONY: all lib tools tests test bench install clean setup deb deb-check
+.PHONY: all lib tools tests test bench install clean setup deb deb-check liburing-suite
 all: lib tools $(O)/lib/pkgconfig/anyring.pc
 
 lib: $(LIB_SO) $(LIB_A) $(DROPIN_SO) $(SHIM_SO)
@@ -197,6 +198,13 @@ bench:
 	@sh scripts/setup.sh bench
 	@$(MAKE) --no-print-directory all SAN=$(SAN)
 	@O=$(O) CC=$(CC) sh bench/run.sh
+
+# Debian unstable's liburing source (or LIBURING_SRC), its tests run on the
+# kernel and through the trap on the user engine: scripts/liburing-suite.sh
+liburing-suite:
+	@sh scripts/setup.sh suite
+	@$(MAKE) --no-print-directory all SAN=$(SAN)
+	@ANYRING_BUILD=$(abspath $(O)) sh scripts/liburing-suite.sh
 
 # installs what `make` built (the tools find the library through
 # $ORIGIN/../lib or the system's search path): nothing is compiled here

@@ -13,6 +13,8 @@ set -eu
 pkgs="gcc make libc6-dev liburing-dev liburing2 pkg-config binutils coreutils clang libclang-rt-dev libaio-dev man-db groff-base python3 fio"
 # bench: python3 (bench/fio-crosscheck), gnuplot-nox (--plot)
 [ "${1:-}" = bench ] && pkgs="$pkgs gnuplot-nox"
+# liburing-suite: dpkg-source unpacks Debian's liburing source package
+[ "${1:-}" = suite ] && pkgs="$pkgs dpkg-dev"
 # deb: the Debian package build (debian/; dpkg-buildpackage checks for
 # build-essential) and its lint; bfs and qemu-utils:
 # Debian programs that load liburing, which make deb-check runs on the drop-in
