@@ -56,7 +56,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/eventfd.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include "test.h"
 
 #define T_ROUNDS_DEF	1000
@@ -283,6 +285,7 @@ struct t_round {
 	bool rearm;				/* one more clearer, rearm=true */
 	unsigned mix;
 	int fd, done_fd;
+	int wfd;			/* the socket pair's other end, or -1 */
 	struct t_proto proto;
 	/* the CQ */
 	atomic_uint head, tail;
@@ -363,6 +366,12 @@ static bool t_busy(struct t_round *r)
 	(void)r;
 	return false;
 }
+
+static void t_proto_init(struct t_round *r, bool sock)
+{
+	(void)sock;	/* the old protocol knew eventfds only */
+	r->wfd = -1;
+}
 #else
 /* between a poster's arm and its write: the real one pushes the ring on a list */
 static void t_armed(void *arg)
@@ -397,6 +406,26 @@ static bool t_busy(struct t_round *r)
 {
 	/* relaxed: read with nothing running, or for a diagnostic */
 	return atomic_load_explicit(&r->proto.rf.busy, memory_order_relaxed);
+}
+
+/*
+ * A user ring's fd is one end of a socket pair, written through the
+ * other (user/release.c); the protocol runs on that, or on an eventfd
+ * it reads and writes itself: sockets in one round of two.
+ */
+static void t_proto_init(struct t_round *r, bool sock)
+{
+	int sv[2];
+
+	r->wfd = -1;
+	if (sock) {
+		CHECK_EQ(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC |
+				    SOCK_NONBLOCK, 0, sv), 0);
+		close(r->fd);
+		r->fd = sv[0];
+		r->wfd = sv[1];
+	}
+	ar_ringfd_init(&r->proto.rf, r->wfd);
 }
 #endif
 
@@ -573,11 +602,21 @@ static void t_start(struct t_thread *t, struct t_round *r, unsigned who,
 	CHECK(pthread_create(&t->tid, NULL, fn, t) == 0);
 }
 
-/* the eventfd's count, left as it was; nothing may run */
+/*
+ * The eventfd's count, left as it was; nothing may run. A socket's is
+ * the writes queued on it (8 bytes each), with nothing read.
+ */
 static uint64_t t_fd_count(struct t_round *r)
 {
 	uint64_t v = 0;
-	ssize_t n = read(r->fd, &v, sizeof(v));
+	ssize_t n;
+	int q;
+
+	if (r->wfd >= 0) {
+		T_ASSERT(r, ioctl(r->fd, FIONREAD, &q) == 0);
+		return (uint64_t)q / sizeof(v);
+	}
+	n = read(r->fd, &v, sizeof(v));
 
 	if (n < 0) {
 		T_ASSERT(r, errno == EAGAIN);
@@ -695,6 +734,7 @@ static void t_round(uint64_t seed, struct t_totals *tot)
 	r->fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	r->done_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	CHECK(r->fd >= 0 && r->done_fd >= 0);
+	t_proto_init(r, t_below(2));
 	atomic_store_explicit(&t_writes, 0, memory_order_relaxed);
 	atomic_store_explicit(&t_reads, 0, memory_order_relaxed);
 	atomic_store_explicit(&t_arms, 0, memory_order_relaxed);
@@ -752,13 +792,15 @@ static void t_round(uint64_t seed, struct t_totals *tot)
 
 	pthread_barrier_destroy(&r->start);
 	close(r->fd);
+	if (r->wfd >= 0)
+		close(r->wfd);
 	close(r->done_fd);
 	t_cur = NULL;
 	free(r);
 }
 
 /* the protocol alone, one thread: what each call leaves */
-static void t_basic(void)
+static void t_basic(bool sock)
 {
 	struct t_round *r = calloc(1, sizeof(*r));
 
@@ -766,8 +808,12 @@ static void t_basic(void)
 	t_cur = r;
 	t_in_basic = true;
 	t_cur_mix = &t_mixes[0];
+	atomic_store_explicit(&t_writes, 0, memory_order_relaxed);
+	atomic_store_explicit(&t_reads, 0, memory_order_relaxed);
+	atomic_store_explicit(&t_arms, 0, memory_order_relaxed);
 	r->fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	CHECK(r->fd >= 0);
+	t_proto_init(r, sock);
 	/* a clear of an IDLE fd does nothing */
 	CHECK(!t_clear(r, false));
 	CHECK(!t_clear(r, true));
@@ -782,6 +828,8 @@ static void t_basic(void)
 	CHECK(!t_readable(r->fd));
 	t_quiescent(r);
 	close(r->fd);
+	if (r->wfd >= 0)
+		close(r->wfd);
 	t_in_basic = false;
 	t_cur = NULL;
 	free(r);
@@ -829,7 +877,8 @@ int main(int argc, char **argv)
 	printf("  basic: a clear of an IDLE fd does nothing; a post makes it "
 	       "readable;\n  a clear keeps it so while the CQ holds entries "
 	       "and resets it once empty\n");
-	t_basic();
+	t_basic(false);
+	t_basic(true);
 	printf("  rounds: 1-3 posters x 20-200 posts, a consumer that clears "
 	       "and polls,\n  0-2 clearers (+1 with rearm), random delays at "
 	       "every step; no lost wakeup,\n  the state and the count agree "

@@ -70,38 +70,51 @@ const struct ar_engine *ar_engine_of_fd(int fd)
 }
 
 /*
- * The id /proc/self/fdinfo gives fd's eventfd (Linux 5.17 and later), or
- * -1: how two fds are known to be one eventfd (dups of each other).
- * Only /proc tells: kcmp(KCMP_FILE) would too, but sandboxes that kill
- * on unknown system calls (Android's) do not allow it.
+ * fd's identity when it is a socket (an in-process ring's fd is one end
+ * of a socket pair: user/release.c), or -1: the socket's inode number,
+ * which no other open socket shares. How two fds are known to be one
+ * ring's (dups of each other), with one fstat.
  */
-static long ar_eventfd_id(int fd)
+static long ar_fd_ident(int fd)
 {
-	static const char key[] = "eventfd-id:";
-	char path[48], buf[512], *p;
-	int f, saved = errno;
-	ssize_t n;
+	struct stat st;
+	int saved = errno;
 
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-	f = open(path, O_RDONLY | O_CLOEXEC);
-	if (f < 0) {
+	if (fstat(fd, &st) || !S_ISSOCK(st.st_mode)) {
 		errno = saved;
 		return -1;
 	}
-	n = read(f, buf, sizeof(buf) - 1);
-	close(f);
-	errno = saved;
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	p = strstr(buf, key);
-	return p ? strtol(p + sizeof(key) - 1, NULL, 10) : -1;
+	return (long)st.st_ino;
 }
 
 /*
- * An in-process ring's fd is read for its eventfd id once, here: a dup
- * of it can then be recognised by reading only the dup's (one fdinfo
- * read, however many rings). Kernel rings and internal fds skip it.
+ * Claims against ar_engine_release_obj(): a ring's claim is dropped by
+ * the thread that found its fd closed only while it is still that
+ * ring's, not once a new ring has claimed the number.
+ */
+static pthread_mutex_t ar_claim_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t ar_claim_once = PTHREAD_ONCE_INIT;
+
+static void ar_claim_lock_take(void)
+{
+	pthread_mutex_lock(&ar_claim_lock);
+}
+
+static void ar_claim_lock_drop(void)
+{
+	pthread_mutex_unlock(&ar_claim_lock);
+}
+
+static void ar_claim_init(void)
+{
+	pthread_atfork(ar_claim_lock_take, ar_claim_lock_drop,
+		       ar_claim_lock_drop);
+}
+
+/*
+ * An in-process ring's fd is read for its identity once, here: a dup of
+ * it can then be recognised by reading only the dup's. Kernel rings and
+ * internal fds skip it.
  */
 int ar_engine_claim_fd(int fd, const struct ar_engine *e, void *obj)
 {
@@ -111,8 +124,10 @@ int ar_engine_claim_fd(int fd, const struct ar_engine *e, void *obj)
 
 	if (!c)
 		return fd < 0 ? -EBADF : -ENOMEM;
+	pthread_once(&ar_claim_once, ar_claim_init);
+	ar_claim_lock_take();
 	atomic_store_explicit(&c->ident[i], e && e->in_process ?
-			      ar_eventfd_id(fd) : -1, memory_order_relaxed);
+			      ar_fd_ident(fd) : -1, memory_order_relaxed);
 	atomic_store_explicit(&c->priv[i], obj, memory_order_relaxed);
 	/* release: the ring object (and priv, ident above) are visible before the claim */
 	old = atomic_exchange_explicit(&c->engine[i], e, memory_order_release);
@@ -121,6 +136,7 @@ int ar_engine_claim_fd(int fd, const struct ar_engine *e, void *obj)
 		atomic_fetch_add_explicit(&ar_ring_claims, 1, memory_order_relaxed);
 	if (ar_claim_is_ring(old))
 		atomic_fetch_sub_explicit(&ar_ring_claims, 1, memory_order_relaxed);
+	ar_claim_lock_drop();
 	return 0;
 }
 
@@ -153,53 +169,49 @@ bool ar_engine_release_fd(int fd)
 	return old != NULL;
 }
 
-/*
- * A claimed in-process ring whose fd no longer is its eventfd (closed,
- * the number perhaps reused) is ended by its engine's ->gone. Whoever
- * takes the claim (this exchange, or the engine's own close releasing
- * it) ends the ring, once. Called by the trap before it makes a ring:
- * a program that makes rings and closes them keeps at most the last.
- * One fdinfo read per ring.
- */
-void ar_engine_sweep(void)
+bool ar_engine_release_obj(int fd, void *obj)
 {
-	unsigned i, j;
+	struct ar_fd_chunk *c = ar_fd_chunk(fd, 0);
+	bool ours;
 
-	/* relaxed: a hint, as in ar_engine_lookup_file() */
-	if (!atomic_load_explicit(&ar_ring_claims, memory_order_relaxed))
-		return;
-	for (i = 0; i < AR_FD_CHUNKS; i++) {
-		/* acquire pairs with ar_fd_chunk()'s CAS: the chunk is zeroed */
-		struct ar_fd_chunk *c = atomic_load_explicit(&ar_fd_table[i],
-							     memory_order_acquire);
+	if (!c)
+		return false;
+	pthread_once(&ar_claim_once, ar_claim_init);
+	ar_claim_lock_take();
+	/* under the lock: no claim changes priv meanwhile */
+	ours = atomic_load_explicit(&c->priv[fd & (AR_FD_CHUNK - 1)],
+				    memory_order_relaxed) == obj &&
+	       ar_engine_release_fd(fd);
+	ar_claim_lock_drop();
+	return ours;
+}
 
-		for (j = 0; c && j < AR_FD_CHUNK; j++) {
-			/* acquire pairs with the claim's release: ident and priv */
-			const struct ar_engine *e =
-				atomic_load_explicit(&c->engine[j],
-						     memory_order_acquire);
-			long id = atomic_load_explicit(&c->ident[j],
-						       memory_order_relaxed);
-			int fd = (int)(i * AR_FD_CHUNK + j);
-			void *obj;
+/*
+ * A ring's claim on fd that no longer is its socket: the program closed
+ * the ring's fd, and the number may be another file's, before the
+ * release thread (user/release.c) dropped the claim. One fstat.
+ */
+static bool ar_claim_stale(int fd)
+{
+	struct ar_fd_chunk *c = ar_fd_chunk(fd, 0);
+	long id;
 
-			if (!e || !e->in_process || !e->gone || id < 0 ||
-			    ar_eventfd_id(fd) == id)
-				continue;
-			obj = atomic_load_explicit(&c->priv[j],
-						   memory_order_acquire);
-			if (!obj || !atomic_compare_exchange_strong_explicit(
-					&c->engine[j], &e, NULL,
-					memory_order_acq_rel,
-					memory_order_relaxed))
-				continue;
-			atomic_store_explicit(&c->priv[j], NULL,
-					      memory_order_relaxed);
-			atomic_fetch_sub_explicit(&ar_ring_claims, 1,
-						  memory_order_relaxed);
-			e->gone(obj, fd);
-		}
-	}
+	if (!c)
+		return false;
+	id = atomic_load_explicit(&c->ident[fd & (AR_FD_CHUNK - 1)],
+				  memory_order_relaxed);
+	return id >= 0 && ar_fd_ident(fd) != id;
+}
+
+bool ar_fd_engines(int fd)
+{
+	const struct ar_engine *e;
+	void *obj;
+
+	e = ar_engine_lookup(fd, &obj);
+	if (e == &ar_kernel_engine)
+		return ar_engine_lookup_file(fd, &obj) != &ar_kernel_engine;
+	return !(e->in_process && ar_claim_stale(fd));
 }
 
 /* the ring claim whose fd refers to the same open file as fd, if any */
@@ -207,17 +219,11 @@ static const struct ar_engine *ar_dup_search(int fd, void **obj)
 {
 	const struct ar_engine *e;
 	struct ar_fd_chunk *c;
-	struct stat st;
 	long id, rid;
 	void *o;
 
-	/*
-	 * The fds of in-process rings are eventfds: anonymous inodes, whose
-	 * mode carries no file type. An fd with one is no dup of them.
-	 */
-	if (fstat(fd, &st) || (st.st_mode & S_IFMT))
-		return NULL;
-	id = ar_eventfd_id(fd);
+	/* the fds of in-process rings are sockets: another file is no dup */
+	id = ar_fd_ident(fd);
 	if (id < 0)
 		return NULL;
 	for (unsigned i = 0; i < AR_FD_CHUNKS; i++) {
@@ -252,9 +258,9 @@ static const struct ar_engine *ar_dup_search(int fd, void **obj)
 /*
  * The engine serving fd when fd may be a dup of a ring fd: as
  * ar_engine_lookup(), but an fd no engine claimed is searched for among
- * the fds of in-process rings, which the kernel does not know. An fstat
- * for most fds; an eventfd (or other anonymous file) costs one read of
- * its fdinfo too. For calls the kernel disowned, and for setup,
+ * the fds of in-process rings, which the kernel does not know: one
+ * fstat, and a look at each ring's claim for a socket. For calls the
+ * kernel disowned, and for setup,
  * registration and CLOSE, never for a claimed ring's enter.
  */
 const struct ar_engine *ar_engine_lookup_file(int fd, void **obj)

@@ -62,12 +62,6 @@ struct ar_engine {
 		   unsigned nr_args);
 	/* release the ring fd */
 	int (*close)(void *obj, int fd);
-	/*
-	 * fd was closed by the program without the library (found by
-	 * ar_engine_sweep(), its claim already dropped): end the ring as
-	 * close would, without closing the number. NULL: nothing to do.
-	 */
-	void (*gone)(void *obj, int fd);
 	/* set (set != NULL) and/or read (get != NULL) a ring's policy */
 	int (*policy)(void *obj, const struct anyring_policy *set,
 		      struct anyring_policy *get);
@@ -193,16 +187,13 @@ const struct ar_engine *ar_engine_named(const char *name);
 /* engine.c: which engine serves an fd; the kernel unless one claimed it */
 const struct ar_engine *ar_engine_of_fd(int fd);
 /*
- * Has an engine claimed fd: a ring's fd, or one of the library's own?
- * Such an fd is not a file the kernel's io_uring would let a program
- * register or close through a ring.
+ * Is fd an engine's, so not a file the kernel's io_uring would let a
+ * program register or close through a ring: a user ring's fd or a dup
+ * of one, or one of the library's own? A ring's claim on a number the
+ * program has closed (and perhaps reused) does not count. An fstat for
+ * a ring's fd or an unclaimed one while user rings exist.
  */
-static inline bool ar_fd_claimed(int fd)
-{
-	void *obj;
-
-	return ar_engine_lookup(fd, &obj) != &ar_kernel_engine;
-}
+bool ar_fd_engines(int fd);
 
 /* the ring object of engine e at fd, or NULL: e did not claim fd */
 static inline void *ar_engine_obj(int fd, const struct ar_engine *e)
@@ -217,6 +208,8 @@ static inline void *ar_engine_obj(int fd, const struct ar_engine *e)
  * a negative one as it was; close one.
  */
 int ar_internal_claim(int fd);
+/* fd moved to a high number, out of the program's way (or fd) */
+int ar_fd_high(int fd);
 void ar_internal_close(int fd);
 /* is fd one of the library's own? */
 bool ar_fd_internal(int fd);
@@ -256,11 +249,8 @@ const struct ar_engine *ar_engine_disowned(int fd, bool index, int ret,
 					   void **obj);
 /* drop fd's claim; false if it had none (another release took it) */
 bool ar_engine_release_fd(int fd);
-/*
- * End the in-process rings whose fd the program closed behind the
- * library's back (the system-call trap's programs close with close(2)).
- */
-void ar_engine_sweep(void);
+/* drop fd's claim if obj still holds it; false if not */
+bool ar_engine_release_obj(int fd, void *obj);
 /* The engine for a new ring: by name, NULL meaning ANYRING_ENGINE/auto. */
 int ar_engine_setup(const char *name, unsigned entries,
 		    struct io_uring_params *p);

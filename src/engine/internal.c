@@ -4,7 +4,9 @@
  * (engine.h).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <unistd.h>
+#include <sys/resource.h>
 #include "engine/engine.h"
 
 /*
@@ -63,6 +65,34 @@ static const struct ar_engine ar_internal_fd = {
 	.reg	= ar_internal_reg,
 	.close	= ar_internal_close_op,
 };
+
+/*
+ * A long-lived fd of the library's own moves up, out of the numbers the
+ * program would get on the kernel, where a ring costs it one fd: to the
+ * first free number at or above half the soft RLIMIT_NOFILE (512 under
+ * Debian's 1024). Where there is no room there, it stays.
+ */
+int ar_fd_high(int fd)
+{
+	struct rlimit rl;
+	rlim_t floor;
+	int high, e = errno;
+
+	if (fd < 0 || getrlimit(RLIMIT_NOFILE, &rl))
+		return fd;
+	floor = rl.rlim_cur == RLIM_INFINITY ? 1024 : rl.rlim_cur / 2;
+	if (floor > (1U << 19))
+		floor = 1U << 19;	/* the engine's table ends at 2^20 */
+	if ((rlim_t)fd >= floor)
+		return fd;
+	high = fcntl(fd, F_DUPFD_CLOEXEC, (int)floor);
+	if (high < 0) {
+		errno = e;
+		return fd;
+	}
+	close(fd);
+	return high;
+}
 
 /* an fd of the library's own, marked as such */
 int ar_internal_claim(int fd)

@@ -40,6 +40,13 @@
  * readable with nothing pending, which the next clear fixes (a spurious
  * wakeup, never a lost one).
  *
+ * The fd is read where the program polls it (*fdp) and written either
+ * there (an eventfd) or through a second fd (wfd): a user ring's fd is
+ * one end of a socket pair whose other end, the engine's, is written,
+ * so that the engine learns when the program's end is closed for good
+ * (user/release.c). Either way the fd is readable exactly while the
+ * one write a signal makes is unread.
+ *
  * AR_RINGFD_STEP(n) marks each step for a test that widens the windows
  * between them (tests/ringfd-stress.c); empty otherwise.
  */
@@ -67,7 +74,15 @@ enum {
 struct ar_ringfd {
 	atomic_uint state;
 	atomic_bool busy;
+	int wfd;		/* written to make *fdp readable; -1: *fdp */
 };
+
+static inline void ar_ringfd_init(struct ar_ringfd *rf, int wfd)
+{
+	atomic_init(&rf->state, AR_RINGFD_IDLE);
+	atomic_init(&rf->busy, false);
+	rf->wfd = wfd;
+}
 
 /* what the user of the protocol tells it */
 struct ar_ringfd_ops {
@@ -128,7 +143,7 @@ static inline void ar_ringfd_fire(struct ar_ringfd *rf, int *fdp)
 	AR_RINGFD_STEP(1);
 	fd = ar_ringfd_load(fdp);
 	if (fd >= 0)
-		ar_ringfd_write(fd);
+		ar_ringfd_write(rf->wfd >= 0 ? rf->wfd : fd);
 	AR_RINGFD_STEP(2);
 	/*
 	 * release: the write is done before the state says so; pairs with

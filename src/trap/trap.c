@@ -290,7 +290,6 @@ long ar_trap_route(long nr, long a1, long a2, long a3, long a4,
 {
 	switch (nr) {
 	case AR_NR_SETUP:
-		ar_engine_sweep();
 		return ar_engine_setup(NULL, (unsigned)a1,
 				       (struct io_uring_params *)a2);
 	case AR_NR_ENTER:

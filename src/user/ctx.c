@@ -3,10 +3,11 @@
  * ctx.c - the user engine's ring context: io_uring_setup's checks, the
  * rings in the kernel's layout, the ring fd, and teardown.
  *
- * The ring fd is an eventfd claimed in the engine table: a real fd the
- * application can close-on-exec, dup or poll. It is made readable when a
- * CQE lands in an empty CQ and reset when the ring is entered with the CQ
- * empty (see docs/semantics.md for how that differs from the kernel).
+ * The ring fd is one end of a socket pair claimed in the engine table: a
+ * real fd the application can close-on-exec, dup or poll. It is made
+ * readable when a CQE lands in an empty CQ and reset when the ring is
+ * found with nothing pending (ringfd.c; docs/semantics.md D1), and the
+ * ring ends when it is closed for the last time (release.c).
  */
 #include <errno.h>
 #include <stddef.h>
@@ -14,7 +15,6 @@
 #include <string.h>
 #include <unistd.h>
 #include <fcntl.h>
-#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <time.h>
 #include "lib/uaccess.h"
@@ -39,6 +39,7 @@
 #include "user/sqpoll.h"
 #include "engine/engine.h"
 #include "user/ringfd.h"
+#include "user/release.h"
 #include "user/iopoll.h"
 #include "user/backend.h"
 #include "user/aio.h"
@@ -238,6 +239,8 @@ static int ar_alloc_rings(struct ar_uctx *ctx, struct io_uring_params *p)
 
 void ar_uctx_free(struct ar_uctx *ctx)
 {
+	/* a ring whose setup failed: its end did not close it */
+	ar_internal_close(ctx->peer_fd);
 	if (ctx->rings)
 		munmap(ctx->rings, ctx->rings_sz);
 	if (ctx->sqes)
@@ -420,6 +423,7 @@ static int ar_user_create(unsigned entries, struct io_uring_params *p)
 	ctx->cq_entries = p->cq_entries;
 	ctx->eventfd = -1;
 	ctx->ring_fd = -1;
+	ctx->peer_fd = -1;
 	ctx->disabled = !!(p->flags & IORING_SETUP_R_DISABLED);
 	/* the creating thread is the single issuer, unless the ring starts disabled */
 	if ((p->flags & IORING_SETUP_SINGLE_ISSUER) && !ctx->disabled) {
@@ -442,11 +446,9 @@ static int ar_user_create(unsigned entries, struct io_uring_params *p)
 	ret = ar_alloc_rings(ctx, p);
 	if (ret)
 		goto fail;
-	ctx->ring_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (ctx->ring_fd < 0) {
-		ret = -errno;
+	ret = ar_ring_fd_make(ctx);
+	if (ret)
 		goto fail;
-	}
 	ret = ar_engine_claim_fd(ctx->ring_fd, &ar_user_engine, ctx);
 	if (ret)
 		goto fail;
@@ -467,6 +469,11 @@ static int ar_user_create(unsigned entries, struct io_uring_params *p)
 	}
 	p->features = AR_USER_FEATURES;
 	ctx->features = p->features;
+	ret = ar_release_watch(ctx);
+	if (ret)
+		ar_debug("user engine: ring fd %d ends only with "
+			 "io_uring_queue_exit(): no thread to see its close (%s)",
+			 ctx->ring_fd, strerror(-ret));
 	return ctx->ring_fd;
 fail:
 	if (ctx->ring_fd >= 0)
@@ -511,6 +518,8 @@ static int ar_user_mmap(void *obj, int fd, struct io_uring_params *p,
 	(void)fd;	/* obj is the ring the seam found for it */
 	if (!ctx)
 		return -EBADF;
+	/* relaxed: read by the release of the fd (release.c), a hint */
+	atomic_store_explicit(&ctx->lib_mapped, true, memory_order_relaxed);
 	/* the application's params must describe this ring */
 	if (p->sq_entries != ctx->sq_entries || p->cq_entries != ctx->cq_entries)
 		return -EINVAL;
@@ -610,6 +619,16 @@ static void ar_user_end(struct ar_uctx *ctx, int fd, bool close_fd)
 {
 	int fd2;
 
+	/*
+	 * Once: the library's close and the release thread may both come
+	 * (a ring whose number another ring claimed before its release was
+	 * seen). acq_rel pairs with the other's exchange.
+	 */
+	if (atomic_exchange_explicit(&ctx->ending, true, memory_order_acq_rel)) {
+		if (close_fd)
+			ar_sys_close(fd);
+		return;
+	}
 	atomic_store_explicit(&ctx->dead, true, memory_order_release);
 	if (ctx->sqpoll)
 		ar_sqpoll_stop(ctx);
@@ -635,6 +654,10 @@ static void ar_user_end(struct ar_uctx *ctx, int fd, bool close_fd)
 	/* an enter still holding the ring must not touch a reused number */
 	__atomic_store_n(&ctx->ring_fd, -1, __ATOMIC_RELEASE);
 	ar_ring_fd_shut(ctx);
+	/* no poster is left (the fd is -1): the engine's end goes now */
+	ar_release_unwatch(ctx);
+	ar_internal_close(ctx->peer_fd);
+	ctx->peer_fd = -1;
 	if (close_fd)
 		close(fd);
 	ar_uctx_put(ctx);
@@ -657,15 +680,48 @@ static int ar_user_close(void *obj, int fd)
  * trap's programs do): the number may be another file's already, so the
  * ring stops signalling it before anything completes.
  */
-static void ar_user_gone(void *obj, int fd)
+static void ar_user_gone(struct ar_uctx *ctx, int fd)
 {
-	struct ar_uctx *ctx = obj;
-
 	/* release pairs with the ring-fd signal's acquire (complete.c) */
 	__atomic_store_n(&ctx->ring_fd, -1, __ATOMIC_RELEASE);
 	ar_user_end(ctx, fd, false);
 }
 
+
+/*
+ * The program's end of the ring's fd is closed for the last time
+ * (release.c saw the hang-up): end the ring, unless it is ending
+ * already (ar_user_end() runs once), or something still holds it as a
+ * mapping or a registered index holds the kernel's.
+ */
+void ar_user_release(struct ar_uctx *ctx)
+{
+	int fd = ar_ringfd_load(&ctx->ring_fd);
+
+	if (fd < 0 || ar_uctx_dead(ctx))
+		return;
+	/*
+	 * The kernel's ring lives on while a mapping or a registered-ring
+	 * entry holds it: a struct io_uring the library mapped (the ring
+	 * then ends with io_uring_queue_exit()), or an index. The program's
+	 * own mappings (the trap's) are shared memory that outlives the
+	 * ring, so they do not count. Relaxed: see their stores.
+	 */
+	if (atomic_load_explicit(&ctx->lib_mapped, memory_order_relaxed) ||
+	    atomic_load_explicit(&ctx->reg_indices, memory_order_relaxed)) {
+		ar_debug("user engine: ring fd %d was closed, and lives on "
+			 "while it is mapped or registered", fd);
+		return;
+	}
+	/*
+	 * Its claim goes if it still has it: a new ring may own the number
+	 * by now, and this ring ends all the same (ar_user_end() once).
+	 */
+	ar_engine_release_obj(fd, ctx);
+	ar_debug("user engine: ring fd %d was closed for the last time "
+		 "without io_uring_queue_exit(): the ring ends", fd);
+	ar_user_gone(ctx, fd);
+}
 
 const struct ar_engine ar_user_engine = {
 	.name	= "user",
@@ -675,7 +731,6 @@ const struct ar_engine ar_user_engine = {
 	.enter	= ar_user_enter,
 	.reg	= ar_user_register,
 	.close	= ar_user_close,
-	.gone	= ar_user_gone,
 	.policy	= ar_user_policy,
 	.stats	= ar_user_stats,
 	.ring_index = ar_user_ring_index,

@@ -846,19 +846,24 @@ int ar_poll_add_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe)
 	return 0;
 }
 
+/* a user ring's fd: as the kernel's io_uring_poll() finds it now */
+static void ar_poll_ring_fd(int fd)
+{
+	void *ring = ar_engine_obj(fd, &ar_user_engine);
+
+	if (ring)
+		ar_ring_fd_clear(ring);
+}
+
 /* what the file reports now, or -EBADF */
 static int ar_poll_now(struct ar_ureq *req, __u32 events, __u32 *mask)
 {
 	struct pollfd pfd = { .fd = req->fd, .events = (short)events };
-	void *ring;
 
 	/* poll(2) skips a negative fd (revents 0): it would be armed */
 	if (req->fd < 0)
 		return -EBADF;
-	/* a user ring's fd: as the kernel's io_uring_poll() finds it now */
-	ring = ar_engine_obj(req->fd, &ar_user_engine);
-	if (ring)
-		ar_ring_fd_clear(ring);
+	ar_poll_ring_fd(req->fd);
 	if (poll(&pfd, 1, 0) < 0)
 		return -errno;
 	if (pfd.revents & POLLNVAL)
@@ -890,11 +895,15 @@ int ar_poll_add_issue(struct ar_ureq *req, unsigned issue_flags)
 		/*
 		 * Nor does one AIO polls: its arming looks at the file (and
 		 * completes at once if it is ready), as the kernel's vfs_poll()
-		 * at arming does (aiopoll.h).
+		 * at arming does (aiopoll.h). A user ring's fd (a socket) is
+		 * made to poll as the kernel's first.
 		 */
 		if (!(req->flags & AR_REQ_F_POLLED) &&
-		    ar_aiopoll_wanted(req, pa->events))
+		    ar_aiopoll_wanted(req, pa->events)) {
+			if (req->fd >= 0)
+				ar_poll_ring_fd(req->fd);
 			return AR_ISSUE_AGAIN;
+		}
 		ret = ar_poll_now(req, pa->events, &mask);
 		if (ret)
 			return ret;

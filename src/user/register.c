@@ -393,6 +393,24 @@ static int ar_unreg_iowq_aff(struct ar_uctx *ctx)
 static pthread_key_t ar_ring_reg_key;
 static pthread_once_t ar_ring_reg_once = PTHREAD_ONCE_INIT;
 
+/*
+ * A registered-ring entry holds the ring, as the kernel's holds the
+ * file: a ring whose fd is closed for good lives on while one is left
+ * (release.c asks reg_indices).
+ */
+static void ar_ring_reg_hold(struct ar_uctx *ctx)
+{
+	ar_uctx_get(ctx);
+	/* relaxed: a count that only the release of the fd reads, as a hint */
+	atomic_fetch_add_explicit(&ctx->reg_indices, 1, memory_order_relaxed);
+}
+
+static void ar_ring_reg_drop(struct ar_uctx *ctx)
+{
+	atomic_fetch_sub_explicit(&ctx->reg_indices, 1, memory_order_relaxed);
+	ar_uctx_put(ctx);
+}
+
 static void ar_ring_reg_dtor(void *arg)
 {
 	unsigned i;
@@ -400,7 +418,7 @@ static void ar_ring_reg_dtor(void *arg)
 	(void)arg;
 	for (i = 0; i < AR_RINGFD_REG_MAX; i++) {
 		if (ar_registered_rings[i]) {
-			ar_uctx_put(ar_registered_rings[i]);
+			ar_ring_reg_drop(ar_registered_rings[i]);
 			ar_registered_rings[i] = NULL;
 		}
 	}
@@ -480,12 +498,12 @@ static int ar_ring_fd_add(struct io_uring_rsrc_update *uarg)
 	ret = ar_ring_fd_target((int)up.data, &target);
 	if (ret)
 		return ret;
-	ar_uctx_get(target);
+	ar_ring_reg_hold(target);
 	ar_registered_rings[off] = target;
 	up.offset = (unsigned)off;
 	if (ar_copy_to_user(uarg, &up, sizeof(up))) {
 		ar_registered_rings[off] = NULL;
-		ar_uctx_put(target);
+		ar_ring_reg_drop(target);
 		return -EFAULT;
 	}
 	return 0;
@@ -500,7 +518,7 @@ static int ar_ring_fd_del(const struct io_uring_rsrc_update *uarg)
 	if (up.resv || up.data || up.offset >= AR_RINGFD_REG_MAX)
 		return -EINVAL;
 	if (ar_registered_rings[up.offset])
-		ar_uctx_put(ar_registered_rings[up.offset]);
+		ar_ring_reg_drop(ar_registered_rings[up.offset]);
 	ar_registered_rings[up.offset] = NULL;
 	return 0;
 }

@@ -4,7 +4,7 @@
  *
  * The kernel's ring fd polls POLLIN exactly while the CQ holds CQEs or
  * work is pending, because io_uring_poll() looks when it is polled. A
- * user ring's fd is an eventfd, kept by the protocol of lib/ringfd.h:
+ * user ring's fd is a socket, kept by the protocol of lib/ringfd.h:
  * posters make it readable (ar_ring_fd_signal()), and it is reset when
  * the ring is found with nothing pending. The program reaps the CQ from
  * memory, so the engine is not told when that happens; what it is told
@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <sys/epoll.h>
+#include <sys/socket.h>
 #include "lib/ringfd.h"
 #include "user/types.h"
 #include "user/tw.h"
@@ -36,7 +37,7 @@ static void ar_ringfd_atfork_child(void)
 	atomic_store_explicit(&ar_signalled, NULL, memory_order_relaxed);
 }
 
-static void ar_ringfd_init(void)
+static void ar_ringfd_list_init(void)
 {
 	pthread_atfork(NULL, NULL, ar_ringfd_atfork_child);
 }
@@ -123,8 +124,29 @@ static void ar_ring_armed(void *arg)
 
 	if (!ar_ring_fd_lookable(ctx))
 		return;
-	pthread_once(&ar_ringfd_once, ar_ringfd_init);
+	pthread_once(&ar_ringfd_once, ar_ringfd_list_init);
 	ar_signalled_push(ctx);
+}
+
+/*
+ * The ring's fd: the program's end of a socket pair (ctx->ring_fd),
+ * which the engine makes readable by writing its own end (ctx->peer_fd,
+ * one of the library's fds), and whose hang-up tells the engine that
+ * the program's end is closed for good (release.c). Both nonblocking:
+ * neither a reset nor a signal ever waits.
+ */
+int ar_ring_fd_make(struct ar_uctx *ctx)
+{
+	int sv[2];
+
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0,
+		       sv))
+		return -errno;
+	ctx->ring_fd = sv[0];
+	/* the kernel's ring costs the program one fd: the other end goes high */
+	ctx->peer_fd = ar_internal_claim(ar_fd_high(sv[1]));
+	ar_ringfd_init(&ctx->rfd, ctx->peer_fd);
+	return 0;
 }
 
 static const struct ar_ringfd_ops ar_ring_fd_ops = {

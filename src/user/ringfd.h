@@ -7,6 +7,7 @@
 
 #include "user/types.h"
 
+int ar_ring_fd_make(struct ar_uctx *ctx);
 void ar_ring_fd_signal(struct ar_uctx *ctx);
 void ar_ring_fd_clear(struct ar_uctx *ctx);
 void ar_ring_fd_shut(struct ar_uctx *ctx);

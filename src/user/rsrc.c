@@ -89,7 +89,7 @@ static int ar_file_node(struct ar_uctx *ctx, int fd, __u64 tag,
 {
 	struct ar_rsrc_node *node;
 
-	if (ar_uctx_of_fd(fd) || ar_fd_claimed(fd))
+	if (ar_fd_engines(fd))
 		return -EBADF;
 	node = ar_node_new(tag);
 	if (!node)
@@ -617,8 +617,7 @@ static int ar_files_update_alloc(struct ar_ureq *req, struct ar_files_update *u)
 			break;
 		}
 		/* what registration refuses (io_uring and engine fds) this does too */
-		if (app_fd < 0 || ar_uctx_of_fd(app_fd) ||
-		    ar_fd_claimed(app_fd)) {
+		if (app_fd < 0 || ar_fd_engines(app_fd)) {
 			ret = -EBADF;
 			break;
 		}

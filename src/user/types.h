@@ -318,7 +318,11 @@ struct ar_uctx {
 	unsigned flags;			/* setup flags */
 	unsigned features;
 	unsigned sq_entries, cq_entries;
-	int ring_fd;			/* an eventfd: readable when CQEs came */
+	int ring_fd;			/* the program's end of a socket pair */
+	int peer_fd;			/* the engine's end (release.c) */
+	struct ar_release_entry *release;	/* its handle there */
+	atomic_uint reg_indices;	/* registered-ring entries naming it */
+	atomic_bool lib_mapped;		/* a struct io_uring maps it (ar_user_mmap) */
 	/* its readiness (ringfd.c, lib/ringfd.h) */
 	struct ar_ringfd rfd;
 	struct ar_uctx *rfd_next;	/* on ringfd.c's list of signalled rings */
@@ -327,6 +331,7 @@ struct ar_uctx {
 	atomic_bool rfd_et;		/* edge-triggered there */
 	bool exiting;
 	atomic_bool dead;		/* its fd is closed */
+	atomic_bool ending;		/* ar_user_end() has begun (ctx.c) */
 	atomic_int refs;		/* the fd, registered-ring entries */
 	int clockid;			/* IORING_REGISTER_CLOCK */
 

@@ -249,8 +249,7 @@ int ar_close_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe)
  */
 static bool ar_close_refused(struct ar_ureq *req, int fd)
 {
-	return fd == req->ctx->ring_fd || ar_fd_claimed(fd) ||
-	       ar_uctx_of_fd(fd);
+	return fd == req->ctx->ring_fd || ar_fd_engines(fd);
 }
 
 /* inline: close(2) does not wait for the file's last reference */

@@ -1,0 +1,229 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * release.c - a ring ends when its fd is closed for the last time, as
+ * the kernel's io_uring_release() ends it at the file's last fput().
+ *
+ * A user ring's fd is one end of an AF_UNIX socket pair; the engine
+ * holds the other (ctx->peer_fd) and writes it to make the ring's fd
+ * readable (lib/ringfd.h). When the program's end goes for good (its
+ * last close() or close_range(), exec, the exit of the last process
+ * holding it), the kernel shuts the pair down and the engine's end polls
+ * EPOLLHUP. One thread per process sleeps on an epoll set of those ends
+ * and ends each ring it finds hung up. A program that ends its ring with
+ * io_uring_queue_exit() ends it at once, in the call, as before; the
+ * hang-up that follows only lets go of this thread's reference.
+ *
+ * The thread is made with the process's first user ring and lives as
+ * long as the process: one thread, not one per ring. A ring ended by the
+ * library leaves the set at once and closes the engine's end in the
+ * call, so that no fd of it is left when io_uring_queue_exit() returns. A forked child
+ * makes its own with its first ring (its parent's rings are copies that
+ * refuse every call there: docs/semantics.md D2).
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include "lib/thread.h"
+#include "engine/engine.h"
+#include "user/types.h"
+#include "user/ctx.h"
+#include "user/release.h"
+
+#define AR_RELEASE_BATCH	16
+#define AR_RELEASE_KICK		64	/* entries left to free before a kick */
+
+/*
+ * The epoll set's handle on a ring. The watcher may hold one from an
+ * epoll_wait() that returned before the ring ended, so an entry is
+ * freed only by the watcher, after the batch it may be in: a ring that
+ * ends unhooks its entry (ctx NULL) onto the zombie list, and the
+ * watcher frees that list after each batch. Under ar_release_lock.
+ */
+struct ar_release_entry {
+	struct ar_uctx *ctx;		/* NULL once the ring ended */
+	struct ar_release_entry *next;	/* on the zombie list */
+};
+
+static pthread_mutex_t ar_release_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t ar_release_once = PTHREAD_ONCE_INIT;
+static int ar_release_ep = -1;
+static int ar_release_kick_fd = -1;	/* in the set: free the zombies */
+static struct ar_release_entry *ar_release_zombies;
+static unsigned ar_release_nr_zombies;
+
+/* the parent's thread is not the child's: the child makes its own */
+static void ar_release_atfork_prepare(void)
+{
+	pthread_mutex_lock(&ar_release_lock);
+}
+
+static void ar_release_atfork_parent(void)
+{
+	pthread_mutex_unlock(&ar_release_lock);
+}
+
+static void ar_release_atfork_child(void)
+{
+	struct ar_release_entry *e;
+
+	/* the set is the parent's (an epoll fd shares it): not this one's */
+	ar_internal_close(ar_release_ep);
+	ar_internal_close(ar_release_kick_fd);
+	ar_release_ep = ar_release_kick_fd = -1;
+	while ((e = ar_release_zombies)) {
+		ar_release_zombies = e->next;
+		free(e);
+	}
+	ar_release_nr_zombies = 0;
+	pthread_mutex_unlock(&ar_release_lock);
+}
+
+static void ar_release_init(void)
+{
+	pthread_atfork(ar_release_atfork_prepare, ar_release_atfork_parent,
+		       ar_release_atfork_child);
+}
+
+/*
+ * One batch: the rings whose program end hung up, each with a reference
+ * taken under the lock (the fd's own reference keeps the ring until it
+ * ends, and its end unhooks the entry first); then the zombies, which
+ * no later batch can hold. The rings are ended with the lock dropped:
+ * their end takes it to unhook them.
+ */
+static void ar_release_batch(const struct epoll_event *ev, int n)
+{
+	struct ar_uctx *hung[AR_RELEASE_BATCH];
+	struct ar_release_entry *e, *z;
+	unsigned nr = 0;
+	uint64_t v;
+	int i;
+
+	pthread_mutex_lock(&ar_release_lock);
+	for (i = 0; i < n; i++) {
+		e = ev[i].data.ptr;
+		if (!e) {
+			(void)!read(ar_release_kick_fd, &v, sizeof(v));
+			continue;
+		}
+		if (e->ctx) {
+			ar_uctx_get(e->ctx);
+			hung[nr++] = e->ctx;
+		}
+	}
+	z = ar_release_zombies;
+	ar_release_zombies = NULL;
+	ar_release_nr_zombies = 0;
+	pthread_mutex_unlock(&ar_release_lock);
+	while ((e = z)) {
+		z = e->next;
+		free(e);
+	}
+	for (i = 0; i < (int)nr; i++) {
+		ar_user_release(hung[i]);
+		ar_uctx_put(hung[i]);
+	}
+}
+
+static void *ar_release_main(void *arg)
+{
+	struct epoll_event ev[AR_RELEASE_BATCH];
+	int ep = (int)(long)arg, n;
+
+	for (;;) {
+		n = epoll_wait(ep, ev, AR_RELEASE_BATCH, -1);
+		if (n < 0 && errno != EINTR)
+			return NULL;	/* EBADF: the set is gone (cannot happen) */
+		if (n > 0)
+			ar_release_batch(ev, n);
+	}
+}
+
+/* the set, made with its thread on first use; under ar_release_lock */
+static int ar_release_set(void)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = NULL };
+	pthread_t t;
+	int ep, kfd;
+
+	if (ar_release_ep >= 0)
+		return ar_release_ep;
+	ep = ar_internal_claim(ar_fd_high(epoll_create1(EPOLL_CLOEXEC)));
+	if (ep < 0)
+		return -errno;
+	kfd = ar_internal_claim(ar_fd_high(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)));
+	if (kfd < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, kfd, &ev) ||
+	    ar_thread_create(&t, ar_release_main, (void *)(long)ep)) {
+		ar_internal_close(kfd);
+		ar_internal_close(ep);
+		return -EAGAIN;
+	}
+	pthread_detach(t);
+	ar_release_kick_fd = kfd;
+	ar_release_ep = ep;
+	return ep;
+}
+
+/*
+ * Watch ctx's fd. 0, or -errno when no thread could be made (the ring
+ * then ends only with io_uring_queue_exit(), or the trap's sweep).
+ */
+int ar_release_watch(struct ar_uctx *ctx)
+{
+	/*
+	 * No event asked for: EPOLLHUP comes anyway, and the engine's end
+	 * is never read, so nothing else would. One-shot: a ring whose end
+	 * is another thread's to make is not reported again meanwhile.
+	 */
+	struct epoll_event ev = { .events = EPOLLONESHOT };
+	struct ar_release_entry *e = calloc(1, sizeof(*e));
+	int ep, ret = 0;
+
+	if (!e)
+		return -ENOMEM;
+	e->ctx = ctx;
+	ev.data.ptr = e;
+	pthread_once(&ar_release_once, ar_release_init);
+	pthread_mutex_lock(&ar_release_lock);
+	ep = ar_release_set();
+	if (ep < 0)
+		ret = ep;
+	else if (epoll_ctl(ep, EPOLL_CTL_ADD, ctx->peer_fd, &ev))
+		ret = -errno;
+	else
+		ctx->release = e;
+	pthread_mutex_unlock(&ar_release_lock);
+	if (ret)
+		free(e);
+	return ret;
+}
+
+/*
+ * The ring ends (ctx.c, before the engine's end is closed): out of the
+ * set, and its entry left for the watcher to free.
+ */
+void ar_release_unwatch(struct ar_uctx *ctx)
+{
+	struct ar_release_entry *e;
+	uint64_t one = 1;
+	bool kick;
+
+	pthread_mutex_lock(&ar_release_lock);
+	e = ctx->release;
+	kick = false;
+	if (e) {
+		ctx->release = NULL;
+		epoll_ctl(ar_release_ep, EPOLL_CTL_DEL, ctx->peer_fd, NULL);
+		e->ctx = NULL;
+		e->next = ar_release_zombies;
+		ar_release_zombies = e;
+		kick = ++ar_release_nr_zombies == AR_RELEASE_KICK;
+	}
+	pthread_mutex_unlock(&ar_release_lock);
+	if (kick)
+		(void)!write(ar_release_kick_fd, &one, sizeof(one));
+}
