@@ -3,8 +3,11 @@
  * api-wait: the wait paths. wait_cqe_timeout and wait_cqes time out with
  * -ETIME; submit_and_wait_timeout returns the number submitted; the
  * anyring_submit_and_wait_ext() wait argument: relative and absolute
- * timeouts, min_wait, no-iowait, a sigmask, and bad flags.
+ * timeouts, min_wait (also when it passes with no CQE), no-iowait, a
+ * sigmask, and bad flags.
  */
+#include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <time.h>
 #include <unistd.h>
@@ -51,6 +54,71 @@ static void t_timeouts(struct io_uring *ring)
 	io_uring_cqe_seen(ring, cqe);
 }
 
+struct t_late {
+	int wfd;		/* the pipe the ring reads */
+	int done_fd;		/* written by the main thread once its wait ended */
+};
+
+/*
+ * One write, then a second only if the main thread's wait is still on
+ * after T_HANG_SEC: a wait for 2 that ignores min_wait ends then with 2
+ * CQEs instead of 1.
+ */
+static void *t_late_writer(void *arg)
+{
+	struct t_late *l = arg;
+	struct pollfd pfd = { .fd = l->done_fd, .events = POLLIN };
+
+	usleep(20000);
+	CHECK_EQ(write(l->wfd, "a", 1), 1);
+	if (poll(&pfd, 1, T_HANG_SEC * 1000) == 0)
+		CHECK_EQ(write(l->wfd, "b", 1), 1);
+	return NULL;
+}
+
+/*
+ * min_wait passes with no CQE: the wait goes on, but the first CQE ends
+ * it, whatever wait_nr asked (the kernel's io_cqring_min_timer_wakeup()):
+ * a wait for 2 reads with a 1 ms min_wait ends with the one read the
+ * other thread's first write completes.
+ */
+static void t_min_wait_empty(struct io_uring *ring)
+{
+	struct __kernel_timespec ts;
+	struct anyring_wait w;
+	struct io_uring_cqe *cqe;
+	struct t_late l;
+	pthread_t thread;
+	static char buf[2][4];
+	int p[2], done[2], i;
+
+	CHECK_EQ(pipe(p), 0);
+	CHECK_EQ(pipe(done), 0);
+	for (i = 0; i < 2; i++)
+		io_uring_prep_read(t_sqe(ring), p[0], buf[i], 1, 0);
+	l.wfd = p[1];
+	l.done_fd = done[0];
+	CHECK_EQ(pthread_create(&thread, NULL, t_late_writer, &l), 0);
+	memset(&w, 0, sizeof(w));
+	t_timespec_in(&ts, 3LL * T_HANG_SEC * 1000000000LL);
+	w.ts = &ts;
+	w.min_wait_usec = 1000;
+	CHECK_EQ(anyring_submit_and_wait_ext(ring, &cqe, 2, &w), 2);
+	CHECK_EQ(write(done[1], "x", 1), 1);
+	CHECK_EQ(io_uring_cq_ready(ring), 1);
+	CHECK_EQ(cqe->res, 1);
+	io_uring_cqe_seen(ring, cqe);
+	CHECK_EQ(pthread_join(thread, NULL), 0);
+	/* the other read ends when the write end goes */
+	close(p[1]);
+	CHECK_EQ(io_uring_wait_cqe(ring, &cqe), 0);
+	CHECK(cqe->res == 0 || cqe->res == 1);
+	io_uring_cqe_seen(ring, cqe);
+	close(p[0]);
+	close(done[0]);
+	close(done[1]);
+}
+
 static void t_ext(struct io_uring *ring)
 {
 	struct __kernel_timespec ts, abs;
@@ -94,6 +162,7 @@ static void t_ext(struct io_uring *ring)
 		CHECK(cqe);
 		io_uring_cqe_seen(ring, cqe);
 		w.min_wait_usec = 0;
+		t_min_wait_empty(ring);
 	}
 
 	if (ring->features & IORING_FEAT_NO_IOWAIT) {

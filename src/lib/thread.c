@@ -4,9 +4,11 @@
  */
 #include <errno.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <linux/futex.h>
 #include "lib/sysraw.h"
@@ -46,6 +48,15 @@ int ar_thread_create(pthread_t *tid, void *(*fn)(void *), void *arg)
 	if (ret)
 		free(st);
 	return ret;
+}
+
+void ar_thread_name(const char *prefix, int n)
+{
+	char name[32];
+
+	snprintf(name, sizeof(name), "%s%d", prefix, n);
+	name[15] = '\0';	/* TASK_COMM_LEN - 1 */
+	prctl(PR_SET_NAME, (unsigned long)name, 0, 0, 0);
 }
 
 int ar_futex_wait(atomic_uint *word, unsigned val, uint64_t deadline_ns)

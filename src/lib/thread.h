@@ -18,6 +18,12 @@
 int ar_thread_create(pthread_t *tid, void *(*fn)(void *), void *arg);
 
 /*
+ * Name the calling thread prefix-n, as the kernel names its io_uring
+ * threads ("iou-wrk-1234", "iou-sqp-1234"; 15 characters kept).
+ */
+void ar_thread_name(const char *prefix, int n);
+
+/*
  * Not 0: this thread is the library's, or a program thread inside it.
  * Its poll, select and epoll calls are the library's own, which
  * engine/pollhook.c passes to libc without its look at the rings.

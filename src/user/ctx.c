@@ -424,6 +424,7 @@ static int ar_user_create(unsigned entries, struct io_uring_params *p)
 	ctx->eventfd = -1;
 	ctx->ring_fd = -1;
 	ctx->peer_fd = -1;
+	ctx->creator = ar_self_tid();
 	ctx->disabled = !!(p->flags & IORING_SETUP_R_DISABLED);
 	/* the creating thread is the single issuer, unless the ring starts disabled */
 	if ((p->flags & IORING_SETUP_SINGLE_ISSUER) && !ctx->disabled) {

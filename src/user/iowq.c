@@ -170,6 +170,8 @@ static void *ar_worker_main(void *arg)
 	unsigned hash, last = 0;
 
 	ar_iowq_self = w;
+	/* the kernel's name for an io-wq worker, with its ring's creator's id */
+	ar_thread_name("iou-wrk-", ctx->creator);
 	pthread_mutex_lock(&wq->lock);
 	for (;;) {
 		req = ar_iowq_next(wq, w->acct, last, &hash);

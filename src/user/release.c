@@ -27,6 +27,7 @@
 #include <unistd.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/prctl.h>
 #include "lib/thread.h"
 #include "engine/engine.h"
 #include "user/types.h"
@@ -134,6 +135,7 @@ static void *ar_release_main(void *arg)
 	struct epoll_event ev[AR_RELEASE_BATCH];
 	int ep = (int)(long)arg, n;
 
+	prctl(PR_SET_NAME, (unsigned long)"anyring-release", 0, 0, 0);
 	for (;;) {
 		n = epoll_wait(ep, ev, AR_RELEASE_BATCH, -1);
 		if (n < 0 && errno != EINTR)

@@ -78,6 +78,9 @@ static void *ar_sqpoll_main(void *arg)
 	__u64 last = ar_now_ns();
 	unsigned n;
 
+	/* the kernel's name for the SQPOLL thread, with its creator's id */
+	ar_thread_name("iou-sqp-", ctx->creator);
+
 	if (sq->cpu >= 0) {
 		cpu_set_t set;
 

@@ -341,6 +341,7 @@ struct ar_uctx {
 	 * an R_DISABLED ring (ctx.h)
 	 */
 	pid_t submitter;		/* its thread id (ar_self_tid) */
+	pid_t creator;			/* the thread that set it up: threads' names */
 	bool has_submitter;		/* written once, before others may look */
 
 	/* submission: under uring_lock (ctx.h: the submitter needs none) */

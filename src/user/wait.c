@@ -303,6 +303,7 @@ static int ar_cqring_wait_loop(struct ar_uctx *ctx, struct ar_waiter *w,
 					return -ETIME;
 				/* from here, any CQE ends the wait */
 				min_deadline = 0;
+				min_events = 1;
 				ar_waitq_retarget(ctx, w,
 					IO_URING_READ_ONCE(ctx->rings->cq.head) + 1);
 				woken = false;
