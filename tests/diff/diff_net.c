@@ -727,6 +727,42 @@ static int fill_connect_nb(struct io_uring *ring, struct diff_ctx *c)
 	return 0;
 }
 
+/*
+ * val[0] a listener whose accept queue (backlog 0) a first connection
+ * fills, so that another SYN is dropped and the next connect stalls for
+ * a second or more; val[2] a blocking socket to connect there
+ */
+static int setup_backlog_full(struct diff_ctx *c)
+{
+	c->val[0] = bound(c, SOCK_STREAM, 0);
+	if (c->val[0] < 0)
+		return -1;
+	if (listen(c->val[0], 0))
+		return diff_fail(c, "listen: %s", strerror(errno));
+	c->val[1] = tcp_client(c, 0);
+	c->val[2] = track(c, socket(AF_INET, SOCK_STREAM, 0), "socket");
+	return c->val[1] < 0 || c->val[2] < 0 ? -1 : 0;
+}
+
+/*
+ * CONNECT on a blocking socket waits for POLLOUT without blocking, as the
+ * kernel's: a LINK_TIMEOUT ends it (-ECANCELED, the timeout -ETIME)
+ */
+static int fill_connect_block_timeout(struct io_uring *ring, struct diff_ctx *c)
+{
+	static struct __kernel_timespec ts = { 0, 1000000 };
+	struct io_uring_sqe *sqe;
+
+	sqe = diff_sqe(ring, c);
+	io_uring_prep_connect(sqe, c->val[2], (struct sockaddr *)addr_slot(c, 0),
+			      sizeof(struct sockaddr_in));
+	diff_tag(sqe, 1, IOSQE_IO_LINK);
+	sqe = diff_sqe(ring, c);
+	io_uring_prep_link_timeout(sqe, &ts, 0);
+	diff_tag(sqe, 2, 0);
+	return 0;
+}
+
 /* ---- SOCKET, BIND, LISTEN, direct ---- */
 
 static int fill_socket(struct io_uring *ring, struct diff_ctx *c)
@@ -1505,6 +1541,13 @@ const struct scenario diff_net[] = {
 		.nr_cqes = 3,
 		.order = ORDER_ANY,
 		.known = { { 1, 0 }, { 2, -EISCONN } },
+	}, {
+		.name = "net_connect_block_timeout",
+		.setup = setup_backlog_full,
+		.fill = fill_connect_block_timeout,
+		.nr_cqes = 2,
+		.order = ORDER_ANY,
+		.known = { { 1, -ECANCELED }, { 2, -ETIME } },
 	}, {
 		.name = "net_socket",
 		.fill = fill_socket,

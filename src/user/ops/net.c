@@ -28,7 +28,9 @@
  *  - a blocking listener is polled before accept4(); a connection taken
  *    by another process in between blocks the issuing thread until the
  *    next one comes;
- *  - CONNECT on a blocking socket is a blocking connect() in a worker;
+ *  - CONNECT on a blocking socket sets O_NONBLOCK on it for its own
+ *    connect() calls, which another thread's call on the socket meanwhile
+ *    sees;
  *  - SOCK_NONEMPTY is found after the receive, not atomically with it:
  *    a ppoll() with no timeout, then, for TCP and unix stream sockets,
  *    SIOCINQ where the poll alone cannot tell (ar_net_nonempty());
@@ -388,25 +390,45 @@ int ar_connect_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe)
 }
 
 /*
+ * connect(2) without blocking on a socket the program keeps blocking:
+ * O_NONBLOCK for the call, as the kernel's io_connect() passes it for
+ * its own call only (docs/semantics.md D71).
+ */
+static int ar_connect_nonblock(struct ar_ureq *req, struct ar_sockaddr_op *c,
+			       int fl)
+{
+	int ret, e;
+
+	if (fcntl(req->fd, F_SETFL, fl | O_NONBLOCK))
+		return -errno;
+	ret = ar_net_ret(connect(req->fd, c->addr, (socklen_t)c->addr_len));
+	e = errno;
+	(void)fcntl(req->fd, F_SETFL, fl);
+	errno = e;
+	return ret;
+}
+
+/*
  * io_connect: a non-blocking connect, then readiness for POLLOUT, then
  * connect again, whose -EISCONN means the first succeeded: SO_ERROR
- * says how it ended. A socket the program keeps blocking cannot be
- * connected without blocking: a worker does it (the result is the same).
+ * says how it ended. A worker (IOSQE_ASYNC) connects a blocking socket
+ * blocking, as the kernel's io-wq does.
  */
 int ar_connect_issue(struct ar_ureq *req, unsigned issue_flags)
 {
 	struct ar_sockaddr_op *c = ar_req_data(req, struct ar_sockaddr_op);
 	bool nonblock = issue_flags & AR_ISSUE_NONBLOCK;
-	int ret, fl, err;
+	int ret, fl = O_NONBLOCK, err;
 
 	if (nonblock) {
 		fl = fcntl(req->fd, F_GETFL);
 		if (fl < 0)
 			return -errno;
-		if (!(fl & O_NONBLOCK))
-			return AR_ISSUE_PUNT;
 	}
-	ret = ar_net_ret(connect(req->fd, c->addr, (socklen_t)c->addr_len));
+	if (nonblock && !(fl & O_NONBLOCK))
+		ret = ar_connect_nonblock(req, c, fl);
+	else
+		ret = ar_net_ret(connect(req->fd, c->addr, (socklen_t)c->addr_len));
 	if (nonblock && (ret == -EAGAIN || ret == -EINPROGRESS ||
 			 ret == -ECONNABORTED)) {
 		if (ret == -EINPROGRESS) {
