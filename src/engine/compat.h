@@ -22,6 +22,10 @@
 #ifndef IORING_SETUP_HYBRID_IOPOLL
 #define IORING_SETUP_HYBRID_IOPOLL	(1U << 17)	/* 6.13 */
 #endif
+#ifndef IORING_CQE_F_SKIP
+#define IORING_CQE_F_SKIP		(1U << 5)	/* 6.18: CQE_MIXED padding */
+#define IORING_CQE_F_32			(1U << 15)	/* 6.18: a 32-byte CQE */
+#endif
 #ifndef IORING_SETUP_CQE_MIXED
 #define IORING_SETUP_CQE_MIXED		(1U << 18)	/* 6.18 */
 #endif

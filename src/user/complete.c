@@ -53,7 +53,7 @@ static void ar_inflight_del_locked(struct ar_uctx *ctx, struct ar_ureq *req)
 /* out of line: the post's common case then saves no registers */
 static __attribute__((noinline, cold)) bool
 ar_cq_overflow_add(struct ar_uctx *ctx, __u64 user_data, int res,
-		   unsigned cflags)
+		   unsigned cflags, const struct ar_cqe_big *big)
 {
 	struct ar_cq_overflow *of = malloc(sizeof(*of));
 
@@ -67,6 +67,9 @@ ar_cq_overflow_add(struct ar_uctx *ctx, __u64 user_data, int res,
 	of->cqe.user_data = user_data;
 	of->cqe.res = res;
 	of->cqe.flags = cflags;
+	of->is_big = big;
+	of->big[0] = big ? big->extra1 : 0;
+	of->big[1] = big ? big->extra2 : 0;
 	__atomic_store_n(&ctx->stats.completions,
 			 __atomic_load_n(&ctx->stats.completions, __ATOMIC_RELAXED) + 1,
 			 __ATOMIC_RELAXED);
@@ -82,62 +85,124 @@ ar_cq_overflow_add(struct ar_uctx *ctx, __u64 user_data, int res,
 	return true;
 }
 
-/* a free CQ slot, or NULL when the CQ is full */
-static struct io_uring_cqe *ar_cq_slot(struct ar_uctx *ctx)
+/* the CQ's free slots */
+static unsigned ar_cq_space(struct ar_uctx *ctx)
 {
 	/* acquire pairs with the application's release of the CQ head */
 	unsigned head = io_uring_smp_load_acquire(&ctx->rings->cq.head);
+
+	return ctx->cq_entries - (ctx->cached_cq_tail - head);
+}
+
+/* the slot at the cached tail (a 32-byte one on a CQE32 ring) */
+static struct io_uring_cqe *ar_cq_at_tail(struct ar_uctx *ctx)
+{
 	unsigned shift = !!(ctx->flags & IORING_SETUP_CQE32);
 
-	if (ctx->cached_cq_tail - head >= ctx->cq_entries)
-		return NULL;
 	return &ctx->rings->cqes[(ctx->cached_cq_tail & (ctx->cq_entries - 1))
 				 << shift];
 }
 
-static void ar_cq_fill(struct ar_uctx *ctx, struct io_uring_cqe *cqe,
-		       __u64 user_data, int res, unsigned cflags)
+/* the CQEs are written: the application may see them */
+static void ar_cq_publish(struct ar_uctx *ctx, unsigned n)
 {
-	cqe->user_data = user_data;
-	cqe->res = res;
-	cqe->flags = cflags;
-	/* a 32-byte CQE's second half (big_cqe) carries nothing here */
-	if (ctx->flags & IORING_SETUP_CQE32)
-		memset(cqe + 1, 0, sizeof(*cqe));
-	ctx->cached_cq_tail++;
 	/* under ctx->lock: one writer; read relaxed */
 	__atomic_store_n(&ctx->stats.completions,
-			 __atomic_load_n(&ctx->stats.completions, __ATOMIC_RELAXED) + 1,
+			 __atomic_load_n(&ctx->stats.completions, __ATOMIC_RELAXED) + n,
 			 __ATOMIC_RELAXED);
 	/* release pairs with the application's acquire of the CQ tail: the CQE is written */
 	io_uring_smp_store_release(&ctx->rings->cq.tail, ctx->cached_cq_tail);
 }
 
+/*
+ * A 32-byte CQE on a CQE_MIXED ring, as 6.18 posts it: two slots, with
+ * IORING_CQE_F_32; one never wraps, so at the ring's last slot a 16-byte
+ * CQE with IORING_CQE_F_SKIP (user_data and res 0) goes first, and the
+ * CQE itself at the start. The skip is posted whenever the last slot is
+ * free, even if the CQE then has no room. false: no room for it.
+ */
+static __attribute__((noinline)) bool
+ar_cq_fill_mixed32(struct ar_uctx *ctx, __u64 user_data, int res,
+		   unsigned cflags, const struct ar_cqe_big *big)
+{
+	unsigned space = ar_cq_space(ctx), n = 0;
+	struct io_uring_cqe *cqe;
+
+	if (!space)
+		return false;
+	if ((ctx->cached_cq_tail & (ctx->cq_entries - 1)) == ctx->cq_entries - 1) {
+		cqe = ar_cq_at_tail(ctx);
+		cqe->user_data = 0;
+		cqe->res = 0;
+		cqe->flags = IORING_CQE_F_SKIP;
+		ctx->cached_cq_tail++;
+		space--;
+		/* the skip counts as no completion: the tail alone moves */
+		io_uring_smp_store_release(&ctx->rings->cq.tail, ctx->cached_cq_tail);
+	}
+	if (space >= 2) {
+		cqe = ar_cq_at_tail(ctx);
+		cqe->user_data = user_data;
+		cqe->res = res;
+		cqe->flags = cflags | IORING_CQE_F_32;
+		memcpy(cqe + 1, big, sizeof(*big));
+		ctx->cached_cq_tail += 2;
+		n = 1;
+		ar_cq_publish(ctx, n);
+	}
+	return n != 0;
+}
+
+/* one CQE into the CQ; false when it has no room */
+static inline bool ar_cq_fill(struct ar_uctx *ctx, __u64 user_data, int res,
+			      unsigned cflags, const struct ar_cqe_big *big)
+{
+	struct io_uring_cqe *cqe;
+
+	if (__builtin_expect(big && (ctx->flags & IORING_SETUP_CQE_MIXED), 0))
+		return ar_cq_fill_mixed32(ctx, user_data, res, cflags, big);
+	if (!ar_cq_space(ctx))
+		return false;
+	cqe = ar_cq_at_tail(ctx);
+	cqe->user_data = user_data;
+	cqe->res = res;
+	cqe->flags = cflags;
+	/* a 32-byte CQE's second half: its extra words, or nothing */
+	if (ctx->flags & IORING_SETUP_CQE32) {
+		if (big)
+			memcpy(cqe + 1, big, sizeof(*big));
+		else
+			memset(cqe + 1, 0, sizeof(*cqe));
+	}
+	ctx->cached_cq_tail++;
+	ar_cq_publish(ctx, 1);
+	return true;
+}
+
 /* Post one CQE; behind earlier overflowed ones so the order holds. */
+void ar_cq_post_big_locked(struct ar_uctx *ctx, __u64 user_data, int res,
+			   unsigned cflags, const struct ar_cqe_big *big)
+{
+	ar_lockdep_assert_held(ctx);
+	if (ctx->of_head || !ar_cq_fill(ctx, user_data, res, cflags, big))
+		ar_cq_overflow_add(ctx, user_data, res, cflags, big);
+}
+
 void ar_cq_post_locked(struct ar_uctx *ctx, __u64 user_data, int res,
 		       unsigned cflags)
 {
-	struct io_uring_cqe *cqe = NULL;
-
-	ar_lockdep_assert_held(ctx);
-	if (!ctx->of_head)
-		cqe = ar_cq_slot(ctx);
-	if (cqe)
-		ar_cq_fill(ctx, cqe, user_data, res, cflags);
-	else
-		ar_cq_overflow_add(ctx, user_data, res, cflags);
+	ar_cq_post_big_locked(ctx, user_data, res, cflags, NULL);
 }
 
 /* Move overflowed CQEs into the CQ as far as it has room. */
 void ar_cq_flush_overflow_locked(struct ar_uctx *ctx)
 {
 	struct ar_cq_overflow *of;
-	struct io_uring_cqe *cqe;
 
 	ar_lockdep_assert_held(ctx);
-	while ((of = ctx->of_head) && (cqe = ar_cq_slot(ctx))) {
-		ar_cq_fill(ctx, cqe, of->cqe.user_data, of->cqe.res,
-			   of->cqe.flags);
+	while ((of = ctx->of_head) &&
+	       ar_cq_fill(ctx, of->cqe.user_data, of->cqe.res, of->cqe.flags,
+			  of->is_big ? (const struct ar_cqe_big *)of->big : NULL)) {
 		__atomic_store_n(&ctx->of_head, of->next, __ATOMIC_RELAXED);
 		if (!ctx->of_head)
 			ctx->of_tail = NULL;
@@ -327,7 +392,9 @@ void ar_complete_locked(struct ar_uctx *ctx, struct ar_ureq *req,
 	if (req->flags & AR_REQ_F_NOTIF)
 		req->cflags |= IORING_CQE_F_MORE;
 	if (!(req->flags & AR_REQ_F_SKIP_CQE)) {
-		ar_cq_post_locked(ctx, req->user_data, req->res, req->cflags);
+		ar_cq_post_big_locked(ctx, req->user_data, req->res, req->cflags,
+				      req->flags & AR_REQ_F_CQE32 ?
+				      ar_req_data(req, struct ar_cqe_big) : NULL);
 		b->posted = true;
 	}
 	if (req->flags & AR_REQ_F_NOTIF)
@@ -541,22 +608,21 @@ void ar_req_complete_gathered(struct ar_uctx *ctx, struct ar_comp_list *l)
 bool ar_req_post_more(struct ar_ureq *req, int res, unsigned cflags)
 {
 	struct ar_uctx *ctx = req->ctx;
-	struct io_uring_cqe *cqe = NULL;
 	struct ar_comp_batch b;
+	bool posted;
 
 	ar_batch_init(&b);
 	ar_ctx_lock(ctx);
-	if (!ctx->of_head)
-		cqe = ar_cq_slot(ctx);
-	if (cqe) {
-		ar_cq_fill(ctx, cqe, req->user_data, res, cflags);
+	posted = !ctx->of_head &&
+		 ar_cq_fill(ctx, req->user_data, res, cflags, NULL);
+	if (posted) {
 		b.posted = true;
 		ar_complete_timeouts_locked(ctx, &b);
 	}
 	ar_ctx_unlock(ctx);
-	if (cqe)
+	if (posted)
 		ar_batch_finish(ctx, &b, ar_req_state(req) == AR_REQ_RUNNING);
-	return cqe != NULL;
+	return posted;
 }
 
 /* count-based timeouts satisfied by what was just posted complete with 0 */

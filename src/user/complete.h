@@ -43,6 +43,9 @@ static inline void ar_complete_timeouts_locked(struct ar_uctx *ctx,
 }
 void ar_batch_finish(struct ar_uctx *ctx, struct ar_comp_batch *b,
 		     bool from_worker);
+/* a 32-byte CQE when big is given (CQE32 and CQE_MIXED rings only) */
+void ar_cq_post_big_locked(struct ar_uctx *ctx, __u64 user_data, int res,
+			   unsigned cflags, const struct ar_cqe_big *big);
 void ar_cq_post_locked(struct ar_uctx *ctx, __u64 user_data, int res,
 		       unsigned cflags);
 void ar_cq_flush_overflow_list(struct ar_uctx *ctx);

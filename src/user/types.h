@@ -138,6 +138,7 @@ struct ar_restrictions {
 #define AR_REQ_F_POLL_FIRST	(1U << 17)	/* wait for readiness before the first try (poll.h) */
 #define AR_REQ_F_AUX		(1U << 18)	/* malloc'd CQE carrier (msg_ring.c): freed, not cached */
 #define AR_REQ_F_RS_POLL_FIRST	(1U << 19)	/* a send or receive with IORING_RECVSEND_POLL_FIRST */
+#define AR_REQ_F_CQE32		(1U << 20)	/* its CQE is 32 bytes (struct ar_cqe_big) */
 /* SEND_ZC, SENDMSG_ZC (ops/net.c): a NOTIF CQE follows the result's (complete.c) */
 #define AR_REQ_F_NOTIF		(1U << 24)
 #define AR_REQ_F_NOTIF_COPIED	(1U << 25)	/* its res: IORING_NOTIF_USAGE_ZC_COPIED */
@@ -283,6 +284,16 @@ struct ar_kbuf_ctx;
 struct ar_cq_overflow {
 	struct ar_cq_overflow *next;
 	struct io_uring_cqe cqe;
+	__u64 big[2];		/* a 32-byte CQE's second half (ar_cqe_big) */
+	bool is_big;
+};
+
+/*
+ * A request that posts a 32-byte CQE (AR_REQ_F_CQE32) keeps its second
+ * half first in its op data: NOP with IORING_NOP_CQE32 (ops/nop.c).
+ */
+struct ar_cqe_big {
+	__u64 extra1, extra2;
 };
 
 /* io_ring_ctx */

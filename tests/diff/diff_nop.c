@@ -3,8 +3,9 @@
  * diff_nop.c - IORING_OP_NOP (ops/nop.c): one, a batch of 32,
  * CQE_SKIP_SUCCESS, IOSQE_ASYNC, user_data passed through untouched, a
  * CQ overflowing (16 CQEs into a CQ of 8 before anything is reaped: with
- * NODROP all 16 must arrive, in order), and NOP's own flags (an injected
- * result, unknown flags).
+ * NODROP all 16 must arrive, in order), NOP's own flags (an injected
+ * result, unknown flags), and its 32-byte CQEs on CQE_MIXED, CQE32 and
+ * plain rings.
  */
 #include "harness.h"
 
@@ -77,6 +78,57 @@ static int fill_nop_flags(struct io_uring *ring, struct diff_ctx *c)
 	return 0;
 }
 
+/* ---- 32-byte CQEs (IORING_NOP_CQE32: off and addr in the second half) ---- */
+
+#define T_NOP_CQE32	(1U << 5)	/* IORING_NOP_CQE32, 6.18 */
+#define T_CQE_MIXED	(1U << 18)	/* IORING_SETUP_CQE_MIXED, 6.18 */
+
+static struct io_uring_sqe *prep_nop32(struct io_uring *ring,
+				       struct diff_ctx *c, __u64 ud)
+{
+	struct io_uring_sqe *sqe = diff_prep_nop(ring, c, ud, 0);
+
+	sqe->rw_flags = T_NOP_CQE32;
+	sqe->off = 1000 + ud;
+	sqe->addr = 2000 + ud;
+	return sqe;
+}
+
+/*
+ * A 16-byte CQE, then 32-byte ones up to the CQ's last slot, where a
+ * SKIP CQE pads and the next 32-byte one overflows, to be flushed at
+ * the start once reaped. Read as 16-byte slots (the harness's liburing
+ * may predate CQE_MIXED): both engines' slots must match, second halves
+ * and the skip included.
+ */
+static int fill_nop32_mixed(struct io_uring *ring, struct diff_ctx *c)
+{
+	diff_prep_nop(ring, c, 1, 0);
+	prep_nop32(ring, c, 2);
+	prep_nop32(ring, c, 3);
+	prep_nop32(ring, c, 4);
+	prep_nop32(ring, c, 5);
+	prep_nop32(ring, c, 6);
+	return 0;
+}
+
+/* a CQE32 ring: every CQE is 32 bytes, NOP's carry off and addr */
+static int fill_nop32_big(struct io_uring *ring, struct diff_ctx *c)
+{
+	diff_prep_nop(ring, c, 1, 0);
+	prep_nop32(ring, c, 2);
+	diff_prep_nop(ring, c, 3, 0);
+	return 0;
+}
+
+/* a ring of 16-byte CQEs refuses it (-EINVAL) */
+static int fill_nop32_plain(struct io_uring *ring, struct diff_ctx *c)
+{
+	prep_nop32(ring, c, 1);
+	diff_prep_nop(ring, c, 2, 0);
+	return 0;
+}
+
 const struct scenario diff_nop[] = {
 	{
 		.name = "nop_single",
@@ -115,6 +167,27 @@ const struct scenario diff_nop[] = {
 		.nr_cqes = 16,
 		.order = ORDER_EXACT,
 		.known = { { 16, 0 } },
+	}, {
+		.name = "nop32_mixed_skip_overflow",
+		.entries = 8,
+		.cq_entries = 8,
+		.setup_flags = T_CQE_MIXED,
+		.fill = fill_nop32_mixed,
+		.nr_cqes = 12,
+		.order = ORDER_EXACT,
+	}, {
+		.name = "nop32_cqe32_ring",
+		.setup_flags = IORING_SETUP_CQE32,
+		.fill = fill_nop32_big,
+		.nr_cqes = 3,
+		.order = ORDER_EXACT,
+	}, {
+		.name = "nop32_plain_ring",
+		.fill = fill_nop32_plain,
+		.after_submit = diff_submit_rest,
+		.nr_cqes = 2,
+		.order = ORDER_EXACT,
+		.known = { { 1, -EINVAL }, { 2, 0 } },
 	}, {
 		.name = "ops_nop_flags",
 		.fill = fill_nop_flags,

@@ -20,9 +20,11 @@
 #define AR_NOP_TW		(1U << 4)
 #define AR_NOP_CQE32		(1U << 5)
 #define AR_NOP_FLAGS		(AR_NOP_INJECT_RESULT | AR_NOP_FILE | \
-				 AR_NOP_FIXED_FILE | AR_NOP_FIXED_BUFFER | AR_NOP_TW)
+				 AR_NOP_FIXED_FILE | AR_NOP_FIXED_BUFFER | AR_NOP_TW | \
+				 AR_NOP_CQE32)
 
 struct ar_nop {
+	struct ar_cqe_big big;	/* first: IORING_NOP_CQE32's words */
 	__u32 flags;
 	int result;
 	int fd;
@@ -30,8 +32,10 @@ struct ar_nop {
 };
 
 /*
- * AR_NOP_CQE32 (extra words in a big CQE) is not taken: it fails -EINVAL
- * like an unknown flag (docs/semantics.md). TW changes nothing here.
+ * AR_NOP_CQE32: a 32-byte CQE whose second half is the SQE's off and
+ * addr, on a ring with 32-byte CQEs (CQE32, or CQE_MIXED, where it is
+ * flagged IORING_CQE_F_32); elsewhere -EINVAL, as 6.18. TW changes
+ * nothing here.
  */
 int ar_nop_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe)
 {
@@ -40,6 +44,13 @@ int ar_nop_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe)
 	nop->flags = sqe->rw_flags;
 	if (nop->flags & ~AR_NOP_FLAGS)
 		return -EINVAL;
+	if (nop->flags & AR_NOP_CQE32) {
+		if (!(req->ctx->flags & (IORING_SETUP_CQE32 | IORING_SETUP_CQE_MIXED)))
+			return -EINVAL;
+		nop->big.extra1 = sqe->off;
+		nop->big.extra2 = sqe->addr;
+		req->flags |= AR_REQ_F_CQE32;
+	}
 	nop->result = (nop->flags & AR_NOP_INJECT_RESULT) ? (int)sqe->len : 0;
 	nop->fd = sqe->fd;
 	nop->buf_index = sqe->buf_index;
