@@ -153,9 +153,10 @@ ar_cq_fill_mixed32(struct ar_uctx *ctx, __u64 user_data, int res,
 	return n != 0;
 }
 
-/* one CQE into the CQ; false when it has no room */
-static inline bool ar_cq_fill(struct ar_uctx *ctx, __u64 user_data, int res,
-			      unsigned cflags, const struct ar_cqe_big *big)
+/* one CQE into the CQ; false when it has no room (big NULL folds away) */
+static inline __attribute__((always_inline)) bool
+ar_cq_fill(struct ar_uctx *ctx, __u64 user_data, int res, unsigned cflags,
+	   const struct ar_cqe_big *big)
 {
 	struct io_uring_cqe *cqe;
 
@@ -180,18 +181,20 @@ static inline bool ar_cq_fill(struct ar_uctx *ctx, __u64 user_data, int res,
 }
 
 /* Post one CQE; behind earlier overflowed ones so the order holds. */
+void ar_cq_post_locked(struct ar_uctx *ctx, __u64 user_data, int res,
+		       unsigned cflags)
+{
+	ar_lockdep_assert_held(ctx);
+	if (ctx->of_head || !ar_cq_fill(ctx, user_data, res, cflags, NULL))
+		ar_cq_overflow_add(ctx, user_data, res, cflags, NULL);
+}
+
 void ar_cq_post_big_locked(struct ar_uctx *ctx, __u64 user_data, int res,
 			   unsigned cflags, const struct ar_cqe_big *big)
 {
 	ar_lockdep_assert_held(ctx);
 	if (ctx->of_head || !ar_cq_fill(ctx, user_data, res, cflags, big))
 		ar_cq_overflow_add(ctx, user_data, res, cflags, big);
-}
-
-void ar_cq_post_locked(struct ar_uctx *ctx, __u64 user_data, int res,
-		       unsigned cflags)
-{
-	ar_cq_post_big_locked(ctx, user_data, res, cflags, NULL);
 }
 
 /* Move overflowed CQEs into the CQ as far as it has room. */
@@ -392,9 +395,13 @@ void ar_complete_locked(struct ar_uctx *ctx, struct ar_ureq *req,
 	if (req->flags & AR_REQ_F_NOTIF)
 		req->cflags |= IORING_CQE_F_MORE;
 	if (!(req->flags & AR_REQ_F_SKIP_CQE)) {
-		ar_cq_post_big_locked(ctx, req->user_data, req->res, req->cflags,
-				      req->flags & AR_REQ_F_CQE32 ?
-				      ar_req_data(req, struct ar_cqe_big) : NULL);
+		if (__builtin_expect(req->flags & AR_REQ_F_CQE32, 0))
+			ar_cq_post_big_locked(ctx, req->user_data, req->res,
+					      req->cflags,
+					      ar_req_data(req, struct ar_cqe_big));
+		else
+			ar_cq_post_locked(ctx, req->user_data, req->res,
+					  req->cflags);
 		b->posted = true;
 	}
 	if (req->flags & AR_REQ_F_NOTIF)
