@@ -283,9 +283,9 @@ struct ar_kbuf_ctx;
 
 struct ar_cq_overflow {
 	struct ar_cq_overflow *next;
-	struct io_uring_cqe cqe;
 	__u64 big[2];		/* a 32-byte CQE's second half (ar_cqe_big) */
 	bool is_big;
+	struct io_uring_cqe cqe;	/* last: newer headers end it with big_cqe[] */
 };
 
 /*
