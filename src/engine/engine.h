@@ -210,6 +210,8 @@ static inline void *ar_engine_obj(int fd, const struct ar_engine *e)
 int ar_internal_claim(int fd);
 /* fd moved to a high number, out of the program's way (or fd) */
 int ar_fd_high(int fd);
+/* where those high numbers start */
+int ar_fd_floor(void);
 void ar_internal_close(int fd);
 /* is fd one of the library's own? */
 bool ar_fd_internal(int fd);

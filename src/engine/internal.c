@@ -69,23 +69,40 @@ static const struct ar_engine ar_internal_fd = {
 /*
  * A long-lived fd of the library's own moves up, out of the numbers the
  * program would get on the kernel, where a ring costs it one fd: to the
- * first free number at or above half the soft RLIMIT_NOFILE (512 under
- * Debian's 1024). Where there is no room there, it stays.
+ * first free number at or above ar_fd_floor(), half the soft
+ * RLIMIT_NOFILE when first asked (512 under Debian's 1024; 2^19 at
+ * most: the engine's table ends at 2^20). Where there is no room there,
+ * it stays.
  */
+int ar_fd_floor(void)
+{
+	static int floor;	/* 0: not read yet; racing readers agree */
+	struct rlimit rl;
+	int f = __atomic_load_n(&floor, __ATOMIC_RELAXED), e = errno;
+
+	if (f)
+		return f;
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur == RLIM_INFINITY)
+		f = 1024;
+	else
+		f = rl.rlim_cur / 2 > (1U << 19) ? 1 << 19 : (int)(rl.rlim_cur / 2);
+	if (f < 1)
+		f = 1;
+	errno = e;
+	__atomic_store_n(&floor, f, __ATOMIC_RELAXED);
+	return f;
+}
+
 int ar_fd_high(int fd)
 {
-	struct rlimit rl;
-	rlim_t floor;
-	int high, e = errno;
+	int high, floor, e = errno;
 
-	if (fd < 0 || getrlimit(RLIMIT_NOFILE, &rl))
+	if (fd < 0)
 		return fd;
-	floor = rl.rlim_cur == RLIM_INFINITY ? 1024 : rl.rlim_cur / 2;
-	if (floor > (1U << 19))
-		floor = 1U << 19;	/* the engine's table ends at 2^20 */
-	if ((rlim_t)fd >= floor)
+	floor = ar_fd_floor();
+	if (fd >= floor)
 		return fd;
-	high = fcntl(fd, F_DUPFD_CLOEXEC, (int)floor);
+	high = fcntl(fd, F_DUPFD_CLOEXEC, floor);
 	if (high < 0) {
 		errno = e;
 		return fd;

@@ -132,7 +132,7 @@ static bool ar_cancel_match(struct ar_ureq *self, struct ar_cancel *c,
 		return false;	/* each request counts once per cancel */
 	if (c->flags & IORING_ASYNC_CANCEL_ANY)
 		return true;
-	if ((c->flags & IORING_ASYNC_CANCEL_FD) && req->fd != fd)
+	if ((c->flags & IORING_ASYNC_CANCEL_FD) && ar_req_app_fd(req) != fd)
 		return false;
 	if ((c->flags & AR_ASYNC_CANCEL_OP) && req->opcode != c->opcode)
 		return false;

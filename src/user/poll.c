@@ -190,7 +190,7 @@ static void ar_pollent_add_locked(struct ar_poll *p, struct ar_pollent *ent,
 
 static void ar_pollent_del_locked(struct ar_poll *p, struct ar_ureq *req)
 {
-	struct ar_pollent *ent = ar_pollent_find_locked(p, req->fd);
+	struct ar_pollent *ent = ar_pollent_find_locked(p, ar_req_app_fd(req));
 	struct ar_ureq **pp;
 
 	if (!ent)
@@ -224,7 +224,7 @@ bool ar_poll_send_behind(struct ar_ureq *req)
 	if (!p || !atomic_load_explicit(&p->nr_armed, memory_order_relaxed))
 		return false;
 	ar_ctx_lock(req->ctx);
-	ent = ar_pollent_find_locked(p, req->fd);
+	ent = ar_pollent_find_locked(p, ar_req_app_fd(req));
 	for (r = ent ? ent->head : NULL; r && r != req; r = r->svc_next) {
 		if (ar_req_is_send(r)) {
 			behind = true;
@@ -328,7 +328,7 @@ static int ar_poll_rearm(struct ar_ureq *req)
 			return 0;
 		req->flags |= AR_REQ_F_POLLED;
 		req->poll_flags = pf;
-		ar_pollent_add_locked(p, p->ents[req->fd], req);
+		ar_pollent_add_locked(p, p->ents[ar_req_app_fd(req)], req);
 	}
 	if (req->poll_flags & AR_POLLF_AGAIN) {
 		req->poll_flags &= ~AR_POLLF_AGAIN;
@@ -351,6 +351,25 @@ static bool ar_poll_ready_now(int fd, __u32 events)
 }
 
 /*
+ * The request's own reference on its file from its first wait, as the
+ * kernel's (poll.h): a dup at a high number, out of the program's way.
+ * Where none can be made it waits on the number, as before.
+ */
+static void ar_poll_hold_file(struct ar_ureq *req)
+{
+	int d;
+
+	if ((req->flags & (AR_REQ_F_FIXED_FILE | AR_REQ_F_FD_REF)) || req->fd < 0)
+		return;
+	d = fcntl(req->fd, F_DUPFD_CLOEXEC, ar_fd_floor());
+	if (d < 0)
+		return;
+	req->app_fd = req->fd;
+	req->fd = ar_internal_claim(d);
+	req->flags |= AR_REQ_F_FD_REF;
+}
+
+/*
  * A request starts waiting. It goes on its fd's list still this
  * thread's (AR_POLLF_BUSY: an edge meanwhile marks it, a cancel too),
  * the registration is made or the file looked at, and then it is let go
@@ -363,7 +382,7 @@ int ar_poll_arm(struct ar_ureq *req, __u32 events)
 	struct ar_uctx *ctx = req->ctx;
 	struct ar_pollent *ent;
 	struct ar_poll *p;
-	int ret, fd = req->fd;
+	int ret, fd;
 	bool idle;
 
 	__u8 excl = events & EPOLLEXCLUSIVE ? AR_POLLF_EXCL : 0;
@@ -381,6 +400,8 @@ int ar_poll_arm(struct ar_ureq *req, __u32 events)
 	p = ar_poll_get(ctx);
 	if (!p)
 		return -EAGAIN;
+	ar_poll_hold_file(req);
+	fd = ar_req_app_fd(req);
 	events &= AR_POLL_EVENTS;
 	ar_ctx_lock(ctx);
 	if (ctx->exiting) {
@@ -863,7 +884,7 @@ static int ar_poll_now(struct ar_ureq *req, __u32 events, __u32 *mask)
 	/* poll(2) skips a negative fd (revents 0): it would be armed */
 	if (req->fd < 0)
 		return -EBADF;
-	ar_poll_ring_fd(req->fd);
+	ar_poll_ring_fd(ar_req_app_fd(req));
 	if (poll(&pfd, 1, 0) < 0)
 		return -errno;
 	if (pfd.revents & POLLNVAL)
@@ -901,7 +922,7 @@ int ar_poll_add_issue(struct ar_ureq *req, unsigned issue_flags)
 		if (!(req->flags & AR_REQ_F_POLLED) &&
 		    ar_aiopoll_wanted(req, pa->events)) {
 			if (req->fd >= 0)
-				ar_poll_ring_fd(req->fd);
+				ar_poll_ring_fd(ar_req_app_fd(req));
 			return AR_ISSUE_AGAIN;
 		}
 		ret = ar_poll_now(req, pa->events, &mask);

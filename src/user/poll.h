@@ -32,6 +32,14 @@
  *    complete it -ECANCELED. While it is being issued again it is
  *    AR_REQ_ISSUING, out of their reach until it waits again.
  *
+ * A request that waits here holds its file, as the kernel's request holds
+ * a reference from its issue: from its first wait its fd is a dup of the
+ * program's (AR_REQ_F_FD_REF, app_fd the program's number, which its fd's
+ * list and the epoll registration keep using), so a close(2) of the
+ * number leaves it waiting and issuing on the same file (a read then sees
+ * the pipe's EOF when the other end goes). Fixed files are the ring's
+ * own dups already.
+ *
  * A oneshot POLL_ADD of a pipe, FIFO, socket or character device waits
  * through AIO instead (aiopoll.h), whose events the direct backend's
  * reaps hand over; it is armed, disarmed and cancelled through the same
@@ -72,6 +80,11 @@
  * -errno: it cannot wait here (the caller punts it, or fails it).
  */
 int ar_poll_arm(struct ar_ureq *req, __u32 events);
+/* the program's number for req's fd: its list, a cancel by fd */
+static inline int ar_req_app_fd(const struct ar_ureq *req)
+{
+	return req->flags & AR_REQ_F_FD_REF ? req->app_fd : req->fd;
+}
 /* Take an armed request off its fd; true if it was armed. Under ctx->lock. */
 bool ar_poll_disarm_locked(struct ar_ureq *req);
 /*

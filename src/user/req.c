@@ -78,6 +78,9 @@ static void ar_req_release(struct ar_ureq *req)
 	if (req->alloc)
 		free(req->alloc);
 	ar_file_release(&req->file);
+	/* the file reference a wait took (poll.c ar_poll_hold_file()) */
+	if (req->flags & AR_REQ_F_FD_REF)
+		ar_internal_close(req->fd);
 	if (req->file_node)
 		ar_rsrc_put(ctx, req->file_node);
 	if (req->buf_node)

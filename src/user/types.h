@@ -139,6 +139,7 @@ struct ar_restrictions {
 #define AR_REQ_F_AUX		(1U << 18)	/* malloc'd CQE carrier (msg_ring.c): freed, not cached */
 #define AR_REQ_F_RS_POLL_FIRST	(1U << 19)	/* a send or receive with IORING_RECVSEND_POLL_FIRST */
 #define AR_REQ_F_CQE32		(1U << 20)	/* its CQE is 32 bytes (struct ar_cqe_big) */
+#define AR_REQ_F_FD_REF		(1U << 21)	/* fd is its own dup of app_fd (poll.c) */
 /* SEND_ZC, SENDMSG_ZC (ops/net.c): a NOTIF CQE follows the result's (complete.c) */
 #define AR_REQ_F_NOTIF		(1U << 24)
 #define AR_REQ_F_NOTIF_COPIED	(1U << 25)	/* its res: IORING_NOTIF_USAGE_ZC_COPIED */
@@ -193,6 +194,7 @@ struct ar_ureq {
 	__u32 expect;			/* bytes asked for (short transfers) */
 	unsigned cancel_seq;
 	int fd;				/* resolved fd */
+	int app_fd;			/* AR_REQ_F_FD_REF: the program's number */
 	__u8 opcode;
 	__u8 sqe_flags;
 	__u16 personality;

@@ -778,8 +778,48 @@ static int fill_rw_fixed_errors(struct io_uring *ring, struct diff_ctx *c)
 	return 0;
 }
 
+/*
+ * A READ waiting on a pipe whose two ends the program then closes: the
+ * kernel's request holds the read end, so the write end's close ends it
+ * with EOF, 0. The pipe is not the harness's to close after the run.
+ */
+static int setup_pipe_own(struct diff_ctx *c)
+{
+	int p[2];
+
+	if (pipe(p))
+		return diff_fail(c, "pipe: %s", strerror(errno));
+	c->val[1] = p[0];
+	c->val[2] = p[1];
+	return 0;
+}
+
+static int fill_read_pipe_closed(struct io_uring *ring, struct diff_ctx *c)
+{
+	struct io_uring_sqe *sqe = diff_sqe(ring, c);
+
+	io_uring_prep_read(sqe, c->val[1], c->buf[0], 16, 0);
+	diff_tag(sqe, 1, 0);
+	return 0;
+}
+
+static int after_close_pipe(struct io_uring *ring, struct diff_ctx *c)
+{
+	(void)ring;
+	close(c->val[1]);
+	close(c->val[2]);
+	return 0;
+}
+
 const struct scenario diff_rw[] = {
 	{
+		.name = "rw_read_pipe_closed",
+		.setup = setup_pipe_own,
+		.fill = fill_read_pipe_closed,
+		.after_submit = after_close_pipe,
+		.nr_cqes = 1,
+		.known = { { 1, 0 } },
+	}, {
 		.name = "rw_read_full",
 		.setup = setup_data,
 		.fill = fill_read_full,
