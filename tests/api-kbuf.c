@@ -240,9 +240,10 @@ static void pipe_stream(bool legacy)
 /*
  * A buffer ring in private memory stays private across fork(), as the
  * kernel copies a pinned page for the child: the child's stores into its
- * copy of the ring do not reach the parent's (the user engine moves the
- * pinned pages into shared memory, pin.c, and must undo that for the
- * child, also once the ring is unregistered or gone).
+ * copy of the ring do not reach the parent's, while registered, once
+ * unregistered and once the ring is gone (pin.c leaves private memory
+ * where it is; an earlier pin that moved it into shared memory failed
+ * this).
  */
 static void child_scribbles(volatile unsigned char *p)
 {

@@ -59,6 +59,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <unistd.h>
+#include <sys/socket.h>
 #include "lib/wake.h"
 
 #ifndef AR_RINGFD_STEP
@@ -108,6 +109,20 @@ static inline void ar_ringfd_write(int fd)
 	errno = e;
 }
 
+/*
+ * The engine's end of a socket pair: once the program's end is closed
+ * for good a write fails EPIPE, which must not raise SIGPIPE in the
+ * program (send's MSG_NOSIGNAL, where write(2) would).
+ */
+static inline void ar_ringfd_send(int fd)
+{
+	uint64_t one = 1;
+	int e = errno;
+
+	(void)!send(fd, &one, sizeof(one), MSG_NOSIGNAL | MSG_DONTWAIT);
+	errno = e;
+}
+
 static inline void ar_ringfd_read(int fd)
 {
 	uint64_t v;
@@ -142,8 +157,10 @@ static inline void ar_ringfd_fire(struct ar_ringfd *rf, int *fdp)
 
 	AR_RINGFD_STEP(1);
 	fd = ar_ringfd_load(fdp);
-	if (fd >= 0)
-		ar_ringfd_write(rf->wfd >= 0 ? rf->wfd : fd);
+	if (fd >= 0 && rf->wfd >= 0)
+		ar_ringfd_send(rf->wfd);
+	else if (fd >= 0)
+		ar_ringfd_write(fd);
 	AR_RINGFD_STEP(2);
 	/*
 	 * release: the write is done before the state says so; pairs with

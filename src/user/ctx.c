@@ -40,6 +40,7 @@
 #include "engine/engine.h"
 #include "user/ringfd.h"
 #include "user/release.h"
+#include "user/pin.h"
 #include "user/iopoll.h"
 #include "user/backend.h"
 #include "user/aio.h"
@@ -424,6 +425,7 @@ static int ar_user_create(unsigned entries, struct io_uring_params *p)
 	ctx->eventfd = -1;
 	ctx->ring_fd = -1;
 	ctx->peer_fd = -1;
+	ctx->closed_fd = -1;
 	ctx->creator = ar_self_tid();
 	ctx->disabled = !!(p->flags & IORING_SETUP_R_DISABLED);
 	/* the creating thread is the single issuer, unless the ring starts disabled */
@@ -593,6 +595,8 @@ static long ar_user_mmap_raw(void *obj, void *addr, size_t len, int prot,
 		return -ENOMEM;
 	}
 map:
+	/* relaxed: read by the release thread after the fd's close */
+	atomic_store_explicit(&ctx->raw_mapped, true, memory_order_relaxed);
 	if (flags & MAP_FIXED)
 		how |= MREMAP_FIXED;
 	m = ar_raw_syscall6(SYS_mremap, (long)src, 0, (long)len, how,
@@ -693,35 +697,71 @@ static void ar_user_gone(struct ar_uctx *ctx, int fd)
  * The program's end of the ring's fd is closed for the last time
  * (release.c saw the hang-up): end the ring, unless it is ending
  * already (ar_user_end() runs once), or something still holds it as a
- * mapping or a registered index holds the kernel's.
+ * mapping or a registered index holds the kernel's. false: the program
+ * still maps it itself; ask again later.
  */
-void ar_user_release(struct ar_uctx *ctx)
+/*
+ * The program's own mappings of the rings (the trap's, ar_user_mmap_raw())
+ * are there still: more mappings of their memory than the engine's own.
+ */
+static bool ar_user_raw_mapped(struct ar_uctx *ctx)
+{
+	/* relaxed: set before the mmap call returned to the program */
+	if (!atomic_load_explicit(&ctx->raw_mapped, memory_order_relaxed))
+		return false;
+	return ar_maps_sharing(ctx->rings) > 1 || ar_maps_sharing(ctx->sqes) > 1;
+}
+
+bool ar_user_release(struct ar_uctx *ctx)
 {
 	int fd = ar_ringfd_load(&ctx->ring_fd);
 
-	if (fd < 0 || ar_uctx_dead(ctx))
-		return;
+	if (ar_uctx_dead(ctx))
+		return true;
+	if (fd < 0) {
+		/* kept while the program mapped it (below), or ended */
+		if (ctx->closed_fd < 0)
+			return true;
+		if (ar_user_raw_mapped(ctx))
+			return false;
+		ar_debug("user engine: the ring whose fd %d was closed is "
+			 "unmapped: it ends", ctx->closed_fd);
+		ar_user_end(ctx, ctx->closed_fd, false);
+		return true;
+	}
 	/*
 	 * The kernel's ring lives on while a mapping or a registered-ring
 	 * entry holds it: a struct io_uring the library mapped (the ring
-	 * then ends with io_uring_queue_exit()), or an index. The program's
-	 * own mappings (the trap's) are shared memory that outlives the
-	 * ring, so they do not count. Relaxed: see their stores.
+	 * then ends with io_uring_queue_exit(), which finds it by the
+	 * number: the number stays claimed, D1), or an index. Relaxed: see
+	 * their stores.
 	 */
 	if (atomic_load_explicit(&ctx->lib_mapped, memory_order_relaxed) ||
 	    atomic_load_explicit(&ctx->reg_indices, memory_order_relaxed)) {
 		ar_debug("user engine: ring fd %d was closed, and lives on "
 			 "while it is mapped or registered", fd);
-		return;
+		return true;
 	}
 	/*
-	 * Its claim goes if it still has it: a new ring may own the number
-	 * by now, and this ring ends all the same (ar_user_end() once).
+	 * The number is not the ring's any more: its claim goes (if a new
+	 * ring has not taken the number already), and so does the ring,
+	 * unless the program still maps it itself (the trap's mappings):
+	 * then it lives on, with no number, until they are unmapped, and
+	 * the release thread asks again later.
 	 */
 	ar_engine_release_obj(fd, ctx);
+	if (ar_user_raw_mapped(ctx)) {
+		ctx->closed_fd = fd;
+		/* release pairs with the ring-fd signal's acquire: no more writes */
+		__atomic_store_n(&ctx->ring_fd, -1, __ATOMIC_RELEASE);
+		ar_debug("user engine: ring fd %d was closed, and lives on while "
+			 "the program maps it", fd);
+		return false;
+	}
 	ar_debug("user engine: ring fd %d was closed for the last time "
 		 "without io_uring_queue_exit(): the ring ends", fd);
 	ar_user_gone(ctx, fd);
+	return true;
 }
 
 const struct ar_engine ar_user_engine = {

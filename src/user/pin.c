@@ -11,14 +11,12 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <linux/magic.h>
 #include <sys/mman.h>
 #include <sys/vfs.h>
-#include "lib/uaccess.h"
 #include "user/pin.h"
 
 #define AR_PIN_PAGE	4096UL
@@ -206,174 +204,57 @@ void ar_pin_map_free(struct ar_pin_map *map)
 }
 
 /*
+ * How many mappings share the memory of the shared mapping at addr (the
+ * one at addr included): 0 when none is there or it is not shared, -1
+ * when the mappings cannot be read.
+ */
+int ar_maps_sharing(const void *addr)
+{
+	struct ar_pin_map map = { 0 };
+	unsigned long a = (unsigned long)addr, inode;
+	unsigned i = 0;
+	int n = 0;
+
+	if (ar_pin_map_load(&map))
+		return -1;
+	i = ar_vma_find(&map, a);
+	if (i < map.nr && map.vmas[i].start <= a && map.vmas[i].shared &&
+	    (inode = map.vmas[i].inode)) {
+		for (i = 0; i < map.nr; i++)
+			n += map.vmas[i].shared && map.vmas[i].inode == inode;
+	}
+	ar_pin_map_free(&map);
+	return n;
+}
+
+/*
  * ---- pinned pages: a buffer ring in the application's memory ----
  *
  * The kernel pins a buffer ring's pages at registration, so the program
- * may unmap its range and the kernel still reads the same pages. Here
- * the engine keeps a mapping of its own of those pages (the alias), and
- * reads the ring through it: an munmap() of the program's range leaves
- * the alias valid, as the pin leaves the pages.
- *
- * Shared memory (one shared mapping covers the range) is mapped a second
- * time with mremap(addr, 0, len): the same pages. Private memory cannot
- * be: its pages go into a shared anonymous mapping, copied, which then
- * takes the range's place (mremap MREMAP_FIXED), and the alias maps it
- * too. Such a range stays shared memory, also once the pin goes (turning
- * it back while the program's threads write it could lose a store). A
- * forked child gets private pages there again, with the same bytes, as
- * the kernel copies a pinned page for the child (ar_pin_atfork_child(),
- * single-threaded): the list remembers every range that still holds the
- * pages it was given. A range with shared memory that no single shared
- * mapping covers is not pinned: the engine reads it in place.
+ * may unmap its range and the kernel still reads the same pages. Where
+ * the range is shared memory (one shared mapping covers it), the engine
+ * maps the same pages a second time with mremap(addr, 0, len), the
+ * alias, and reads the ring there: an munmap() of the program's range
+ * leaves the alias valid, as the pin leaves the pages. Private memory
+ * cannot be mapped twice: moving it into shared memory for the pin was
+ * tried, and the heap around a ring in malloc'd memory then went shared
+ * with forked children and raced with the program's stores when it was
+ * moved back, so a private range is read in place (docs/semantics.md
+ * D19).
  */
 struct ar_pinned {
-	struct ar_pinned *next;
-	void *addr;		/* the application's range */
-	void *alias;		/* the engine's mapping of it; NULL once unpinned */
+	void *alias;		/* the engine's mapping of the same pages */
 	size_t len;
-	unsigned long inode;	/* of the shared memory that replaced the range */
-	bool replaced;		/* private pages were moved into shared ones */
 };
 
-static pthread_mutex_t ar_pinned_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct ar_pinned *ar_pinned_list;	/* replaced ranges only */
-static pthread_once_t ar_pin_once = PTHREAD_ONCE_INIT;
-
-static void ar_pin_atfork_prepare(void)
-{
-	pthread_mutex_lock(&ar_pinned_lock);
-}
-
-static void ar_pin_atfork_parent(void)
-{
-	pthread_mutex_unlock(&ar_pinned_lock);
-}
-
-/* the mapping over addr, or NULL */
-static const struct ar_vma *ar_vma_at(const struct ar_pin_map *map,
-				      unsigned long addr)
+/* one shared mapping covers [addr, end)? */
+static bool ar_pin_shared(const struct ar_pin_map *map, unsigned long addr,
+			  unsigned long end)
 {
 	unsigned i = ar_vma_find(map, addr);
 
-	return i < map->nr && map->vmas[i].start <= addr ? &map->vmas[i] : NULL;
-}
-
-/* does p's range still hold the shared memory it was given? */
-static bool ar_pin_holds(const struct ar_pin_map *map,
-			 const struct ar_pinned *p)
-{
-	const struct ar_vma *v = ar_vma_at(map, (unsigned long)p->addr);
-
-	return v && v->shared && v->inode == p->inode &&
-	       v->end >= (unsigned long)p->addr + p->len;
-}
-
-/* private pages at the range again, with the same bytes; one thread only */
-static void ar_pin_privatize(const struct ar_pinned *p)
-{
-	void *tmp;
-
-	tmp = mmap(NULL, p->len, PROT_READ | PROT_WRITE,
-		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (tmp == MAP_FAILED)
-		return;		/* it stays shared with the parent */
-	memcpy(tmp, p->addr, p->len);
-	if (mremap(tmp, p->len, p->len, MREMAP_MAYMOVE | MREMAP_FIXED,
-		   p->addr) == MAP_FAILED)
-		munmap(tmp, p->len);
-}
-
-/*
- * The child is the only thread: its ranges become private, as the
- * kernel copies pinned pages for a child, and the list is done with
- * (the child's pins are its parent's rings' copies, which refuse every
- * call there).
- */
-static void ar_pin_atfork_child(void)
-{
-	struct ar_pin_map map = { 0 };
-	struct ar_pinned *p;
-
-	if (ar_pinned_list && !ar_pin_map_load(&map)) {
-		for (p = ar_pinned_list; p; p = p->next)
-			if (ar_pin_holds(&map, p))
-				ar_pin_privatize(p);
-	}
-	ar_pin_map_free(&map);
-	for (p = ar_pinned_list; p; p = p->next)
-		p->replaced = false;
-	ar_pinned_list = NULL;
-	pthread_mutex_unlock(&ar_pinned_lock);
-}
-
-static void ar_pin_init(void)
-{
-	pthread_atfork(ar_pin_atfork_prepare, ar_pin_atfork_parent,
-		       ar_pin_atfork_child);
-}
-
-/* one shared mapping covers [addr, end): 1; none of it shared: 0; else -1 */
-static int ar_pin_shared(const struct ar_pin_map *map, unsigned long addr,
-			 unsigned long end)
-{
-	const struct ar_vma *v = ar_vma_at(map, addr);
-	unsigned i;
-
-	if (v && v->shared && v->end >= end)
-		return 1;
-	for (i = ar_vma_find(map, addr); i < map->nr && map->vmas[i].start < end; i++)
-		if (map->vmas[i].shared)
-			return -1;
-	return 0;
-}
-
-/* private pages into a shared mapping, which takes the range's place */
-static void *ar_pin_replace(void *base, size_t len)
-{
-	void *mem, *m;
-
-	mem = mmap(NULL, len, PROT_READ | PROT_WRITE,
-		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (mem == MAP_FAILED)
-		return NULL;
-	if (ar_copy_from_user(mem, base, len)) {
-		munmap(mem, len);
-		errno = EFAULT;
-		return NULL;
-	}
-	m = mremap(mem, 0, len, MREMAP_MAYMOVE | MREMAP_FIXED, base);
-	if (m == MAP_FAILED) {
-		munmap(mem, len);
-		return NULL;
-	}
-	return mem;
-}
-
-/*
- * The list, under ar_pinned_lock: p joins it, and the ranges that no
- * longer hold their memory (unmapped, or mapped anew by the program)
- * leave it, so that it stays as long as the ranges that matter.
- */
-static void ar_pin_list_add(struct ar_pinned *p)
-{
-	struct ar_pin_map map = { 0 };
-	struct ar_pinned **pp, *q;
-	bool loaded = !ar_pin_map_load(&map);
-	const struct ar_vma *v;
-
-	v = loaded ? ar_vma_at(&map, (unsigned long)p->addr) : NULL;
-	p->inode = v ? v->inode : 0;
-	for (pp = &ar_pinned_list; loaded && (q = *pp);) {
-		if (!q->alias && (q->addr == p->addr || !ar_pin_holds(&map, q))) {
-			*pp = q->next;
-			free(q);
-		} else {
-			pp = &q->next;
-		}
-	}
-	ar_pin_map_free(&map);
-	p->next = ar_pinned_list;
-	ar_pinned_list = p;
+	return i < map->nr && map->vmas[i].start <= addr &&
+	       map->vmas[i].shared && map->vmas[i].end >= end;
 }
 
 int ar_pin_pages(struct ar_pin_map *map, void *base, size_t len,
@@ -382,7 +263,7 @@ int ar_pin_pages(struct ar_pin_map *map, void *base, size_t len,
 	unsigned long addr = (unsigned long)base;
 	struct ar_pinned *p;
 	void *alias;
-	int ret, kind;
+	int ret;
 
 	*out = NULL;
 	if ((addr & (AR_PIN_PAGE - 1)) || (len & (AR_PIN_PAGE - 1)))
@@ -390,34 +271,18 @@ int ar_pin_pages(struct ar_pin_map *map, void *base, size_t len,
 	ret = ar_pin_check(map, base, len);
 	if (ret)
 		return ret;
-	kind = ar_pin_shared(map, addr, addr + len);
-	if (kind < 0)
+	if (!ar_pin_shared(map, addr, addr + len))
 		return 0;	/* read in place */
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return -ENOMEM;
-	if (kind) {
-		alias = mremap(base, 0, len, MREMAP_MAYMOVE);
-		if (alias == MAP_FAILED)
-			alias = NULL;
-	} else {
-		alias = ar_pin_replace(base, len);
-	}
-	if (!alias) {
-		ret = errno == EFAULT ? -EFAULT : -ENOMEM;
+	alias = mremap(base, 0, len, MREMAP_MAYMOVE);
+	if (alias == MAP_FAILED) {
 		free(p);
-		return ret;
+		return -ENOMEM;
 	}
-	p->addr = base;
 	p->alias = alias;
 	p->len = len;
-	p->replaced = !kind;
-	if (p->replaced) {
-		pthread_once(&ar_pin_once, ar_pin_init);
-		pthread_mutex_lock(&ar_pinned_lock);
-		ar_pin_list_add(p);
-		pthread_mutex_unlock(&ar_pinned_lock);
-	}
 	*out = p;
 	return 0;
 }
@@ -427,20 +292,10 @@ void *ar_pinned_addr(const struct ar_pinned *p)
 	return p->alias;
 }
 
-/*
- * The engine's mapping goes. A replaced range stays on the list (alias
- * NULL) for the forks to come, until it no longer holds its memory.
- */
 void ar_unpin_pages(struct ar_pinned *p)
 {
 	if (!p)
 		return;
 	munmap(p->alias, p->len);
-	if (!p->replaced) {
-		free(p);
-		return;
-	}
-	pthread_mutex_lock(&ar_pinned_lock);
-	__atomic_store_n(&p->alias, NULL, __ATOMIC_RELAXED);
-	pthread_mutex_unlock(&ar_pinned_lock);
+	free(p);
 }

@@ -29,18 +29,24 @@ void ar_pin_map_free(struct ar_pin_map *map);
 
 /*
  * The kernel's pin of [base, base + len) (page-aligned) for a buffer
- * ring: checked as above, then the engine maps the same pages for
- * itself, so the program's munmap() of the range cannot make the engine
- * fault (pin.c gives how). 0 with *out set; 0 with *out NULL when shared
- * memory in the range spans mappings (read in place, unpinned);
+ * ring: checked as above, then, where one shared mapping covers it, the
+ * engine maps the same pages for itself, so the program's munmap() of
+ * the range cannot make the engine fault. 0 with *out set; 0 with *out
+ * NULL for private memory (read in place, unpinned: pin.c says why);
  * -EFAULT or -ENOMEM.
  */
+/*
+ * The mappings of the shared memory at addr, that one included (from
+ * /proc/self/maps): 0 if none or not shared, -1 if they cannot be read.
+ */
+int ar_maps_sharing(const void *addr);
+
 struct ar_pinned;
 int ar_pin_pages(struct ar_pin_map *map, void *base, size_t len,
 		 struct ar_pinned **out);
 /* where the engine reads the pinned pages */
 void *ar_pinned_addr(const struct ar_pinned *p);
-/* the pin goes; the program's range keeps its pages and bytes */
+/* the pin goes; the program's range is untouched */
 void ar_unpin_pages(struct ar_pinned *p);
 
 #endif

@@ -13,6 +13,10 @@
  * io_uring_queue_exit() ends it at once, in the call, as before; the
  * hang-up that follows only lets go of this thread's reference.
  *
+ * A ring the program still maps itself (the trap's mappings) lives on, as
+ * the kernel's lives while mapped: the thread looks at the process's
+ * mappings again every 100 ms until they are gone.
+ *
  * The thread is made with the process's first user ring and lives as
  * long as the process: one thread, not one per ring. A ring ended by the
  * library leaves the set at once and closes the engine's end in the
@@ -28,6 +32,7 @@
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/prctl.h>
+#include "lib/clock.h"
 #include "lib/thread.h"
 #include "engine/engine.h"
 #include "user/types.h"
@@ -36,6 +41,8 @@
 
 #define AR_RELEASE_BATCH	16
 #define AR_RELEASE_KICK		64	/* entries left to free before a kick */
+/* a ring closed while the program still maps it: looked at this often */
+#define AR_RELEASE_MAPPED_MS	100
 
 /*
  * The epoll set's handle on a ring. The watcher may hold one from an
@@ -55,6 +62,18 @@ static int ar_release_ep = -1;
 static int ar_release_kick_fd = -1;	/* in the set: free the zombies */
 static struct ar_release_entry *ar_release_zombies;
 static unsigned ar_release_nr_zombies;
+
+/*
+ * Rings whose fd is closed while the program still maps them itself (the
+ * trap's mappings): the kernel's lives on until the last munmap(), which
+ * nothing reports, so the watcher looks again every AR_RELEASE_MAPPED_MS
+ * while there are any. Each holds a reference. The watcher's own.
+ */
+struct ar_release_mapped {
+	struct ar_uctx *ctx;
+	struct ar_release_mapped *next;
+};
+static struct ar_release_mapped *ar_release_still_mapped;
 
 /* the parent's thread is not the child's: the child makes its own */
 static void ar_release_atfork_prepare(void)
@@ -80,6 +99,11 @@ static void ar_release_atfork_child(void)
 		free(e);
 	}
 	ar_release_nr_zombies = 0;
+	/*
+	 * The parent's rings, nothing of the child's to end. Dropped, not
+	 * walked: the parent's watcher may have been changing the list.
+	 */
+	ar_release_still_mapped = NULL;
 	pthread_mutex_unlock(&ar_release_lock);
 }
 
@@ -88,6 +112,8 @@ static void ar_release_init(void)
 	pthread_atfork(ar_release_atfork_prepare, ar_release_atfork_parent,
 		       ar_release_atfork_child);
 }
+
+static void ar_release_try(struct ar_uctx *ctx);
 
 /*
  * One batch: the rings whose program end hung up, each with a reference
@@ -124,9 +150,34 @@ static void ar_release_batch(const struct epoll_event *ev, int n)
 		z = e->next;
 		free(e);
 	}
-	for (i = 0; i < (int)nr; i++) {
-		ar_user_release(hung[i]);
-		ar_uctx_put(hung[i]);
+	for (i = 0; i < (int)nr; i++)
+		ar_release_try(hung[i]);
+}
+
+/* end ctx if its program end is gone for good, else keep it to look again */
+static void ar_release_try(struct ar_uctx *ctx)
+{
+	struct ar_release_mapped *m;
+
+	if (ar_user_release(ctx) || !(m = malloc(sizeof(*m)))) {
+		ar_uctx_put(ctx);
+		return;
+	}
+	m->ctx = ctx;	/* the reference goes with it */
+	m->next = ar_release_still_mapped;
+	ar_release_still_mapped = m;
+}
+
+/* the rings the program still mapped: ended once it no longer does */
+static void ar_release_look_again(void)
+{
+	struct ar_release_mapped *m = ar_release_still_mapped, *next;
+
+	ar_release_still_mapped = NULL;
+	for (; m; m = next) {
+		next = m->next;
+		ar_release_try(m->ctx);
+		free(m);
 	}
 }
 
@@ -134,14 +185,22 @@ static void *ar_release_main(void *arg)
 {
 	struct epoll_event ev[AR_RELEASE_BATCH];
 	int ep = (int)(long)arg, n;
+	uint64_t now, last = 0;
 
 	prctl(PR_SET_NAME, (unsigned long)"anyring-release", 0, 0, 0);
 	for (;;) {
-		n = epoll_wait(ep, ev, AR_RELEASE_BATCH, -1);
+		n = epoll_wait(ep, ev, AR_RELEASE_BATCH,
+			       ar_release_still_mapped ? AR_RELEASE_MAPPED_MS : -1);
 		if (n < 0 && errno != EINTR)
 			return NULL;	/* EBADF: the set is gone (cannot happen) */
 		if (n > 0)
 			ar_release_batch(ev, n);
+		now = ar_now_ns();
+		if (ar_release_still_mapped &&
+		    now - last >= AR_RELEASE_MAPPED_MS * 1000000ULL) {
+			ar_release_look_again();
+			last = now;
+		}
 	}
 }
 

@@ -12,7 +12,10 @@
 int ar_release_watch(struct ar_uctx *ctx);
 /* release.c: the ring ends; before its engine end (peer_fd) is closed */
 void ar_release_unwatch(struct ar_uctx *ctx);
-/* ctx.c: the program's end of the ring's fd is gone; end the ring */
-void ar_user_release(struct ar_uctx *ctx);
+/*
+ * ctx.c: the program's end of the ring's fd is gone; end the ring. false
+ * while the program still maps the rings itself: ask again later.
+ */
+bool ar_user_release(struct ar_uctx *ctx);
 
 #endif

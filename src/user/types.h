@@ -336,6 +336,8 @@ struct ar_uctx {
 	struct ar_release_entry *release;	/* its handle there */
 	atomic_uint reg_indices;	/* registered-ring entries naming it */
 	atomic_bool lib_mapped;		/* a struct io_uring maps it (ar_user_mmap) */
+	atomic_bool raw_mapped;		/* the program mapped it itself (the trap) */
+	int closed_fd;			/* its number, closed while still mapped (release.c) */
 	/* its readiness (ringfd.c, lib/ringfd.h) */
 	struct ar_ringfd rfd;
 	struct ar_uctx *rfd_next;	/* on ringfd.c's list of signalled rings */

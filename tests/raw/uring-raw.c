@@ -144,6 +144,8 @@ static void *map(int fd, size_t len, off_t off)
 	return p;
 }
 
+static unsigned sq_idle_ms;	/* an SQPOLL ring's sq_thread_idle; 0: default */
+
 static void ring_init_flags(struct ring *r, unsigned entries, unsigned flags)
 {
 	struct io_uring_params p;
@@ -151,6 +153,7 @@ static void ring_init_flags(struct ring *r, unsigned entries, unsigned flags)
 
 	memset(&p, 0, sizeof(p));
 	p.flags = flags;
+	p.sq_thread_idle = sq_idle_ms;
 	r->fd = (int)sys_setup(entries, &p);
 	if (r->fd < 0)
 		FAIL("io_uring_setup: %s", strerror(errno));
@@ -621,6 +624,68 @@ static void close_ends(void)
 		close(p[0]);
 		close(p[1]);
 	}
+}
+
+/*
+ * A ring whose fd is closed while the program still maps it lives on,
+ * as the kernel's (its mappings hold it): its SQPOLL thread, woken by a
+ * first NOP and kept awake by a 60 s idle, still takes an SQE and posts
+ * the CQE. Once the rings are unmapped it ends, its threads and fds with
+ * it.
+ */
+static void close_mapped(void)
+{
+	static int tids[MAX_IDS], fds[MAX_IDS];
+	struct __kernel_timespec ts = { 0, 1000000 };
+	struct io_uring_sqe *sqe;
+	struct timespec t0, t;
+	struct ring r;
+	int nt, nf;
+
+	/*
+	 * A first ring, and a wait that sleeps (a 1 ms TIMEOUT): what a
+	 * process and its thread keep from them stays.
+	 */
+	ring_init(&r, 8);
+	sqe = sqe_get(&r, IORING_OP_TIMEOUT, 5);
+	sqe->addr = (unsigned long)&ts;
+	sqe->len = 1;
+	submit_wait(&r, 1);
+	if (reap(&r, 5) != -ETIME)
+		FAIL("a 1 ms timeout");
+	ring_exit(&r);
+	nt = list_dir("/proc/self/task", tids);
+	nf = list_dir("/proc/self/fd", fds);
+	sq_idle_ms = 60000;
+	ring_init_flags(&r, 8, IORING_SETUP_SQPOLL);
+	sq_idle_ms = 0;
+	/* a first NOP wakes the SQPOLL thread (it starts asleep on 6.18) */
+	sqe_get(&r, IORING_OP_NOP, 6);
+	atomic_store_explicit((_Atomic unsigned *)r.sq_tail, r.tail,
+			      memory_order_release);
+	if (sys_enter(r.fd, 1, 1, IORING_ENTER_GETEVENTS | IORING_ENTER_SQ_WAKEUP,
+		      NULL, 0) < 0)
+		FAIL("io_uring_enter: %s", strerror(errno));
+	if (reap(&r, 6) != 0)
+		FAIL("the first NOP");
+	close(r.fd);
+	sqe_get(&r, IORING_OP_NOP, 7);
+	atomic_store_explicit((_Atomic unsigned *)r.sq_tail, r.tail,
+			      memory_order_release);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (atomic_load_explicit((_Atomic unsigned *)r.cq_tail,
+				    memory_order_acquire) == *r.cq_head) {
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if (t.tv_sec - t0.tv_sec > 30)
+			FAIL("no CQE from the SQPOLL ring whose fd was closed");
+		usleep(1000);
+	}
+	if (reap(&r, 7) != 0)
+		FAIL("the NOP of a ring whose fd was closed");
+	munmap(r.sq, r.sq_len);
+	munmap(r.cq, r.cq_len);
+	munmap(r.sqes, r.sqes_len);
+	settled(tids, nt, fds, nf, "closed, then unmapped");
 }
 
 static int ringfd_readable(int fd, int ms)
@@ -1097,6 +1162,8 @@ int main(int argc, char **argv)
 		nops(argc > 2 ? atol(argv[2]) : 100000);
 	} else if (!strcmp(mode, "close-ends")) {
 		close_ends();
+	} else if (!strcmp(mode, "close-mapped")) {
+		close_mapped();
 	} else if (!strcmp(mode, "close-reuse")) {
 		close_reuse();
 	} else if (!strcmp(mode, "text")) {
