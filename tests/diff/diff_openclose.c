@@ -450,6 +450,12 @@ static int fill_install(struct io_uring *ring, struct diff_ctx *c)
 	sqe = diff_prep_op(ring, c, op, 0, 3, IOSQE_FIXED_FILE);
 	sqe->off = 1;			/* -EINVAL */
 	diff_prep_op(ring, c, op, 9, 4, IOSQE_FIXED_FILE);	/* -EBADF */
+	/* with a personality: -EPERM, the task's own credentials only */
+	ret = io_uring_register_personality(ring);
+	if (ret < 0)
+		return diff_fail(c, "register personality: %d", ret);
+	sqe = diff_prep_op(ring, c, op, 0, 5, IOSQE_FIXED_FILE);
+	sqe->personality = (__u16)ret;
 	return 0;
 }
 
@@ -560,10 +566,11 @@ const struct scenario diff_openclose[] = {
 		.after_submit = diff_submit_rest,
 		.check = check_install,
 		.normalize = normalize_fds,
-		.nr_cqes = 6,
+		.nr_cqes = 7,
 		.order = ORDER_ANY,
 		.known = { { 10, DIFF_RES_FD }, { 11, DIFF_RES_FD },
-			   { 1, -EBADF }, { 2, -EINVAL }, { 4, -EBADF } },
+			   { 1, -EBADF }, { 2, -EINVAL }, { 4, -EBADF },
+			   { 5, -EPERM } },
 	},
 	{ .name = NULL }
 };

@@ -281,6 +281,9 @@ int ar_fixed_fd_install_prep(struct ar_ureq *req,
 		return -EINVAL;
 	if (!(req->flags & AR_REQ_F_FIXED_FILE))
 		return -EBADF;
+	/* an fd is installed with the task's own credentials, never another's */
+	if (req->personality)
+		return -EPERM;
 	flags = sqe->rw_flags;		/* install_fd_flags */
 	if (flags & ~AR_FIXED_FD_NO_CLOEXEC)
 		return -EINVAL;
