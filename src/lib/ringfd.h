@@ -91,6 +91,12 @@ struct ar_ringfd_ops {
 	bool (*pending)(void *arg);
 	/* a signal was armed (before its write): NULL, nothing to do */
 	void (*armed)(void *arg);
+	/*
+	 * fd is still the file the protocol runs on (the program may have
+	 * closed it and its number gone to another file, whose bytes a
+	 * clear's read would take): NULL, always
+	 */
+	bool (*same)(void *arg, int fd);
 };
 
 /* fd's current number, or -1 once its ring is ending */
@@ -237,7 +243,7 @@ static inline bool ar_ringfd_clear(struct ar_ringfd *rf, int *fdp,
 	fd = ar_ringfd_load(fdp);
 	/* acquire pairs with the poster's release of SIGNALLED: its write is done */
 	if (fd < 0 || atomic_load_explicit(&rf->state, memory_order_acquire) !=
-		      AR_RINGFD_SIGNALLED) {
+		      AR_RINGFD_SIGNALLED || (ops->same && !ops->same(arg, fd))) {
 		left = ar_ringfd_signalled(rf);
 		goto out;
 	}

@@ -19,6 +19,7 @@
 #include <pthread.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include "lib/ringfd.h"
 #include "user/types.h"
 #include "user/tw.h"
@@ -137,21 +138,43 @@ static void ar_ring_armed(void *arg)
  */
 int ar_ring_fd_make(struct ar_uctx *ctx)
 {
+	struct stat st;
 	int sv[2];
 
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0,
 		       sv))
 		return -errno;
 	ctx->ring_fd = sv[0];
+	if (!fstat(sv[0], &st))
+		ctx->ring_ino = st.st_ino;
 	/* the kernel's ring costs the program one fd: the other end goes high */
 	ctx->peer_fd = ar_internal_claim(ar_fd_high(sv[1]));
 	ar_ringfd_init(&ctx->rfd, ctx->peer_fd);
 	return 0;
 }
 
+/*
+ * The number is still the ring's socket: a ring whose fd the program
+ * closed is ended by the release thread (release.c) a moment later, and
+ * meanwhile a file that took the number must not lose bytes to a reset.
+ * One fstat per reset.
+ */
+static bool ar_ring_fd_same(void *arg, int fd)
+{
+	struct ar_uctx *ctx = arg;
+	struct stat st;
+	int e = errno;
+	bool same = !fstat(fd, &st) && S_ISSOCK(st.st_mode) &&
+		    st.st_ino == ctx->ring_ino;
+
+	errno = e;
+	return same;
+}
+
 static const struct ar_ringfd_ops ar_ring_fd_ops = {
 	.pending = ar_ring_pending,
 	.armed = ar_ring_armed,
+	.same = ar_ring_fd_same,
 };
 
 void ar_ring_fd_signal(struct ar_uctx *ctx)

@@ -333,6 +333,7 @@ struct ar_uctx {
 	unsigned sq_entries, cq_entries;
 	int ring_fd;			/* the program's end of a socket pair */
 	int peer_fd;			/* the engine's end (release.c) */
+	unsigned long ring_ino;		/* ring_fd's socket inode: still ours? (ringfd.c) */
 	struct ar_release_entry *release;	/* its handle there */
 	atomic_uint reg_indices;	/* registered-ring entries naming it */
 	atomic_bool lib_mapped;		/* a struct io_uring maps it (ar_user_mmap) */
