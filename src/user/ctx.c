@@ -81,8 +81,7 @@ bool ar_ring_exiting(struct ar_uctx *ctx)
 /*
  * The user ring fd refers to, if any (no reference taken): its own fd or
  * a dup of it. For setup, registration and CLOSE, not the I/O paths: an
- * fd no engine claimed costs an fstat, and an anonymous one (eventfd,
- * epoll, timerfd) a read of its fdinfo too (ar_engine_lookup_file()).
+ * fd no engine claimed costs an fstat (ar_engine_lookup_file()).
  */
 struct ar_uctx *ar_uctx_of_fd(int fd)
 {

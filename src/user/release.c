@@ -10,8 +10,8 @@
  * holding it), the kernel shuts the pair down and the engine's end polls
  * EPOLLHUP. One thread per process sleeps on an epoll set of those ends
  * and ends each ring it finds hung up. A program that ends its ring with
- * io_uring_queue_exit() ends it at once, in the call, as before; the
- * hang-up that follows only lets go of this thread's reference.
+ * io_uring_queue_exit() ends it at once, in the call, as before: the
+ * ring leaves the set then (ar_release_unwatch()).
  *
  * A ring the program still maps itself (the trap's mappings) lives on, as
  * the kernel's lives while mapped: the thread looks at the process's
@@ -20,9 +20,9 @@
  * The thread is made with the process's first user ring and lives as
  * long as the process: one thread, not one per ring. A ring ended by the
  * library leaves the set at once and closes the engine's end in the
- * call, so that no fd of it is left when io_uring_queue_exit() returns. A forked child
- * makes its own with its first ring (its parent's rings are copies that
- * refuse every call there: docs/semantics.md D2).
+ * call, so that no fd of it is left when io_uring_queue_exit() returns.
+ * A forked child makes its own with its first ring (its parent's rings
+ * are copies that refuse every call there: docs/semantics.md D2).
  */
 #include <errno.h>
 #include <pthread.h>
