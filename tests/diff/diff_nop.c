@@ -82,6 +82,16 @@ static int fill_nop_flags(struct io_uring *ring, struct diff_ctx *c)
 
 #define T_NOP_CQE32	(1U << 5)	/* IORING_NOP_CQE32, 6.18 */
 #define T_CQE_MIXED	(1U << 18)	/* IORING_SETUP_CQE_MIXED, 6.18 */
+/*
+ * A liburing that knows CQE_MIXED (IORING_CQE_F_32 in its header: 2.12
+ * and later) reaps a 32-byte CQE as one and steps over the skip: 6 CQEs;
+ * an older one sees the 16-byte slots: 12.
+ */
+#ifdef IORING_CQE_F_32
+#define T_MIXED_CQES	6
+#else
+#define T_MIXED_CQES	12
+#endif
 
 static struct io_uring_sqe *prep_nop32(struct io_uring *ring,
 				       struct diff_ctx *c, __u64 ud)
@@ -97,8 +107,8 @@ static struct io_uring_sqe *prep_nop32(struct io_uring *ring,
 /*
  * A 16-byte CQE, then 32-byte ones up to the CQ's last slot, where a
  * SKIP CQE pads and the next 32-byte one overflows, to be flushed at
- * the start once reaped. Read as 16-byte slots (the harness's liburing
- * may predate CQE_MIXED): both engines' slots must match, second halves
+ * the start once reaped. With a liburing older than CQE_MIXED the harness
+ * reads 16-byte slots: both engines' slots must match, second halves
  * and the skip included.
  */
 static int fill_nop32_mixed(struct io_uring *ring, struct diff_ctx *c)
@@ -173,7 +183,7 @@ const struct scenario diff_nop[] = {
 		.cq_entries = 8,
 		.setup_flags = T_CQE_MIXED,
 		.fill = fill_nop32_mixed,
-		.nr_cqes = 12,
+		.nr_cqes = T_MIXED_CQES,
 		.order = ORDER_EXACT,
 	}, {
 		.name = "nop32_cqe32_ring",
