@@ -6,6 +6,8 @@
  * affinity, the registered ring fd (and entering through it), buffer
  * rings, sync cancel, the file allocation range, restrictions.
  */
+#include <fcntl.h>
+#include <poll.h>
 #include <sched.h>
 #include <sys/eventfd.h>
 #include <sys/uio.h>
@@ -214,6 +216,60 @@ static void t_restrictions(void)
 	io_uring_queue_exit(&ring);
 }
 
+/* the lowest free fd number */
+static int t_next_fd(void)
+{
+	int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+
+	CHECK(fd >= 0);
+	close(fd);
+	return fd;
+}
+
+/*
+ * What a ring holds takes none of the program's fd numbers: registered
+ * files, the eventfd, an armed poll, a waiter and an SQPOLL thread are
+ * file references on the kernel, and the program's next open() gets
+ * the number it would get there.
+ */
+static void t_fd_numbers(void)
+{
+	struct io_uring_params p = { .flags = IORING_SETUP_SQPOLL };
+	struct io_uring ring, sq;
+	struct io_uring_sqe *sqe;
+	struct io_uring_cqe *cqe;
+	int fds[2], efd, next;
+
+	t_ring(&ring, 8, NULL);
+	t_ring(&sq, 8, &p);
+	CHECK_EQ(pipe(fds), 0);
+	efd = eventfd(0, 0);
+	CHECK(efd >= 0);
+	next = t_next_fd();
+	CHECK_EQ(io_uring_register_files(&ring, fds, 2), 0);
+	CHECK_EQ(io_uring_register_eventfd(&ring, efd), 0);
+	sqe = io_uring_get_sqe(&ring);
+	io_uring_prep_poll_add(sqe, fds[0], POLLIN);
+	sqe->user_data = 1;
+	sqe = io_uring_get_sqe(&ring);
+	io_uring_prep_nop(sqe);
+	sqe->user_data = 0;
+	CHECK_EQ(io_uring_submit_and_wait(&ring, 1), 2);
+	CHECK_EQ(io_uring_wait_cqe(&ring, &cqe), 0);
+	CHECK_EQ(cqe->user_data, 0);
+	io_uring_cqe_seen(&ring, cqe);
+	io_uring_prep_nop(io_uring_get_sqe(&sq));
+	CHECK_EQ(io_uring_submit_and_wait(&sq, 1), 1);
+	CHECK_EQ(io_uring_wait_cqe(&sq, &cqe), 0);
+	io_uring_cqe_seen(&sq, cqe);
+	CHECK_EQ(t_next_fd(), next);
+	close(fds[0]);
+	close(fds[1]);
+	close(efd);
+	io_uring_queue_exit(&sq);
+	io_uring_queue_exit(&ring);
+}
+
 int main(void)
 {
 	struct io_uring ring;
@@ -228,5 +284,6 @@ int main(void)
 	t_ring_fd(&ring);
 	io_uring_queue_exit(&ring);
 	t_restrictions();
+	t_fd_numbers();
 	return 0;
 }

@@ -75,8 +75,11 @@ fi
 # ok LABEL PATTERN CMD...: CMD succeeds and its output has PATTERN
 ok() {
 	label=$1 pat=$2; shift 2
-	"$@" > "$tmp/out" 2>&1 || { echo "$label: failed:"; cat "$tmp/out"; exit 1; }
-	grep -q "$pat" "$tmp/out" || { echo "$label: no '$pat' in:"; cat "$tmp/out"; exit 1; }
+	# the label again last: the suite shows a failure's last lines only
+	"$@" > "$tmp/out" 2>&1 || {
+		echo "$label: failed:"; cat "$tmp/out"; echo "($label: failed)"; exit 1; }
+	grep -q "$pat" "$tmp/out" || {
+		echo "$label: no '$pat' in:"; cat "$tmp/out"; echo "($label: no '$pat')"; exit 1; }
 	echo "$label: ok"
 }
 

@@ -210,8 +210,12 @@ static inline void *ar_engine_obj(int fd, const struct ar_engine *e)
 int ar_internal_claim(int fd);
 /* fd moved to a high number, out of the program's way (or fd) */
 int ar_fd_high(int fd);
+/* a dup of fd (close-on-exec) at a high number where there is room */
+int ar_fd_dup_high(int fd);
 /* where those high numbers start */
 int ar_fd_floor(void);
+/* /proc/self/maps, opened once at a high number: read it with pread() */
+int ar_proc_maps_fd(void);
 void ar_internal_close(int fd);
 /* is fd one of the library's own? */
 bool ar_fd_internal(int fd);

@@ -5,8 +5,10 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <unistd.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include "engine/engine.h"
 
 /*
@@ -109,6 +111,82 @@ int ar_fd_high(int fd)
 	}
 	close(fd);
 	return high;
+}
+
+/*
+ * A dup of fd for the library to hold (a registered file, eventfd): at
+ * or above ar_fd_floor() where there is room, else the lowest number.
+ */
+int ar_fd_dup_high(int fd)
+{
+	int d = fcntl(fd, F_DUPFD_CLOEXEC, ar_fd_floor());
+
+	if (d < 0 && (errno == EMFILE || errno == EINVAL))
+		d = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	return d;
+}
+
+/*
+ * /proc/self/maps, for the library's looks at the process's mappings: one
+ * fd per process, kept at a high number and read with pread() (procfs
+ * starts the file over at offset 0). A look taken from the library's own
+ * threads (the release thread's, every 100 ms) then never takes the
+ * lowest free number just as the program opens a file. The fd is checked
+ * at each use: a forked child, or a program that closed it, gets a new one.
+ */
+static struct {
+	pthread_mutex_t lock;
+	int fd;
+	pid_t pid;
+	dev_t dev;
+	ino_t ino;
+} ar_maps = { PTHREAD_MUTEX_INITIALIZER, -1, 0, 0, 0 };
+static pthread_once_t ar_maps_once = PTHREAD_ONCE_INIT;
+
+/* a fork waits for a look at the fd to end: the child's copy of the lock is free */
+static void ar_maps_prefork(void) { pthread_mutex_lock(&ar_maps.lock); }
+static void ar_maps_postfork(void) { pthread_mutex_unlock(&ar_maps.lock); }
+static void ar_maps_atfork(void)
+{
+	pthread_atfork(ar_maps_prefork, ar_maps_postfork, ar_maps_postfork);
+}
+
+/* is the cached fd still this process's maps? (lock held) */
+static bool ar_maps_valid(pid_t pid, struct stat *st)
+{
+	return ar_maps.fd >= 0 && !fstat(ar_maps.fd, st) &&
+	       st->st_dev == ar_maps.dev && st->st_ino == ar_maps.ino &&
+	       ar_maps.pid == pid;
+}
+
+int ar_proc_maps_fd(void)
+{
+	pid_t pid = getpid();
+	struct stat st;
+	int fd, e = errno;
+
+	pthread_once(&ar_maps_once, ar_maps_atfork);
+	pthread_mutex_lock(&ar_maps.lock);
+	if (!ar_maps_valid(pid, &st)) {
+		/* the inherited copy of a parent's is the child's to close */
+		if (ar_maps.fd >= 0 && ar_maps.pid != pid && !fstat(ar_maps.fd, &st) &&
+		    st.st_dev == ar_maps.dev && st.st_ino == ar_maps.ino)
+			close(ar_maps.fd);
+		ar_maps.fd = -1;
+		fd = ar_fd_high(open("/proc/self/maps", O_RDONLY | O_CLOEXEC));
+		if (fd >= 0 && !fstat(fd, &st)) {
+			ar_maps.fd = fd;
+			ar_maps.pid = pid;
+			ar_maps.dev = st.st_dev;
+			ar_maps.ino = st.st_ino;
+		} else if (fd >= 0) {
+			close(fd);
+		}
+	}
+	fd = ar_maps.fd;
+	pthread_mutex_unlock(&ar_maps.lock);
+	errno = e;
+	return fd;
 }
 
 /* an fd of the library's own, marked as such */

@@ -44,6 +44,7 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <linux/membarrier.h>
+#include "engine/engine.h"
 #include "lib/uaccess.h"
 #include "trap/trap.h"
 
@@ -464,16 +465,18 @@ static int ar_map_prot(unsigned long addr, int *prot)
 	unsigned long lo, hi;
 	char perms[5];
 	size_t have = 0;
+	off_t off = 0;
 	ssize_t n;
 	int fd, ret = -1;
 
-	fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+	fd = ar_proc_maps_fd();
 	if (fd < 0)
 		return -1;
 	for (;;) {
-		n = read(fd, buf + have, sizeof(buf) - 1 - have);
+		n = pread(fd, buf + have, sizeof(buf) - 1 - have, off);
 		if (n <= 0)
 			break;
+		off += n;
 		have += (size_t)n;
 		buf[have] = '\0';
 		line = buf;
@@ -493,7 +496,6 @@ static int ar_map_prot(unsigned long addr, int *prot)
 		memmove(buf, line, have);
 	}
 out:
-	close(fd);
 	return ret;
 }
 

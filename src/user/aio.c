@@ -289,7 +289,7 @@ static int ar_aio_epoll_create(int efd)
 		.events = EPOLLIN | EPOLLET,
 		.data.u64 = AR_AIO_EP_AIO,
 	};
-	int fd = ar_internal_claim(epoll_create1(EPOLL_CLOEXEC));
+	int fd = ar_internal_claim(ar_fd_high(epoll_create1(EPOLL_CLOEXEC)));
 
 	if (fd >= 0 && epoll_ctl(fd, EPOLL_CTL_ADD, efd, &ev)) {
 		ar_internal_close(fd);
@@ -492,8 +492,8 @@ static int ar_aio_setup_kctx(struct ar_aio *a, unsigned nr)
 {
 	int err;
 
-	a->efd = ar_internal_claim(eventfd(0, EFD_CLOEXEC |
-					   (ar_aio_efd_blocks ? 0 : EFD_NONBLOCK)));
+	a->efd = ar_internal_claim(ar_fd_high(eventfd(0, EFD_CLOEXEC |
+				   (ar_aio_efd_blocks ? 0 : EFD_NONBLOCK))));
 	if (a->efd < 0)
 		return -ENOMEM;
 	if (ar_io_setup(nr, &a->id) < 0) {

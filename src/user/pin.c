@@ -17,6 +17,7 @@
 #include <linux/magic.h>
 #include <sys/mman.h>
 #include <sys/vfs.h>
+#include "engine/engine.h"
 #include "user/pin.h"
 
 #define AR_PIN_PAGE	4096UL
@@ -33,8 +34,8 @@ static char *ar_maps_read(void)
 {
 	size_t cap = 16384, len = 0;
 	char *buf = malloc(cap), *nbuf;
+	int fd = ar_proc_maps_fd();
 	ssize_t n;
-	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0 || !buf)
 		goto fail;
@@ -46,7 +47,7 @@ static char *ar_maps_read(void)
 			buf = nbuf;
 			cap *= 2;
 		}
-		n = read(fd, buf + len, cap - len - 1);
+		n = pread(fd, buf + len, cap - len - 1, (off_t)len);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
@@ -55,12 +56,9 @@ static char *ar_maps_read(void)
 			break;
 		len += (size_t)n;
 	}
-	close(fd);
 	buf[len] = 0;
 	return buf;
 fail:
-	if (fd >= 0)
-		close(fd);
 	free(buf);
 	return NULL;
 }

@@ -124,7 +124,7 @@ static int ar_reg_eventfd(struct ar_uctx *ctx, const void *arg, unsigned nr,
 	ret = ar_check_eventfd(fd);
 	if (ret)
 		return ret;
-	dup_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	dup_fd = ar_fd_dup_high(fd);
 	if (dup_fd < 0)
 		return -EBADF;
 	ar_internal_claim(dup_fd);

@@ -257,6 +257,12 @@ int ar_release_watch(struct ar_uctx *ctx)
 		return -ENOMEM;
 	e->ctx = ctx;
 	ev.data.ptr = e;
+	/*
+	 * The thread reads /proc/self/maps when the ring's fd is closed:
+	 * its fd is opened now, in the program's own call, and not then,
+	 * when it would take the number the closed ring leaves free.
+	 */
+	ar_proc_maps_fd();
 	pthread_once(&ar_release_once, ar_release_init);
 	pthread_mutex_lock(&ar_release_lock);
 	ep = ar_release_set();

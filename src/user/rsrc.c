@@ -94,7 +94,7 @@ static int ar_file_node(struct ar_uctx *ctx, int fd, __u64 tag,
 	node = ar_node_new(tag);
 	if (!node)
 		return -ENOMEM;
-	node->fd = ar_internal_claim(fcntl(fd, F_DUPFD_CLOEXEC, 0));
+	node->fd = ar_internal_claim(ar_fd_dup_high(fd));
 	if (node->fd < 0) {
 		int err = errno == EMFILE ? -EMFILE : -EBADF;
 
@@ -621,7 +621,7 @@ static int ar_files_update_alloc(struct ar_ureq *req, struct ar_files_update *u)
 			ret = -EBADF;
 			break;
 		}
-		fd = fcntl(app_fd, F_DUPFD_CLOEXEC, 0);
+		fd = ar_fd_dup_high(app_fd);
 		if (fd < 0) {
 			ret = -EBADF;
 			break;

@@ -226,7 +226,8 @@ int ar_svc_start(struct ar_uctx *ctx)
 	if (svc->exiting) {
 		ret = -ECANCELED;	/* the ring is gone */
 	} else if (!svc->started) {
-		svc->wake_fd = ar_internal_claim(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
+		svc->wake_fd = ar_internal_claim(ar_fd_high(eventfd(0, EFD_CLOEXEC |
+								     EFD_NONBLOCK)));
 		if (svc->wake_fd < 0) {
 			ret = -errno;
 		} else if (ar_thread_create(&svc->thread, ar_svc_main, ctx)) {

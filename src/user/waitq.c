@@ -70,7 +70,7 @@ struct ar_waiter *ar_waiter_self(void)
 	w = calloc(1, sizeof(*w));
 	if (!w)
 		return NULL;
-	w->efd = ar_internal_claim(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
+	w->efd = ar_internal_claim(ar_fd_high(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)));
 	if (w->efd < 0) {
 		free(w);
 		return NULL;

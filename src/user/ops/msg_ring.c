@@ -158,7 +158,7 @@ static int ar_msg_grab_file(struct ar_uctx *ctx, unsigned src_fd)
 
 	if (!node)
 		return -EBADF;
-	fd = fcntl(node->fd, F_DUPFD_CLOEXEC, 0);
+	fd = ar_fd_dup_high(node->fd);
 	ar_rsrc_put(ctx, node);
 	return fd < 0 ? -errno : fd;
 }
