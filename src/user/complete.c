@@ -20,6 +20,7 @@
 #include "user/submit.h"
 #include "user/drain.h"
 #include "user/complete.h"
+#include "user/poll.h"
 #include "user/tw.h"
 #include "user/iowq.h"
 #include "user/kbuf.h"
@@ -48,6 +49,8 @@ static void ar_inflight_del_locked(struct ar_uctx *ctx, struct ar_ureq *req)
 		ctx->inflight_tail = req->if_prev;
 	__atomic_store_n(&ctx->nr_inflight, ctx->nr_inflight - 1, __ATOMIC_RELAXED);
 	req->flags &= ~AR_REQ_F_INFLIGHT;
+	if (req->flags & AR_REQ_F_HASHED)
+		ar_poll_unhash_locked(req);
 }
 
 /* out of line: the post's common case then saves no registers */

@@ -58,11 +58,24 @@
 			EPOLLRDBAND | EPOLLWRNORM | EPOLLWRBAND | EPOLLMSG | \
 			AR_POLL_UNMASK)
 
+/* the event bits a request can wait for: EPOLLIN (bit 0) to EPOLLRDHUP (13) */
+#define AR_POLL_NR_BITS		14
+_Static_assert(!(AR_POLL_EVENTS >> AR_POLL_NR_BITS), "an event bit not counted");
+
 struct ar_pollent {
-	struct ar_ureq *head;		/* armed here (svc_next): ctx->lock */
+	/* armed here, in order (svc_next, poll_prev): ctx->lock */
+	struct ar_ureq *head, *tail;
+	/* how many of them wait for each event bit: ctx->lock */
+	unsigned nr_want[AR_POLL_NR_BITS];
 	__u32 reg;			/* registered with epoll: ctl_lock */
 	bool in_epoll;			/* ctl_lock */
 };
+
+/*
+ * The armed POLL_ADDs by user_data, for POLL_REMOVE: the kernel's
+ * cancel table (io_poll_req_insert()), newest first in a chain.
+ */
+#define AR_POLL_HASH_BITS	10
 
 struct ar_poll {
 	int epfd;
@@ -99,7 +112,7 @@ static struct ar_poll *ar_poll_create(void)
 
 	if (!p)
 		return NULL;
-	p->epfd = ar_internal_claim(epoll_create1(EPOLL_CLOEXEC));
+	p->epfd = ar_internal_claim(ar_fd_high(epoll_create1(EPOLL_CLOEXEC)));
 	if (p->epfd < 0) {
 		free(p);
 		return NULL;
@@ -168,6 +181,27 @@ static bool ar_req_is_send(const struct ar_ureq *req)
 	return def->sock_call && def->pollout;
 }
 
+static void ar_pollent_count(struct ar_pollent *ent, __u32 events, int by)
+{
+	unsigned b;
+
+	for (b = 0; b < AR_POLL_NR_BITS; b++)
+		if (events & (1U << b))
+			ent->nr_want[b] += by;
+}
+
+/* what the requests armed on ent wait for, together */
+static __u32 ar_pollent_want(const struct ar_pollent *ent)
+{
+	__u32 want = 0;
+	unsigned b;
+
+	for (b = 0; b < AR_POLL_NR_BITS; b++)
+		if (ent->nr_want[b])
+			want |= 1U << b;
+	return want;
+}
+
 /*
  * The newest first: the kernel's poll adds itself at the head of the
  * file's wait queue, so an edge reaches the last armed request first;
@@ -178,31 +212,80 @@ static bool ar_req_is_send(const struct ar_ureq *req)
 static void ar_pollent_add_locked(struct ar_poll *p, struct ar_pollent *ent,
 				  struct ar_ureq *req)
 {
-	struct ar_ureq **pp = &ent->head;
-
-	if ((req->poll_flags & AR_POLLF_EXCL) || ar_req_is_send(req))
-		while (*pp)
-			pp = &(*pp)->svc_next;
-	req->svc_next = *pp;
-	*pp = req;
+	if (ent->head && ((req->poll_flags & AR_POLLF_EXCL) || ar_req_is_send(req))) {
+		req->poll_prev = ent->tail;
+		req->svc_next = NULL;
+		ent->tail->svc_next = req;
+		ent->tail = req;
+	} else {
+		req->poll_prev = NULL;
+		req->svc_next = ent->head;
+		if (ent->head)
+			ent->head->poll_prev = req;
+		else
+			ent->tail = req;
+		ent->head = req;
+	}
+	ar_pollent_count(ent, req->poll_events, 1);
 	atomic_fetch_add_explicit(&p->nr_armed, 1, memory_order_relaxed);
 }
 
 static void ar_pollent_del_locked(struct ar_poll *p, struct ar_ureq *req)
 {
 	struct ar_pollent *ent = ar_pollent_find_locked(p, ar_req_app_fd(req));
-	struct ar_ureq **pp;
 
-	if (!ent)
-		return;
-	for (pp = &ent->head; *pp; pp = &(*pp)->svc_next) {
-		if (*pp != req)
-			continue;
-		*pp = req->svc_next;
-		req->svc_next = NULL;
-		atomic_fetch_sub_explicit(&p->nr_armed, 1, memory_order_relaxed);
-		return;
+	if (!ent || (!req->poll_prev && ent->head != req))
+		return;		/* on no list */
+	if (req->poll_prev)
+		req->poll_prev->svc_next = req->svc_next;
+	else
+		ent->head = req->svc_next;
+	if (req->svc_next)
+		req->svc_next->poll_prev = req->poll_prev;
+	else
+		ent->tail = req->poll_prev;
+	req->svc_next = req->poll_prev = NULL;
+	ar_pollent_count(ent, req->poll_events, -1);
+	atomic_fetch_sub_explicit(&p->nr_armed, 1, memory_order_relaxed);
+}
+
+static struct ar_ureq **ar_poll_bucket(struct ar_ureq **hash, __u64 user_data)
+{
+	/* the 64-bit golden ratio multiplier: the kernel's hash_64() */
+	return &hash[(user_data * 0x61C8864680B583EBULL) >> (64 - AR_POLL_HASH_BITS)];
+}
+
+/* a POLL_ADD into the ring's table, once; under ctx->lock. 0 or -ENOMEM */
+static int ar_poll_hash_locked(struct ar_uctx *ctx, struct ar_ureq *req)
+{
+	struct ar_ureq **b;
+
+	if (req->flags & AR_REQ_F_HASHED)
+		return 0;
+	if (!ctx->poll_hash) {
+		ctx->poll_hash = calloc(1U << AR_POLL_HASH_BITS, sizeof(*ctx->poll_hash));
+		if (!ctx->poll_hash)
+			return -ENOMEM;
 	}
+	b = ar_poll_bucket(ctx->poll_hash, req->user_data);
+	req->hash_next = *b;
+	if (*b)
+		(*b)->hash_pprev = &req->hash_next;
+	req->hash_pprev = b;
+	*b = req;
+	req->flags |= AR_REQ_F_HASHED;
+	return 0;
+}
+
+void ar_poll_unhash_locked(struct ar_ureq *req)
+{
+	ar_lockdep_assert_held(req->ctx);
+	*req->hash_pprev = req->hash_next;
+	if (req->hash_next)
+		req->hash_next->hash_pprev = req->hash_pprev;
+	req->hash_next = NULL;
+	req->hash_pprev = NULL;
+	req->flags &= ~AR_REQ_F_HASHED;
 }
 
 /*
@@ -264,15 +347,14 @@ static int ar_poll_update(struct ar_uctx *ctx, struct ar_poll *p, int fd,
 			  bool force)
 {
 	struct ar_pollent *ent;
-	struct ar_ureq *req;
 	__u32 want = 0;
 	int ret;
 
 	pthread_mutex_lock(&p->ctl_lock);
 	ar_ctx_lock(ctx);
 	ent = ar_pollent_find_locked(p, fd);
-	for (req = ent ? ent->head : NULL; req; req = req->svc_next)
-		want |= req->poll_events;
+	if (ent)
+		want = ar_pollent_want(ent);
 	ar_ctx_unlock(ctx);
 	if (!want) {
 		ret = 0;	/* taken off meanwhile: nothing to wait for */
@@ -390,6 +472,14 @@ int ar_poll_arm(struct ar_ureq *req, __u32 events)
 	if (req->flags & AR_REQ_F_POLLED) {
 		ret = ar_poll_rearm(req);
 		if (ret != AR_POLL_ANEW)
+			return ret;
+	}
+	/* a POLL_ADD is found by its user_data from its first arming on */
+	if (req->opcode == IORING_OP_POLL_ADD && !(req->flags & AR_REQ_F_HASHED)) {
+		ar_ctx_lock(ctx);
+		ret = ar_poll_hash_locked(ctx, req);
+		ar_ctx_unlock(ctx);
+		if (ret)
 			return ret;
 	}
 	if (ar_aiopoll_wanted(req, events)) {
@@ -806,6 +896,8 @@ void ar_poll_free(struct ar_uctx *ctx)
 	struct ar_poll *p = ctx->svc.poll;
 	unsigned i;
 
+	free(ctx->poll_hash);
+	ctx->poll_hash = NULL;
 	if (!p)
 		return;
 	for (i = 0; i < p->nr_ents; i++)
@@ -978,8 +1070,10 @@ static int ar_poll_find_disarm_locked(struct ar_uctx *ctx, __u64 user_data,
 	struct ar_ureq *cur;
 
 	ar_lockdep_assert_held(ctx);
-	for (cur = ctx->inflight; cur; cur = cur->if_next) {
-		if (cur->opcode != IORING_OP_POLL_ADD || cur->user_data != user_data)
+	if (!ctx->poll_hash)
+		return -ENOENT;
+	for (cur = *ar_poll_bucket(ctx->poll_hash, user_data); cur; cur = cur->hash_next) {
+		if (cur->user_data != user_data)
 			continue;
 		/*
 		 * A multishot's CQE is out and the poll thread is arming it
@@ -1035,6 +1129,9 @@ int ar_poll_remove_issue(struct ar_ureq *req, unsigned issue_flags)
 	/* under the lock: cancels look at every request's user_data */
 	if (upd->update_user_data) {
 		ar_ctx_lock(ctx);
+		/* into its new chain when it is armed again */
+		if (preq->flags & AR_REQ_F_HASHED)
+			ar_poll_unhash_locked(preq);
 		preq->user_data = upd->new_user_data;
 		ar_ctx_unlock(ctx);
 	}

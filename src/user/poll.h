@@ -92,6 +92,8 @@ bool ar_poll_disarm_locked(struct ar_ureq *req);
  * list. True if a cancel reached it meanwhile.
  */
 bool ar_poll_done(struct ar_ureq *req);
+/* a POLL_ADD leaves the ring (AR_REQ_F_HASHED); under ctx->lock */
+void ar_poll_unhash_locked(struct ar_ureq *req);
 
 /* a send armed before req on its fd still waits: req waits behind it */
 bool ar_poll_send_behind(struct ar_ureq *req);

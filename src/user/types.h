@@ -140,6 +140,7 @@ struct ar_restrictions {
 #define AR_REQ_F_RS_POLL_FIRST	(1U << 19)	/* a send or receive with IORING_RECVSEND_POLL_FIRST */
 #define AR_REQ_F_CQE32		(1U << 20)	/* its CQE is 32 bytes (struct ar_cqe_big) */
 #define AR_REQ_F_FD_REF		(1U << 21)	/* fd is its own dup of app_fd (poll.c) */
+#define AR_REQ_F_HASHED		(1U << 22)	/* a POLL_ADD in the poll table (poll.c) */
 /* SEND_ZC, SENDMSG_ZC (ops/net.c): a NOTIF CQE follows the result's (complete.c) */
 #define AR_REQ_F_NOTIF		(1U << 24)
 #define AR_REQ_F_NOTIF_COPIED	(1U << 25)	/* its res: IORING_NOTIF_USAGE_ZC_COPIED */
@@ -184,6 +185,9 @@ struct ar_ureq {
 	struct ar_ureq *next;		/* the list it is on: io-wq, defer, free, batch */
 	struct ar_ureq *if_prev, *if_next;	/* ctx->inflight */
 	struct ar_ureq *svc_next;	/* its fd's armed list (poll.c), or timers */
+	struct ar_ureq *poll_prev;	/* its fd's armed list: the one before */
+	/* POLL_ADD: its user_data's chain in the ring's poll table (poll.c) */
+	struct ar_ureq *hash_next, **hash_pprev;
 	struct ar_ureq *to_next;	/* ctx->timeouts */
 	struct ar_ureq *lt;		/* its LINK_TIMEOUT, while armed */
 	__u64 user_data;
@@ -392,6 +396,8 @@ struct ar_uctx {
 	struct ar_ureq *inflight;	/* every submitted, uncompleted request */
 	struct ar_ureq *inflight_tail;
 	unsigned nr_inflight;
+	/* POLL_ADDs by user_data, for POLL_REMOVE (poll.c); made on first use */
+	struct ar_ureq **poll_hash;
 	bool drain_active;
 	unsigned nr_drained;
 	struct ar_ureq *defer_head, *defer_tail;	/* held back by IO_DRAIN */

@@ -437,6 +437,27 @@ static int remove_one(struct io_uring *ring, struct diff_ctx *c)
 	return 0;
 }
 
+/*
+ * Two polls with one user_data (the masks tell them apart): a remove
+ * takes the newest, as the kernel's table finds it (newest first in its
+ * chain); the other fires when both pipes are written.
+ */
+static int fill_same_user_data(struct io_uring *ring, struct diff_ctx *c)
+{
+	prep_poll(ring, c, 1, c->val[0], POLLIN, 0);
+	prep_poll(ring, c, 1, c->val[2], POLLIN | POLLRDNORM, 0);
+	return 0;
+}
+
+static int remove_newest(struct io_uring *ring, struct diff_ctx *c)
+{
+	prep_remove(ring, c, 2, 1);
+	if (diff_submit(ring, c) < 0 || diff_reap(ring, c, 2) ||
+	    put(c, c->val[1], "a") || put(c, c->val[3], "b"))
+		return -1;
+	return 0;
+}
+
 /* POLLOUT on a read end never comes: updated to POLLIN and user_data 5 */
 static int fill_poll_out_on_reader(struct io_uring *ring, struct diff_ctx *c)
 {
@@ -914,6 +935,14 @@ const struct scenario diff_poll[] = {
 		.fill = fill_poll_in,
 		.after_submit = remove_one,
 		.nr_cqes = 2,
+		.order = ORDER_EXACT,
+		.known = { { 2, 0 }, { 1, -ECANCELED } },
+	}, {
+		.name = "poll_remove_same_user_data",
+		.setup = diff_setup_pipes,
+		.fill = fill_same_user_data,
+		.after_submit = remove_newest,
+		.nr_cqes = 3,
 		.order = ORDER_EXACT,
 		.known = { { 2, 0 }, { 1, -ECANCELED } },
 	}, {
