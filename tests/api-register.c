@@ -9,6 +9,8 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <sched.h>
+#include <stdbool.h>
+#include <sys/stat.h>
 #include <sys/eventfd.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -216,6 +218,66 @@ static void t_restrictions(void)
 	io_uring_queue_exit(&ring);
 }
 
+/* OPENAT of path under personality pers (0: none), inline or in io-wq */
+static int t_open_as(struct io_uring *ring, const char *path, int pers,
+		     bool async)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+	struct io_uring_cqe *cqe;
+	int res;
+
+	io_uring_prep_openat(sqe, AT_FDCWD, path, O_RDONLY | O_CLOEXEC, 0);
+	sqe->personality = (__u16)pers;
+	if (async)
+		sqe->flags |= IOSQE_ASYNC;
+	CHECK_EQ(io_uring_submit_and_wait(ring, 1), 1);
+	CHECK_EQ(io_uring_wait_cqe(ring, &cqe), 0);
+	res = cqe->res;
+	io_uring_cqe_seen(ring, cqe);
+	if (res >= 0)
+		close(res);
+	return res;
+}
+
+/*
+ * A personality is applied: registered as root, a root-only file opens
+ * under it after seteuid() to another user (inline and in io-wq), fails
+ * without it, and the thread that issued it is left as it was.
+ */
+static void t_personality_applied(void)
+{
+	char path[] = "/tmp/anyring-pers-XXXXXX";
+	struct io_uring ring;
+	gid_t groups[64];
+	int fd, pers, ngroups;
+	uid_t r, e, s;
+
+	if (geteuid() != 0)
+		return;		/* seteuid() needs root */
+	t_ring(&ring, 8, NULL);
+	pers = io_uring_register_personality(&ring);
+	CHECK(pers > 0);
+	fd = mkstemp(path);
+	CHECK(fd >= 0);
+	close(fd);
+	CHECK_EQ(chmod(path, 0600), 0);
+	ngroups = getgroups(64, groups);
+	CHECK_EQ(seteuid(65534), 0);
+	CHECK_EQ(t_open_as(&ring, path, 0, false), -EACCES);
+	CHECK(t_open_as(&ring, path, pers, false) >= 0);
+	CHECK(t_open_as(&ring, path, pers, true) >= 0);
+	CHECK_EQ(t_open_as(&ring, path, 0, true), -EACCES);
+	CHECK_EQ(getresuid(&r, &e, &s), 0);
+	CHECK_EQ(e, 65534);
+	CHECK_EQ(r, 0);
+	CHECK_EQ(getgroups(0, NULL), ngroups);
+	CHECK_EQ(seteuid(0), 0);
+	CHECK_EQ(io_uring_unregister_personality(&ring, pers), 0);
+	CHECK_EQ(t_open_as(&ring, path, pers, false), -EINVAL);
+	unlink(path);
+	io_uring_queue_exit(&ring);
+}
+
 /* the lowest free fd number */
 static int t_next_fd(void)
 {
@@ -285,5 +347,6 @@ int main(void)
 	io_uring_queue_exit(&ring);
 	t_restrictions();
 	t_fd_numbers();
+	t_personality_applied();
 	return 0;
 }

@@ -254,7 +254,7 @@ void ar_uctx_free(struct ar_uctx *ctx)
 	pthread_mutex_destroy(&ctx->uring_lock);
 	pthread_mutex_destroy(&ctx->wait_lock);
 	free(ctx->restrictions);
-	free(ctx->personalities);
+	ar_pers_free(ctx);
 	free(ctx);
 }
 

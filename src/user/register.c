@@ -27,6 +27,7 @@
 #include "user/register.h"
 #include "user/sqpoll.h"
 #include "engine/engine.h"
+#include "user/cred.h"
 #include "user/wait.h"
 
 #define AR_REGISTER_LAST	36	/* 6.18: IORING_REGISTER_QUERY is 35 */
@@ -204,54 +205,90 @@ static int ar_reg_probe(struct ar_uctx *ctx, void *arg, unsigned nr)
  */
 #define AR_PERS_MAX	65535U
 
-static bool ar_pers_test(struct ar_uctx *ctx, unsigned id)
+static struct ar_cred *ar_pers_lookup(struct ar_uctx *ctx, unsigned id)
 {
-	return ctx->personalities && id && id <= AR_PERS_MAX &&
-	       (ctx->personalities[id / 8] & (1U << (id % 8)));
+	return id && id < ctx->nr_pers ? ctx->pers[id] : NULL;
 }
 
+/* room for id in the table; under uring_lock */
+static int ar_pers_grow(struct ar_uctx *ctx, unsigned id)
+{
+	struct ar_cred **pers;
+	unsigned n = ctx->nr_pers ? ctx->nr_pers : 8;
+
+	if (id < ctx->nr_pers)
+		return 0;
+	while (n <= id)
+		n *= 2;
+	pers = realloc(ctx->pers, n * sizeof(*pers));
+	if (!pers)
+		return -ENOMEM;
+	memset(pers + ctx->nr_pers, 0, (n - ctx->nr_pers) * sizeof(*pers));
+	ctx->pers = pers;
+	ctx->nr_pers = n;
+	return 0;
+}
+
+/* the caller's credentials, under the next free id (cyclic, as xa_alloc_cyclic) */
 static int ar_reg_personality(struct ar_uctx *ctx)
 {
+	struct ar_cred *cred = ar_cred_current();
 	unsigned i, id;
 	int ret = -EBUSY;
 
-	pthread_mutex_lock(&ctx->uring_lock);
-	if (!ctx->personalities)
-		ctx->personalities = calloc(AR_PERS_MAX / 8 + 1, 1);
-	if (!ctx->personalities) {
-		pthread_mutex_unlock(&ctx->uring_lock);
+	if (!cred)
 		return -ENOMEM;
-	}
+	pthread_mutex_lock(&ctx->uring_lock);
 	for (i = 0; i < AR_PERS_MAX; i++) {
 		id = (ctx->personality_next + i) % AR_PERS_MAX + 1;
-		if (ar_pers_test(ctx, id))
+		if (ar_pers_lookup(ctx, id))
 			continue;
-		ctx->personalities[id / 8] |= 1U << (id % 8);
+		if (ar_pers_grow(ctx, id)) {
+			ret = -ENOMEM;
+			break;
+		}
+		ctx->pers[id] = cred;
+		cred = NULL;
 		ctx->personality_next = id;
 		ret = (int)id;
 		break;
 	}
 	pthread_mutex_unlock(&ctx->uring_lock);
+	ar_cred_put(cred);
 	return ret;
 }
 
 static int ar_unreg_personality(struct ar_uctx *ctx, unsigned id)
 {
-	int ret = -EINVAL;
+	struct ar_cred *cred;
 
 	pthread_mutex_lock(&ctx->uring_lock);
-	if (ar_pers_test(ctx, id)) {
-		ctx->personalities[id / 8] &= ~(1U << (id % 8));
-		ret = 0;
-	}
+	cred = ar_pers_lookup(ctx, id);
+	if (cred)
+		ctx->pers[id] = NULL;
 	pthread_mutex_unlock(&ctx->uring_lock);
-	return ret;
+	/* requests that took it hold their own reference */
+	ar_cred_put(cred);
+	return cred ? 0 : -EINVAL;
 }
 
 /* under uring_lock (submission) */
-bool ar_personality_valid(struct ar_uctx *ctx, unsigned id)
+struct ar_cred *ar_personality_get(struct ar_uctx *ctx, unsigned id)
 {
-	return ar_pers_test(ctx, id);
+	struct ar_cred *cred = ar_pers_lookup(ctx, id);
+
+	return cred ? ar_cred_get(cred) : NULL;
+}
+
+void ar_pers_free(struct ar_uctx *ctx)
+{
+	unsigned i;
+
+	for (i = 0; i < ctx->nr_pers; i++)
+		ar_cred_put(ctx->pers[i]);
+	free(ctx->pers);
+	ctx->pers = NULL;
+	ctx->nr_pers = 0;
 }
 
 static int ar_reg_restrictions(struct ar_uctx *ctx, const void *arg,

@@ -11,6 +11,9 @@
 void *ar_user_ring_index(unsigned index, bool *task);
 int ar_user_register(void *obj, unsigned fd, unsigned opcode,
 		     const void *arg, unsigned nr);
-bool ar_personality_valid(struct ar_uctx *ctx, unsigned id);
+/* personality id's credentials, a reference taken; NULL if none (uring_lock) */
+struct ar_cred *ar_personality_get(struct ar_uctx *ctx, unsigned id);
+/* the ring's personalities dropped (its end) */
+void ar_pers_free(struct ar_uctx *ctx);
 
 #endif

@@ -16,6 +16,7 @@
 #include "user/opdef.h"
 #include "user/ctx.h"
 #include "user/req.h"
+#include "user/cred.h"
 #include "user/rsrc.h"
 #include "user/backend.h"
 #include "user/fault.h"
@@ -85,6 +86,8 @@ static void ar_req_release(struct ar_ureq *req)
 		ar_rsrc_put(ctx, req->file_node);
 	if (req->buf_node)
 		ar_rsrc_put(ctx, req->buf_node);
+	if (req->cred)
+		ar_cred_put(req->cred);
 }
 
 /* requests first..last (linked by next) onto the lock-free free list */

@@ -20,6 +20,7 @@
 #include "user/ctx.h"
 #include "user/req.h"
 #include "user/submit.h"
+#include "user/cred.h"
 #include "user/drain.h"
 #include "user/complete.h"
 #include "user/tw.h"
@@ -148,8 +149,11 @@ static int ar_req_init(struct ar_uctx *ctx, struct ar_ureq *req,
 	if (def->needs_file)
 		req->fd = sqe->fd;
 	req->personality = sqe->personality;
-	if (req->personality && !ar_personality_valid(ctx, req->personality))
-		return -EINVAL;
+	if (req->personality) {
+		req->cred = ar_personality_get(ctx, req->personality);
+		if (!req->cred)
+			return -EINVAL;
+	}
 	return def->prep(req, sqe);
 }
 
@@ -831,6 +835,33 @@ static bool ar_req_waiter_blocks(struct ar_ureq *req)
 }
 
 /*
+ * The opcode's issue under the request's personality, if it names one
+ * (the kernel's override_creds() in io_issue_sqe()); cred.c.
+ */
+static __attribute__((noinline)) int ar_issue_cred(struct ar_ureq *req,
+						   const struct ar_issue_def *def,
+						   unsigned issue_flags)
+{
+	struct ar_cred *old;
+	int ret = ar_cred_override(req->cred, &old);
+
+	if (ret)
+		return ret;
+	ret = def->issue(req, issue_flags);
+	ar_cred_revert(old);
+	return ret;
+}
+
+static inline int ar_issue_call(struct ar_ureq *req,
+				const struct ar_issue_def *def,
+				unsigned issue_flags)
+{
+	if (__builtin_expect(req->cred != NULL, 0))
+		return ar_issue_cred(req, def, issue_flags);
+	return def->issue(req, issue_flags);
+}
+
+/*
  * The blocking issue of a worker, or of the waiting thread
  * (ar_req_waiter_blocks()): there the request looks RUNNING while it
  * blocks, so that a cancel answers -EALREADY as for work io-wq runs, and
@@ -847,7 +878,7 @@ static int ar_req_issue_blocking(struct ar_ureq *req, bool worker)
 		ar_req_set_state(req, AR_REQ_RUNNING);
 		req->flags |= AR_REQ_F_ASYNC_DONE;
 	}
-	ret = def->issue(req, AR_ISSUE_WORKER);
+	ret = ar_issue_call(req, def, AR_ISSUE_WORKER);
 	if (!worker)
 		ar_req_set_state(req, prev);
 	if (ret == AR_ISSUE_AGAIN || ret == AR_ISSUE_PUNT)
@@ -860,7 +891,7 @@ static inline int ar_issue_op(struct ar_ureq *req,
 			      const struct ar_issue_def *def,
 			      unsigned issue_flags)
 {
-	int ret = def->issue(req, issue_flags);
+	int ret = ar_issue_call(req, def, issue_flags);
 
 	if (ret == -EAGAIN && (issue_flags & AR_ISSUE_NONBLOCK) &&
 	    !def->pollin && !def->pollout && !def->eagain_res)

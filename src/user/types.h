@@ -202,6 +202,7 @@ struct ar_ureq {
 	__u8 opcode;
 	__u8 sqe_flags;
 	__u16 personality;
+	struct ar_cred *cred;		/* its personality's (a reference), or NULL */
 	__u32 poll_events;		/* armed: EPOLL* it waits for (poll.c) */
 	__u32 poll_res;			/* the events that made it ready */
 	__u8 poll_flags;		/* AR_POLLF_* (poll.c), under ctx->lock */
@@ -376,7 +377,9 @@ struct ar_uctx {
 	struct ar_rsrc_table files, bufs;
 	struct ar_restrictions *restrictions;
 	unsigned personality_next;
-	__u8 *personalities;		/* bitmap of ids in use */
+	/* the personalities' credentials by id (cred.h), uring_lock */
+	struct ar_cred **pers;
+	unsigned nr_pers;
 
 	/*
 	 * completion: under lock (the kernel's completion_lock), taken by
