@@ -568,9 +568,15 @@ static int ar_enter_ring(struct ar_uctx *ctx, unsigned to_submit,
 	/*
 	 * The kernel runs the task's work on every enter: readiness of armed
 	 * requests is reaped here too, so that a poll whose file became
-	 * ready before this call has its CQE when it returns (poll.c).
+	 * ready before this call has its CQE when it returns (poll.c). A
+	 * DEFER_TASKRUN ring's work runs only where the task asks for
+	 * events (io_cqring_wait()), and readiness is looked at then: a
+	 * multishot POLL_ADD armed on a ready file reports the file as it
+	 * is at that wait, not at its submit (liburing's poll test).
 	 */
-	ar_poll_reap_armed(ctx);
+	if (!(ctx->flags & IORING_SETUP_DEFER_TASKRUN) ||
+	    (flags & IORING_ENTER_GETEVENTS))
+		ar_poll_reap_armed(ctx);
 	if (flags & IORING_ENTER_GETEVENTS) {
 		if (min_complete > ctx->cq_entries)
 			min_complete = ctx->cq_entries;

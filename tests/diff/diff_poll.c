@@ -342,6 +342,25 @@ static int fill_multi_in(struct io_uring *ring, struct diff_ctx *c)
 	return 0;
 }
 
+/*
+ * DEFER_TASKRUN: a multishot armed on a socket that can be written is
+ * looked at when the task waits, not at its submit: data that came
+ * meanwhile is in its first CQE (liburing's poll test_missing_events).
+ */
+static int fill_multi_inout_sock(struct io_uring *ring, struct diff_ctx *c)
+{
+	prep_multi(ring, c, 1, c->val[0], POLLIN | POLLOUT);
+	return 0;
+}
+
+static int defer_ready_at_arm(struct io_uring *ring, struct diff_ctx *c)
+{
+	if (put(c, c->val[1], "x") || diff_reap(ring, c, 1))
+		return -1;
+	diff_prep_cancel(ring, c, 9, 1, 0);
+	return 0;
+}
+
 /* eventfd: each write, a CQE; an ASYNC_CANCEL ends it */
 static int multi_eventfd(struct io_uring *ring, struct diff_ctx *c)
 {
@@ -888,6 +907,16 @@ const struct scenario diff_poll[] = {
 		.nr_cqes = 4,
 		.order = ORDER_EXACT,
 		.known = { { 1, POLLIN }, { 9, 0 } },
+	}, {
+		.name = "poll_multi_defer_ready_at_arm",
+		.setup_flags = IORING_SETUP_SINGLE_ISSUER |
+			       IORING_SETUP_DEFER_TASKRUN,
+		.setup = setup_socketpair,
+		.fill = fill_multi_inout_sock,
+		.after_submit = defer_ready_at_arm,
+		.nr_cqes = 3,
+		.order = ORDER_EXACT,
+		.known = { { 1, POLLIN | POLLOUT }, { 9, 0 } },
 	}, {
 		.name = "poll_sqpoll",
 		.setup_flags = IORING_SETUP_SQPOLL,
