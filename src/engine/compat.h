@@ -119,7 +119,8 @@ struct ar_buf_reg {
 	__u32 ring_entries;
 	__u16 bgid;
 	__u16 flags;
-	__u64 resv[3];
+	__u32 min_left;		/* IOU_PBUF_RING_INC: a shorter rest is used up */
+	__u32 resv[5];
 };
 _Static_assert(sizeof(struct ar_buf_reg) == sizeof(struct io_uring_buf_reg),
 	       "buf_reg layout");

@@ -28,6 +28,7 @@
 #define AR_PBUF_RING_MMAP	1U		/* IOU_PBUF_RING_MMAP */
 #define AR_PBUF_RING_INC	2U		/* IOU_PBUF_RING_INC (6.12) */
 #define AR_PAGE_SIZE		4096UL
+#define AR_CQE_F_BUF_MORE	(1U << 4)	/* IORING_CQE_F_BUF_MORE (6.12) */
 
 /* a PROVIDE_BUFFERS buffer (the kernel's struct io_buffer) */
 struct ar_kbuf_node {
@@ -47,6 +48,8 @@ struct ar_kbuf_list {
 	__u32 id;			/* unique per ring: a registration's identity */
 	__u16 bgid;
 	bool ring;
+	bool inc;			/* IOU_PBUF_RING_INC: buffers used up in parts */
+	__u32 min_left;			/* inc: a shorter rest is used up (at least 1) */
 	/* a list: FIFO, taken from the head */
 	struct ar_kbuf_node *head, *tail;
 	__u32 nbufs;
@@ -393,21 +396,19 @@ int ar_kbuf_register_ring(struct ar_uctx *ctx, const void *arg)
 
 	if (ar_copy_from_user(&reg, arg, sizeof(reg)))
 		return -EFAULT;
-	if (reg.resv[0] || reg.resv[1] || reg.resv[2])
+	if (reg.resv[0] || reg.resv[1] || reg.resv[2] || reg.resv[3] ||
+	    reg.resv[4])
 		return -EINVAL;
 	if (reg.flags & ~(AR_PBUF_RING_MMAP | AR_PBUF_RING_INC))
+		return -EINVAL;
+	/* a minimum rest is an incremental ring's only (measured on 6.18) */
+	if (reg.min_left && !(reg.flags & AR_PBUF_RING_INC))
 		return -EINVAL;
 	if (!reg.ring_entries || (reg.ring_entries & (reg.ring_entries - 1)))
 		return -EINVAL;
 	/* cannot tell full from empty with 16-bit head and tail */
 	if (reg.ring_entries >= 65536)
 		return -EINVAL;
-	if (reg.flags & AR_PBUF_RING_INC) {
-		/* incremental rings: D19 */
-		ar_debug("user engine: buffer ring flags %#x not supported",
-			 reg.flags);
-		return -EINVAL;
-	}
 	ar_spin_lock(&ctx->kbuf_lock);
 	ret = ar_kbuf_busy(ar_kbuf_get_list(ctx->kbuf, reg.bgid)) ? -EEXIST : 0;
 	ar_spin_unlock(&ctx->kbuf_lock);
@@ -454,6 +455,8 @@ int ar_kbuf_register_ring(struct ar_uctx *ctx, const void *arg)
 		return -ENOMEM;
 	}
 	bl->ring = true;
+	bl->inc = reg.flags & AR_PBUF_RING_INC;
+	bl->min_left = reg.min_left ? reg.min_left : 1;
 	bl->br = (struct io_uring_buf_ring *)(unsigned long)reg.ring_addr;
 	bl->mask = (__u16)(reg.ring_entries - 1);
 	bl->mmap_len = mem ? size : 0;
@@ -473,8 +476,9 @@ int ar_kbuf_unregister_ring(struct ar_uctx *ctx, const void *arg)
 
 	if (ar_copy_from_user(&reg, arg, sizeof(reg)))
 		return -EFAULT;
-	/* 6.18 looks at resv[1], resv[2] and flags only (measured) */
-	if (reg.resv[1] || reg.resv[2] || reg.flags)
+	/* 6.18 looks at resv and flags only, not at min_left (measured) */
+	if (reg.resv[0] || reg.resv[1] || reg.resv[2] || reg.resv[3] ||
+	    reg.resv[4] || reg.flags)
 		return -EINVAL;
 	ar_spin_lock(&ctx->kbuf_lock);
 	bl = ar_kbuf_get_list(ctx->kbuf, reg.bgid);
@@ -579,9 +583,38 @@ static bool ar_kbuf_ring_select(struct ar_ureq *req, struct ar_kbuf_list *bl,
 	req->kbuf.pos = bl->rhead++;
 	req->kbuf.list_id = bl->id;
 	req->kbuf.state = AR_KBUF_RING;
+	req->kbuf.inc = bl->inc;
+	req->kbuf.ring_len = req->kbuf.len;
 	/* io-wq (unlocked) consumes it at once; see ar_kbuf_consumed() */
 	req->kbuf.committed = !!(issue_flags & AR_ISSUE_WORKER);
 	return true;
+}
+
+/*
+ * used bytes of an incremental ring's buffer are consumed, as the
+ * kernel's io_kbuf_inc_commit(): what is left stays at the head for the
+ * next selection, its address and length moved on in the application's
+ * ring (true: the CQE says IORING_CQE_F_BUF_MORE; a zero-length use
+ * too, as the kernel's). Used up (less than the ring's min_left left,
+ * one byte unless registered), or no longer at the head
+ * because another selection took the next meanwhile (a commit this late
+ * never happens in the kernel, whose uring_lock covers the issue): its
+ * length becomes 0 and it is consumed (false). Under kbuf_lock.
+ */
+static bool ar_kbuf_inc_commit_locked(struct ar_kbuf_list *bl,
+				      struct ar_ureq *req, __u32 used)
+{
+	struct io_uring_buf *buf = &bl->br->bufs[req->kbuf.pos & bl->mask];
+	__u32 left = used < req->kbuf.ring_len ? req->kbuf.ring_len - used : 0;
+
+	if ((left >= bl->min_left || !used) && bl->rhead == (__u16)(req->kbuf.pos + 1)) {
+		__atomic_store_n(&buf->addr, req->kbuf.addr + used, __ATOMIC_RELAXED);
+		__atomic_store_n(&buf->len, left, __ATOMIC_RELAXED);
+		bl->rhead--;
+		return true;
+	}
+	__atomic_store_n(&buf->len, 0, __ATOMIC_RELAXED);
+	return false;
 }
 
 int ar_buffer_select(struct ar_ureq *req, unsigned bgid, void **addr,
@@ -597,13 +630,26 @@ int ar_buffer_select(struct ar_ureq *req, unsigned bgid, void **addr,
 		if (bl)
 			ok = bl->ring ? ar_kbuf_ring_select(req, bl, issue_flags) :
 			     ar_kbuf_legacy_select(req, bl);
+		if (ok) {
+			req->kbuf.bgid = (__u16)bgid;
+			if (*len == 0 || *len > req->kbuf.len)
+				*len = req->kbuf.len;
+			req->kbuf.len = (__u32)*len;
+			/*
+			 * Consumed at selection (io-wq, or a file that cannot
+			 * be polled: the kernel's io_should_commit()): an
+			 * incremental ring's buffer by the length asked
+			 */
+			if (req->kbuf.inc && !req->kbuf.committed &&
+			    (!req->file.be || !req->file.be->pollable))
+				req->kbuf.committed = 1;
+			if (req->kbuf.inc && req->kbuf.committed)
+				req->kbuf.more = ar_kbuf_inc_commit_locked(bl, req,
+									   req->kbuf.len);
+		}
 		ar_spin_unlock(&ctx->kbuf_lock);
 		if (!ok)
 			return -ENOBUFS;
-		req->kbuf.bgid = (__u16)bgid;
-		if (*len == 0 || *len > req->kbuf.len)
-			*len = req->kbuf.len;
-		req->kbuf.len = (__u32)*len;
 	} else {
 		*len = req->kbuf.len;	/* kept across a retry */
 	}
@@ -696,14 +742,28 @@ unsigned ar_put_kbuf(struct ar_ureq *req, int res)
 		if (!ar_kbuf_selected(req))
 			return 0;
 	}
+	cflags = IORING_CQE_F_BUFFER;
 	if (req->kbuf.state == AR_KBUF_LEGACY) {
 		ar_spin_lock(&ctx->kbuf_lock);
 		ar_kbuf_node_free(ctx->kbuf, req->kbuf.node);
 		ar_spin_unlock(&ctx->kbuf_lock);
+	} else if (req->kbuf.inc && req->kbuf.committed) {
+		/* consumed at selection: 6.18 still tells what was left */
+		if (req->kbuf.more)
+			cflags |= AR_CQE_F_BUF_MORE;
+	} else if (req->kbuf.inc) {
+		/* an incremental ring's buffer: consumed by what the result used */
+		struct ar_kbuf_list *bl;
+
+		ar_spin_lock(&ctx->kbuf_lock);
+		bl = ar_kbuf_get_list(ctx->kbuf, req->kbuf.bgid);
+		if (bl && bl->id == req->kbuf.list_id &&
+		    ar_kbuf_inc_commit_locked(bl, req, res > 0 ? (__u32)res : 0))
+			cflags |= AR_CQE_F_BUF_MORE;
+		ar_spin_unlock(&ctx->kbuf_lock);
 	}
-	/* a ring buffer was consumed when it was selected: nothing to commit */
+	/* another ring buffer was consumed when it was selected */
 	req->kbuf.state = AR_KBUF_NONE;
-	cflags = IORING_CQE_F_BUFFER;
 	return cflags | ((unsigned)req->kbuf.bid << IORING_CQE_BUFFER_SHIFT);
 }
 

@@ -32,6 +32,12 @@
  *            ar_req_complete() adds the flags (ar_kbuf_complete_cflags()),
  *            and puts a buffer still held then (a backend that completed
  *            the request later, a cancel).
+ *   partial: an incremental ring's buffer (IOU_PBUF_RING_INC) is consumed
+ *            by the bytes the result used: the rest stays at the head,
+ *            its address and length moved on in the application's ring,
+ *            and the CQE adds IORING_CQE_F_BUF_MORE. One consumed at
+ *            selection (io-wq, a file that cannot be polled) is consumed
+ *            by the length asked, there and then.
  *
  * Locking: the groups are under ctx->kbuf_lock, a spinlock held only for
  * list and index updates (no system call, no allocation inside: memory

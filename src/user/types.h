@@ -172,6 +172,9 @@ struct ar_kbuf_sel {
 	__u8 state;		/* AR_KBUF_* (kbuf.h) */
 	__u8 committed;		/* ring: consumed already (a worker's, or kept) */
 	__u8 empty;		/* it was the group's last (the kernel's REQ_F_BL_EMPTY) */
+	__u8 inc;		/* from an incremental ring (IOU_PBUF_RING_INC) */
+	__u8 more;		/* inc, consumed at selection: some of it was left */
+	__u32 ring_len;		/* inc: the entry's length when it was selected */
 };
 
 /* a request's private areas: its opcode's (ar_req_data) and its backend's */

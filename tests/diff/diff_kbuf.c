@@ -692,8 +692,11 @@ static int fill_register_bad2(struct io_uring *ring, struct diff_ctx *c)
 	diff_note(c, 1007, reg(ring, IORING_UNREGISTER_PBUF_RING, &r, 1));
 	r.resv[2] = 0;
 	diff_note(c, 1008, reg(ring, IORING_UNREGISTER_PBUF_RING, &r, 0));
-	/* 6.18 does not look at resv[0] here, nor at the address */
 	r.resv[0] = 1;
+	diff_note(c, 1011, reg(ring, IORING_UNREGISTER_PBUF_RING, &r, 1));
+	r.resv[0] = 0;
+	/* 6.18 does not look at min_left here, nor at the address */
+	r.min_left = 1;
 	r.ring_addr = 5;
 	diff_note(c, 1009, reg(ring, IORING_UNREGISTER_PBUF_RING, &r, 1));
 	diff_note(c, 1010, reg(ring, IORING_UNREGISTER_PBUF_RING, &r, 1));
@@ -916,6 +919,226 @@ static int check_stream(struct diff_ctx *c, const struct diff_cqe *cqe,
 			return -1;
 		off += (size_t)cqe[i].res;
 	}
+	return 0;
+}
+
+/* ==== incremental buffer rings (IOU_PBUF_RING_INC, 6.12) ==== */
+
+#define PBUF_RING_INC	2U		/* IOU_PBUF_RING_INC */
+#define CQE_F_BUF_MORE	(1U << 4)	/* IORING_CQE_F_BUF_MORE */
+#define INC_BSZ		256
+
+/* an incremental ring of 4 entries for group 1 (min_left: 0 for none) */
+static struct io_uring_buf_ring *inc_register(struct io_uring *ring,
+					      struct diff_ctx *c,
+					      unsigned min_left)
+{
+	struct io_uring_buf_ring *br = (void *)c->buf[3];
+	struct ar_buf_reg r;
+
+	memset(&r, 0, sizeof(r));
+	io_uring_buf_ring_init(br);
+	r.ring_addr = (unsigned long)br;
+	r.ring_entries = 4;
+	r.bgid = 1;
+	r.flags = PBUF_RING_INC;
+	r.min_left = min_left;
+	diff_note(c, 1000, reg(ring, IORING_REGISTER_PBUF_RING, &r, 1));
+	return br;
+}
+
+/* n buffers of sz bytes from buf[1] + sz * bid, bids first.. */
+static void inc_add(struct diff_ctx *c, struct io_uring_buf_ring *br,
+		    unsigned first, unsigned n, unsigned sz)
+{
+	for (unsigned i = 0; i < n; i++)
+		io_uring_buf_ring_add(br, c->buf[1] + sz * (first + i), sz,
+				      (unsigned short)(first + i),
+				      io_uring_buf_ring_mask(4), (int)i);
+	io_uring_buf_ring_advance(br, (int)n);
+}
+
+/* submit what is queued and reap one CQE */
+static int inc_step(struct io_uring *ring, struct diff_ctx *c)
+{
+	return diff_submit(ring, c) < 0 || diff_reap(ring, c, 1) ? -1 : 0;
+}
+
+/*
+ * READs of 100 bytes of a file into one 256-byte buffer: each goes on
+ * where the last stopped (the buffer's address moves on in the ring);
+ * the third gets the 56 bytes left, which use the buffer up; the fourth
+ * finds the ring empty. A file is consumed at selection by the length
+ * asked, and 6.18 still says IORING_CQE_F_BUF_MORE while some is left.
+ */
+static int fill_inc_read_file(struct io_uring *ring, struct diff_ctx *c)
+{
+	inc_add(c, inc_register(ring, c, 0), 7, 1, INC_BSZ);
+	prep_read_sel(ring, c, 2, c->val[0], 100, 0, 1, 0);
+	return 0;
+}
+
+static int after_inc_read_file(struct io_uring *ring, struct diff_ctx *c)
+{
+	if (diff_reap(ring, c, 1))
+		return -1;
+	prep_read_sel(ring, c, 3, c->val[0], 100, 100, 1, 0);
+	if (inc_step(ring, c))
+		return -1;
+	prep_read_sel(ring, c, 4, c->val[0], 100, 200, 1, 0);
+	if (inc_step(ring, c))
+		return -1;
+	prep_read_sel(ring, c, 5, c->val[0], 0, 0, 1, 0);
+	if (inc_step(ring, c))
+		return -1;
+	note_status(ring, c, 1, 1001);
+	return 0;
+}
+
+static int check_inc_read_file(struct diff_ctx *c, const struct diff_cqe *cqe,
+			       unsigned nr)
+{
+	(void)cqe;
+	(void)nr;
+	/* buffer 7 of 256 bytes: buf[1] + 7 * 256 */
+	return diff_check_buf(c, c->buf[1] + 7 * INC_BSZ, pattern(FILE_LEN),
+			      INC_BSZ, "the file's first 256 bytes");
+}
+
+/*
+ * RECVs into two 64-byte buffers, one per send, each issued once its
+ * bytes are in: what buffer 0 and buffer 1 end up holding
+ */
+struct inc_plan {
+	unsigned seed, min_left, send[3], in0, in1;
+};
+
+/* 40 bytes (24 left: BUF_MORE), 40 more of which 24 fit (used up), 16 */
+static const struct inc_plan inc_plain = { 6, 0, { 40, 40, 0 }, 64, 16 };
+/*
+ * min_left 20, a shorter rest used up: 40 bytes (24 left: kept), 10 (14
+ * left: used up), 30 into buffer 1 (34 left: kept)
+ */
+static const struct inc_plan inc_min = { 7, 20, { 40, 10, 30 }, 50, 30 };
+static char inc_stream[128];
+static const struct inc_plan *inc_now;
+
+static int inc_recvs(struct io_uring *ring, struct diff_ctx *c,
+		     const struct inc_plan *pl)
+{
+	unsigned i, off = 0;
+
+	inc_now = pl;
+	diff_pattern(inc_stream, sizeof(inc_stream), pl->seed);
+	inc_add(c, inc_register(ring, c, pl->min_left), 0, 2, 64);
+	for (i = 0; i < 3; i++) {
+		if (put(c, c->val[0], inc_stream + off, pl->send[i]))
+			return -1;
+		off += pl->send[i];
+		prep_recv_sel(ring, c, 2 + i, c->val[1], 0, 1, false);
+		if (inc_step(ring, c))
+			return -1;
+	}
+	note_head(ring, c, 1, 1001);
+	return 0;
+}
+
+static int fill_inc_recv(struct io_uring *ring, struct diff_ctx *c)
+{
+	return inc_recvs(ring, c, &inc_plain);
+}
+
+static int fill_inc_min_left(struct io_uring *ring, struct diff_ctx *c)
+{
+	return inc_recvs(ring, c, &inc_min);
+}
+
+static int check_inc_recv(struct diff_ctx *c, const struct diff_cqe *cqe,
+			  unsigned nr)
+{
+	const struct inc_plan *pl = inc_now;
+
+	(void)cqe;
+	(void)nr;
+	if (diff_check_buf(c, c->buf[1], inc_stream, pl->in0, "buffer 0"))
+		return -1;
+	return diff_check_buf(c, c->buf[1] + 64, inc_stream + pl->in0, pl->in1,
+			      "buffer 1");
+}
+
+/*
+ * A RECV that waits gives its buffer back and takes it again once data
+ * comes: 40 bytes (BUF_MORE), then 10 more after the first 40
+ */
+static int fill_inc_recv_wait(struct io_uring *ring, struct diff_ctx *c)
+{
+	diff_pattern(inc_stream, sizeof(inc_stream), 8);
+	inc_add(c, inc_register(ring, c, 0), 0, 1, 64);
+	prep_recv_sel(ring, c, 2, c->val[1], 0, 1, false);
+	return 0;
+}
+
+static int after_inc_recv_wait(struct io_uring *ring, struct diff_ctx *c)
+{
+	if (put(c, c->val[0], inc_stream, 40) || inc_step(ring, c))
+		return -1;
+	prep_recv_sel(ring, c, 3, c->val[1], 0, 1, false);
+	if (diff_submit(ring, c) < 0 || put(c, c->val[0], inc_stream + 40, 10) ||
+	    inc_step(ring, c))
+		return -1;
+	note_head(ring, c, 1, 1001);
+	return 0;
+}
+
+static int check_inc_recv_wait(struct diff_ctx *c, const struct diff_cqe *cqe,
+			       unsigned nr)
+{
+	(void)cqe;
+	(void)nr;
+	return diff_check_buf(c, c->buf[1], inc_stream, 50, "buffer 0");
+}
+
+/*
+ * A multishot RECV: 40 bytes (BUF_MORE), then 40 more: the 24 that fit
+ * buffer 0, and 16 in buffer 1; a cancel ends it
+ */
+static int fill_inc_mshot(struct io_uring *ring, struct diff_ctx *c)
+{
+	inc_now = &inc_plain;	/* the same bytes in the same places */
+	diff_pattern(inc_stream, sizeof(inc_stream), 9);
+	inc_add(c, inc_register(ring, c, 0), 0, 2, 64);
+	if (put(c, c->val[0], inc_stream, 40))
+		return -1;
+	prep_recv_sel(ring, c, 2, c->val[1], 0, 1, true);
+	return 0;
+}
+
+static int after_inc_mshot(struct io_uring *ring, struct diff_ctx *c)
+{
+	if (diff_reap(ring, c, 1) || put(c, c->val[0], inc_stream + 40, 40) ||
+	    diff_submit(ring, c) < 0 || diff_reap(ring, c, 2))
+		return -1;
+	diff_prep_cancel(ring, c, 9, 2, 0);
+	return 0;
+}
+
+/* min_left without IOU_PBUF_RING_INC, and reserved bytes, refused */
+static int fill_inc_register_bad(struct io_uring *ring, struct diff_ctx *c)
+{
+	struct ar_buf_reg r;
+
+	memset(&r, 0, sizeof(r));
+	r.ring_addr = (unsigned long)c->buf[3];
+	r.ring_entries = 4;
+	r.bgid = 1;
+	r.min_left = 8;
+	diff_note(c, 1000, reg(ring, IORING_REGISTER_PBUF_RING, &r, 1));
+	r.flags = PBUF_RING_INC;
+	r.resv[0] = 1;
+	diff_note(c, 1001, reg(ring, IORING_REGISTER_PBUF_RING, &r, 1));
+	r.resv[0] = 0;
+	r.min_left = 1U << 31;
+	diff_note(c, 1002, reg(ring, IORING_REGISTER_PBUF_RING, &r, 1));
 	return 0;
 }
 
@@ -1509,6 +1732,53 @@ const struct scenario diff_kbuf[] = {
 		.check = check_read_ring,
 		.nr_cqes = 4,
 		.known = { { 2, BSZ }, { 3, 16 }, { 5, -ENOBUFS } },
+	}, {
+		.name = "kbuf_inc_read_file",
+		.setup = setup_data,
+		.fill = fill_inc_read_file,
+		.after_submit = after_inc_read_file,
+		.check = check_inc_read_file,
+		.nr_cqes = 4,
+		.order = ORDER_EXACT,
+		.known = { { 2, 100 }, { 3, 100 }, { 4, 56 }, { 5, -ENOBUFS } },
+	}, {
+		.name = "kbuf_inc_recv",
+		.setup = setup_pair,
+		.fill = fill_inc_recv,
+		.check = check_inc_recv,
+		.nr_cqes = 3,
+		.order = ORDER_EXACT,
+		.known = { { 2, 40 }, { 3, 24 }, { 4, 16 } },
+	}, {
+		.name = "kbuf_inc_min_left",
+		.setup = setup_pair,
+		.fill = fill_inc_min_left,
+		.check = check_inc_recv,
+		.nr_cqes = 3,
+		.order = ORDER_EXACT,
+		.known = { { 2, 40 }, { 3, 10 }, { 4, 30 } },
+	}, {
+		.name = "kbuf_inc_recv_wait",
+		.setup = setup_pair,
+		.fill = fill_inc_recv_wait,
+		.after_submit = after_inc_recv_wait,
+		.check = check_inc_recv_wait,
+		.nr_cqes = 2,
+		.order = ORDER_EXACT,
+		.known = { { 2, 40 }, { 3, 10 } },
+	}, {
+		.name = "kbuf_inc_recv_mshot",
+		.setup = setup_pair,
+		.fill = fill_inc_mshot,
+		.after_submit = after_inc_mshot,
+		.check = check_inc_recv,
+		.nr_cqes = 5,
+		.order = ORDER_EXACT,
+		.known = { { 9, 0 } },
+	}, {
+		.name = "kbuf_inc_register_bad",
+		.fill = fill_inc_register_bad,
+		.nr_cqes = 0,
 	}, {
 		.name = "kbuf_ring_unmapped_shared",
 		.setup = setup_data,

@@ -31,6 +31,15 @@
 #define FZ_NBUF		8
 #define FZ_BUFSZ	4096
 #define FZ_ARENA	(FZ_NBUF * FZ_BUFSZ)
+/*
+ * With registered buffers, group FZ_INC_GROUP is an incremental buffer
+ * ring (IOU_PBUF_RING_INC) of FZ_INC_NR buffers of FZ_INC_BSZ bytes at
+ * arena buffer 7 + FZ_INC_OFF (fuzz_run.c; fuzz_net.c's groups name it)
+ */
+#define FZ_INC_GROUP	102
+#define FZ_INC_NR	4
+#define FZ_INC_BSZ	256
+#define FZ_INC_OFF	3072
 #define FZ_NIOV		1100	/* > UIO_MAXIOV, every entry valid */
 #define FZ_NSLOTS	8	/* registered file table */
 #define FZ_NTS		5	/* timespecs; index FZ_NTS means NULL */
@@ -220,6 +229,7 @@ struct fz_result {
 	const char *engine;
 	int init_ret;
 	int reg_files_ret, reg_bufs_ret;
+	int reg_pbuf_ret;		/* the incremental buffer ring (reg_bufs) */
 	int submit[FZ_MAX_SUBMITS];
 	unsigned nr_submit;
 	unsigned queued;		/* SQEs handed to the engine */
@@ -239,6 +249,7 @@ struct fz_result {
 	uint64_t net_hash;		/* fuzz_net.c: sockets' queues, epoll */
 	int made;			/* sockets and pipes requests made */
 	uint64_t arena_hash;
+	uint64_t pbuf_hash;		/* the incremental ring's entries */
 	uint64_t pool_hash;		/* the bad pool's writable pages */
 	long long usec;			/* how long the run took */
 };

@@ -123,9 +123,9 @@ static void print_run(const struct fz_batch *b, const struct fz_result *r)
 	struct fz_cqe norm[FZ_MAX_CQES];
 	unsigned i, n = normalize(b, r, norm);
 
-	printf("  %s: setup %d, register files %d buffers %d, %u queued, "
-	       "submit:", r->engine, r->init_ret, r->reg_files_ret,
-	       r->reg_bufs_ret, r->queued);
+	printf("  %s: setup %d, register files %d buffers %d buffer ring %d, "
+	       "%u queued, submit:", r->engine, r->init_ret, r->reg_files_ret,
+	       r->reg_bufs_ret, r->reg_pbuf_ret, r->queued);
 	for (i = 0; i < r->nr_submit; i++)
 		printf(" %d", r->submit[i]);
 	printf(", reap error %d, %u CQEs, %u parks cancelled, %d fds left, "
@@ -152,8 +152,10 @@ static void print_run(const struct fz_batch *b, const struct fz_result *r)
 		       (unsigned long long)r->file_hash[i]);
 	printf("    sockets and pipes made %d, net hash %016llx\n", r->made,
 	       (unsigned long long)r->net_hash);
-	printf("    arena hash %016llx, bad-pointer pool hash %016llx\n",
+	printf("    arena hash %016llx, buffer ring hash %016llx, "
+	       "bad-pointer pool hash %016llx\n",
 	       (unsigned long long)r->arena_hash,
+	       (unsigned long long)r->pbuf_hash,
 	       (unsigned long long)r->pool_hash);
 }
 
@@ -170,6 +172,8 @@ static const char *differ(const struct fz_batch *b, const struct fz_result *a,
 		return "register files result";
 	if (a->reg_bufs_ret != c->reg_bufs_ret)
 		return "register buffers result";
+	if (a->reg_pbuf_ret != c->reg_pbuf_ret)
+		return "register buffer ring result";
 	if (a->queued != c->queued || a->nr_submit != c->nr_submit ||
 	    memcmp(a->submit, c->submit, a->nr_submit * sizeof(a->submit[0])))
 		return "io_uring_submit results";
@@ -206,6 +210,8 @@ static const char *differ(const struct fz_batch *b, const struct fz_result *a,
 		return "socket queues or epoll ready list";
 	if (a->arena_hash != c->arena_hash)
 		return "buffer contents";
+	if (a->pbuf_hash != c->pbuf_hash)
+		return "incremental buffer ring entries";
 	if (a->pool_hash != c->pool_hash)
 		return "bad-pointer pool contents";
 	return NULL;

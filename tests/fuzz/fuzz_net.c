@@ -25,8 +25,10 @@
  *  - UDP sends go to uc, which nothing reads, so no result depends on
  *    when loopback delivers; SIOCOUTQ is not asked of UDP (in-flight).
  *  - the socket state is one resource for fuzz_order.c's rule 1
- *    (RES_NET), provided buffers another (RES_PBUF, groups 100, 101 and
- *    65535, never those a poked READ can name), xattrs another.
+ *    (RES_NET), provided buffers another (RES_PBUF, groups 100, 101,
+ *    FZ_INC_GROUP and 65535, never those a poked READ can name; with
+ *    registered buffers, FZ_INC_GROUP is an incremental buffer ring),
+ *    xattrs another.
  *  - SEND/RECV with IORING_RECVSEND_POLL_FIRST, SHUTDOWN, FTRUNCATE and
  *    the xattr ops are not "inline" (task work or io-wq on the kernel).
  *  - ACCEPT always says IORING_ACCEPT_DONTWAIT and is never multishot
@@ -145,7 +147,7 @@ static const uint32_t recv_flags[] = {
 static const uint32_t recvsend_flags[] = {
 	0, 0, IORING_RECVSEND_POLL_FIRST, 1U << 7,
 };
-static const uint32_t groups[] = { 100, 101, 100, 65535 };
+static const uint32_t groups[] = { 100, 101, FZ_INC_GROUP, 65535 };
 static const uint32_t poll_events[] = {
 	POLLOUT, POLLIN, POLLIN | POLLOUT, POLLOUT | POLLPRI,
 	POLLIN | POLLRDHUP, POLLOUT | EPOLLEXCLUSIVE, POLLOUT | EPOLLONESHOT,

@@ -216,7 +216,8 @@ void fz_print_batch(const struct fz_batch *b)
 	       b->cfg.reg_files ? " +registered files {f0,f1,pipe_r,pipe_w,"
 	       "-1,-1,-1,-1}" : "",
 	       b->cfg.reg_bufs ? " +registered buffers {arena+16384:8192,"
-	       "arena+24576:4096}" : "");
+	       "arena+24576:4096}, group 102 an incremental buffer ring "
+	       "{4 x 256 at arena+31744}" : "");
 	for (i = 0; i < b->nr; i++) {
 		const struct fz_sqe *s = &b->sqe[i];
 

@@ -30,6 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/xattr.h>
 #include <linux/openat2.h>
 #include "anyring.h"
@@ -45,6 +46,7 @@ struct env {
 	unsigned char *arena;
 	struct iovec *iov;
 	struct iovec reg_iov[2];
+	struct io_uring_buf_ring *pbr;	/* the incremental ring (a page) */
 	struct __kernel_timespec ts[FZ_NTS];
 	struct statx stx[FZ_MAX_SQES];
 	int fu[FZ_MAX_SQES][4];
@@ -243,6 +245,10 @@ static void env_init(struct env *e)
 	}
 
 	arena_init(e);
+	e->pbr = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (e->pbr == MAP_FAILED)
+		die("mmap buffer ring");
 	e->reg_iov[0].iov_base = e->arena + 4 * FZ_BUFSZ;
 	e->reg_iov[0].iov_len = 2 * FZ_BUFSZ;
 	e->reg_iov[1].iov_base = e->arena + 6 * FZ_BUFSZ;
@@ -276,6 +282,7 @@ static void env_fini(struct env *e)
 		close(e->fd[i]);
 	fz_net_close(e->fd);
 	close(e->dirfd);
+	munmap(e->pbr, 4096);
 	for (i = 0; i < FZ_MAX_SQES; i++)
 		free(e->bad_iov[i]);
 	nftw(e->dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
@@ -284,6 +291,36 @@ static void env_fini(struct env *e)
 static const char *name(int k)
 {
 	return fz_names[k];
+}
+
+/*
+ * Group FZ_INC_GROUP: an incremental buffer ring (IOU_PBUF_RING_INC),
+ * its buffers filled in; the registration's result
+ */
+static int register_inc_ring(struct io_uring *ring, struct env *e)
+{
+	struct {
+		__u64 ring_addr;
+		__u32 ring_entries;
+		__u16 bgid, flags;
+		__u32 min_left, resv[5];
+	} reg;
+	unsigned i;
+	int ret;
+
+	memset(&reg, 0, sizeof(reg));
+	io_uring_buf_ring_init(e->pbr);
+	reg.ring_addr = (unsigned long)e->pbr;
+	reg.ring_entries = FZ_INC_NR;
+	reg.bgid = FZ_INC_GROUP;
+	reg.flags = 2;		/* IOU_PBUF_RING_INC */
+	ret = io_uring_register(ring->ring_fd, IORING_REGISTER_PBUF_RING, &reg, 1);
+	for (i = 0; i < FZ_INC_NR; i++)
+		io_uring_buf_ring_add(e->pbr, e->arena + 7 * FZ_BUFSZ + FZ_INC_OFF +
+				      i * FZ_INC_BSZ, FZ_INC_BSZ, (unsigned short)i,
+				      io_uring_buf_ring_mask(FZ_INC_NR), (int)i);
+	io_uring_buf_ring_advance(e->pbr, FZ_INC_NR);
+	return ret;
 }
 
 /* an fd of the run, or the slot number itself for a fixed file */
@@ -854,6 +891,8 @@ static void snapshot(struct env *e, struct fz_result *r)
 		r->pipe_bytes = -errno;
 	r->net_hash = fz_net_hash(e->fd);
 	r->arena_hash = fz_hash(e->arena, FZ_ARENA, 0xcbf29ce484222325ULL);
+	r->pbuf_hash = fz_hash(e->pbr, FZ_INC_NR * sizeof(struct io_uring_buf),
+			       0xcbf29ce484222325ULL);
 	r->pool_hash = fz_pool_hash();
 }
 
@@ -929,8 +968,10 @@ void fz_run(const struct fz_batch *b, const char *engine,
 		r->reg_files_ret = io_uring_register_files(&ring, files,
 							   FZ_NSLOTS);
 	}
-	if (b->cfg.reg_bufs)
+	if (b->cfg.reg_bufs) {
 		r->reg_bufs_ret = io_uring_register_buffers(&ring, e->reg_iov, 2);
+		r->reg_pbuf_ret = register_inc_ring(&ring, e);
+	}
 
 	for (i = 0; i < b->nr && !failed; i++) {
 		struct io_uring_sqe *sqe;
