@@ -670,6 +670,43 @@ int ar_user_register(void *obj, unsigned fd, unsigned opcode,
 	return ret;
 }
 
+/*
+ * IORING_REGISTER_CLONE_BUFFERS (6.12; offsets and DST_REPLACE 6.13), as
+ * 6.18's io_register_clone_buffers(): the source is another user ring
+ * of this process, by fd or registered index (a kernel ring's fd is not
+ * one the engine can read: -EOPNOTSUPP, as for an fd that is no ring).
+ */
+static int ar_reg_clone_buffers(struct ar_uctx *ctx, const void *arg)
+{
+	struct ar_clone_buffers cb;
+	struct ar_uctx *src;
+	bool index;
+	int ret;
+
+	if (ar_copy_from_user(&cb, arg, sizeof(cb)))
+		return -EFAULT;
+	if (cb.flags & ~(AR_REGISTER_SRC_REGISTERED | AR_REGISTER_DST_REPLACE))
+		return -EINVAL;
+	/* a first look, unlocked, in the kernel's order; ar_rsrc_clone_bufs() asks again */
+	if (!(cb.flags & AR_REGISTER_DST_REPLACE) &&
+	    __atomic_load_n(&ctx->bufs.nr, __ATOMIC_RELAXED))
+		return -EBUSY;
+	if (cb.pad[0] || cb.pad[1] || cb.pad[2])
+		return -EINVAL;
+	index = cb.flags & AR_REGISTER_SRC_REGISTERED;
+	src = ar_uctx_named(index ? NULL : ar_uctx_of_fd((int)cb.src_fd),
+			    cb.src_fd, index, &ret);
+	if (!src)
+		return ret;
+	/* another thread's SINGLE_ISSUER ring is not this caller's to read */
+	if (src != ctx && ar_issuer_other(src))
+		return -EEXIST;
+	ar_uctx_get(src);
+	ret = ar_rsrc_clone_bufs(ctx, src, &cb);
+	ar_uctx_put(src);
+	return ret;
+}
+
 static int ar_register_ring(struct ar_uctx *ctx, unsigned opcode,
 			    const void *arg, void *marg, unsigned nr)
 {
@@ -739,8 +776,10 @@ static int ar_register_ring(struct ar_uctx *ctx, unsigned opcode,
 		return !arg || nr != 1 ? -EINVAL : ar_kbuf_ring_status(ctx, marg);
 	case AR_REGISTER_CLOCK:
 		return !arg || nr ? -EINVAL : ar_reg_clock(ctx, arg);
+	case AR_REGISTER_CLONE_BUFFERS:
+		return !arg || nr != 1 ? -EINVAL : ar_reg_clone_buffers(ctx, arg);
 	default:
-		/* NAPI, CLONE_BUFFERS, ZCRX, RESIZE, MEM_REGION */
+		/* NAPI, ZCRX, RESIZE, MEM_REGION */
 		ar_debug("user engine: io_uring_register opcode %u not supported",
 			 opcode);
 		return -EINVAL;

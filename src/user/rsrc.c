@@ -355,6 +355,116 @@ int ar_rsrc_register_bufs(struct ar_uctx *ctx, const struct iovec *iovs,
 	return ar_table_register(ctx, false, iovs, tags, nr, sparse);
 }
 
+/* both rings' uring_lock, in one order (address), or the one */
+static void ar_lock_two(struct ar_uctx *a, struct ar_uctx *b)
+{
+	if (a == b) {
+		pthread_mutex_lock(&a->uring_lock);
+		return;
+	}
+	if (a > b) {
+		struct ar_uctx *t = a;
+
+		a = b;
+		b = t;
+	}
+	pthread_mutex_lock(&a->uring_lock);
+	pthread_mutex_lock(&b->uring_lock);
+}
+
+static void ar_unlock_two(struct ar_uctx *a, struct ar_uctx *b)
+{
+	if (a != b)
+		pthread_mutex_unlock(&b->uring_lock);
+	pthread_mutex_unlock(&a->uring_lock);
+}
+
+/*
+ * The checks of 6.18's io_clone_buffers(), both tables locked: 0 with
+ * *size the new table's, or -errno.
+ */
+static int ar_clone_check(struct ar_uctx *ctx, struct ar_uctx *src,
+			  struct ar_clone_buffers *arg, unsigned *size)
+{
+	unsigned nbufs = src->bufs.nr, end;
+
+	if (!arg->nr && (arg->dst_off || arg->src_off))
+		return -EINVAL;
+	if (ctx->bufs.nr && !(arg->flags & AR_REGISTER_DST_REPLACE))
+		return -EBUSY;
+	if (!nbufs)
+		return -ENXIO;
+	if (!arg->nr)
+		arg->nr = nbufs;
+	else if (arg->nr > nbufs || arg->nr > AR_MAX_REG_BUFFERS)
+		return -EINVAL;
+	if (__builtin_add_overflow(arg->nr, arg->src_off, &end) || end > nbufs)
+		return -EOVERFLOW;
+	if (__builtin_add_overflow(arg->nr, arg->dst_off, &end))
+		return -EOVERFLOW;
+	if (end > AR_MAX_REG_BUFFERS)
+		return -EINVAL;
+	*size = end > ctx->bufs.nr ? end : ctx->bufs.nr;
+	return 0;
+}
+
+/*
+ * IORING_REGISTER_CLONE_BUFFERS: src's buffers src_off.. (nr of them; 0:
+ * all) become ctx's from dst_off on, as the kernel's io_clone_buffers():
+ * new nodes (no tags) for the same memory; ctx's own buffers outside that
+ * range stay (DST_REPLACE); the old table is put, posting the tags of the
+ * buffers it alone held. Both rings are this process's user rings.
+ */
+int ar_rsrc_clone_bufs(struct ar_uctx *ctx, struct ar_uctx *src,
+		       struct ar_clone_buffers *arg)
+{
+	struct ar_rsrc_node **nodes = NULL, **old = NULL, *n;
+	unsigned size = 0, old_nr = 0, i, j;
+	int ret;
+
+	ar_lock_two(ctx, src);
+	ret = ar_clone_check(ctx, src, arg, &size);
+	if (!ret) {
+		nodes = calloc(size, sizeof(*nodes));
+		ret = nodes ? 0 : -ENOMEM;
+	}
+	/* ctx's nodes before and after the range, a reference each */
+	for (i = 0; !ret && i < ctx->bufs.nr; i++) {
+		if ((i >= arg->dst_off && i < arg->dst_off + arg->nr) ||
+		    !(n = ctx->bufs.nodes[i]))
+			continue;
+		atomic_fetch_add_explicit(&n->refs, 1, memory_order_relaxed);
+		nodes[i] = n;
+	}
+	for (i = 0; !ret && i < arg->nr; i++) {
+		struct ar_rsrc_node *s = src->bufs.nodes[arg->src_off + i];
+
+		j = arg->dst_off + i;
+		if (!s)
+			continue;
+		nodes[j] = ar_node_new(0);
+		if (!nodes[j])
+			ret = -ENOMEM;
+		else
+			nodes[j]->iov = s->iov;
+	}
+	if (!ret) {
+		old = ctx->bufs.nodes;
+		old_nr = ctx->bufs.nr;
+		ctx->bufs.nodes = nodes;
+		ctx->bufs.nr = size;
+		ctx->bufs.registered = true;
+		nodes = NULL;
+	}
+	ar_unlock_two(ctx, src);
+	/* a failure's new table, or the table replaced */
+	if (nodes)
+		ar_nodes_put(ctx, nodes, size);
+	else if (old)
+		ar_nodes_put(ctx, old, old_nr);
+	return ret;
+}
+
 int ar_rsrc_unregister(struct ar_uctx *ctx, bool files)
 {
 	struct ar_rsrc_table *t = files ? &ctx->files : &ctx->bufs;

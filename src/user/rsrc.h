@@ -28,4 +28,8 @@ int ar_rsrc_alloc_range(struct ar_uctx *ctx, unsigned off, unsigned len);
 int ar_files_update_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe);
 int ar_files_update_issue(struct ar_ureq *req, unsigned issue_flags);
 
+/* IORING_REGISTER_CLONE_BUFFERS from src's table into ctx's */
+int ar_rsrc_clone_bufs(struct ar_uctx *ctx, struct ar_uctx *src,
+		       struct ar_clone_buffers *arg);
+
 #endif

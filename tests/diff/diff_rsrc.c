@@ -642,8 +642,183 @@ static int fill_close_then_fixed(struct io_uring *ring, struct diff_ctx *c)
 	return 0;
 }
 
+/* ---- IORING_REGISTER_CLONE_BUFFERS (6.12), from a second ring ---- */
+
+#define CLONE_BUFFERS	30		/* IORING_REGISTER_CLONE_BUFFERS */
+#define CLONE_SRC_REG	(1U << 0)	/* IORING_REGISTER_SRC_REGISTERED */
+#define CLONE_REPLACE	(1U << 1)	/* IORING_REGISTER_DST_REPLACE */
+
+static struct io_uring src_ring;
+static bool src_up;
+
+static void src_exit(struct diff_ctx *c)
+{
+	(void)c;
+	if (src_up)
+		io_uring_queue_exit(&src_ring);
+	src_up = false;
+}
+
+/* a second ring of the engine, its first nr of buf[0..3] registered */
+static int src_init(struct diff_ctx *c, unsigned nr)
+{
+	struct io_uring_params p;
+	unsigned i;
+	int ret;
+
+	memset(&p, 0, sizeof(p));
+	ret = anyring_queue_init_engine(c->engine, 4, &src_ring, &p);
+	if (ret)
+		return diff_fail(c, "source ring: %d", ret);
+	src_up = true;
+	for (i = 0; i < 4; i++) {
+		c->iov[i].iov_base = c->buf[i];
+		c->iov[i].iov_len = DIFF_BUFSZ;
+	}
+	if (nr)
+		note(c, io_uring_register_buffers(&src_ring, c->iov, nr));
+	return 0;
+}
+
+static int clone_bufs(struct io_uring *dst, unsigned src_fd, unsigned flags,
+		      unsigned src_off, unsigned dst_off, unsigned nr,
+		      unsigned pad)
+{
+	struct {
+		__u32 src_fd, flags, src_off, dst_off, nr, pad[3];
+	} a = { src_fd, flags, src_off, dst_off, nr, { 0, pad, 0 } };
+
+	return io_uring_register(dst->ring_fd, CLONE_BUFFERS, &a, 1);
+}
+
+/* READ_FIXED of the data file's first 4096 bytes into buf[b], buffer idx */
+static void read_fixed(struct io_uring *ring, struct diff_ctx *c, __u64 ud,
+		       unsigned b, unsigned idx)
+{
+	struct io_uring_sqe *sqe = diff_sqe(ring, c);
+
+	io_uring_prep_read_fixed(sqe, c->val[0], c->buf[b], 4096, 0, (int)idx);
+	diff_tag(sqe, ud, 0);
+}
+
+/*
+ * All four of the source's, then (DST_REPLACE) its 1 and 2 as 2 and 3:
+ * a read through 3 lands in buf[2]; 4 is past the table
+ */
+static int fill_clone(struct io_uring *ring, struct diff_ctx *c)
+{
+	int fd;
+
+	if (src_init(c, 4))
+		return -1;
+	fd = src_ring.ring_fd;
+	note(c, clone_bufs(ring, fd, 0, 0, 0, 0, 0));
+	note(c, clone_bufs(ring, fd, 0, 0, 0, 0, 0));
+	note(c, clone_bufs(ring, fd, CLONE_REPLACE, 1, 2, 2, 0));
+	read_fixed(ring, c, 1, 2, 3);
+	read_fixed(ring, c, 2, 3, 4);
+	return 0;
+}
+
+/* the argument's checks, in 6.18's order, and sources that have nothing */
+static int fill_clone_bad(struct io_uring *ring, struct diff_ctx *c)
+{
+	int fd;
+
+	if (src_init(c, 2))
+		return -1;
+	fd = src_ring.ring_fd;
+	note(c, clone_bufs(ring, fd, 1U << 5, 0, 0, 0, 0));
+	note(c, clone_bufs(ring, fd, 0, 0, 0, 0, 1));
+	note(c, clone_bufs(ring, (unsigned)c->val[0], 0, 0, 0, 0, 0));
+	note(c, clone_bufs(ring, 9999, 0, 0, 0, 0, 0));
+	note(c, clone_bufs(ring, fd, 0, 0, 1, 0, 0));
+	note(c, clone_bufs(ring, fd, 0, 0, 0, 3, 0));
+	note(c, clone_bufs(ring, fd, 0, 1, 0, 2, 0));
+	note(c, clone_bufs(ring, fd, 0, 0, 0xffffffffU, 1, 0));
+	note(c, clone_bufs(ring, fd, 0, 0, 16384, 1, 0));
+	note(c, clone_bufs(ring, (unsigned)ring->ring_fd, 0, 0, 0, 0, 0));
+	note(c, io_uring_unregister_buffers(&src_ring));
+	note(c, clone_bufs(ring, fd, CLONE_REPLACE, 0, 0, 0, 0));
+	note(c, io_uring_register_buffers(ring, c->iov, 1));
+	note(c, clone_bufs(ring, fd, 0, 0, 0, 0, 0));
+	return 0;
+}
+
+/*
+ * The source named by its registered index; then the ring from itself:
+ * its 0 and 1 again as 2 and 3 (a read through 3 lands in buf[1])
+ */
+static int fill_clone_index_self(struct io_uring *ring, struct diff_ctx *c)
+{
+	if (src_init(c, 2))
+		return -1;
+	note(c, io_uring_register_ring_fd(&src_ring));
+	note(c, clone_bufs(ring, (unsigned)src_ring.enter_ring_fd, CLONE_SRC_REG,
+			   0, 0, 0, 0));
+	note(c, clone_bufs(ring, (unsigned)ring->ring_fd, CLONE_REPLACE, 0, 2, 2, 0));
+	read_fixed(ring, c, 1, 1, 3);
+	return 0;
+}
+
+static int check_clone_buf1(struct diff_ctx *c, const struct diff_cqe *cqe,
+			    unsigned nr)
+{
+	(void)cqe;
+	(void)nr;
+	return check_seed(c, 1, 1);
+}
+
+/*
+ * DST_REPLACE over tagged buffers: the one the clone covers posts its
+ * tag (302) as the old table goes; the one kept (301) at unregister
+ */
+static int fill_clone_tags(struct io_uring *ring, struct diff_ctx *c)
+{
+	if (src_init(c, 0))
+		return -1;
+	reg_bufs_tagged(ring, c);
+	note(c, io_uring_register_buffers(&src_ring, &c->iov[2], 1));
+	note(c, clone_bufs(ring, (unsigned)src_ring.ring_fd, CLONE_REPLACE, 0, 1, 1, 0));
+	if (diff_reap(ring, c, 1))
+		return -1;
+	note(c, io_uring_unregister_buffers(ring));
+	return 0;
+}
+
 const struct scenario diff_rsrc[] = {
 	{
+		.name = "rsrc_clone_buffers",
+		.setup = setup_data,
+		.fill = fill_clone,
+		.check = check_buf2_data,
+		.teardown = src_exit,
+		.nr_cqes = 2,
+		.order = ORDER_ANY,
+		.known = { { 1, 4096 }, { 2, -EFAULT } },
+	}, {
+		.name = "rsrc_clone_buffers_bad",
+		.setup = setup_data,
+		.fill = fill_clone_bad,
+		.teardown = src_exit,
+		.nr_cqes = 0,
+	}, {
+		.name = "rsrc_clone_buffers_index_self",
+		.setup = setup_data,
+		.fill = fill_clone_index_self,
+		.check = check_clone_buf1,
+		.teardown = src_exit,
+		.nr_cqes = 1,
+		.known = { { 1, 4096 } },
+	}, {
+		.name = "rsrc_clone_buffers_tags",
+		.setup = setup_data,
+		.fill = fill_clone_tags,
+		.teardown = src_exit,
+		.nr_cqes = 2,
+		.order = ORDER_EXACT,
+		.known = { { 302, 0 }, { 301, 0 } },
+	}, {
 		.name = "fixed_file_read",
 		.setup = setup_data,
 		.fill = fill_fixed_file,
