@@ -8,6 +8,7 @@
 #    on stderr: the preload interposes liburing's versioned symbols);
 #  - the same program under --deny-io-uring fails with EPERM with
 #    --engine=kernel, and runs on the user engine with auto;
+#  - api-newer runs under --deny-io-uring (the calls on fd -1);
 #  - bad usage (unknown engine or flag, no command) exits 2, --help 0.
 # Sanitizer builds cannot preload their instrumented libanyring into other
 # programs (the sanitizer runtime must come first), so with SAN set only the
@@ -142,4 +143,12 @@ grep -q '^nop done$' "$OUT" || fail "the NOP did not complete on the fallback"
 grep -q 'anyring\[[0-9]*\]: .*engine user (auto' "$OUT" ||
 	fail "auto did not fall back to the user engine"
 echo "fallback under --deny-io-uring: ok"
+
+# the calls liburing made after 2.3 under denial: those on no ring
+# (fd -1: QUERY, SEND_MSG_RING) reach the user engine, not the kernel
+expect 0 env ANYRING_TEST_ENGINE=user "$RUN" --deny-io-uring -- \
+	"$ANYRING_BUILD/tests/api-newer"
+grep -q 'newer API on user (io_uring denied): ok' "$OUT" ||
+	fail "api-newer did not run with io_uring denied"
+echo "api-newer under --deny-io-uring: ok"
 exit 0

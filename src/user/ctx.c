@@ -44,6 +44,7 @@
 #include "user/iopoll.h"
 #include "user/backend.h"
 #include "user/aio.h"
+#include "user/query.h"
 #include "lib/sysraw.h"
 
 #define AR_SETUP_KNOWN (IORING_SETUP_IOPOLL | IORING_SETUP_SQPOLL |	\
@@ -65,6 +66,18 @@
 	IORING_FEAT_NATIVE_WORKERS | IORING_FEAT_RSRC_TAGS |		\
 	IORING_FEAT_CQE_SKIP | IORING_FEAT_LINKED_FILE |		\
 	IORING_FEAT_MIN_TIMEOUT | IORING_FEAT_NO_IOWAIT)
+
+__u64 ar_user_features(void)
+{
+	return AR_USER_FEATURES;
+}
+
+/* the setup flags taken: not rings in the application's memory (D3) */
+__u64 ar_user_setup_flags(void)
+{
+	return AR_SETUP_KNOWN & ~(__u64)(IORING_SETUP_NO_MMAP |
+					 IORING_SETUP_REGISTERED_FD_ONLY);
+}
 
 /* fault.h: is the ring being torn down? */
 bool ar_ring_exiting(struct ar_uctx *ctx)

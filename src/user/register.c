@@ -24,13 +24,13 @@
 #include "user/kbuf.h"
 #include "user/cancel.h"
 #include "user/rsrc.h"
+#include "user/query.h"
 #include "user/register.h"
 #include "user/sqpoll.h"
 #include "engine/engine.h"
 #include "user/cred.h"
 #include "user/wait.h"
 
-#define AR_REGISTER_LAST	36	/* 6.18: IORING_REGISTER_QUERY is 35 */
 #define AR_RESTRICTION_LAST	4
 
 static int ar_reg_files2(struct ar_uctx *ctx, const void *arg, unsigned size,
@@ -654,6 +654,8 @@ int ar_user_register(void *obj, unsigned fd, unsigned opcode,
 	 * has no blind handler for with -EINVAL.
 	 */
 	if (fd == (unsigned)-1 && !(opcode & IORING_REGISTER_USE_REGISTERED_RING)) {
+		if (opcode == AR_REGISTER_QUERY)
+			return ar_query(arg, nr);
 		ar_debug("user engine: io_uring_register(-1, %u) not supported",
 			 opcode);
 		return -EINVAL;
@@ -776,6 +778,8 @@ static int ar_register_ring(struct ar_uctx *ctx, unsigned opcode,
 		return !arg || nr != 1 ? -EINVAL : ar_kbuf_ring_status(ctx, marg);
 	case AR_REGISTER_CLOCK:
 		return !arg || nr ? -EINVAL : ar_reg_clock(ctx, arg);
+	case AR_REGISTER_QUERY:
+		return ar_query(arg, nr);
 	case AR_REGISTER_CLONE_BUFFERS:
 		return !arg || nr != 1 ? -EINVAL : ar_reg_clone_buffers(ctx, arg);
 	default:

@@ -32,11 +32,17 @@
 #include "user/rsrc.h"
 #include "user/register.h"
 #include "user/backend.h"
+#include "user/query.h"
 
 #define AR_SQE_COMMON_FLAGS (IOSQE_FIXED_FILE | IOSQE_IO_LINK |		\
 			     IOSQE_IO_HARDLINK | IOSQE_ASYNC)
 #define AR_SQE_VALID_FLAGS (AR_SQE_COMMON_FLAGS | IOSQE_IO_DRAIN |	\
 			    IOSQE_BUFFER_SELECT | IOSQE_CQE_SKIP_SUCCESS)
+
+__u64 ar_user_sqe_flags(void)
+{
+	return AR_SQE_VALID_FLAGS;
+}
 
 struct ar_submit_link {
 	struct ar_ureq *head, *last;

@@ -28,12 +28,18 @@
 #include "user/iopoll.h"
 #include "user/aio.h"
 #include "user/poll.h"
+#include "user/query.h"
 #include "lib/uaccess.h"
 
 #define AR_ENTER_KNOWN (IORING_ENTER_GETEVENTS | IORING_ENTER_SQ_WAKEUP | \
 	IORING_ENTER_SQ_WAIT | IORING_ENTER_EXT_ARG |			\
 	IORING_ENTER_REGISTERED_RING | IORING_ENTER_ABS_TIMER |		\
 	IORING_ENTER_NO_IOWAIT)
+
+__u64 ar_user_enter_flags(void)
+{
+	return AR_ENTER_KNOWN;
+}
 
 /* registered ring fds are per thread, as the kernel's are per task */
 __thread struct ar_uctx *ar_registered_rings[AR_RINGFD_REG_MAX];

@@ -11,6 +11,7 @@
  * are notes.
  */
 #include <fcntl.h>
+#include <stddef.h>
 #include <poll.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
@@ -357,8 +358,156 @@ static int fill_probe(struct io_uring *ring, struct diff_ctx *c)
 	return 0;
 }
 
+/* ---- IORING_REGISTER_QUERY (6.18) on the ring's fd ---- */
+
+#define REG_QUERY	35
+
+struct query_hdr {
+	__u64 next_entry, query_data;
+	__u32 query_op, size;
+	__s32 result;
+	__u32 resv[3];
+};
+
+/* IO_URING_QUERY_OPCODES' answer, with room past it */
+struct query_ops {
+	__u32 nr_request_opcodes, nr_register_opcodes;
+	__u64 feature_flags, ring_setup_flags, enter_flags, sqe_flags;
+	__u32 nr_query_opcodes, pad;
+	__u8 past[16];
+};
+
+static int query(struct io_uring *ring, struct query_hdr *h, unsigned nr)
+{
+	return io_uring_register(ring->ring_fd, REG_QUERY, h, nr);
+}
+
+static void query_init(struct query_hdr *h, struct query_ops *o, __u32 op,
+		       __u32 size)
+{
+	memset(h, 0, sizeof(*h));
+	memset(o, 0xff, sizeof(*o));
+	h->query_op = op;
+	h->query_data = (unsigned long)o;
+	h->size = size;
+}
+
+/* are bytes [from, to) of o all v? */
+static int all(const struct query_ops *o, size_t from, size_t to, __u8 v)
+{
+	const __u8 *p = (const void *)o;
+
+	for (; from < to; from++)
+		if (p[from] != v)
+			return 0;
+	return 1;
+}
+
+#define OPS_SIZE	offsetof(struct query_ops, past)
+
+/*
+ * What both engines answer alike: the opcode counts, the SQE flags, the
+ * header's result and size; the features, which must be the ring's own;
+ * the bad headers and chains
+ */
+static int fill_query(struct io_uring *ring, struct diff_ctx *c)
+{
+	struct query_hdr h[3];
+	struct query_ops o[3];
+
+	query_init(&h[0], &o[0], 0, OPS_SIZE);
+	note(c, query(ring, &h[0], 0));
+	note(c, h[0].result);
+	note(c, (int)h[0].size);
+	note(c, (int)o[0].nr_request_opcodes);
+	note(c, (int)o[0].nr_register_opcodes);
+	note(c, (int)o[0].sqe_flags);
+	note(c, o[0].feature_flags == ring->features);
+	note(c, (o[0].enter_flags & 0x1f) == 0x1f);	/* GETEVENTS..REGISTERED_RING */
+	note(c, query(ring, &h[0], 1));
+	return 0;
+}
+
+/* an unknown query, bad header words, a bad successor, bad data */
+static int fill_query_bad(struct io_uring *ring, struct diff_ctx *c)
+{
+	struct query_hdr h[1];
+	struct query_ops o[1];
+
+	/* an unknown query: its result, and its buffer cleared */
+	query_init(&h[0], &o[0], 0xffffffffU, OPS_SIZE);
+	note(c, query(ring, &h[0], 0));
+	note(c, h[0].result);
+	note(c, (int)h[0].size);
+	note(c, all(&o[0], 0, OPS_SIZE, 0));
+	/* reserved words, a result given, no size: -EINVAL in the header */
+	query_init(&h[0], &o[0], 0, OPS_SIZE);
+	h[0].resv[1] = 1;
+	note(c, query(ring, &h[0], 0));
+	note(c, h[0].result);
+	query_init(&h[0], &o[0], 0, OPS_SIZE);
+	h[0].result = 5;
+	note(c, query(ring, &h[0], 0));
+	note(c, h[0].result);
+	query_init(&h[0], &o[0], 0, 0);
+	note(c, query(ring, &h[0], 0));
+	note(c, h[0].result);
+	/* a bad successor, bad data */
+	query_init(&h[0], &o[0], 0, OPS_SIZE);
+	h[0].next_entry = 0xdeadbeef;
+	note(c, query(ring, &h[0], 0));
+	note(c, h[0].result);
+	query_init(&h[0], &o[0], 0, OPS_SIZE);
+	h[0].query_data = 0xdeadbeef;
+	note(c, query(ring, &h[0], 0));
+	return 0;
+}
+
+/* answers shorter and longer than the query's, chains */
+static int fill_query_sizes(struct io_uring *ring, struct diff_ctx *c)
+{
+	struct query_hdr h[3];
+	struct query_ops o[3];
+
+	/* shorter: 8 bytes answered, the rest untouched */
+	query_init(&h[0], &o[0], 0, 8);
+	note(c, query(ring, &h[0], 0));
+	note(c, (int)h[0].size);
+	note(c, all(&o[0], 8, sizeof(o[0]), 0xff));
+	/* longer: the answer's size, and the rest of the buffer cleared */
+	query_init(&h[0], &o[0], 0, sizeof(o[0]));
+	note(c, query(ring, &h[0], 0));
+	note(c, (int)h[0].size);
+	note(c, all(&o[0], OPS_SIZE, sizeof(o[0]), 0));
+	/* a chain of three, and one that loops */
+	for (int i = 0; i < 3; i++) {
+		query_init(&h[i], &o[i], 0, OPS_SIZE);
+		h[i].result = 0;
+		if (i)
+			h[i - 1].next_entry = (unsigned long)&h[i];
+	}
+	note(c, query(ring, &h[0], 0));
+	note(c, h[0].result | h[1].result | h[2].result);
+	note(c, o[2].nr_request_opcodes == o[0].nr_request_opcodes);
+	h[2].next_entry = (unsigned long)&h[0];
+	note(c, query(ring, &h[0], 0));
+	return 0;
+}
+
 const struct scenario diff_register[] = {
 	{
+		.name = "register_query",
+		.fill = fill_query,
+		.nr_cqes = 0,
+	}, {
+		.name = "register_query_bad",
+		.fill = fill_query_bad,
+		.nr_cqes = 0,
+	}, {
+		.name = "register_query_sizes",
+		.fill = fill_query_sizes,
+		.nr_cqes = 0,
+	}, {
 		.name = "ctl_eventfd_readable",
 		.setup = setup_eventfd,
 		.fill = fill_eventfd,
