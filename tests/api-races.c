@@ -37,6 +37,10 @@
  *                 when its timer fired while the read was being issued.
  *                 User engine only (simdev); a child process, which
  *                 exits with the reads in flight.
+ *   mshot cancel  an IOSQE_ASYNC READ_MULTISHOT on a pipe cancelled just
+ *                 after its CQE: the cancel answers 0 or -EALREADY, and
+ *                 the multishot always ends -ECANCELED (it stayed armed
+ *                 when a worker it was handed to saw the cancel first).
  *
  * ANYRING_SOAK=1 runs each part for at least 10^6 operations (the device
  * part 10^5 link timeouts).
@@ -46,6 +50,7 @@
 #include <signal.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include "test.h"
@@ -774,6 +779,75 @@ static void t_lt_device(unsigned rounds)
 	_exit(0);
 }
 
+/*
+ * IOSQE_ASYNC READ_MULTISHOT on a pipe, cancelled right after a CQE: the
+ * cancel may find it being issued again (-EALREADY, D64), and then too it
+ * must end with -ECANCELED, not stay armed for good. One ring, a buffer
+ * ring of 4 given back after each read.
+ */
+static void t_mshot_cancel(unsigned iters)
+{
+	static char bufs[4][64];
+	struct io_uring_buf_ring *br;
+	struct io_uring_buf_reg reg;
+	struct io_uring_sqe *sqe;
+	struct io_uring ring;
+	int fds[2], res, found, ended;
+	__u64 ud;
+
+	t_ring(&ring, 8, NULL);
+	br = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		  -1, 0);
+	CHECK(br != MAP_FAILED);
+	io_uring_buf_ring_init(br);
+	memset(&reg, 0, sizeof(reg));
+	reg.ring_addr = (unsigned long)br;
+	reg.ring_entries = 4;
+	reg.bgid = 1;
+	CHECK_EQ(io_uring_register_buf_ring(&ring, &reg, 0), 0);
+	CHECK_EQ(pipe(fds), 0);
+	for (unsigned i = 0; i < iters; i++) {
+		for (unsigned b = 0; b < 4; b++)
+			io_uring_buf_ring_add(br, bufs[b], sizeof(bufs[b]),
+					      (unsigned short)b, 3, (int)b);
+		io_uring_buf_ring_advance(br, 4);
+		sqe = t_sqe(&ring);
+		io_uring_prep_rw(49 /* READ_MULTISHOT */, sqe, fds[0], NULL, 0, 0);
+		sqe->flags |= IOSQE_BUFFER_SELECT | IOSQE_ASYNC;
+		sqe->buf_group = 1;
+		sqe->user_data = 2;
+		CHECK_EQ(io_uring_submit(&ring), 1);
+		CHECK_EQ(write(fds[1], "abcd", 4), 4);
+		t_wait(&ring, &ud, &res);
+		CHECK_EQ(ud, 2);
+		CHECK_EQ(res, 4);
+		sqe = t_sqe(&ring);
+		io_uring_prep_cancel64(sqe, 2, 0);
+		sqe->user_data = 9;
+		CHECK_EQ(io_uring_submit(&ring), 1);
+		found = ended = 0;
+		while (!found || !ended) {
+			t_wait(&ring, &ud, &res);
+			if (ud == 9) {
+				CHECK(res == 0 || res == -EALREADY);
+				found = 1;
+			} else {
+				CHECK_EQ(ud, 2);
+				CHECK_EQ(res, -ECANCELED);
+				ended = 1;
+			}
+		}
+		/* what the ring has left is taken back before the next round */
+		io_uring_buf_ring_init(br);
+		CHECK_EQ(io_uring_unregister_buf_ring(&ring, 1), 0);
+		CHECK_EQ(io_uring_register_buf_ring(&ring, &reg, 0), 0);
+	}
+	close(fds[0]);
+	close(fds[1]);
+	io_uring_queue_exit(&ring);
+	munmap(br, 4096);
+}
+
 int main(int argc, char **argv)
 {
 	int soak = t_soak();
@@ -804,6 +878,8 @@ int main(int argc, char **argv)
 	}
 	if (!*only || !strcmp(only, "cancel"))
 		t_cancel_storm(soak ? 1000000 : 100000);
+	if (!*only || !strcmp(only, "mshot"))
+		t_mshot_cancel(soak ? 10000 : 200);
 	if (!*only || !strcmp(only, "spread")) {
 		unsigned missed = t_spread_cancel(soak ? 1000000 : 100000, 0);
 

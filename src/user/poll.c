@@ -318,6 +318,17 @@ bool ar_poll_send_behind(struct ar_ureq *req)
 	return behind;
 }
 
+/*
+ * A cancel found the request RUNNING (a worker's: it answered -EALREADY
+ * and marked it, cancel.c) before it came to wait: it ends -ECANCELED
+ * instead, as io-wq's work that sees the cancel. Under ctx->lock, as the
+ * mark is made: one or the other comes first.
+ */
+static bool ar_req_interrupted_locked(struct ar_ureq *req)
+{
+	return __atomic_load_n(&req->interrupted, __ATOMIC_RELAXED);
+}
+
 /* off the list (an AIO poll is on none); under ctx->lock */
 static void ar_poll_unlink_locked(struct ar_poll *p, struct ar_ureq *req)
 {
@@ -390,7 +401,8 @@ static int ar_poll_rearm(struct ar_ureq *req)
 	struct ar_poll *p = ar_poll_of(ctx);
 
 	ar_ctx_lock(ctx);
-	if ((req->poll_flags & AR_POLLF_CANCEL) || ctx->exiting) {
+	if ((req->poll_flags & AR_POLLF_CANCEL) || ctx->exiting ||
+	    ar_req_interrupted_locked(req)) {
 		ar_poll_unlink_locked(p, req);
 		ar_ctx_unlock(ctx);
 		return -ECANCELED;
@@ -494,7 +506,7 @@ int ar_poll_arm(struct ar_ureq *req, __u32 events)
 	fd = ar_req_app_fd(req);
 	events &= AR_POLL_EVENTS;
 	ar_ctx_lock(ctx);
-	if (ctx->exiting) {
+	if (ctx->exiting || ar_req_interrupted_locked(req)) {
 		ar_ctx_unlock(ctx);
 		return -ECANCELED;
 	}
