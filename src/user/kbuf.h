@@ -86,6 +86,18 @@ int ar_buffer_select(struct ar_ureq *req, unsigned bgid, void **addr,
 		     size_t *len, unsigned issue_flags);
 
 /*
+ * The issue flags a multishot request selects with: io-wq never issues
+ * one (io_wq_submit_work() arms its poll instead), so a worker's try
+ * selects as the kernel's later issues from task work do, committing by
+ * the result, not at selection (an incremental ring's buffer would be
+ * used up by a try that found nothing to read).
+ */
+static inline unsigned ar_kbuf_mshot_flags(unsigned issue_flags)
+{
+	return issue_flags & ~AR_ISSUE_WORKER;
+}
+
+/*
  * The request will be retried (readiness, a worker): give its buffer
  * back unless it is consumed already (see above). force: give it back
  * whatever, as if it had never been selected (a failure the kernel finds

@@ -1568,6 +1568,62 @@ static struct io_uring_sqe *prep_read_mshot(struct io_uring *ring,
 	return sqe;
 }
 
+/*
+ * IOSQE_ASYNC multishots on an incremental ring: io-wq arms their poll
+ * (they are never issued there), so each read takes what it used of the
+ * buffer, not the whole buffer at selection: "abc" then "defg" land one
+ * after the other with BUF_MORE. They stay armed: the ring's exit ends
+ * them (a cancel here may find one being issued again, D64).
+ */
+static int fill_inc_mshot_async(struct io_uring *ring, struct diff_ctx *c,
+				bool recv)
+{
+	struct io_uring_sqe *sqe;
+
+	inc_add(c, inc_register(ring, c, 0), 0, 1, 64);
+	sqe = recv ? prep_recv_sel(ring, c, 2, c->val[1], 0, 1, true) :
+		     prep_read_mshot(ring, c, 2, c->val[0], 1);
+	sqe->flags |= IOSQE_ASYNC;
+	return 0;
+}
+
+static int fill_inc_read_mshot_async(struct io_uring *ring, struct diff_ctx *c)
+{
+	return fill_inc_mshot_async(ring, c, false);
+}
+
+static int fill_inc_recv_mshot_async(struct io_uring *ring, struct diff_ctx *c)
+{
+	return fill_inc_mshot_async(ring, c, true);
+}
+
+/* the writer: the pipe's write end (val[1]) or the socket's peer (val[0]) */
+static int inc_async_steps(struct io_uring *ring, struct diff_ctx *c, int wfd)
+{
+	if (put(c, wfd, "abc", 3) || inc_step(ring, c) || put(c, wfd, "defg", 4) ||
+	    inc_step(ring, c))
+		return -1;
+	return 0;
+}
+
+static int after_inc_read_mshot_async(struct io_uring *ring, struct diff_ctx *c)
+{
+	return inc_async_steps(ring, c, c->val[1]);
+}
+
+static int after_inc_recv_mshot_async(struct io_uring *ring, struct diff_ctx *c)
+{
+	return inc_async_steps(ring, c, c->val[0]);
+}
+
+static int check_inc_async(struct diff_ctx *c, const struct diff_cqe *cqe,
+			   unsigned nr)
+{
+	(void)cqe;
+	(void)nr;
+	return diff_check_buf(c, c->buf[1], "abcdefg", 7, "buffer 0");
+}
+
 /* a pipe: 40 bytes and the write end closed: 16, 16, 8 with MORE, then 0 */
 static int fill_read_mshot_pipe(struct io_uring *ring, struct diff_ctx *c)
 {
@@ -1775,6 +1831,24 @@ const struct scenario diff_kbuf[] = {
 		.nr_cqes = 5,
 		.order = ORDER_EXACT,
 		.known = { { 9, 0 } },
+	}, {
+		.name = "kbuf_inc_read_mshot_async",
+		.setup = diff_setup_pipes,
+		.fill = fill_inc_read_mshot_async,
+		.after_submit = after_inc_read_mshot_async,
+		.check = check_inc_async,
+		.nr_cqes = 2,
+		.order = ORDER_EXACT,
+		.known = { { 2, 3 } },
+	}, {
+		.name = "kbuf_inc_recv_mshot_async",
+		.setup = setup_pair,
+		.fill = fill_inc_recv_mshot_async,
+		.after_submit = after_inc_recv_mshot_async,
+		.check = check_inc_async,
+		.nr_cqes = 2,
+		.order = ORDER_EXACT,
+		.known = { { 2, 3 } },
 	}, {
 		.name = "kbuf_inc_register_bad",
 		.fill = fill_inc_register_bad,

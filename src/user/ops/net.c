@@ -865,6 +865,8 @@ static int ar_recv_select(struct ar_ureq *req, struct ar_sr *sr,
 
 	if (ar_kbuf_selected(req))
 		return 0;
+	if (sr->flags & AR_RECV_MULTISHOT)
+		issue_flags = ar_kbuf_mshot_flags(issue_flags);
 	ret = ar_buffer_select(req, sr->buf_index, &addr, &len, issue_flags);
 	if (ret)
 		return ret;
@@ -1432,6 +1434,8 @@ static int ar_recvmsg_select(struct ar_ureq *req, struct ar_msg *m,
 
 	if (ar_kbuf_selected(req))
 		return 0;
+	if (m->flags & AR_RECV_MULTISHOT)
+		issue_flags = ar_kbuf_mshot_flags(issue_flags);
 	ret = ar_buffer_select(req, m->buf_index, &addr, &len, issue_flags);
 	if (ret)
 		return ret;

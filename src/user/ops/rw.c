@@ -269,6 +269,8 @@ static int ar_rw_select_buffer(struct ar_ureq *req, struct ar_rw *rw,
 	void *addr;
 	int ret;
 
+	if (req->opcode == AR_OP_READ_MULTISHOT)
+		issue_flags = ar_kbuf_mshot_flags(issue_flags);
 	ret = ar_buffer_select(req, rw->buf_index, &addr, &len, issue_flags);
 	if (ret)
 		return ret;
