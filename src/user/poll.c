@@ -37,6 +37,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/epoll.h>
+#include "lib/wake.h"
 #include "user/types.h"
 #include "user/opdef.h"
 #include "user/lock.h"
@@ -820,8 +821,23 @@ unsigned ar_poll_reap(struct ar_uctx *ctx)
 		/* a waiter asleep on the epoll fd reaps it itself */
 		if (!atomic_load_explicit(&p->sleepers, memory_order_relaxed) &&
 		    !atomic_exchange_explicit(&p->deferred, true,
-					      memory_order_relaxed))
+					      memory_order_relaxed)) {
 			ar_ring_signal(ctx, true);
+			/*
+			 * The task may wait in the ring without the epoll fd
+			 * (it went to sleep before anything was armed, as
+			 * when io-wq arms an IOSQE_ASYNC request): woken, it
+			 * looks again and reaps, as the kernel's
+			 * io_req_local_work_add() wakes it. The barrier pairs
+			 * with the waiter's ar_wake_mb() between its
+			 * registration (ar_waitq_add()) and its look at what
+			 * is armed (ar_poll_sleep_begin()): either it sleeps
+			 * on the epoll fd or it is seen here.
+			 */
+			ar_wake_mb();
+			if (ar_wake_has_sleepers(&ctx->cq_waiters))
+				ar_waitq_wake(ctx, true);	/* no CQE to judge by */
+		}
 		return 0;
 	}
 	n = ar_poll_try_reap(ctx);

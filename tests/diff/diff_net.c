@@ -728,6 +728,21 @@ static int fill_connect_nb(struct io_uring *ring, struct diff_ctx *c)
 }
 
 /*
+ * IOSQE_ASYNC CONNECT on a DEFER_TASKRUN ring: io-wq arms its wait for
+ * POLLOUT after the task went to sleep in the ring, and the readiness
+ * must still reach the task (it waited for good)
+ */
+static int fill_connect_async(struct io_uring *ring, struct diff_ctx *c)
+{
+	struct io_uring_sqe *sqe = diff_sqe(ring, c);
+
+	io_uring_prep_connect(sqe, c->val[1], (struct sockaddr *)addr_slot(c, 0),
+			      sizeof(struct sockaddr_in));
+	diff_tag(sqe, 1, IOSQE_ASYNC);
+	return 0;
+}
+
+/*
  * val[0] a listener whose accept queue (backlog 0) a first connection
  * fills, so that another SYN is dropped and the next connect stalls for
  * a second or more; val[2] a blocking socket to connect there
@@ -1541,6 +1556,14 @@ const struct scenario diff_net[] = {
 		.nr_cqes = 3,
 		.order = ORDER_ANY,
 		.known = { { 1, 0 }, { 2, -EISCONN } },
+	}, {
+		.name = "net_connect_async_defer",
+		.setup_flags = IORING_SETUP_SINGLE_ISSUER |
+			       IORING_SETUP_DEFER_TASKRUN,
+		.setup = setup_tcp_nb,
+		.fill = fill_connect_async,
+		.nr_cqes = 1,
+		.known = { { 1, 0 } },
 	}, {
 		.name = "net_connect_block_timeout",
 		.setup = setup_backlog_full,
