@@ -8,8 +8,8 @@
  * glibc's wrappers, which change every thread of the process.
  *
  * A thread that has the credentials already changes nothing: a program
- * that never changes its own (the common case) pays five reads per such
- * request and no change. Otherwise the thread keeps its permitted
+ * that never changes its own (the common case) pays seven reading system
+ * calls and an allocation per such request, and no change. Otherwise the thread keeps its permitted
  * capabilities across the change (PR_SET_KEEPCAPS), so that it can come
  * back: what decides access (the fs ids, groups and effective
  * capabilities) is the personality's. Taking credentials needs what the

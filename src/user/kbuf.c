@@ -607,6 +607,11 @@ static bool ar_kbuf_inc_commit_locked(struct ar_kbuf_list *bl,
 	struct io_uring_buf *buf = &bl->br->bufs[req->kbuf.pos & bl->mask];
 	__u32 left = used < req->kbuf.ring_len ? req->kbuf.ring_len - used : 0;
 
+	/*
+	 * Relaxed, as the kernel's WRITE_ONCE(): the application reads the
+	 * entry after the CQE that names it, whose post (the CQ tail's
+	 * release store) publishes these stores.
+	 */
 	if ((left >= bl->min_left || !used) && bl->rhead == (__u16)(req->kbuf.pos + 1)) {
 		__atomic_store_n(&buf->addr, req->kbuf.addr + used, __ATOMIC_RELAXED);
 		__atomic_store_n(&buf->len, left, __ATOMIC_RELAXED);

@@ -682,17 +682,21 @@ static int ar_reg_clone_buffers(struct ar_uctx *ctx, const void *arg)
 {
 	struct ar_clone_buffers cb;
 	struct ar_uctx *src;
-	bool index;
+	bool index, busy;
 	int ret;
 
 	if (ar_copy_from_user(&cb, arg, sizeof(cb)))
 		return -EFAULT;
 	if (cb.flags & ~(AR_REGISTER_SRC_REGISTERED | AR_REGISTER_DST_REPLACE))
 		return -EINVAL;
-	/* a first look, unlocked, in the kernel's order; ar_rsrc_clone_bufs() asks again */
-	if (!(cb.flags & AR_REGISTER_DST_REPLACE) &&
-	    __atomic_load_n(&ctx->bufs.nr, __ATOMIC_RELAXED))
-		return -EBUSY;
+	/* the kernel's order: this before pad; ar_rsrc_clone_bufs() asks again */
+	if (!(cb.flags & AR_REGISTER_DST_REPLACE)) {
+		pthread_mutex_lock(&ctx->uring_lock);
+		busy = ctx->bufs.nr != 0;
+		pthread_mutex_unlock(&ctx->uring_lock);
+		if (busy)
+			return -EBUSY;
+	}
 	if (cb.pad[0] || cb.pad[1] || cb.pad[2])
 		return -EINVAL;
 	index = cb.flags & AR_REGISTER_SRC_REGISTERED;
