@@ -636,6 +636,7 @@ struct reap {
 	unsigned consumed;			/* SQEs the submits took */
 	unsigned need[FZ_MAX_SQES + 1];		/* CQEs to come, by user_data */
 	unsigned got[FZ_MAX_SQES + 1];		/* CQEs that came */
+	unsigned more[FZ_MAX_SQES + 1];		/* CQEs with MORE not yet followed */
 };
 
 static void take(struct io_uring *ring, struct io_uring_cqe *cqe,
@@ -648,11 +649,30 @@ static void take(struct io_uring *ring, struct io_uring_cqe *cqe,
 	}
 	r->nr_cqe++;
 	if (cqe->user_data && cqe->user_data <= FZ_MAX_SQES) {
-		rp->got[cqe->user_data]++;
-		/* multishot (ACCEPT): another CQE of it is to come */
-		if (cqe->flags & IORING_CQE_F_MORE)
-			rp->need[cqe->user_data]++;
+		unsigned ud = (unsigned)cqe->user_data;
+
+		/*
+		 * A zero-copy send's notification is not a request's CQE:
+		 * it never counts. One a CQE with MORE announced takes back
+		 * the CQE that MORE asked for; one no MORE announced (its
+		 * request failed before the send, as a broken link cancels
+		 * it) is not another request's of the same user_data.
+		 */
+		if (cqe->flags & IORING_CQE_F_NOTIF) {
+			if (rp->more[ud]) {
+				rp->more[ud]--;
+				rp->need[ud]--;
+			}
+			goto seen;
+		}
+		rp->got[ud]++;
+		/* a bundle, a zero-copy send: another CQE of it is to come */
+		if (cqe->flags & IORING_CQE_F_MORE) {
+			rp->need[ud]++;
+			rp->more[ud]++;
+		}
 	}
+seen:
 	io_uring_cqe_seen(ring, cqe);
 }
 
