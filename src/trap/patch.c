@@ -633,6 +633,32 @@ static bool ar_site_seen(unsigned long sys)
 	return n == AR_SITES_MAX;
 }
 
+/*
+ * Before a call whose site will be rewritten is served: the process
+ * registers for membarrier's SYNC_CORE now, while it may still be one
+ * thread (a forked child's first io_uring_setup, before the ring's
+ * threads exist). The kernel makes a registration cost an RCU grace
+ * period (about 16 ms measured here) only when the process has more
+ * than one thread; ar_site_poke() registers again, which costs nothing
+ * once done.
+ */
+void ar_trap_patch_prepare(unsigned long ip)
+{
+	static pid_t registered;	/* the process that registered */
+	pid_t pid;
+
+	if (!__atomic_load_n(&ar_patch_on, __ATOMIC_RELAXED) ||
+	    ar_site_seen(ip - 2))
+		return;
+	pid = (pid_t)ar_sys_site(SYS_getpid, 0, 0, 0, 0, 0, 0);
+	/* relaxed: a stale read only registers once more */
+	if (__atomic_load_n(&registered, __ATOMIC_RELAXED) == pid)
+		return;
+	if (!syscall(SYS_membarrier,
+		     MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_SYNC_CORE, 0, 0))
+		__atomic_store_n(&registered, pid, __ATOMIC_RELAXED);
+}
+
 /* under ar_patch_busy: record the site; false if seen (or no room) */
 static bool ar_site_new(unsigned long sys)
 {
@@ -759,6 +785,11 @@ bool ar_trap_patch_init(void)
 void ar_trap_patch(unsigned long ip, long nr)
 {
 	(void)ip; (void)nr;
+}
+
+void ar_trap_patch_prepare(unsigned long ip)
+{
+	(void)ip;
 }
 
 bool ar_trap_patch_init(void)

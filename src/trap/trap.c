@@ -309,6 +309,8 @@ long ar_trap_serve(void *arg)
 	const struct ar_trap_args *c = arg;
 	long ret;
 
+	if (c->ip && c->nr != SYS_mmap)
+		ar_trap_patch_prepare(c->ip);
 	ret = ar_trap_route(c->nr, c->a[0], c->a[1], c->a[2], c->a[3],
 			    c->a[4], c->a[5]);
 	ar_trap_seen(c->nr, c->a[0], ret, c->way);

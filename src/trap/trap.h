@@ -65,5 +65,7 @@ void ar_trap_seen(long nr, long a1, long ret, enum ar_trap_way way);
 /* patch.c: the inline route, rewriting a site that trapped */
 bool ar_trap_patch_init(void);
 void ar_trap_patch(unsigned long ip, long nr);
+/* before serving a call at a site not yet rewritten (patch.c) */
+void ar_trap_patch_prepare(unsigned long ip);
 
 #endif
