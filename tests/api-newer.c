@@ -14,7 +14,7 @@
  *      user engine the kernel's where it has the feature (clock,
  *      min-timeout waits, iowait), else what 6.18 answers where the
  *      feature is absent (docs/semantics.md: -EINVAL for the register
- *      opcodes, IORING_SETUP_NO_MMAP and the enter flag it lacks);
+ *      opcodes and the enter flag it lacks);
  *   6. io_uring_queue_init_mem().
  * Under anyring-run --deny-io-uring the calls on no ring (fd -1) reach
  * the user engine too, and get its answer.
@@ -416,14 +416,10 @@ static void test_registers(void)
 	p.flags = IORING_SETUP_CQSIZE;
 	p.sq_entries = 8;
 	p.cq_entries = 64;
-	CHECK_EQ(io_uring_resize_rings(&ring, &p), ENGINE(0, -EINVAL));
+	CHECK_EQ(io_uring_resize_rings(&ring, &p), 0);
 	CHECK_EQ(p.flags, 0);
-	if (!user) {
-		CHECK_EQ(ring.sq.ring_entries, 8);
-		CHECK_EQ(ring.cq.ring_entries, 64);
-	} else {
-		CHECK_EQ(ring.cq.ring_entries, 16);
-	}
+	CHECK_EQ(ring.sq.ring_entries, 8);
+	CHECK_EQ(ring.cq.ring_entries, 64);
 	/* the NOP handed out before survives */
 	{
 		struct io_uring_cqe *cqe;
@@ -435,7 +431,7 @@ static void test_registers(void)
 		io_uring_cqe_seen(&ring, cqe);
 	}
 	nop_roundtrip(&ring, 5);
-	if (!user) {
+	{
 		/* a ring with CQEs in it, and an SQ array, resized again */
 		struct io_uring_cqe *cqe;
 
@@ -525,33 +521,24 @@ static void test_queue_init_mem(void)
 
 	memset(&p, 0, sizeof(p));
 	ret = io_uring_queue_init_mem(8, &ring, &p, mem, len);
-	/* the user engine has no IORING_SETUP_NO_MMAP */
-	if (user) {
-		CHECK_EQ(ret, -EINVAL);
-	} else {
-		/* the SQEs, then the rings: all in mem */
-		CHECK_EQ(ret, need);
-		CHECK(p.flags & IORING_SETUP_NO_MMAP);
-		CHECK(p.flags & IORING_SETUP_NO_SQARRAY);
-		CHECK((char *)ring.sq.sqes == mem);
-		CHECK((char *)ring.sq.ring_ptr >= mem &&
-		      (char *)ring.sq.ring_ptr < mem + len);
-		nop_roundtrip(&ring, 6);
-		io_uring_queue_exit(&ring);
-		/* the buffer is still the program's */
-		mem[0] = 1;
-	}
+	/* the SQEs, then the rings: all in mem (both engines) */
+	CHECK_EQ(ret, need);
+	CHECK(p.flags & IORING_SETUP_NO_MMAP);
+	CHECK(p.flags & IORING_SETUP_NO_SQARRAY);
+	CHECK((char *)ring.sq.sqes == mem);
+	CHECK((char *)ring.sq.ring_ptr >= mem &&
+	      (char *)ring.sq.ring_ptr < mem + len);
+	nop_roundtrip(&ring, 6);
+	io_uring_queue_exit(&ring);
+	/* the buffer is still the program's */
+	mem[0] = 1;
 
 	/* without a buffer liburing maps one page for the SQEs and rings */
 	memset(&p, 0, sizeof(p));
 	ret = io_uring_queue_init_mem(8, &ring, &p, NULL, 0);
-	if (user) {
-		CHECK_EQ(ret, -EINVAL);
-	} else {
-		CHECK_EQ(ret, need);
-		nop_roundtrip(&ring, 7);
-		io_uring_queue_exit(&ring);
-	}
+	CHECK_EQ(ret, need);
+	nop_roundtrip(&ring, 7);
+	io_uring_queue_exit(&ring);
 	munmap(mem, len);
 	unsetenv("ANYRING_ENGINE");
 }

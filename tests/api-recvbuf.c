@@ -11,6 +11,9 @@
  * thread) writes a message of varying size on every connection, then
  * reads each echo back with plain system calls, byte for byte.
  *
+ * t_mshot_fair: two multishot RECVs whose sockets both hold data take
+ * turns, as the kernel's (MULTISHOT_MAX_RETRY, IOU_REQUEUE).
+ *
  * "api-recvbuf bench MB [BSZ]" instead streams MB megabytes over a
  * socketpair from a writer thread and receives them on the ring:
  * oneshot RECV (QD1, one BSZ buffer, 16 KiB by default) and multishot
@@ -378,6 +381,84 @@ static void t_bench(unsigned mb)
 	free(bufs);
 }
 
+/*
+ * Fairness between multishot receives: two connections with 128
+ * buffers' worth of data each, both multishot RECVs (16-byte buffers)
+ * in one submit. A multishot makes 33 receives in a row (the first, then
+ * MULTISHOT_MAX_RETRY more) and then goes behind the other ready one, on
+ * both engines: one connection's CQEs never come more than 33 in a row
+ * while the other still has data.
+ */
+#define F_BSZ		16
+#define F_PER		128		/* buffers of data per connection */
+#define F_RUN		33
+#define F_BGID		9
+
+static void t_mshot_fair(void)
+{
+	struct io_uring_params p;
+	struct io_uring_buf_ring *br;
+	struct io_uring_cqe *cqe;
+	struct io_uring ring;
+	static char data[F_PER * F_BSZ];
+	unsigned got[2] = { 0, 0 }, run = 0, max_run = 0, cur = 2;
+	int sv[2][2];
+	char *bufs;
+
+	memset(&p, 0, sizeof(p));
+	p.flags = IORING_SETUP_CQSIZE;
+	p.cq_entries = 1024;
+	t_ring(&ring, 8, &p);
+	br = t_buf_ring(&ring, 2 * F_PER, F_BGID);
+	bufs = malloc(2 * F_PER * F_BSZ);
+	CHECK(bufs != NULL);
+	for (unsigned i = 0; i < 2 * F_PER; i++)
+		io_uring_buf_ring_add(br, bufs + i * F_BSZ, F_BSZ, (unsigned short)i,
+				      io_uring_buf_ring_mask(2 * F_PER), (int)i);
+	io_uring_buf_ring_advance(br, 2 * F_PER);
+	memset(data, 'f', sizeof(data));
+	for (unsigned c = 0; c < 2; c++) {
+		CHECK(!socketpair(AF_UNIX, SOCK_STREAM, 0, sv[c]));
+		CHECK_EQ(write(sv[c][0], data, sizeof(data)), (ssize_t)sizeof(data));
+	}
+	for (unsigned c = 0; c < 2; c++) {
+		struct io_uring_sqe *sqe = t_sqe(&ring);
+
+		io_uring_prep_recv(sqe, sv[c][1], NULL, 0, 0);
+		sqe->ioprio |= IORING_RECV_MULTISHOT;
+		sqe->flags |= IOSQE_BUFFER_SELECT;
+		sqe->buf_group = F_BGID;
+		sqe->user_data = c;
+	}
+	CHECK_EQ(io_uring_submit(&ring), 2);
+	while (got[0] + got[1] < 2 * F_PER) {
+		unsigned c;
+
+		CHECK_EQ(io_uring_wait_cqe(&ring, &cqe), 0);
+		c = (unsigned)cqe->user_data;
+		CHECK(c < 2);
+		CHECK_EQ(cqe->res, F_BSZ);
+		CHECK(cqe->flags & IORING_CQE_F_MORE);
+		run = c == cur ? run + 1 : 1;
+		cur = c;
+		got[c]++;
+		/* a turn counts while the other one still had data */
+		if (got[!c] < F_PER && run > max_run)
+			max_run = run;
+		io_uring_cqe_seen(&ring, cqe);
+	}
+	printf("mshot_fair: %u CQEs, at most %u in a row\n", got[0] + got[1],
+	       max_run);
+	CHECK(max_run <= F_RUN);
+	io_uring_queue_exit(&ring);
+	for (unsigned c = 0; c < 2; c++) {
+		close(sv[c][0]);
+		close(sv[c][1]);
+	}
+	free(bufs);
+	free(br);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 2 && !strcmp(argv[1], "bench")) {
@@ -388,5 +469,6 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	t_echo();
+	t_mshot_fair();
 	return 0;
 }

@@ -65,18 +65,18 @@
 	IORING_FEAT_EXT_ARG |						\
 	IORING_FEAT_NATIVE_WORKERS | IORING_FEAT_RSRC_TAGS |		\
 	IORING_FEAT_CQE_SKIP | IORING_FEAT_LINKED_FILE |		\
-	IORING_FEAT_MIN_TIMEOUT | IORING_FEAT_NO_IOWAIT)
+	IORING_FEAT_MIN_TIMEOUT | IORING_FEAT_NO_IOWAIT |		\
+	IORING_FEAT_RECVSEND_BUNDLE)
 
 __u64 ar_user_features(void)
 {
 	return AR_USER_FEATURES;
 }
 
-/* the setup flags taken: not rings in the application's memory (D3) */
+/* the setup flags taken: not a ring without an fd (D3) */
 __u64 ar_user_setup_flags(void)
 {
-	return AR_SETUP_KNOWN & ~(__u64)(IORING_SETUP_NO_MMAP |
-					 IORING_SETUP_REGISTERED_FD_ONLY);
+	return AR_SETUP_KNOWN & ~(__u64)IORING_SETUP_REGISTERED_FD_ONLY;
 }
 
 /* fault.h: is the ring being torn down? */
@@ -173,12 +173,13 @@ static int ar_setup_check(unsigned *entries, struct io_uring_params *p)
 	return 0;
 }
 
-static void ar_fill_offsets(struct ar_uctx *ctx, struct io_uring_params *p)
+static void ar_fill_offsets(unsigned flags, unsigned cq_entries,
+			    struct io_uring_params *p)
 {
 	/* the kernel's rings_size(): with CQE32 the whole size doubles */
 	size_t cqes_end = (offsetof(struct ar_rings, cqes) +
-		(size_t)ctx->cq_entries * sizeof(struct io_uring_cqe)) <<
-		!!(ctx->flags & IORING_SETUP_CQE32);
+		(size_t)cq_entries * sizeof(struct io_uring_cqe)) <<
+		!!(flags & IORING_SETUP_CQE32);
 
 	memset(&p->sq_off, 0, sizeof(p->sq_off));
 	memset(&p->cq_off, 0, sizeof(p->cq_off));
@@ -188,7 +189,7 @@ static void ar_fill_offsets(struct ar_uctx *ctx, struct io_uring_params *p)
 	p->sq_off.ring_entries = offsetof(struct ar_rings, sq_ring_entries);
 	p->sq_off.flags = offsetof(struct ar_rings, sq_flags);
 	p->sq_off.dropped = offsetof(struct ar_rings, sq_dropped);
-	if (!(ctx->flags & IORING_SETUP_NO_SQARRAY))
+	if (!(flags & IORING_SETUP_NO_SQARRAY))
 		p->sq_off.array = (__u32)((cqes_end + 63) & ~(size_t)63);
 	p->cq_off.head = offsetof(struct ar_rings, cq.head);
 	p->cq_off.tail = offsetof(struct ar_rings, cq.tail);
@@ -221,26 +222,103 @@ static void *ar_map_shared(size_t len)
 	return m == MAP_FAILED ? NULL : m;
 }
 
+/*
+ * IORING_SETUP_NO_MMAP: the rings are the application's memory, as
+ * io_allocate_scq_urings() takes it: both rings and the SQ array at
+ * cq_off.user_addr, the SQEs at sq_off.user_addr, each region (its size
+ * rounded up to whole pages) checked and pinned in that order as
+ * io_create_region() does (pin.c: an address of 0 -EFAULT, one not
+ * page-aligned -EINVAL, memory the kernel could not pin -EFAULT). The
+ * engine works on them in place, or through its alias of shared pages.
+ */
+static int ar_user_rings(struct ar_uctx *ctx, __u64 sq_addr, __u64 cq_addr)
+{
+	size_t page = 4096;
+	int ret;
+
+	ctx->user_mem = true;
+	ret = ar_pin_region(cq_addr, (ctx->rings_sz + page - 1) & ~(page - 1),
+			    &ctx->rings_pin);
+	if (ret)
+		return ret;
+	ctx->rings = ctx->rings_pin ? ar_pinned_addr(ctx->rings_pin) :
+				      (void *)(uintptr_t)cq_addr;
+	ret = ar_pin_region(sq_addr, (ctx->sqes_sz + page - 1) & ~(page - 1),
+			    &ctx->sqes_pin);
+	if (ret)
+		return ret;
+	ctx->sqes = ctx->sqes_pin ? ar_pinned_addr(ctx->sqes_pin) :
+				    (void *)(uintptr_t)sq_addr;
+	return 0;
+}
+
+/* where the rings keep their cookie: the header's padding before the CQEs */
+#define AR_COOKIE_OFF	48
+_Static_assert(offsetof(struct ar_rings, cq_overflow) + sizeof(__u32) <=
+	       AR_COOKIE_OFF && offsetof(struct ar_rings, cqes) >=
+	       AR_COOKIE_OFF + sizeof(__u64), "cookie in the rings' padding");
+
+static void ar_rings_set_cookie(struct ar_uctx *ctx, struct ar_rings *rings)
+{
+	memcpy((char *)rings + AR_COOKIE_OFF, &ctx->ring_cookie,
+	       sizeof(ctx->ring_cookie));
+}
+
+/* the offsets in p, and the sizes of the rings and the SQEs (rings_size()) */
+static void ar_ring_layout(unsigned flags, unsigned sq_entries,
+			   unsigned cq_entries, struct io_uring_params *p,
+			   size_t *rings_sz, size_t *sqes_sz)
+{
+	ar_fill_offsets(flags, cq_entries, p);
+	if (flags & IORING_SETUP_NO_SQARRAY)
+		*rings_sz = offsetof(struct ar_rings, cqes) +
+			((size_t)cq_entries * sizeof(struct io_uring_cqe) <<
+			 !!(flags & IORING_SETUP_CQE32));
+	else
+		*rings_sz = p->sq_off.array + sq_entries * sizeof(__u32);
+	*sqes_sz = (sizeof(struct io_uring_sqe) <<
+		    !!(flags & IORING_SETUP_SQE128)) * sq_entries;
+}
+
+/* the engine's own memory for rings or SQEs: shared when the trap may map it */
+static void *ar_map_ring_mem(bool shared, size_t len)
+{
+	return shared ? ar_map_shared(len) : ar_map_anon(len);
+}
+
 static int ar_alloc_rings(struct ar_uctx *ctx, struct io_uring_params *p)
 {
-	size_t sqe_sz = sizeof(struct io_uring_sqe) <<
-			!!(ctx->flags & IORING_SETUP_SQE128);
+	struct ar_sqring_offsets sq;
+	struct ar_cqring_offsets cq;
+	int ret;
 
-	ar_fill_offsets(ctx, p);
-	if (ctx->flags & IORING_SETUP_NO_SQARRAY)
-		ctx->rings_sz = offsetof(struct ar_rings, cqes) +
-			((size_t)ctx->cq_entries * sizeof(struct io_uring_cqe) <<
-			 !!(ctx->flags & IORING_SETUP_CQE32));
-	else
-		ctx->rings_sz = p->sq_off.array + ctx->sq_entries * sizeof(__u32);
-	ctx->sqes_sz = sqe_sz * ctx->sq_entries;
-	ctx->shared_mem = ar_trap_active();
-	ctx->rings = ctx->shared_mem ? ar_map_shared(ctx->rings_sz) :
-				       ar_map_anon(ctx->rings_sz);
-	ctx->sqes = ctx->shared_mem ? ar_map_shared(ctx->sqes_sz) :
-				      ar_map_anon(ctx->sqes_sz);
+	/* NO_MMAP's addresses (compat.h: liburing 2.3 calls them resv2) */
+	memcpy(&sq, &p->sq_off, sizeof(sq));
+	memcpy(&cq, &p->cq_off, sizeof(cq));
+	ar_ring_layout(ctx->flags, ctx->sq_entries, ctx->cq_entries, p,
+		       &ctx->rings_sz, &ctx->sqes_sz);
+	if (ctx->flags & IORING_SETUP_NO_MMAP) {
+		ret = ar_user_rings(ctx, sq.user_addr, cq.user_addr);
+		if (ret)
+			return ret;
+		/* the kernel hands the addresses back as they came */
+		memcpy((char *)&p->sq_off + offsetof(struct ar_sqring_offsets, user_addr),
+		       &sq.user_addr, sizeof(sq.user_addr));
+		memcpy((char *)&p->cq_off + offsetof(struct ar_cqring_offsets, user_addr),
+		       &cq.user_addr, sizeof(cq.user_addr));
+	} else {
+		ctx->shared_mem = ar_trap_active();
+		ctx->rings = ar_map_ring_mem(ctx->shared_mem, ctx->rings_sz);
+		ctx->sqes = ar_map_ring_mem(ctx->shared_mem, ctx->sqes_sz);
+	}
 	if (!ctx->rings || !ctx->sqes)
 		return -ENOMEM;
+	if (!ctx->user_mem) {
+		/* random enough to tell the ring's pages from others (ar_user_raw_mapped()) */
+		ctx->ring_cookie = ar_now_ns() ^ ((__u64)(uintptr_t)ctx << 17) ^
+				   0x616e7972696e6721ULL;
+		ar_rings_set_cookie(ctx, ctx->rings);
+	}
 	if (!(ctx->flags & IORING_SETUP_NO_SQARRAY))
 		ctx->sq_array = (__u32 *)((char *)ctx->rings + p->sq_off.array);
 	ctx->rings->sq_ring_mask = ctx->sq_entries - 1;
@@ -250,14 +328,227 @@ static int ar_alloc_rings(struct ar_uctx *ctx, struct io_uring_params *p)
 	return 0;
 }
 
+/* what a resize replaced, freed (ctx->stale) */
+static void ar_stale_rings_free(struct ar_uctx *ctx)
+{
+	if (ctx->stale.user_mem) {
+		ar_unpin_pages(ctx->stale.rings_pin);
+		ar_unpin_pages(ctx->stale.sqes_pin);
+	} else {
+		if (ctx->stale.rings)
+			munmap(ctx->stale.rings, ctx->stale.rings_sz);
+		if (ctx->stale.sqes)
+			munmap(ctx->stale.sqes, ctx->stale.sqes_sz);
+	}
+	memset(&ctx->stale, 0, sizeof(ctx->stale));
+}
+
+/* new rings for a resize: the ring's fields as they will be */
+struct ar_resize {
+	struct ar_rings *rings;
+	struct io_uring_sqe *sqes;
+	size_t rings_sz, sqes_sz;
+	struct ar_pinned *rings_pin, *sqes_pin;
+};
+
+static void ar_resize_free(struct ar_uctx *ctx, struct ar_resize *n)
+{
+	if (ctx->user_mem) {
+		ar_unpin_pages(n->rings_pin);
+		ar_unpin_pages(n->sqes_pin);
+		return;
+	}
+	if (n->rings)
+		munmap(n->rings, n->rings_sz);
+	if (n->sqes)
+		munmap(n->sqes, n->sqes_sz);
+}
+
+/* the rings (1) or the SQEs (0) of a resize: the engine's, or the application's */
+static void *ar_resize_region(struct ar_uctx *ctx, __u64 user_addr, size_t sz,
+			      struct ar_pinned **pin, int *err)
+{
+	void *m;
+
+	if (ctx->user_mem) {
+		*err = ar_pin_region(user_addr, (sz + 4095) & ~(size_t)4095, pin);
+		if (*err)
+			return NULL;
+		return *pin ? ar_pinned_addr(*pin) : (void *)(uintptr_t)user_addr;
+	}
+	m = ar_map_ring_mem(ctx->shared_mem, sz);
+	*err = m ? 0 : -ENOMEM;
+	return m;
+}
+
+/*
+ * Under uring_lock and ctx->lock: the SQEs not yet taken and the CQEs
+ * not yet seen move to the new rings at the same indices, as 6.18's
+ * swap; -EOVERFLOW (nothing changed) when they do not fit.
+ */
+static int ar_resize_swap_locked(struct ar_uctx *ctx, struct ar_resize *n,
+				 const struct io_uring_params *p)
+{
+	size_t sqe_sz = sizeof(struct io_uring_sqe) <<
+			!!(ctx->flags & IORING_SETUP_SQE128);
+	unsigned cqe_shift = !!(ctx->flags & IORING_SETUP_CQE32);
+	struct ar_rings *o = ctx->rings;
+	unsigned i, head, tail;
+
+	/* relaxed, as the kernel's READ_ONCE: the application is not to touch them now */
+	tail = __atomic_load_n(&o->sq.tail, __ATOMIC_RELAXED);
+	head = __atomic_load_n(&o->sq.head, __ATOMIC_RELAXED);
+	if (tail - head > p->sq_entries)
+		return -EOVERFLOW;
+	for (i = head; i != tail; i++)
+		memcpy((char *)n->sqes + (size_t)(i & (p->sq_entries - 1)) * sqe_sz,
+		       (char *)ctx->sqes + (size_t)(i & (ctx->sq_entries - 1)) * sqe_sz,
+		       sqe_sz);
+	n->rings->sq.head = head;
+	n->rings->sq.tail = tail;
+	tail = __atomic_load_n(&o->cq.tail, __ATOMIC_RELAXED);
+	head = __atomic_load_n(&o->cq.head, __ATOMIC_RELAXED);
+	if (tail - head > p->cq_entries)
+		return -EOVERFLOW;
+	for (i = head; i != tail; i++)
+		memcpy(&n->rings->cqes[(i & (p->cq_entries - 1)) << cqe_shift],
+		       &o->cqes[(i & (ctx->cq_entries - 1)) << cqe_shift],
+		       sizeof(struct io_uring_cqe) << cqe_shift);
+	n->rings->cq.head = head;
+	n->rings->cq.tail = tail;
+	n->rings->sq_dropped = __atomic_load_n(&o->sq_dropped, __ATOMIC_RELAXED);
+	n->rings->sq_flags = __atomic_load_n(&o->sq_flags, __ATOMIC_RELAXED);
+	n->rings->cq_flags = __atomic_load_n(&o->cq_flags, __ATOMIC_RELAXED);
+	n->rings->cq_overflow = __atomic_load_n(&o->cq_overflow, __ATOMIC_RELAXED);
+	if (!ctx->user_mem)
+		ar_rings_set_cookie(ctx, n->rings);
+
+	ar_stale_rings_free(ctx);
+	ctx->stale.rings = ctx->rings;
+	ctx->stale.sqes = ctx->sqes;
+	ctx->stale.rings_sz = ctx->rings_sz;
+	ctx->stale.sqes_sz = ctx->sqes_sz;
+	ctx->stale.rings_pin = ctx->rings_pin;
+	ctx->stale.sqes_pin = ctx->sqes_pin;
+	ctx->stale.user_mem = ctx->user_mem;
+	if (!(ctx->flags & IORING_SETUP_NO_SQARRAY))
+		ctx->sq_array = (__u32 *)((char *)n->rings + p->sq_off.array);
+	ctx->sq_entries = p->sq_entries;
+	ctx->cq_entries = p->cq_entries;
+	/*
+	 * Release, for threads that read the pointer without a lock (a poll
+	 * of the ring fd, ringfd.c): the new rings are written first.
+	 */
+	__atomic_store_n(&ctx->rings, n->rings, __ATOMIC_RELEASE);
+	ctx->sqes = n->sqes;
+	ctx->rings_sz = n->rings_sz;
+	ctx->sqes_sz = n->sqes_sz;
+	ctx->rings_pin = n->rings_pin;
+	ctx->sqes_pin = n->sqes_pin;
+	return 0;
+}
+
+/* the flags a resize takes, and those it keeps from setup (6.18) */
+#define AR_RESIZE_FLAGS	(IORING_SETUP_CQSIZE | IORING_SETUP_CLAMP)
+#define AR_RESIZE_COPY	(IORING_SETUP_NO_SQARRAY | IORING_SETUP_SQE128 | \
+			 IORING_SETUP_CQE32 | IORING_SETUP_NO_MMAP |	\
+			 IORING_SETUP_CQE_MIXED)
+
+/*
+ * IORING_REGISTER_RESIZE_RINGS (6.13), as 6.18's
+ * io_register_resize_rings(): DEFER_TASKRUN rings only; the new sizes
+ * checked as at setup, the params with the new offsets written back
+ * (the SQ array's left 0, as 6.18 does), new rings made (the
+ * application's memory on a NO_MMAP ring) and what the old hold moved
+ * in. The program maps the new rings afterwards (liburing does).
+ */
+int ar_user_resize_rings(struct ar_uctx *ctx, void *arg)
+{
+	struct ar_sqring_offsets sq;
+	struct ar_cqring_offsets cq;
+	struct ar_resize n = { 0 };
+	struct io_uring_params p;
+	unsigned entries;
+	int ret;
+
+	if (!(ctx->flags & IORING_SETUP_DEFER_TASKRUN))
+		return -EINVAL;
+	if (ar_copy_from_user(&p, arg, sizeof(p)))
+		return -EFAULT;
+	if (p.flags & ~AR_RESIZE_FLAGS)
+		return -EINVAL;
+	p.flags |= ctx->flags & AR_RESIZE_COPY;
+	entries = p.sq_entries;
+	{
+		/* io_prepare_config(): setup's checks, but resv is not looked at */
+		__u32 resv[3];
+
+		memcpy(resv, p.resv, sizeof(resv));
+		memset(p.resv, 0, sizeof(p.resv));
+		ret = ar_setup_check(&entries, &p);
+		memcpy(p.resv, resv, sizeof(resv));
+	}
+	if (ret)
+		return ret;
+	memcpy(&sq, &p.sq_off, sizeof(sq));
+	memcpy(&cq, &p.cq_off, sizeof(cq));
+	ar_ring_layout(p.flags, p.sq_entries, p.cq_entries, &p, &n.rings_sz,
+		       &n.sqes_sz);
+	n.rings = ar_resize_region(ctx, cq.user_addr, n.rings_sz, &n.rings_pin,
+				   &ret);
+	if (!n.rings)
+		return ret;
+	n.rings->sq_ring_mask = p.sq_entries - 1;
+	n.rings->cq_ring_mask = p.cq_entries - 1;
+	n.rings->sq_ring_entries = p.sq_entries;
+	n.rings->cq_ring_entries = p.cq_entries;
+	if (ctx->user_mem) {
+		memcpy((char *)&p.sq_off + offsetof(struct ar_sqring_offsets, user_addr),
+		       &sq.user_addr, sizeof(sq.user_addr));
+		memcpy((char *)&p.cq_off + offsetof(struct ar_cqring_offsets, user_addr),
+		       &cq.user_addr, sizeof(cq.user_addr));
+	}
+	{
+		/* 6.18 fills in every offset but the SQ array's */
+		struct io_uring_params out = p;
+
+		out.sq_off.array = 0;
+		if (ar_copy_to_user(arg, &out, sizeof(out))) {
+			ar_resize_free(ctx, &n);
+			return -EFAULT;
+		}
+	}
+	n.sqes = ar_resize_region(ctx, sq.user_addr, n.sqes_sz, &n.sqes_pin,
+				  &ret);
+	if (!n.sqes) {
+		ar_resize_free(ctx, &n);
+		return ret;
+	}
+	pthread_mutex_lock(&ctx->uring_lock);
+	ar_ctx_lock(ctx);
+	ret = ar_resize_swap_locked(ctx, &n, &p);
+	ar_ctx_unlock(ctx);
+	pthread_mutex_unlock(&ctx->uring_lock);
+	if (ret)
+		ar_resize_free(ctx, &n);
+	return ret;
+}
+
 void ar_uctx_free(struct ar_uctx *ctx)
 {
 	/* a ring whose setup failed: its end did not close it */
 	ar_internal_close(ctx->peer_fd);
-	if (ctx->rings)
-		munmap(ctx->rings, ctx->rings_sz);
-	if (ctx->sqes)
-		munmap(ctx->sqes, ctx->sqes_sz);
+	ar_stale_rings_free(ctx);
+	if (ctx->user_mem) {
+		/* the application's memory: only the engine's pins go */
+		ar_unpin_pages(ctx->rings_pin);
+		ar_unpin_pages(ctx->sqes_pin);
+	} else {
+		if (ctx->rings)
+			munmap(ctx->rings, ctx->rings_sz);
+		if (ctx->sqes)
+			munmap(ctx->sqes, ctx->sqes_sz);
+	}
 	ar_req_cache_free(ctx);
 	ar_kbuf_free(ctx);
 	ar_iowq_free(&ctx->iowq);
@@ -416,16 +707,10 @@ static int ar_user_create(unsigned entries, struct io_uring_params *p)
 	ret = ar_check_attach_wq(p);
 	if (ret)
 		return ret;
-	/* rings in memory the application provides: not supported */
-	if (p->flags & IORING_SETUP_NO_MMAP) {
-		struct ar_sqring_offsets sq;
-		struct ar_cqring_offsets cq;
-
-		ar_debug("user engine: IORING_SETUP_NO_MMAP is not supported");
-		/* the kernel faults on NULL addresses first (compat.h: user_addr) */
-		memcpy(&sq, &p->sq_off, sizeof(sq));
-		memcpy(&cq, &p->cq_off, sizeof(cq));
-		return sq.user_addr && cq.user_addr ? -EINVAL : -EFAULT;
+	/* a ring with no fd: the engine's rings live by their fd (D3) */
+	if (p->flags & IORING_SETUP_REGISTERED_FD_ONLY) {
+		ar_debug("user engine: IORING_SETUP_REGISTERED_FD_ONLY is not supported");
+		return -EINVAL;
 	}
 
 	ctx = calloc(1, sizeof(*ctx));
@@ -533,6 +818,9 @@ static int ar_user_mmap(void *obj, int fd, struct io_uring_params *p,
 	(void)fd;	/* obj is the ring the seam found for it */
 	if (!ctx)
 		return -EBADF;
+	/* the kernel's mmap of a NO_MMAP ring: -EINVAL */
+	if (ctx->user_mem)
+		return -EINVAL;
 	/* relaxed: read by the release of the fd (release.c), a hint */
 	atomic_store_explicit(&ctx->lib_mapped, true, memory_order_relaxed);
 	/* the application's params must describe this ring */
@@ -564,6 +852,20 @@ static int ar_user_mmap(void *obj, int fd, struct io_uring_params *p,
 	return 0;
 }
 
+/* a mapping the trap made for the program: followed by ar_user_raw_mapped() */
+static void ar_user_note_raw_map(struct ar_uctx *ctx, uintptr_t addr,
+				 size_t len, bool sqes)
+{
+	ar_ctx_lock(ctx);
+	if (ctx->nr_raw_maps < AR_RAW_MAPS) {
+		ctx->raw_maps[ctx->nr_raw_maps].addr = addr;
+		ctx->raw_maps[ctx->nr_raw_maps].len = len;
+		ctx->raw_maps[ctx->nr_raw_maps].sqes = sqes;
+	}
+	ctx->nr_raw_maps++;
+	ar_ctx_unlock(ctx);
+}
+
 /*
  * A program's own mmap(2) of the ring fd, brought here by the system-call
  * trap: the rings at IORING_OFF_SQ_RING or IORING_OFF_CQ_RING (one region,
@@ -593,6 +895,9 @@ static long ar_user_mmap_raw(void *obj, void *addr, size_t len, int prot,
 		(void)max;
 		goto map;
 	}
+	/* io_uring_validate_mmap_request(): a NO_MMAP ring has nothing to map */
+	if (ctx && ctx->user_mem)
+		return -EINVAL;
 	if (!ctx || !ctx->shared_mem)
 		return -ENODEV;
 	switch (off) {
@@ -617,6 +922,8 @@ map:
 		return m;
 	if (prot != (PROT_READ | PROT_WRITE))
 		ar_raw_syscall6(SYS_mprotect, m, (long)len, prot, 0, 0, 0);
+	if (src == (void *)ctx->rings || src == (void *)ctx->sqes)
+		ar_user_note_raw_map(ctx, (uintptr_t)m, len, src == (void *)ctx->sqes);
 	return m;
 }
 
@@ -716,12 +1023,48 @@ static void ar_user_gone(struct ar_uctx *ctx, int fd)
  * The program's own mappings of the rings (the trap's, ar_user_mmap_raw())
  * are there still: more mappings of their memory than the engine's own.
  */
+/*
+ * Is one of the program's own mappings of the ring (the trap's) still
+ * there? A rings mapping is when its cookie reads back at its address;
+ * an SQE mapping is when a word the engine writes into its own SQE pages
+ * reads back there (the word put back after: the ring's fd is gone, no
+ * submit can look). Each a fault-safe read, one system call.
+ * /proc/self/maps, which costs in proportion to the process's mappings
+ * (it made ending thousands of short-lived rings quadratic), is read
+ * only for more mappings than were followed. The release thread's.
+ */
 static bool ar_user_raw_mapped(struct ar_uctx *ctx)
 {
+	uintptr_t addr[AR_RAW_MAPS];
+	bool sqes[AR_RAW_MAPS], found = false;
+	__u64 v, mine, probe;
+	unsigned i, n;
+
 	/* relaxed: set before the mmap call returned to the program */
 	if (!atomic_load_explicit(&ctx->raw_mapped, memory_order_relaxed))
 		return false;
-	return ar_maps_sharing(ctx->rings) > 1 || ar_maps_sharing(ctx->sqes) > 1;
+	ar_ctx_lock(ctx);
+	n = ctx->nr_raw_maps;
+	for (i = 0; i < n && i < AR_RAW_MAPS; i++) {
+		addr[i] = ctx->raw_maps[i].addr;
+		sqes[i] = ctx->raw_maps[i].sqes;
+	}
+	ar_ctx_unlock(ctx);
+	if (n > AR_RAW_MAPS)
+		return ar_maps_sharing(ctx->rings) > 1 ||
+		       ar_maps_sharing(ctx->sqes) > 1;
+	/* relaxed: the program's mapping shares the page, no ordering needed */
+	mine = __atomic_load_n((__u64 *)(void *)ctx->sqes, __ATOMIC_RELAXED);
+	probe = mine ^ 0xa5a5a5a55a5a5a5aULL;
+	__atomic_store_n((__u64 *)(void *)ctx->sqes, probe, __ATOMIC_RELAXED);
+	for (i = 0; i < n && !found; i++) {
+		if (ar_copy_from_user(&v, (char *)addr[i] +
+				      (sqes[i] ? 0 : AR_COOKIE_OFF), sizeof(v)))
+			continue;
+		found = v == (sqes[i] ? probe : ctx->ring_cookie);
+	}
+	__atomic_store_n((__u64 *)(void *)ctx->sqes, mine, __ATOMIC_RELAXED);
+	return found;
 }
 
 bool ar_user_release(struct ar_uctx *ctx)

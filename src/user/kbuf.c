@@ -13,9 +13,11 @@
  * registration as the kernel pins it; docs/semantics.md D19).
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/uio.h>
 #include "lib/uaccess.h"
 #include "user/types.h"
 #include "user/kbuf.h"
@@ -67,7 +69,17 @@ struct ar_kbuf_ctx {
 	unsigned nr_free;
 	struct ar_kbuf_slab *slabs;
 	__u32 next_id;
+	struct ar_kbuf_vec *vecs;	/* bundles' iovec arrays, kept for reuse */
+	unsigned nr_vecs;
 };
+
+/* a bundle's iovec array (the kernel's kmsg->vec), cached per ring */
+struct ar_kbuf_vec {
+	struct iovec iov[AR_PEEK_MAX_IMPORT];
+	struct ar_kbuf_vec *next;
+};
+
+#define AR_KBUF_VEC_CACHE	16
 
 /* PROVIDE_BUFFERS / REMOVE_BUFFERS's opdata (the kernel's io_provide_buf) */
 struct ar_provide_buf {
@@ -187,6 +199,12 @@ void ar_kbuf_free(struct ar_uctx *ctx)
 	while ((s = kb->slabs)) {
 		kb->slabs = s->next;
 		free(s);
+	}
+	while (kb->vecs) {
+		struct ar_kbuf_vec *v = kb->vecs;
+
+		kb->vecs = v->next;
+		free(v);
 	}
 	free(kb);
 	ctx->kbuf = NULL;
@@ -353,31 +371,6 @@ int ar_manage_buffers_issue(struct ar_ureq *req, unsigned issue_flags)
 
 /* ---- buffer rings ---- */
 
-/*
- * io_create_region() for the application's ring memory: the address and
- * its alignment, then the pages pinned as the kernel pins them (mapped
- * and writable, and kept: pin.c). *pin is NULL for a range read in place.
- */
-static int ar_kbuf_pin_region(__u64 addr, __u64 size, struct ar_pinned **pin)
-{
-	struct ar_pin_map map = { 0 };
-	__u64 end;
-	int ret;
-
-	*pin = NULL;
-	if (!addr)
-		return -EFAULT;
-	if (addr & (AR_PAGE_SIZE - 1))
-		return -EINVAL;
-	if (__builtin_add_overflow(addr, size, &end))
-		return -EOVERFLOW;
-	if (!ar_access_ok((void *)(unsigned long)addr, size))
-		return -EFAULT;
-	ret = ar_pin_pages(&map, (void *)(unsigned long)addr, size, pin);
-	ar_pin_map_free(&map);
-	return ret;
-}
-
 /* a group that already holds buffers (a ring, or a non-empty list) */
 static bool ar_kbuf_busy(const struct ar_kbuf_list *bl)
 {
@@ -428,7 +421,7 @@ int ar_kbuf_register_ring(struct ar_uctx *ctx, const void *arg)
 			return -ENOMEM;
 		reg.ring_addr = (unsigned long)mem;
 	} else {
-		ret = ar_kbuf_pin_region(reg.ring_addr, size, &pin);
+		ret = ar_pin_region(reg.ring_addr, size, &pin);
 		if (ret)
 			return ret;
 		if (pin)
@@ -581,6 +574,7 @@ static bool ar_kbuf_ring_select(struct ar_ureq *req, struct ar_kbuf_list *bl,
 	req->kbuf.bid = IO_URING_READ_ONCE(buf->bid);
 	req->kbuf.empty = (__u16)(bl->rhead + 1) == tail;
 	req->kbuf.pos = bl->rhead++;
+	req->kbuf.nr = 1;
 	req->kbuf.list_id = bl->id;
 	req->kbuf.state = AR_KBUF_RING;
 	req->kbuf.inc = bl->inc;
@@ -663,6 +657,256 @@ int ar_buffer_select(struct ar_ureq *req, unsigned bgid, void **addr,
 	return *addr ? 0 : -ENOBUFS;
 }
 
+/* ---- bundles ---- */
+
+/*
+ * An incremental ring's buffers a bundle holds, used bytes from the
+ * first, as io_kbuf_inc_commit() walks them: each used up is consumed
+ * (its length 0 in the application's ring); one partly used, or the
+ * first when nothing was used, stays at the head with its address and
+ * length moved on (true: IORING_CQE_F_BUF_MORE), and the ones after it
+ * go back. Going back needs the head where this selection left it (see
+ * ar_kbuf_inc_commit_locked()); otherwise what is left is used up too.
+ * Under kbuf_lock.
+ */
+static bool ar_kbuf_inc_commit_n_locked(struct ar_kbuf_list *bl,
+					struct ar_ureq *req, __u32 used)
+{
+	bool rewind = bl->rhead == (__u16)(req->kbuf.pos + req->kbuf.nr);
+	__u16 i, pos = req->kbuf.pos;
+
+	for (i = 0; i < req->kbuf.nr; i++) {
+		struct io_uring_buf *buf;
+		__u32 blen, this_len, left;
+		__u64 addr;
+
+		pos = (__u16)(req->kbuf.pos + i);
+		buf = &bl->br->bufs[pos & bl->mask];
+		/* relaxed, as the kernel's READ_ONCE/WRITE_ONCE (see above) */
+		blen = i ? __atomic_load_n(&buf->len, __ATOMIC_RELAXED) :
+			   req->kbuf.ring_len;
+		addr = i ? __atomic_load_n(&buf->addr, __ATOMIC_RELAXED) :
+			   req->kbuf.addr;
+		this_len = used < blen ? used : blen;
+		left = blen - this_len;
+		if (left >= bl->min_left || !this_len) {
+			if (!rewind)
+				break;
+			__atomic_store_n(&buf->addr, addr + this_len, __ATOMIC_RELAXED);
+			__atomic_store_n(&buf->len, left, __ATOMIC_RELAXED);
+			bl->rhead = pos;
+			return true;
+		}
+		__atomic_store_n(&buf->len, 0, __ATOMIC_RELAXED);
+		used -= this_len;
+		if (!used) {
+			if (rewind)
+				bl->rhead = (__u16)(pos + 1);
+			return false;
+		}
+	}
+	if (i < req->kbuf.nr)
+		__atomic_store_n(&bl->br->bufs[pos & bl->mask].len, 0,
+				 __ATOMIC_RELAXED);
+	return false;
+}
+
+/*
+ * io_ring_buffers_peek(), under kbuf_lock: the ring's buffers from its
+ * head into arg->iovs, taken by req as one selection.
+ */
+static int ar_kbuf_ring_peek(struct ar_ureq *req, struct ar_kbuf_list *bl,
+			     struct ar_kbuf_peek *arg)
+{
+	const struct io_uring_buf *buf;
+	struct iovec *iov = arg->iovs;
+	size_t max_len = arg->max_len;
+	unsigned nr_avail, nr_iovs = arg->nr_iovs;
+	__u16 tail, head = bl->rhead, first = bl->rhead;
+
+	/* acquire: pairs with the application's release of the tail, as above */
+	tail = __atomic_load_n(&bl->br->tail, __ATOMIC_ACQUIRE);
+	nr_avail = (__u16)(tail - head);
+	if (nr_avail > UIO_MAXIOV)
+		nr_avail = UIO_MAXIOV;
+	if (!nr_avail)
+		return -ENOBUFS;
+	buf = &bl->br->bufs[head & bl->mask];
+	if (max_len) {
+		__u32 len = IO_URING_READ_ONCE(buf->len);
+		size_t needed;
+
+		if (!len)
+			return -ENOBUFS;
+		needed = (max_len + len - 1) / len;
+		if (!needed || needed > AR_PEEK_MAX_IMPORT)
+			needed = AR_PEEK_MAX_IMPORT;
+		if (nr_avail > needed)
+			nr_avail = (unsigned)needed;
+	}
+	/* only a length known to be wanted maps more than the array held */
+	if (arg->expand && nr_avail > nr_iovs && max_len) {
+		nr_iovs = nr_avail;
+		arg->grew = true;
+	}
+	else if (nr_avail < nr_iovs)
+		nr_iovs = nr_avail;
+	if (!max_len)
+		max_len = INT_MAX;
+	req->kbuf.bid = IO_URING_READ_ONCE(buf->bid);
+	req->kbuf.addr = IO_URING_READ_ONCE(buf->addr);
+	req->kbuf.ring_len = IO_URING_READ_ONCE(buf->len);
+	do {
+		__u32 len = IO_URING_READ_ONCE(buf->len);
+
+		/* a buffer longer than what is left: cut, or not mapped */
+		if (len > max_len) {
+			len = (__u32)max_len;
+			if (!bl->inc) {
+				arg->partial_map = true;
+				if (iov != arg->iovs)
+					break;
+			}
+		}
+		iov->iov_base = (void *)(uintptr_t)IO_URING_READ_ONCE(buf->addr);
+		iov->iov_len = len;
+		iov++;
+		arg->out_len += len;
+		max_len -= len;
+		if (!max_len)
+			break;
+		buf = &bl->br->bufs[++head & bl->mask];
+	} while (--nr_iovs);
+	req->kbuf.len = (__u32)arg->iovs[0].iov_len;
+	req->kbuf.empty = head == tail;
+	req->kbuf.pos = first;
+	req->kbuf.nr = (__u16)(iov - arg->iovs);
+	req->kbuf.list_id = bl->id;
+	req->kbuf.state = AR_KBUF_RING;
+	req->kbuf.inc = bl->inc;
+	req->kbuf.committed = 0;
+	bl->rhead = (__u16)(first + req->kbuf.nr);
+	return req->kbuf.nr;
+}
+
+/*
+ * A list gives one buffer: a send's whole buffer, a receive's at most
+ * max_len (io_provided_buffers_select() with out_len, or max_len)
+ */
+static int ar_kbuf_legacy_peek(struct ar_ureq *req, struct ar_kbuf_list *bl,
+			       struct ar_kbuf_peek *arg, bool commit)
+{
+	size_t len = commit ? 0 : arg->max_len;
+
+	if (!ar_kbuf_legacy_select(req, bl))
+		return -ENOBUFS;
+	if (len == 0 || len > req->kbuf.len)
+		len = req->kbuf.len;
+	req->kbuf.len = (__u32)len;
+	arg->iovs[0].iov_base = (void *)(uintptr_t)req->kbuf.addr;
+	arg->iovs[0].iov_len = len;
+	arg->out_len = len;
+	return 1;
+}
+
+int ar_buffers_select(struct ar_ureq *req, unsigned bgid,
+		      struct ar_kbuf_peek *arg, bool commit)
+{
+	struct ar_uctx *ctx = req->ctx;
+	struct ar_kbuf_list *bl;
+	int ret;
+
+	arg->out_len = 0;
+	arg->partial_map = arg->grew = false;
+	ar_spin_lock(&ctx->kbuf_lock);
+	bl = ar_kbuf_get_list(ctx->kbuf, bgid);
+	if (!bl)
+		ret = -ENOENT;
+	else if (!bl->ring)
+		ret = ar_kbuf_legacy_peek(req, bl, arg, commit);
+	else
+		ret = ar_kbuf_ring_peek(req, bl, arg);
+	if (ret > 0) {
+		req->kbuf.bgid = (__u16)bgid;
+		/* a send's: consumed now, an incremental ring's by the bytes mapped */
+		if (bl->ring && commit) {
+			req->kbuf.committed = 1;
+			if (bl->inc)
+				req->kbuf.more = ar_kbuf_inc_commit_n_locked(bl, req,
+							(__u32)arg->out_len);
+		}
+	}
+	ar_spin_unlock(&ctx->kbuf_lock);
+	return ret;
+}
+
+unsigned ar_put_kbufs(struct ar_ureq *req, int len, unsigned nbufs)
+{
+	struct ar_uctx *ctx = req->ctx;
+	struct ar_kbuf_list *bl;
+	unsigned cflags = IORING_CQE_F_BUFFER;
+
+	if (!ar_kbuf_selected(req))
+		return 0;
+	if (req->kbuf.state == AR_KBUF_LEGACY || req->kbuf.nr <= 1)
+		return ar_put_kbuf(req, len);
+	if (req->kbuf.committed) {
+		if (req->kbuf.inc && req->kbuf.more)
+			cflags |= AR_CQE_F_BUF_MORE;
+	} else {
+		ar_spin_lock(&ctx->kbuf_lock);
+		bl = ar_kbuf_get_list(ctx->kbuf, req->kbuf.bgid);
+		if (bl && bl->id == req->kbuf.list_id) {
+			if (req->kbuf.inc) {
+				if (ar_kbuf_inc_commit_n_locked(bl, req,
+						len > 0 ? (__u32)len : 0))
+					cflags |= AR_CQE_F_BUF_MORE;
+			} else if (nbufs < req->kbuf.nr &&
+				   bl->rhead == (__u16)(req->kbuf.pos + req->kbuf.nr)) {
+				/* the ones the result did not reach go back */
+				bl->rhead = (__u16)(req->kbuf.pos + nbufs);
+			}
+		}
+		ar_spin_unlock(&ctx->kbuf_lock);
+	}
+	req->kbuf.state = AR_KBUF_NONE;
+	return cflags | ((unsigned)req->kbuf.bid << IORING_CQE_BUFFER_SHIFT);
+}
+
+struct iovec *ar_kbuf_vec_get(struct ar_uctx *ctx)
+{
+	struct ar_kbuf_vec *v = NULL;
+
+	ar_spin_lock(&ctx->kbuf_lock);
+	if (ctx->kbuf && ctx->kbuf->vecs) {
+		v = ctx->kbuf->vecs;
+		ctx->kbuf->vecs = v->next;
+		ctx->kbuf->nr_vecs--;
+	}
+	ar_spin_unlock(&ctx->kbuf_lock);
+	if (!v)
+		v = malloc(sizeof(*v));
+	return v ? v->iov : NULL;
+}
+
+void ar_kbuf_vec_put(struct ar_uctx *ctx, struct iovec *vec)
+{
+	/* iov is the block's first member */
+	struct ar_kbuf_vec *v = (struct ar_kbuf_vec *)(void *)vec;
+
+	if (!vec)
+		return;
+	ar_spin_lock(&ctx->kbuf_lock);
+	if (ctx->kbuf && ctx->kbuf->nr_vecs < AR_KBUF_VEC_CACHE) {
+		v->next = ctx->kbuf->vecs;
+		ctx->kbuf->vecs = v;
+		ctx->kbuf->nr_vecs++;
+		v = NULL;
+	}
+	ar_spin_unlock(&ctx->kbuf_lock);
+	free(v);
+}
+
 /* under kbuf_lock: a list buffer goes back to its group's head */
 static void ar_kbuf_legacy_give_back(struct ar_kbuf_ctx *kb,
 				     struct ar_ureq *req)
@@ -689,9 +933,9 @@ static bool ar_kbuf_ring_give_back(struct ar_kbuf_ctx *kb, struct ar_ureq *req)
 
 	if (!bl || bl->id != req->kbuf.list_id)
 		return true;	/* unregistered: the buffer is gone with it */
-	if (bl->rhead != (__u16)(req->kbuf.pos + 1))
+	if (bl->rhead != (__u16)(req->kbuf.pos + req->kbuf.nr))
 		return false;
-	bl->rhead--;
+	bl->rhead = req->kbuf.pos;
 	return true;
 }
 

@@ -51,7 +51,9 @@
 #ifndef ANYRING_USER_KBUF_H
 #define ANYRING_USER_KBUF_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <sys/uio.h>
 #include "user/types.h"
 
 /* req->kbuf.state */
@@ -84,6 +86,48 @@ int ar_kbuf_ring_status(struct ar_uctx *ctx, void *arg);
  */
 int ar_buffer_select(struct ar_ureq *req, unsigned bgid, void **addr,
 		     size_t *len, unsigned issue_flags);
+
+/*
+ * Bundles (IORING_RECVSEND_BUNDLE): several buffers of a group at once,
+ * as the kernel's io_ring_buffers_peek(). From a ring: from its head, as
+ * many as max_len needs (at most AR_PEEK_MAX_IMPORT; all nr_iovs when
+ * max_len is 0), a buffer longer than what is still wanted ending the
+ * mapping unless it is the first (partial_map), or cut to it on an
+ * incremental ring. From a list: one buffer, at most max_len.
+ */
+#define AR_PEEK_MAX_IMPORT	256	/* the kernel's PEEK_MAX_IMPORT */
+
+struct ar_kbuf_peek {
+	struct iovec *iovs;	/* room for AR_PEEK_MAX_IMPORT */
+	unsigned nr_iovs;	/* how many may be mapped unless grown (1 at first) */
+	bool expand;		/* KBUF_MODE_EXPAND: more may be mapped when max_len says */
+	size_t max_len;		/* 0: as many as nr_iovs */
+	size_t out_len;		/* out: the bytes mapped */
+	bool partial_map;	/* out: one was longer than wanted */
+	bool grew;		/* out: more were mapped than nr_iovs */
+};
+
+/*
+ * Map buffers of group bgid into arg->iovs: their count, -ENOENT (no
+ * such group) or -ENOBUFS. commit: consumed now, as a send's
+ * io_buffers_select() (an incremental ring's by the bytes mapped);
+ * otherwise the result consumes what it used, ar_put_kbufs(), as a
+ * receive's io_buffers_peek(). The request holds them as one selection:
+ * ar_kbuf_recycle() gives them all back.
+ */
+int ar_buffers_select(struct ar_ureq *req, unsigned bgid,
+		      struct ar_kbuf_peek *arg, bool commit);
+
+/*
+ * The CQE flags for a bundle's result: len bytes in the first nbufs of
+ * the buffers it holds (io_put_kbufs(), io_bundle_nbufs()); the ones it
+ * did not use go back to the ring.
+ */
+unsigned ar_put_kbufs(struct ar_ureq *req, int len, unsigned nbufs);
+
+/* a bundle's iovec array: from the ring's cache, or allocated (NULL: none) */
+struct iovec *ar_kbuf_vec_get(struct ar_uctx *ctx);
+void ar_kbuf_vec_put(struct ar_uctx *ctx, struct iovec *vec);
 
 /*
  * The issue flags a multishot request selects with: io-wq never issues

@@ -18,6 +18,7 @@
 #include <sys/mman.h>
 #include <sys/vfs.h>
 #include "engine/engine.h"
+#include "lib/uaccess.h"
 #include "user/pin.h"
 
 #define AR_PIN_PAGE	4096UL
@@ -296,4 +297,24 @@ void ar_unpin_pages(struct ar_pinned *p)
 		return;
 	munmap(p->alias, p->len);
 	free(p);
+}
+
+int ar_pin_region(__u64 addr, __u64 size, struct ar_pinned **pin)
+{
+	struct ar_pin_map map = { 0 };
+	__u64 end;
+	int ret;
+
+	*pin = NULL;
+	if (!addr)
+		return -EFAULT;
+	if (addr & 4095)
+		return -EINVAL;
+	if (__builtin_add_overflow(addr, size, &end))
+		return -EOVERFLOW;
+	if (!ar_access_ok((void *)(unsigned long)addr, size))
+		return -EFAULT;
+	ret = ar_pin_pages(&map, (void *)(unsigned long)addr, size, pin);
+	ar_pin_map_free(&map);
+	return ret;
 }

@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <linux/types.h>
 
 struct ar_vma;
 
@@ -48,5 +49,13 @@ int ar_pin_pages(struct ar_pin_map *map, void *base, size_t len,
 void *ar_pinned_addr(const struct ar_pinned *p);
 /* the pin goes; the program's range is untouched */
 void ar_unpin_pages(struct ar_pinned *p);
+
+/*
+ * io_create_region() for memory the application gives (a buffer ring,
+ * NO_MMAP rings): an address of 0 is -EFAULT, one not page-aligned
+ * -EINVAL, a range that wraps -EOVERFLOW, then the pages pinned as above
+ * (*pin NULL: read in place); 0 when they are.
+ */
+int ar_pin_region(__u64 addr, __u64 size, struct ar_pinned **pin);
 
 #endif

@@ -658,22 +658,64 @@ static bool ar_poll_dispatch_evs(struct ar_uctx *ctx, struct ar_poll *p,
 	return woken;
 }
 
+/* the batch this thread is issuing, for requeues */
+static __thread struct ar_poll_batch *ar_poll_cur_batch;
+
+void ar_poll_batch_begin(struct ar_uctx *ctx, struct ar_poll_batch *b)
+{
+	b->head = NULL;
+	b->tail = &b->head;
+	b->ctx = ctx;
+	b->outer = ar_poll_cur_batch;
+	ar_poll_cur_batch = b;
+}
+
+void ar_poll_batch_end(struct ar_poll_batch *b)
+{
+	struct ar_ureq *req;
+
+	while ((req = b->head)) {
+		/* off the batch before its issue, which may free or requeue it */
+		b->head = req->next;
+		if (!b->head)
+			b->tail = &b->head;
+		ar_req_issue(req, AR_ISSUE_NONBLOCK);
+	}
+	ar_poll_cur_batch = b->outer;
+}
+
+bool ar_poll_requeue(struct ar_ureq *req)
+{
+	struct ar_poll_batch *b = ar_poll_cur_batch;
+
+	/* after readiness it stays AR_POLLF_BUSY on its fd's list meanwhile */
+	if (!b || b->ctx != req->ctx)
+		return false;
+	req->next = NULL;
+	*b->tail = req;
+	b->tail = &req->next;
+	return true;
+}
+
 /* ... then, no longer the reaper: idle fds dropped, the requests issued */
 static int ar_poll_issue_ready(struct ar_uctx *ctx, struct ar_poll *p,
 			       struct epoll_event *evs, int n,
 			       struct ar_ureq *ready)
 {
+	struct ar_poll_batch b;
 	struct ar_ureq *req, *next;
 	int i, nr = 0;
 
 	for (i = 0; i < n; i++)
 		if ((__s64)evs[i].data.u64 >= 0)
 			ar_poll_drop_idle(ctx, p, (int)evs[i].data.u64);
+	ar_poll_batch_begin(ctx, &b);
 	for (req = ready; req; req = next) {
 		next = req->next;
 		ar_req_issue(req, AR_ISSUE_NONBLOCK);
 		nr++;
 	}
+	ar_poll_batch_end(&b);
 	return nr;
 }
 

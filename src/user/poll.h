@@ -56,8 +56,26 @@
 #define ANYRING_USER_POLL_H
 
 #include <signal.h>
+#include <stdbool.h>
 #include <sys/epoll.h>
 #include "user/types.h"
+
+/*
+ * AR_ISSUE_REQUEUE: a request that is still ready after its share (a
+ * multishot receive, the kernel's IOU_REQUEUE) goes behind the batch
+ * this thread is issuing, a reaper's ready requests or a submit's, so
+ * the others go first, as task work queued behind the rest; the batch's
+ * end issues it again. True when taken; false outside a batch (the
+ * caller goes on with it).
+ */
+struct ar_poll_batch {
+	struct ar_ureq *head, **tail;	/* requeued, in order */
+	struct ar_uctx *ctx;
+	struct ar_poll_batch *outer;
+};
+void ar_poll_batch_begin(struct ar_uctx *ctx, struct ar_poll_batch *b);
+void ar_poll_batch_end(struct ar_poll_batch *b);
+bool ar_poll_requeue(struct ar_ureq *req);
 
 /* what every poll reports, asked for or not (the kernel's IO_POLL_UNMASK) */
 #define AR_POLL_UNMASK		(EPOLLERR | EPOLLHUP | EPOLLRDHUP)

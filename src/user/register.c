@@ -786,8 +786,10 @@ static int ar_register_ring(struct ar_uctx *ctx, unsigned opcode,
 		return ar_query(arg, nr);
 	case AR_REGISTER_CLONE_BUFFERS:
 		return !arg || nr != 1 ? -EINVAL : ar_reg_clone_buffers(ctx, arg);
+	case AR_REGISTER_RESIZE_RINGS:
+		return !arg || nr != 1 ? -EINVAL : ar_user_resize_rings(ctx, marg);
 	default:
-		/* NAPI, ZCRX, RESIZE, MEM_REGION */
+		/* NAPI, ZCRX, MEM_REGION */
 		ar_debug("user engine: io_uring_register opcode %u not supported",
 			 opcode);
 		return -EINVAL;

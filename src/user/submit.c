@@ -591,6 +591,7 @@ static void ar_submit_issue(struct ar_uctx *ctx, struct ar_ureq *ready,
 {
 	struct ar_ureq *req, *next;
 	bool counted = ar_submit_counts(ctx);
+	struct ar_poll_batch requeued;
 	bool spread;
 
 	/* completions from other threads meanwhile wait for the end (tw.c) */
@@ -602,10 +603,12 @@ static void ar_submit_issue(struct ar_uctx *ctx, struct ar_ureq *ready,
 	spread = false;
 	if (ready->next)	/* a batch: worth a look (spread.c) */
 		ready = ar_spread_offer(ctx, ready, &spread);
+	ar_poll_batch_begin(ctx, &requeued);
 	for (req = ready; req; req = next) {
 		next = req->next;
 		ar_req_queue(req);
 	}
+	ar_poll_batch_end(&requeued);
 	if (spread)
 		ar_spread_help(ctx);
 	if (owned) {
@@ -906,6 +909,22 @@ static inline int ar_issue_op(struct ar_ureq *req,
 }
 
 /*
+ * AR_ISSUE_REQUEUE (ready still, after its share): behind the rest of
+ * the reaper's batch (poll.h), or, outside one, issued again at once.
+ * True when it went behind the batch.
+ */
+static bool ar_req_requeue(struct ar_ureq *req, const struct ar_issue_def *def,
+			   unsigned issue_flags, int *ret)
+{
+	while (*ret == AR_ISSUE_REQUEUE) {
+		if (ar_poll_requeue(req))
+			return true;
+		*ret = ar_issue_op(req, def, issue_flags);
+	}
+	return false;
+}
+
+/*
  * The would-block choice, the kernel's io_queue_async(): what to do
  * with a try's answer. AR_ISSUE_AGAIN waits for readiness on the file
  * (armed, or tried again at once when readiness came meanwhile);
@@ -919,6 +938,8 @@ static bool ar_req_queue_async(struct ar_ureq *req, unsigned issue_flags,
 	const struct ar_issue_def *def = &ar_issue_defs[req->opcode];
 	bool worker = issue_flags & AR_ISSUE_WORKER;
 
+	if (ar_req_requeue(req, def, issue_flags, ret))
+		return true;
 	while (*ret == AR_ISSUE_AGAIN) {
 		if (!events) {
 			/*
@@ -935,6 +956,8 @@ static bool ar_req_queue_async(struct ar_ureq *req, unsigned issue_flags,
 		if (*ret == AR_ISSUE_AGAIN) {
 			*ret = ar_issue_op(req, def, issue_flags);
 			tried = true;
+			if (ar_req_requeue(req, def, issue_flags, ret))
+				return true;
 		}
 	}
 	/*
@@ -1026,7 +1049,8 @@ void ar_req_issue(struct ar_ureq *req, unsigned issue_flags)
 	}
 	/* an answer that is not a result, or one after readiness */
 	if ((ret == AR_ISSUE_AGAIN || ret == AR_ISSUE_PUNT ||
-	     ret == AR_ISSUE_QUEUED || (req->flags & AR_REQ_F_POLLED)) &&
+	     ret == AR_ISSUE_QUEUED || ret == AR_ISSUE_REQUEUE ||
+	     (req->flags & AR_REQ_F_POLLED)) &&
 	    ar_req_queue_async(req, issue_flags, events, tried, &ret))
 		return;
 	ar_req_issue_done(req, ret);

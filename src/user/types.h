@@ -74,6 +74,8 @@ struct ar_iopoll;
 #define AR_ISSUE_QUEUED		(-100000)	/* it lives on elsewhere */
 #define AR_ISSUE_AGAIN		(-100001)	/* not ready: poll, else a worker */
 #define AR_ISSUE_PUNT		(-100002)	/* would block: a worker */
+/* issued after readiness and ready still: again after the others (poll.h) */
+#define AR_ISSUE_REQUEUE	(-100003)
 
 /* IORING_ASYNC_CANCEL_* past liburing 2.3's header */
 #define AR_ASYNC_CANCEL_USERDATA	(1U << 4)
@@ -169,6 +171,7 @@ struct ar_kbuf_sel {
 	__u16 bid;
 	__u16 bgid;
 	__u16 pos;		/* ring: the head it was taken at */
+	__u16 nr;		/* ring: entries taken from pos (a bundle's, else 1) */
 	__u8 state;		/* AR_KBUF_* (kbuf.h) */
 	__u8 committed;		/* ring: consumed already (a worker's, or kept) */
 	__u8 empty;		/* it was the group's last (the kernel's REQ_F_BL_EMPTY) */
@@ -335,6 +338,24 @@ struct ar_uctx {
 	 * second time (ar_user_mmap_raw()).
 	 */
 	bool shared_mem;
+	/*
+	 * IORING_SETUP_NO_MMAP: rings and SQEs are the application's
+	 * memory (pinned: the engine's alias of shared pages, else NULL and
+	 * used in place), never unmapped here
+	 */
+	bool user_mem;
+	struct ar_pinned *rings_pin, *sqes_pin;
+	/*
+	 * The rings a resize replaced (ctx.c ar_user_resize_rings()), kept
+	 * until the next resize or the end: a thread that read the old
+	 * pointer without a lock (a poll of the ring fd) may still look.
+	 */
+	struct {
+		void *rings, *sqes;
+		size_t rings_sz, sqes_sz;
+		struct ar_pinned *rings_pin, *sqes_pin;
+		bool user_mem;
+	} stale;
 	__u32 *sq_array;		/* NULL with IORING_SETUP_NO_SQARRAY */
 	unsigned flags;			/* setup flags */
 	unsigned features;
@@ -346,6 +367,21 @@ struct ar_uctx {
 	atomic_uint reg_indices;	/* registered-ring entries naming it */
 	atomic_bool lib_mapped;		/* a struct io_uring maps it (ar_user_mmap) */
 	atomic_bool raw_mapped;		/* the program mapped it itself (the trap) */
+	/*
+	 * Where the trap mapped the rings or the SQEs for the program (ctx.c
+	 * ar_user_mmap_raw()), under ctx->lock; nr_raw_maps beyond
+	 * AR_RAW_MAPS: too many to follow, /proc/self/maps is asked. The
+	 * rings carry ring_cookie in their header's padding, which tells a
+	 * mapping that is still theirs.
+	 */
+#define AR_RAW_MAPS	4
+	struct {
+		uintptr_t addr;
+		size_t len;
+		bool sqes;
+	} raw_maps[AR_RAW_MAPS];
+	unsigned nr_raw_maps;
+	__u64 ring_cookie;
 	int closed_fd;			/* its number, closed while still mapped (release.c) */
 	/* its readiness (ringfd.c, lib/ringfd.h) */
 	struct ar_ringfd rfd;

@@ -1732,6 +1732,277 @@ static int check_read_mshot_40(struct diff_ctx *c, const struct diff_cqe *cqe,
 	return check_stream(c, cqe, nr, c->buf[1], RECV_BSZ, 3, 40);
 }
 
+/* ==== bundles (IORING_RECVSEND_BUNDLE, 6.10) ==== */
+
+#define RECVSEND_BUNDLE	(1U << 4)	/* IORING_RECVSEND_BUNDLE */
+
+/* 8 buffers of RECV_BSZ in group 1, bids 0..7 from buf[1] */
+static void bundle_ring(struct io_uring *ring, struct diff_ctx *c, unsigned n)
+{
+	recv_ring_add(c, recv_ring_register(ring, c, 8, 1), 8, 0, n, RECV_BSZ);
+}
+
+static struct io_uring_sqe *prep_bundle_recv(struct io_uring *ring,
+					     struct diff_ctx *c, __u64 ud,
+					     unsigned len, bool mshot)
+{
+	struct io_uring_sqe *sqe = prep_recv_sel(ring, c, ud, c->val[1], len,
+						 1, mshot);
+
+	sqe->ioprio |= RECVSEND_BUNDLE;
+	return sqe;
+}
+
+/*
+ * 100 bytes queued, a bundle of length 0: the first receive maps one
+ * buffer (how much is queued is not known yet); it is filled, more is
+ * queued, so the bundle goes on into as many buffers as the 84 bytes
+ * left need, but a buffer only partly wanted ends the mapping: 5 more
+ * (80 bytes), one CQE for 96 bytes from bid 0, the socket not empty
+ */
+static int fill_bundle_recv(struct io_uring *ring, struct diff_ctx *c)
+{
+	bundle_ring(ring, c, 8);
+	prep_bundle_recv(ring, c, 2, 0, false);
+	return 0;
+}
+
+static int after_bundle_head(struct io_uring *ring, struct diff_ctx *c)
+{
+	if (diff_reap(ring, c, 1))
+		return -1;
+	note_head(ring, c, 1, NOTE + 1);
+	return 0;
+}
+
+static int check_bundle_100(struct diff_ctx *c, const struct diff_cqe *cqe,
+			    unsigned nr)
+{
+	return check_stream(c, cqe, nr, c->buf[1], RECV_BSZ, 4, 100);
+}
+
+/* a length of 40: 16 and 16 mapped, the third only partly wanted is not */
+static int fill_bundle_recv_len(struct io_uring *ring, struct diff_ctx *c)
+{
+	bundle_ring(ring, c, 8);
+	prep_bundle_recv(ring, c, 2, 40, false);
+	return 0;
+}
+
+/* the ring has 3 buffers: they are all the bundle takes, 48 bytes */
+static int fill_bundle_recv_short(struct io_uring *ring, struct diff_ctx *c)
+{
+	bundle_ring(ring, c, 3);
+	prep_bundle_recv(ring, c, 2, 0, false);
+	return 0;
+}
+
+/*
+ * multishot bundles: 100 queued make 96 bytes (bids 0-5) and 4 (bid 6)
+ * with MORE; 30 more take the last buffer, 16 bytes, which ends it
+ */
+static int fill_bundle_recv_mshot(struct io_uring *ring, struct diff_ctx *c)
+{
+	bundle_ring(ring, c, 8);
+	prep_bundle_recv(ring, c, 2, 0, true);
+	return 0;
+}
+
+static int after_bundle_recv_mshot(struct io_uring *ring, struct diff_ctx *c)
+{
+	char p[30];
+
+	diff_pattern(p, sizeof(p), 9);
+	if (diff_reap(ring, c, 2))
+		return -1;
+	note_head(ring, c, 1, NOTE + 1);
+	if (put(c, c->val[0], p, sizeof(p)) || diff_reap(ring, c, 1))
+		return -1;
+	note_head(ring, c, 1, NOTE + 3);
+	return 0;
+}
+
+/*
+ * a bundle from a PROVIDE_BUFFERS list: one buffer per receive, and the
+ * one more a receive that filled its buffer goes on into: 32 bytes
+ */
+static int fill_bundle_recv_list(struct io_uring *ring, struct diff_ctx *c)
+{
+	recv_provide(ring, c, 1, 4, 1);
+	prep_bundle_recv(ring, c, 2, 0, false);
+	return 0;
+}
+
+static int check_bundle_list(struct diff_ctx *c, const struct diff_cqe *cqe,
+			     unsigned nr)
+{
+	return check_stream(c, cqe, nr, c->buf[0], RECV_BSZ, 4, 100);
+}
+
+/* a SEND of len bytes from group 1's provided buffers, a bundle or not */
+static void prep_send_sel(struct io_uring *ring, struct diff_ctx *c, __u64 ud,
+			  unsigned len, bool bundle, bool link)
+{
+	struct io_uring_sqe *sqe = diff_sqe(ring, c);
+
+	io_uring_prep_send(sqe, c->val[0], NULL, len, 0);
+	diff_tag(sqe, ud, IOSQE_BUFFER_SELECT | (link ? IOSQE_IO_LINK : 0));
+	sqe->buf_group = 1;
+	if (bundle)
+		sqe->ioprio = RECVSEND_BUNDLE;
+}
+
+/* SEND from provided buffers: one, then a bundle of what is left */
+static int fill_bundle_send(struct io_uring *ring, struct diff_ctx *c)
+{
+	diff_pattern(c->buf[1], 5 * RECV_BSZ, 6);
+	bundle_ring(ring, c, 5);
+	prep_send_sel(ring, c, 2, 10, false, true);
+	prep_send_sel(ring, c, 3, 0, true, true);
+	prep_send_sel(ring, c, 4, 0, true, false);
+	return 0;
+}
+
+static int check_bundle_send(struct diff_ctx *c, const struct diff_cqe *cqe,
+			     unsigned nr)
+{
+	char got[128], want[128];
+	ssize_t n;
+
+	(void)cqe;
+	(void)nr;
+	diff_pattern(want, 5 * RECV_BSZ, 6);
+	n = recv(c->val[1], got, sizeof(got), MSG_DONTWAIT);
+	if (n != 10 + 4 * RECV_BSZ)
+		return diff_fail(c, "received %zd bytes", n);
+	if (diff_check_buf(c, got, want, 10, "first send"))
+		return -1;
+	return diff_check_buf(c, got + 10, want + RECV_BSZ, 4 * RECV_BSZ,
+			      "the bundle");
+}
+
+/* bundles' and multishot limits' bad SQEs, and a limit of 20 bytes */
+static int fill_bundle_bad(struct io_uring *ring, struct diff_ctx *c)
+{
+	struct io_uring_sqe *sqe;
+
+	bundle_ring(ring, c, 8);
+	sqe = prep_bundle_recv(ring, c, 1, 0, false);
+	sqe->flags &= (__u8)~IOSQE_BUFFER_SELECT;
+	sqe->addr = (unsigned long)c->buf[2];
+	sqe->len = 4;
+	sqe = prep_recv_sel(ring, c, 2, c->val[1], 0, 1, false);
+	sqe->file_index = 20;	/* optlen */
+	sqe = prep_recv_sel(ring, c, 3, c->val[1], 8, 1, true);
+	sqe->file_index = 20;	/* optlen */
+	return 0;
+}
+
+/*
+ * A bundle on an incremental ring: 100 queued into 3 buffers of 40 take
+ * 40, then 40 and 20 of the third (cut, not left out: its rest stays at
+ * the head), one CQE with BUF_MORE; 30 more go into those 20 and 10 of
+ * nothing: the second receive gets the 20 left, BUF_MORE no longer.
+ */
+static int fill_bundle_inc_recv(struct io_uring *ring, struct diff_ctx *c)
+{
+	inc_add(c, inc_register(ring, c, 0), 0, 3, 40);
+	prep_bundle_recv(ring, c, 2, 0, false);
+	return 0;
+}
+
+static int after_bundle_inc_recv(struct io_uring *ring, struct diff_ctx *c)
+{
+	char p[30];
+
+	diff_pattern(p, sizeof(p), 9);
+	if (diff_reap(ring, c, 1))
+		return -1;
+	note_head(ring, c, 1, NOTE + 1);
+	if (put(c, c->val[0], p, sizeof(p)))
+		return -1;
+	prep_bundle_recv(ring, c, 3, 0, false);
+	if (inc_step(ring, c))
+		return -1;
+	note_head(ring, c, 1, NOTE + 3);
+	return 0;
+}
+
+static int check_bundle_inc_recv(struct diff_ctx *c, const struct diff_cqe *cqe,
+				 unsigned nr)
+{
+	char p[100], q[30];
+
+	(void)cqe;
+	(void)nr;
+	diff_pattern(p, sizeof(p), 4);
+	diff_pattern(q, sizeof(q), 9);
+	if (diff_check_buf(c, c->buf[1], p, sizeof(p), "the bundle"))
+		return -1;
+	return diff_check_buf(c, c->buf[1] + 100, q, 20, "the rest");
+}
+
+/*
+ * bundle SENDs from an incremental ring: 50 (40 and 10 of the next), a
+ * CQE with MORE, then the bundle goes on with the 70 left; the linked
+ * one finds the group empty
+ */
+static int fill_bundle_inc_send(struct io_uring *ring, struct diff_ctx *c)
+{
+	diff_pattern(c->buf[1], 120, 6);
+	inc_add(c, inc_register(ring, c, 0), 0, 3, 40);
+	prep_send_sel(ring, c, 2, 50, true, true);
+	prep_send_sel(ring, c, 3, 0, true, false);
+	return 0;
+}
+
+static int check_bundle_inc_send(struct diff_ctx *c, const struct diff_cqe *cqe,
+				 unsigned nr)
+{
+	char got[256], want[120];
+	ssize_t n;
+
+	(void)cqe;
+	(void)nr;
+	diff_pattern(want, sizeof(want), 6);
+	n = recv(c->val[1], got, sizeof(got), MSG_DONTWAIT);
+	if (n != (ssize_t)sizeof(want))
+		return diff_fail(c, "received %zd bytes", n);
+	return diff_check_buf(c, got, want, sizeof(want), "the bundles");
+}
+
+/* negative lengths: -EINVAL for RECV and SEND; RECVMSG takes no bundle */
+static int fill_bundle_bad_len(struct io_uring *ring, struct diff_ctx *c)
+{
+	struct io_uring_sqe *sqe;
+
+	sqe = diff_sqe(ring, c);
+	io_uring_prep_recv(sqe, c->val[1], c->buf[2], 0x80000000U, 0);
+	diff_tag(sqe, 1, 0);
+	sqe = diff_sqe(ring, c);
+	io_uring_prep_send(sqe, c->val[0], c->buf[2], 0x80000000U, 0);
+	diff_tag(sqe, 2, 0);
+	sqe = diff_sqe(ring, c);
+	io_uring_prep_recvmsg(sqe, c->val[1], (struct msghdr *)c->buf[2], 0);
+	diff_tag(sqe, 3, IOSQE_BUFFER_SELECT);
+	sqe->ioprio = RECVSEND_BUNDLE;
+	return 0;
+}
+
+/* TCP, 40 bytes and the FIN: a multishot bundle; the FIN counts in msg_inq */
+static int fill_bundle_tcp_fin(struct io_uring *ring, struct diff_ctx *c)
+{
+	bundle_ring(ring, c, 8);
+	prep_bundle_recv(ring, c, 2, 0, true);
+	return 0;
+}
+
+static int check_bundle_tcp_fin(struct diff_ctx *c, const struct diff_cqe *cqe,
+				unsigned nr)
+{
+	return check_stream(c, cqe, nr, c->buf[1], RECV_BSZ, 3, 40);
+}
+
 const struct scenario diff_kbuf[] = {
 	{
 		.name = "kbuf_provide_remove",
@@ -2105,6 +2376,82 @@ const struct scenario diff_kbuf[] = {
 		.fill = fill_read_mshot_bad,
 		.nr_cqes = 7,
 		.known = { { 1, -EINVAL } },
+	}, {
+		.name = "kbuf_bundle_recv",
+		.setup = setup_pair_100,
+		.fill = fill_bundle_recv,
+		.after_submit = after_bundle_head,
+		.check = check_bundle_100,
+		.nr_cqes = 1,
+	}, {
+		.name = "kbuf_bundle_recv_len",
+		.setup = setup_pair_100,
+		.fill = fill_bundle_recv_len,
+		.after_submit = after_bundle_head,
+		.check = check_bundle_100,
+		.nr_cqes = 1,
+	}, {
+		.name = "kbuf_bundle_recv_short",
+		.setup = setup_pair_100,
+		.fill = fill_bundle_recv_short,
+		.after_submit = after_bundle_head,
+		.check = check_bundle_100,
+		.nr_cqes = 1,
+	}, {
+		.name = "kbuf_bundle_recv_mshot",
+		.setup = setup_pair_100,
+		.fill = fill_bundle_recv_mshot,
+		.after_submit = after_bundle_recv_mshot,
+		.nr_cqes = 3,
+		.order = ORDER_EXACT,
+	}, {
+		.name = "kbuf_bundle_recv_list",
+		.setup = setup_pair_100,
+		.fill = fill_bundle_recv_list,
+		.check = check_bundle_list,
+		.nr_cqes = 2,
+	}, {
+		.name = "kbuf_bundle_send",
+		.setup = setup_pair,
+		.fill = fill_bundle_send,
+		.check = check_bundle_send,
+		.nr_cqes = 3,
+		.order = ORDER_EXACT,
+	}, {
+		.name = "kbuf_bundle_bad",
+		.setup = setup_pair_100,
+		.fill = fill_bundle_bad,
+		.after_submit = diff_submit_rest,
+		.nr_cqes = 5,
+	}, {
+		.name = "kbuf_bundle_inc_recv",
+		.setup = setup_pair_100,
+		.fill = fill_bundle_inc_recv,
+		.after_submit = after_bundle_inc_recv,
+		.check = check_bundle_inc_recv,
+		.nr_cqes = 2,
+		.order = ORDER_EXACT,
+	}, {
+		.name = "kbuf_bundle_inc_send",
+		.setup = setup_pair,
+		.fill = fill_bundle_inc_send,
+		.check = check_bundle_inc_send,
+		.nr_cqes = 3,
+		.order = ORDER_EXACT,
+	}, {
+		.name = "kbuf_bundle_bad_len",
+		.setup = setup_pair,
+		.fill = fill_bundle_bad_len,
+		.after_submit = diff_submit_rest,
+		.nr_cqes = 3,
+		.known = { { 1, -EINVAL }, { 2, -EINVAL }, { 3, -EINVAL } },
+	}, {
+		.name = "kbuf_bundle_tcp_fin",
+		.setup = setup_tcp_40_eof,
+		.fill = fill_bundle_tcp_fin,
+		.check = check_bundle_tcp_fin,
+		.nr_cqes = 3,
+		.order = ORDER_EXACT,
 	},
 	{ .name = NULL }
 };

@@ -9,10 +9,12 @@
  * struct diff_call); the features of the rings the setup cases made are
  * checked after them (diff_check_features).
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <unistd.h>
 #include <sys/eventfd.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include "harness.h"
 #include "compat.h"
@@ -841,12 +843,224 @@ static void run_ring(const char *engine, const void *arg, struct diff_run *r)
 	io_uring_queue_exit(&ring);
 }
 
+
+/* ---- IORING_SETUP_NO_MMAP: the rings in the caller's memory ---- */
+
+enum nm_addr { NM_OK, NM_NULL, NM_UNALIGNED, NM_UNMAPPED };
+
+struct nommap_case {
+	unsigned flags;		/* besides NO_MMAP */
+	enum nm_addr cq, sq;	/* cq_off.user_addr: the rings; sq_off's: the SQEs */
+};
+
+#define NM_SZ	(4 * 4096)
+
+static __u64 nm_addr(enum nm_addr kind, char *mem, char *gone)
+{
+	switch (kind) {
+	case NM_OK:		return (uintptr_t)mem;
+	case NM_UNALIGNED:	return (uintptr_t)mem + 64;
+	case NM_UNMAPPED:	return (uintptr_t)gone;
+	default:		return 0;
+	}
+}
+
+/*
+ * Setup with the rings at cq_off.user_addr (two pages) and the SQEs at
+ * sq_off.user_addr (two pages), then a NOP through them by hand: its
+ * SQE written there, one enter, its CQE read back there.
+ */
+static void run_setup_nommap(const char *engine, const void *arg,
+			     struct diff_run *r)
+{
+	const struct nommap_case *nc = arg;
+	struct ar_sqring_offsets sq;
+	struct ar_cqring_offsets cq;
+	struct io_uring_params p;
+	struct io_uring_sqe *sqe;
+	struct io_uring_cqe *cqe;
+	char *mem, *gone, *rings;
+	unsigned tail;
+	int fd;
+
+	mem = mmap(NULL, NM_SZ, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	gone = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (mem == MAP_FAILED || gone == MAP_FAILED) {
+		snprintf(r->msg, sizeof(r->msg), "mmap: %s", strerror(errno));
+		return;
+	}
+	munmap(gone, 4096);
+	memset(&p, 0, sizeof(p));
+	p.flags = IORING_SETUP_NO_MMAP | nc->flags;
+	memset(&sq, 0, sizeof(sq));
+	memset(&cq, 0, sizeof(cq));
+	cq.user_addr = nm_addr(nc->cq, mem, gone);
+	sq.user_addr = nm_addr(nc->sq, mem + NM_SZ / 2, gone);
+	memcpy(&p.sq_off, &sq, sizeof(sq));
+	memcpy(&p.cq_off, &cq, sizeof(cq));
+	fd = anyring_setup_engine(engine, 4, &p);
+	diff_put(r, "setup", fd < 0 ? fd : 0);
+	if (fd < 0)
+		return;
+	/* the addresses come back as they went (they differ run to run) */
+	memcpy(&sq, &p.sq_off, sizeof(sq));
+	memcpy(&cq, &p.cq_off, sizeof(cq));
+	diff_put(r, "sq_off.user_addr kept", sq.user_addr == nm_addr(nc->sq, mem + NM_SZ / 2, gone));
+	diff_put(r, "cq_off.user_addr kept", cq.user_addr == nm_addr(nc->cq, mem, gone));
+	sq.user_addr = cq.user_addr = 0;
+	memcpy(&p.sq_off, &sq, sizeof(sq));
+	memcpy(&p.cq_off, &cq, sizeof(cq));
+	put_offsets(r, &p);
+	rings = mem;
+	diff_put(r, "*sq_ring_entries", *(unsigned *)(rings + p.sq_off.ring_entries));
+	diff_put(r, "*cq_ring_entries", *(unsigned *)(rings + p.cq_off.ring_entries));
+	diff_put(r, "*cq_ring_mask", *(unsigned *)(rings + p.cq_off.ring_mask));
+	/* a NOP by hand: the SQE, the array entry unless NO_SQARRAY, the tail */
+	sqe = (struct io_uring_sqe *)(mem + NM_SZ / 2);
+	memset(sqe, 0, sizeof(*sqe));
+	sqe->opcode = IORING_OP_NOP;
+	sqe->user_data = 0x42;
+	if (!(nc->flags & IORING_SETUP_NO_SQARRAY))
+		*(unsigned *)(rings + p.sq_off.array) = 0;
+	/* release: the SQE is written before the tail says so */
+	__atomic_store_n((unsigned *)(rings + p.sq_off.tail), 1, __ATOMIC_RELEASE);
+	diff_put(r, "enter", io_uring_enter2((unsigned)fd, 1, 1,
+					     IORING_ENTER_GETEVENTS, NULL, 0));
+	/* acquire: pairs with the engine's release of the CQ tail */
+	tail = __atomic_load_n((unsigned *)(rings + p.cq_off.tail), __ATOMIC_ACQUIRE);
+	diff_put(r, "*cq.tail", tail);
+	diff_put(r, "*sq.head", __atomic_load_n((unsigned *)(rings + p.sq_off.head),
+						__ATOMIC_ACQUIRE));
+	if (tail) {
+		cqe = (struct io_uring_cqe *)(rings + p.cq_off.cqes);
+		diff_put(r, "cqe.user_data", (long long)cqe->user_data);
+		diff_put(r, "cqe.res", cqe->res);
+	}
+	/* the memory stays: the ring may still be ending when this child exits */
+	close(fd);
+}
+
+
+/* ---- IORING_REGISTER_RESIZE_RINGS (6.13) ---- */
+
+#define RESIZE_RINGS	33
+/* liburing 2.9's, exported by libanyring beyond the 2.3 header */
+int io_uring_resize_rings(struct io_uring *ring, struct io_uring_params *p);
+
+static void nop_ud(struct io_uring *ring, __u64 ud)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+
+	io_uring_prep_nop(sqe);
+	sqe->user_data = ud;
+}
+
+/* the CQEs waiting in the CQ, in order: user_data * 1000 + res each */
+static void put_cqes(struct io_uring *ring, struct diff_run *r, unsigned max)
+{
+	static const char *const keys[] = { "cqe 0", "cqe 1", "cqe 2", "cqe 3" };
+	struct io_uring_cqe *cqe;
+	unsigned n = 0;
+
+	while (n < max && n < 4 && !io_uring_peek_cqe(ring, &cqe)) {
+		diff_put(r, keys[n++],
+			 (long long)(cqe->user_data * 1000 + (unsigned)cqe->res));
+		io_uring_cqe_seen(ring, cqe);
+	}
+	diff_put(r, "cqes", n);
+}
+
+/* not a DEFER_TASKRUN ring: -EINVAL */
+static void reg_resize_plain(struct io_uring *ring, struct diff_run *r)
+{
+	struct io_uring_params p;
+
+	memset(&p, 0, sizeof(p));
+	p.sq_entries = 8;
+	diff_put(r, "resize", reg(ring, RESIZE_RINGS, &p, 1));
+}
+
+/*
+ * A DEFER_TASKRUN ring of 8: 3 NOP CQEs waiting and 2 SQEs not yet
+ * submitted live through a resize to 16 SQEs and 64 CQEs; bad arguments
+ * first, and a CQ too small for what it holds (-EOVERFLOW)
+ */
+static void reg_resize(struct io_uring *ring, struct diff_run *r)
+{
+	struct io_uring_params p;
+	int ret;
+
+	memset(&p, 0, sizeof(p));
+	p.sq_entries = 8;
+	diff_put(r, "null arg", reg(ring, RESIZE_RINGS, NULL, 1));
+	diff_put(r, "nr 2", reg(ring, RESIZE_RINGS, &p, 2));
+	diff_put(r, "bad pointer", reg(ring, RESIZE_RINGS, (void *)8, 1));
+	p.flags = IORING_SETUP_SQPOLL;
+	diff_put(r, "flag sqpoll", reg(ring, RESIZE_RINGS, &p, 1));
+	p.flags = 0;
+	p.sq_entries = 0;
+	diff_put(r, "0 entries", reg(ring, RESIZE_RINGS, &p, 1));
+	p.sq_entries = 1U << 20;
+	diff_put(r, "too many", reg(ring, RESIZE_RINGS, &p, 1));
+	p.flags = IORING_SETUP_CQSIZE;
+	p.sq_entries = 8;
+	p.cq_entries = 4;
+	diff_put(r, "cq below sq", reg(ring, RESIZE_RINGS, &p, 1));
+	/* resv is not looked at: the ring is 8 and 16 after it */
+	p.resv[0] = 1;
+	p.cq_entries = 16;
+	diff_put(r, "resv", io_uring_resize_rings(ring, &p));
+	diff_put(r, "p.resv[0]", p.resv[0]);
+
+	for (unsigned i = 1; i <= 3; i++)
+		nop_ud(ring, i);
+	diff_put(r, "submit", io_uring_submit(ring));
+	nop_ud(ring, 4);
+	nop_ud(ring, 5);
+	/* two SQEs and two CQEs: the 3 CQEs do not fit */
+	memset(&p, 0, sizeof(p));
+	p.flags = IORING_SETUP_CQSIZE;
+	p.sq_entries = 2;
+	p.cq_entries = 2;
+	diff_put(r, "overflow", io_uring_resize_rings(ring, &p));
+	memset(&p, 0, sizeof(p));
+	p.flags = IORING_SETUP_CQSIZE;
+	p.sq_entries = 16;
+	p.cq_entries = 64;
+	ret = io_uring_resize_rings(ring, &p);
+	diff_put(r, "resize", ret);
+	diff_put(r, "p.flags", p.flags);
+	diff_put(r, "p.sq_entries", p.sq_entries);
+	diff_put(r, "p.cq_entries", p.cq_entries);
+	diff_put(r, "ring sq entries", ring->sq.ring_entries);
+	diff_put(r, "ring cq entries", ring->cq.ring_entries);
+	diff_put(r, "*cq.kring_entries", *ring->cq.kring_entries);
+	diff_put(r, "*sq.khead", *ring->sq.khead);
+	diff_put(r, "*cq.khead", *ring->cq.khead);
+	diff_put(r, "*cq.ktail", *ring->cq.ktail);
+	put_cqes(ring, r, 3);
+	diff_put(r, "submit 2", io_uring_submit_and_wait(ring, 2));
+	put_cqes(ring, r, 4);
+	/* smaller again: nothing waits */
+	memset(&p, 0, sizeof(p));
+	p.sq_entries = 4;
+	diff_put(r, "shrink", io_uring_resize_rings(ring, &p));
+	diff_put(r, "ring cq entries 2", ring->cq.ring_entries);
+	nop_ud(ring, 6);
+	diff_put(r, "submit 3", io_uring_submit_and_wait(ring, 1));
+	put_cqes(ring, r, 2);
+}
+
 /* ---- the table ---- */
 
 #define SETUP(nm, ...)	{ .name = nm, .run = run_setup, \
 			  .arg = &(const struct setup_case){ __VA_ARGS__ } }
 #define S(nm, e, f, cq)	\
 	SETUP(nm, .entries = e, .flags = f, .cq_entries = cq)
+#define NM(nm, f, c, q)	{ .name = nm, .run = run_setup_nommap, \
+			  .arg = &(const struct nommap_case){ f, c, q } }
 #define R(nm, f, func)	{ .name = nm, .run = run_ring, \
 			  .arg = &(const struct ring_case){ f, func } }
 
@@ -913,6 +1127,17 @@ const struct diff_call diff_setup[] = {
 	S("setup_sqpoll_single_issuer", 8, IORING_SETUP_SQPOLL |
 	  IORING_SETUP_SINGLE_ISSUER, 0),
 	S("setup_no_mmap_alone", 8, IORING_SETUP_NO_MMAP, 0),
+	NM("setup_nommap", 0, NM_OK, NM_OK),
+	NM("setup_nommap_no_sqarray", IORING_SETUP_NO_SQARRAY, NM_OK, NM_OK),
+	NM("setup_nommap_sqe128_cqe32", IORING_SETUP_SQE128 | IORING_SETUP_CQE32,
+	   NM_OK, NM_OK),
+	NM("setup_nommap_cq_null", 0, NM_NULL, NM_OK),
+	NM("setup_nommap_sq_null", 0, NM_OK, NM_NULL),
+	NM("setup_nommap_cq_unaligned", 0, NM_UNALIGNED, NM_OK),
+	NM("setup_nommap_sq_unaligned", 0, NM_OK, NM_UNALIGNED),
+	NM("setup_nommap_cq_unmapped", 0, NM_UNMAPPED, NM_OK),
+	NM("setup_nommap_sq_unmapped", 0, NM_OK, NM_UNMAPPED),
+	NM("setup_nommap_both_unaligned", 0, NM_UNALIGNED, NM_UNALIGNED),
 	S("setup_registered_fd_only_alone", 8,
 	  IORING_SETUP_REGISTERED_FD_ONLY, 0),
 	S("setup_no_sqarray", 8, IORING_SETUP_NO_SQARRAY, 0),
@@ -956,6 +1181,9 @@ const struct diff_call diff_setup[] = {
 	R("register_ring_fds", 0, reg_ring_fds),
 	R("register_sync_cancel", 0, reg_sync_cancel),
 	R("register_file_alloc_range", 0, reg_alloc_range),
+	R("register_resize_rings_plain", 0, reg_resize_plain),
+	R("register_resize_rings", IORING_SETUP_DEFER_TASKRUN |
+	  IORING_SETUP_SINGLE_ISSUER, reg_resize),
 	R("enter_flags", 0, enter_flags),
 	R("enter_wait_arguments", 0, enter_args),
 	R("enter_disabled_ring", IORING_SETUP_R_DISABLED, enter_disabled),

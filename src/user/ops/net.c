@@ -83,7 +83,7 @@
 #define AR_ZC_FLAGS	(AR_RECVSEND_POLL_FIRST | AR_RECVSEND_FIXED_BUF)
 #define AR_ZC_FLAGS_VALID (AR_ZC_FLAGS | AR_SEND_ZC_REPORT_USAGE)
 
-#define AR_NET_ADDR_INLINE	48	/* sockaddr_in and _in6 stay in the request */
+#define AR_NET_ADDR_INLINE	28	/* sockaddr_in and _in6 stay in the request */
 
 /* what a socket is, looked up once per request where it matters */
 enum {
@@ -621,13 +621,31 @@ struct ar_sr {
 	__u16 flags;		/* IORING_RECVSEND_* (sqe->ioprio) */
 	__u16 buf_index;
 	__u8 kind;		/* AR_SK_* */
-	bool send, zc, polled;
+	__u8 send : 1, zc : 1, polled : 1;
+	__u8 rflags;		/* AR_RECV_RETRY.. (the kernel's sr_retry_flags) */
 	bool drained;		/* the last receive's peek saw the queue empty */
-	__u32 sel_len;		/* BUFFER_SELECT: the length asked (0: all) */
+	__u8 loops;		/* multishot receives in a row (nr_multishot_loops) */
+	__u32 sel_len;		/* BUFFER_SELECT: the length asked (0: all); mshot_len */
+	__u32 mshot_total;	/* RECV multishot: bytes left of sqe->optlen's limit */
+	/* bundles */
+	int inq;		/* msg_inq: bytes queued after a receive, -1 unknown */
+	__u32 saved_cflags;	/* a retried bundle's first flags (req->cqe.flags) */
+	__u16 nr_seg;		/* buffers mapped */
+	__u16 vec_cap;		/* kmsg->vec.nr: how many the array maps unasked */
 	int addr_len;		/* SEND's destination (sendto) */
 	void *addr;
+	struct iovec *vec;	/* the mapped buffers (ar_kbuf_vec_get()) */
 	_Alignas(8) unsigned char addr_buf[AR_NET_ADDR_INLINE];
 };
+
+/* sr->rflags, the kernel's sr_retry_flags */
+#define AR_RECV_RETRY		(1U << 0)	/* a bundle appends to its first receive */
+#define AR_RECV_PARTIAL_MAP	(1U << 1)	/* ... whose last buffer was not mapped */
+#define AR_RECV_MSHOT_CAP	(1U << 2)	/* a multishot's receive filled mshot_len */
+#define AR_RECV_MSHOT_LIM	(1U << 3)	/* sqe->optlen limits the multishot */
+#define AR_RECV_MSHOT_DONE	(1U << 4)	/* ... and it is reached */
+#define AR_RECV_NO_RETRY	(AR_RECV_RETRY | AR_RECV_PARTIAL_MAP | \
+				 AR_RECV_MSHOT_CAP | AR_RECV_MSHOT_DONE)
 
 /* io_send_setup / the RECV part of io_recvmsg_prep_setup */
 static int ar_sr_setup(struct ar_ureq *req, const struct io_uring_sqe *sqe,
@@ -671,17 +689,24 @@ int ar_send_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe)
 	struct ar_sr *sr = ar_req_data(req, struct ar_sr);
 
 	ar_sr_init(req, sr, sqe, true, false);
-	if (sr->flags & ~AR_SEND_FLAGS)
+	if ((int)sqe->len < 0 || (sr->flags & ~AR_SEND_FLAGS))
 		return -EINVAL;
 	sr->msg_flags = sqe->msg_flags | MSG_NOSIGNAL;
+	sr->buf_index = sqe->buf_group;
+	/* a bundle sends all it took: MSG_WAITALL, as io_sendmsg_prep() adds */
+	if (sr->flags & AR_RECVSEND_BUNDLE)
+		sr->msg_flags |= MSG_WAITALL;
 	return ar_sr_setup(req, sqe, sr);
 }
 
-/* RECV and RECVMSG's checks of io_recvmsg_prep */
+/*
+ * RECV and RECVMSG's checks of io_recvmsg_prep, in its order. sqe->optlen
+ * (file_index's word) is RECV multishot's byte limit, refused elsewhere.
+ */
 static int ar_recv_checks(struct ar_ureq *req, const struct io_uring_sqe *sqe,
 			  unsigned flags, unsigned msg_flags, bool msg)
 {
-	if (sqe->file_index || sqe->addr2)
+	if (sqe->addr2 || (int)sqe->len < 0)
 		return -EINVAL;
 	if (flags & ~AR_RECV_FLAGS)
 		return -EINVAL;
@@ -690,8 +715,10 @@ static int ar_recv_checks(struct ar_ureq *req, const struct io_uring_sqe *sqe,
 			return -EINVAL;
 		if (msg_flags & MSG_WAITALL)
 			return -EINVAL;
-		if (!msg && sqe->len)
+		if (msg && sqe->file_index)
 			return -EINVAL;
+	} else if (sqe->file_index) {
+		return -EINVAL;
 	}
 	if ((flags & AR_RECVSEND_BUNDLE) && msg)
 		return -EINVAL;
@@ -709,7 +736,13 @@ int ar_recv_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe)
 	if (ret)
 		return ret;
 	sr->buf_index = sqe->buf_group;
+	/* a multishot's length caps each receive (mshot_len); optlen all of them */
 	sr->sel_len = sr->len;
+	if (sr->flags & AR_RECV_MULTISHOT) {
+		sr->mshot_total = sqe->file_index;
+		if (sr->mshot_total)
+			sr->rflags |= AR_RECV_MSHOT_LIM;
+	}
 	return ar_sr_setup(req, sqe, sr);
 }
 
@@ -789,16 +822,143 @@ static int ar_zc_import_fixed(struct ar_ureq *req, struct ar_sr *sr)
 	return ar_zc_fixed_range(req, sr->buf_index, sr->buf, sr->len);
 }
 
+/* ---- provided buffers for SEND, and bundles ---- */
+
+/*
+ * The buffers a request maps: a bundle's in its array (one from the
+ * ring's cache, kept for the request's life and given back by
+ * ar_sr_cleanup()), a single one in sr->buf and sr->len.
+ */
+static int ar_sr_vec(struct ar_ureq *req, struct ar_sr *sr)
+{
+	if (!sr->vec)
+		sr->vec = ar_kbuf_vec_get(req->ctx);
+	return sr->vec ? 0 : -ENOMEM;
+}
+
+void ar_sr_cleanup(struct ar_ureq *req)
+{
+	struct ar_sr *sr = ar_req_data(req, struct ar_sr);
+
+	ar_kbuf_vec_put(req->ctx, sr->vec);
+	sr->vec = NULL;
+}
+
+/* what was mapped becomes the request's buffer: one in sr->buf, or the array */
+static int ar_sr_mapped(struct ar_sr *sr, const struct ar_kbuf_peek *arg,
+			int nr)
+{
+	sr->nr_seg = (__u16)nr;
+	sr->len = (__u32)arg->out_len;
+	if (nr == 1) {
+		sr->buf = (uintptr_t)arg->iovs[0].iov_base;
+		sr->len = (__u32)arg->iovs[0].iov_len;
+		/* import_ubuf(): a buffer beyond user space */
+		return ar_access_ok(arg->iovs[0].iov_base, sr->len) ? 0 : -EFAULT;
+	}
+	return 0;
+}
+
+/*
+ * SEND with IOSQE_BUFFER_SELECT (io_send_select_buffer): at most the
+ * SQE's length (0: all) from the group, consumed at selection; a bundle
+ * maps as many buffers as that length needs, one SEND's worth otherwise.
+ */
+static int ar_send_select(struct ar_ureq *req, struct ar_sr *sr)
+{
+	struct iovec one;
+	struct ar_kbuf_peek arg = {
+		.iovs = &one,
+		.nr_iovs = 1,
+		.max_len = sr->len ? sr->len : INT_MAX,
+	};
+	int ret;
+
+	if (sr->flags & AR_RECVSEND_BUNDLE) {
+		ret = ar_sr_vec(req, sr);
+		if (ret)
+			return ret;
+		arg.iovs = sr->vec;
+		arg.nr_iovs = sr->vec_cap ? sr->vec_cap : 1;
+		arg.expand = true;
+	}
+	ret = ar_buffers_select(req, sr->buf_index, &arg, true);
+	if (ret < 0)
+		return ret;
+	if (arg.grew)
+		sr->vec_cap = (__u16)ret;
+	if (ret > 1 || arg.iovs == sr->vec)
+		return ar_sr_mapped(sr, &arg, ret);
+	sr->nr_seg = 1;
+	sr->buf = (uintptr_t)one.iov_base;
+	sr->len = (__u32)one.iov_len;
+	return ar_access_ok(one.iov_base, sr->len) ? 0 : -EFAULT;
+}
+
 /* the buffer, past POLL_FIRST: a registered one, or a provided one */
 static int ar_sr_import(struct ar_ureq *req, struct ar_sr *sr)
 {
 	if (sr->zc)
 		return (sr->flags & AR_RECVSEND_FIXED_BUF) && !sr->done ?
 		       ar_zc_import_fixed(req, sr) : 0;
-	/* SEND selects no buffer here: the kernel's answer without a group (D74) */
-	if (req->sqe_flags & IOSQE_BUFFER_SELECT)
-		return -ENOENT;
+	if ((req->sqe_flags & IOSQE_BUFFER_SELECT) && !ar_kbuf_selected(req))
+		return ar_send_select(req, sr);
 	return 0;
+}
+
+/*
+ * io_bundle_nbufs(): how many of the mapped buffers n bytes reached
+ * (all when it took them all, as the kernel's iterator math)
+ */
+static unsigned ar_bundle_nbufs(const struct ar_sr *sr, long n)
+{
+	unsigned i;
+
+	if (n <= 0)
+		return 0;
+	if (sr->nr_seg <= 1)
+		return 1;
+	for (i = 0; i < sr->nr_seg && n > 0; i++)
+		n -= (long)sr->vec[i].iov_len;
+	return i;
+}
+
+/*
+ * sendmsg() or recvmsg() of the mapped buffers past what is done of them
+ * (sr->len is what is left): the first one reached is cut for the call
+ * and put back after.
+ */
+static long ar_sr_vec_call(struct ar_ureq *req, struct ar_sr *sr,
+			   unsigned flags, int *out_flags)
+{
+	struct msghdr m = { 0 };
+	size_t skip = 0, total = 0;
+	struct iovec save;
+	unsigned i;
+	long ret;
+
+	for (i = 0; i < sr->nr_seg; i++)
+		total += sr->vec[i].iov_len;
+	skip = total > sr->len ? total - sr->len : 0;
+	for (i = 0; i < sr->nr_seg && skip >= sr->vec[i].iov_len; i++)
+		skip -= sr->vec[i].iov_len;
+	if (i == sr->nr_seg)
+		i = sr->nr_seg - 1;
+	save = sr->vec[i];
+	sr->vec[i].iov_base = (char *)save.iov_base + skip;
+	sr->vec[i].iov_len = save.iov_len - skip;
+	m.msg_iov = &sr->vec[i];
+	m.msg_iovlen = sr->nr_seg - i;
+	if (sr->send) {
+		m.msg_name = sr->addr_len ? sr->addr : NULL;
+		m.msg_namelen = (socklen_t)sr->addr_len;
+		ret = ar_sys_sendmsg(req->fd, &m, flags);
+	} else {
+		ret = ar_sys_recvmsg(req->fd, &m, flags);
+	}
+	sr->vec[i] = save;
+	*out_flags = m.msg_flags;
+	return ret;
 }
 
 static bool ar_send_bundle_more(struct ar_ureq *req, struct ar_sr *sr, long ret)
@@ -822,6 +982,8 @@ static long ar_sr_call(struct ar_ureq *req, struct ar_sr *sr, unsigned flags,
 	long ret;
 
 	*out_flags = 0;
+	if (sr->nr_seg > 1)
+		return ar_sr_vec_call(req, sr, flags, out_flags);
 	if (sr->send) {
 		/* a zero-copy send copies here: no MSG_ZEROCOPY (D73) */
 		if (sr->zc)
@@ -837,6 +999,14 @@ static long ar_sr_call(struct ar_ureq *req, struct ar_sr *sr, unsigned flags,
 	ret = ar_sys_recvmsg(req->fd, &m, flags);
 	*out_flags = m.msg_flags;
 	return ret;
+}
+
+/* a partial MSG_WAITALL transfer: what is left goes on from there */
+static void ar_sr_advance(struct ar_sr *sr, long ret)
+{
+	sr->buf += (__u64)ret;
+	sr->len -= (__u32)ret;
+	sr->done += (__u32)ret;
 }
 
 /*
@@ -910,9 +1080,7 @@ static long ar_recv_once(struct ar_ureq *req, struct ar_sr *sr,
 			return AR_ISSUE_AGAIN;
 		}
 		if (ret > 0 && ar_net_retry(req->fd, &sr->kind, flags)) {
-			sr->buf += (__u64)ret;
-			sr->len -= (__u32)ret;
-			sr->done += (__u32)ret;
+			ar_sr_advance(sr, ret);
 			/*
 			 * Try again at once: only "would block" may wait
 			 * (poll.h: an edge that came already is not seen
@@ -936,34 +1104,71 @@ static long ar_recv_once(struct ar_ureq *req, struct ar_sr *sr,
 }
 
 /*
+ * RECV multishot's byte limit (sqe->optlen, io_recv_finish()): each
+ * receive's bytes count against it; true once it is reached, which ends
+ * the multishot with that receive's CQE.
+ */
+static bool ar_recv_limit(struct ar_sr *sr, long ret)
+{
+	__u32 n;
+
+	if (ret <= 0 || !(sr->rflags & AR_RECV_MSHOT_LIM))
+		return false;
+	n = (__u64)ret < sr->mshot_total ? (__u32)ret : sr->mshot_total;
+	sr->mshot_total -= n;
+	if (sr->mshot_total)
+		return false;
+	sr->rflags |= AR_RECV_MSHOT_DONE;
+	return true;
+}
+
+/* receives a multishot makes in a row while data is queued (MULTISHOT_MAX_RETRY) */
+#define AR_MULTISHOT_MAX_RETRY	32
+
+/*
+ * A multishot receive goes on while data is queued, but after its share
+ * (AR_MULTISHOT_MAX_RETRY receives, or a bundle that filled the SQE's
+ * length) the other ready requests go first, as the kernel requeues it
+ * behind the task work queued meanwhile: true to answer
+ * AR_ISSUE_REQUEUE (a blocking issue goes on).
+ */
+static bool ar_recv_mshot_yield(struct ar_sr *sr, unsigned issue_flags)
+{
+	if (sr->loops++ < AR_MULTISHOT_MAX_RETRY &&
+	    !(sr->rflags & AR_RECV_MSHOT_CAP))
+		return false;
+	sr->loops = 0;
+	sr->rflags &= (__u8)~AR_RECV_MSHOT_CAP;
+	return issue_flags & AR_ISSUE_NONBLOCK;
+}
+
+/*
  * io_recv: oneshot, or multishot (IORING_RECV_MULTISHOT), whose every
  * receive of data consumes a buffer and posts a CQE with MORE while the
  * CQ has room; it stays armed only once the socket would block. It ends
  * with an error (-ENOBUFS when the group is empty), EOF (res 0), a full
- * CQ (that receive's CQE, without MORE), or a cancel. A receive of no
- * data gives its buffer back.
+ * CQ (that receive's CQE, without MORE), its byte limit, or a cancel. A
+ * receive of no data gives its buffer back.
  */
-static int ar_recv_issue(struct ar_ureq *req, struct ar_sr *sr,
-			 unsigned issue_flags)
+static int ar_recv_single_issue(struct ar_ureq *req, struct ar_sr *sr,
+				unsigned issue_flags)
 {
-	bool mshot = sr->flags & AR_RECV_MULTISHOT, fail;
+	bool mshot = sr->flags & AR_RECV_MULTISHOT, fail, done;
 	unsigned cflags;
 	long ret;
 
-	if (ar_net_unpollable_worker(req, issue_flags) &&
-	    (mshot || (sr->flags & AR_RECVSEND_POLL_FIRST)))
-		return mshot ? -EBADFD : -EAGAIN;
 	for (;;) {
 		ret = ar_recv_once(req, sr, issue_flags, &fail, &cflags);
 		if (ret == AR_ISSUE_AGAIN)
 			return AR_ISSUE_AGAIN;
+		done = ar_recv_limit(sr, ret);
 		if (ret > 0 || sr->done) {
 			ret = ret > 0 ? ret + sr->done : sr->done;
 			cflags |= ar_put_kbuf(req, (int)ret);
 		} else {
 			ar_recv_kbuf_recycle(req);
 		}
-		if (!mshot || ret <= 0 ||
+		if (!mshot || ret <= 0 || done ||
 		    !ar_req_post_more(req, (int)ret, cflags | IORING_CQE_F_MORE))
 			break;
 		/*
@@ -975,8 +1180,295 @@ static int ar_recv_issue(struct ar_ureq *req, struct ar_sr *sr,
 		if (sr->drained && (issue_flags & AR_ISSUE_NONBLOCK) &&
 		    !(sr->msg_flags & MSG_DONTWAIT))
 			return AR_ISSUE_AGAIN;
+		if (ar_recv_mshot_yield(sr, issue_flags))
+			return AR_ISSUE_REQUEUE;
 	}
 	return ar_net_done(req, (int)ret, cflags, fail);
+}
+
+/*
+ * msg_inq after a receive, as the kernel's sockets set it: the bytes
+ * queued (SIOCINQ), a TCP FIN that came counting one (tcp_inq_hint());
+ * -1 for sockets that do not say.
+ */
+static int ar_net_inq(int fd, __u8 *kind)
+{
+	struct pollfd p = { .fd = fd, .events = POLLRDHUP };
+	struct timespec now = { 0, 0 };
+	int n;
+
+	if (ar_net_kind(fd, kind) ||
+	    (*kind != AR_SK_TCP && *kind != AR_SK_UNIX_STREAM) ||
+	    ioctl(fd, SIOCINQ, &n))
+		return -1;
+	/* the FIN, not a reset (as ar_net_nonempty()) */
+	if (*kind == AR_SK_TCP &&
+	    ar_raw_syscall6(SYS_ppoll, (long)&p, 1, (long)&now, 0, 0, 0) > 0 &&
+	    (p.revents & POLLRDHUP) && !(p.revents & (POLLERR | POLLHUP)))
+		n++;
+	return n;
+}
+
+/*
+ * A bundle's buffers (io_recv_buf_select()): as many of the ring's as
+ * the length asked needs (the SQE's, or what the last receive left
+ * queued when it gave 0; a first receive with neither maps as many as
+ * the request's array holds, one at first), capped by a multishot's
+ * byte limit. In a worker, one buffer, consumed at once, as the
+ * kernel's unlocked issue.
+ */
+static int ar_recv_bundle_select(struct ar_ureq *req, struct ar_sr *sr,
+				 unsigned issue_flags)
+{
+	size_t want = (sr->rflags & AR_RECV_RETRY) ? (size_t)sr->inq : sr->sel_len;
+	struct ar_kbuf_peek arg = { .expand = true };
+	void *addr;
+	int ret;
+
+	if (issue_flags & AR_ISSUE_WORKER) {
+		ret = ar_buffer_select(req, sr->buf_index, &addr, &want,
+				       issue_flags);
+		if (ret)
+			return ret;
+		sr->nr_seg = 1;
+		sr->buf = (uintptr_t)addr;
+		sr->len = (__u32)want;
+		return ar_access_ok(addr, want) ? 0 : -EFAULT;
+	}
+	ret = ar_sr_vec(req, sr);
+	if (ret)
+		return ret;
+	arg.iovs = sr->vec;
+	arg.nr_iovs = sr->vec_cap ? sr->vec_cap : 1;
+	if (want)
+		arg.max_len = want;
+	else if (sr->inq > 1)
+		arg.max_len = (size_t)sr->inq;
+	if ((sr->rflags & AR_RECV_MSHOT_LIM) &&
+	    (!arg.max_len || arg.max_len > sr->mshot_total))
+		arg.max_len = sr->mshot_total;
+	ret = ar_buffers_select(req, sr->buf_index, &arg, false);
+	if (ret < 0)
+		return ret;
+	if (arg.grew)
+		sr->vec_cap = (__u16)ret;
+	if (arg.partial_map)
+		sr->rflags |= AR_RECV_PARTIAL_MAP;
+	return ar_sr_mapped(sr, &arg, ret);
+}
+
+/*
+ * One receive of a bundle: the bytes, or AR_ISSUE_AGAIN (the buffers
+ * given back) when the socket would block and the request may wait.
+ * sr->inq says what is left queued after it.
+ */
+static long ar_recv_bundle_once(struct ar_ureq *req, struct ar_sr *sr,
+				unsigned issue_flags, bool *fail)
+{
+	bool nonblock = issue_flags & AR_ISSUE_NONBLOCK;
+	unsigned flags = sr->msg_flags | (nonblock ? MSG_DONTWAIT : 0);
+	int out_flags = 0;
+	long ret;
+
+	*fail = false;
+	if (!ar_kbuf_selected(req)) {
+		if (sr->flags & AR_RECV_MULTISHOT)
+			issue_flags = ar_kbuf_mshot_flags(issue_flags);
+		ret = ar_recv_bundle_select(req, sr, issue_flags);
+		if (ret) {
+			ar_kbuf_recycle(req, true);
+			sr->inq = -1;
+			*fail = true;
+			return ret;
+		}
+	}
+	sr->inq = -1;
+	ret = ar_sr_call(req, sr, flags, &out_flags);
+	if (ret == -EAGAIN && nonblock && !(sr->msg_flags & MSG_DONTWAIT)) {
+		ar_kbuf_recycle(req, true);
+		return AR_ISSUE_AGAIN;
+	}
+	if (ret < 0 || ((flags & MSG_WAITALL) && ((__u64)ret < sr->len ||
+			(out_flags & (MSG_TRUNC | MSG_CTRUNC)))))
+		*fail = true;
+	if (ret >= 0)
+		sr->inq = ar_net_inq(req->fd, &sr->kind);
+	return ret;
+}
+
+/* bits a retried bundle takes from its second receive (CQE_F_MASK) */
+#define AR_BUNDLE_CQE_MASK	(IORING_CQE_F_SOCK_NONEMPTY | IORING_CQE_F_MORE | \
+				 AR_CQE_F_BUF_MORE)
+#define AR_CQE_F_BUF_MORE	(1U << 4)	/* IORING_CQE_F_BUF_MORE */
+
+/*
+ * RECV with IORING_RECVSEND_BUNDLE (io_recv, io_recv_finish()): one CQE
+ * for the buffers a receive filled, the first one's id in it. A receive
+ * that filled all it mapped while more is queued goes on once into more
+ * buffers and adds to the same CQE. A multishot bundle posts that CQE
+ * with MORE and goes on while the group has buffers; one that takes the
+ * group's last ends with it.
+ */
+static int ar_recv_bundle_issue(struct ar_ureq *req, struct ar_sr *sr,
+				unsigned issue_flags)
+{
+	bool mshot = sr->flags & AR_RECV_MULTISHOT, fail, finished, empty;
+	unsigned cflags;
+	long ret, this_ret;
+	__u32 mapped;
+
+	for (;;) {
+		ret = ar_recv_bundle_once(req, sr, issue_flags, &fail);
+		if (ret == AR_ISSUE_AGAIN)
+			return AR_ISSUE_AGAIN;
+		mapped = sr->len;
+		empty = req->kbuf.empty;
+		finished = ret <= 0;
+		if (ret > 0)
+			ret += sr->done;
+		else if (sr->done)
+			ret = sr->done;
+		else
+			ar_kbuf_recycle(req, true);
+		cflags = sr->inq > 0 ? IORING_CQE_F_SOCK_NONEMPTY : 0;
+		if (ar_recv_limit(sr, ret))
+			finished = true;
+		this_ret = ret - (long)sr->done;
+		cflags |= ar_put_kbufs(req, (int)this_ret,
+				       ar_bundle_nbufs(sr, this_ret));
+		if (sr->rflags & AR_RECV_RETRY)
+			cflags = sr->saved_cflags | (cflags & AR_BUNDLE_CQE_MASK);
+		if (mshot && sr->sel_len && ret >= (long)sr->sel_len)
+			sr->rflags |= AR_RECV_MSHOT_CAP;
+		if (empty)
+			break;
+		/* all it mapped was filled and more is queued: add to this CQE */
+		if (!(sr->rflags & AR_RECV_NO_RETRY) && sr->inq > 1 &&
+		    this_ret > 0 && (__u32)this_ret == mapped) {
+			sr->saved_cflags = cflags & ~AR_BUNDLE_CQE_MASK;
+			sr->done += (__u32)this_ret;
+			sr->rflags |= AR_RECV_RETRY;
+			continue;
+		}
+		if (!mshot || finished ||
+		    !ar_req_post_more(req, (int)ret, cflags | IORING_CQE_F_MORE))
+			break;
+		/* io_mshot_prep_retry() */
+		sr->done = 0;
+		sr->rflags &= (__u8)~(AR_RECV_RETRY | AR_RECV_PARTIAL_MAP);
+		/* nothing left queued: wait for more (a later edge) */
+		if (!(cflags & IORING_CQE_F_SOCK_NONEMPTY) && sr->inq >= 0 &&
+		    (issue_flags & AR_ISSUE_NONBLOCK) &&
+		    !(sr->msg_flags & MSG_DONTWAIT))
+			return AR_ISSUE_AGAIN;
+		if (ar_recv_mshot_yield(sr, issue_flags))
+			return AR_ISSUE_REQUEUE;
+	}
+	return ar_net_done(req, (int)ret, cflags, fail);
+}
+
+static int ar_recv_issue(struct ar_ureq *req, struct ar_sr *sr,
+			 unsigned issue_flags)
+{
+	bool mshot = sr->flags & AR_RECV_MULTISHOT;
+
+	if (ar_net_unpollable_worker(req, issue_flags) &&
+	    (mshot || (sr->flags & AR_RECVSEND_POLL_FIRST)))
+		return mshot ? -EBADFD : -EAGAIN;
+	if ((sr->flags & AR_RECVSEND_BUNDLE) &&
+	    (req->sqe_flags & IOSQE_BUFFER_SELECT))
+		return ar_recv_bundle_issue(req, sr, issue_flags);
+	return ar_recv_single_issue(req, sr, issue_flags);
+}
+
+/*
+ * io_send_finish() with provided buffers: a plain SEND's CQE names its
+ * buffer; a bundle's, the first of those it took, and while data went
+ * out, the group has more and no wait was needed, it posts that CQE
+ * with MORE and sends the next bundle (ar_sendrecv_issue() again).
+ */
+static bool ar_send_finish(struct ar_ureq *req, struct ar_sr *sr, long ret,
+			   bool fail, int *res)
+{
+	bool empty = req->kbuf.empty;
+	unsigned cflags;
+
+	if (!(sr->flags & AR_RECVSEND_BUNDLE)) {
+		*res = ar_net_done(req, (int)ret, ar_put_kbuf(req, (int)ret), fail);
+		return false;
+	}
+	cflags = ar_put_kbufs(req, (int)ret, ar_bundle_nbufs(sr, ret));
+	if (ret <= 0 || empty || (req->flags & AR_REQ_F_POLLED) ||
+	    !ar_req_post_more(req, (int)ret, cflags | IORING_CQE_F_MORE)) {
+		*res = ar_net_done(req, (int)ret, cflags, fail);
+		return false;
+	}
+	sr->len = sr->done = 0;
+	sr->nr_seg = 0;
+	return true;
+}
+
+/*
+ * io_send: a partial MSG_WAITALL send on a stream socket goes on (at
+ * once: only "would block" waits) and reports the bytes done. With
+ * provided buffers they are selected first, and a bundle goes on with
+ * the next ones (ar_send_finish()).
+ */
+static int ar_send_issue(struct ar_ureq *req, struct ar_sr *sr,
+			 unsigned issue_flags)
+{
+	bool nonblock = issue_flags & AR_ISSUE_NONBLOCK, fail;
+	unsigned flags = sr->msg_flags;
+	int out_flags = 0, res;
+	long ret, min_ret;
+
+	/* an older send on the socket waits: this one goes after it */
+	if (nonblock && !(sr->msg_flags & MSG_DONTWAIT) && ar_poll_send_behind(req))
+		return AR_ISSUE_AGAIN;
+	if (nonblock)
+		flags |= MSG_DONTWAIT;
+	for (;;) {
+		fail = false;
+		ret = ar_sr_import(req, sr);
+		if (ret)
+			return ar_net_done(req, (int)ret, 0, true);
+		for (;;) {
+			min_ret = (flags & MSG_WAITALL) ? (long)sr->len : 0;
+			ret = ar_sr_call(req, sr, flags, &out_flags);
+			if (ret >= min_ret)
+				break;
+			/* the program's own MSG_DONTWAIT: -EAGAIN is its answer */
+			if (ret == -EAGAIN && nonblock &&
+			    !(sr->msg_flags & MSG_DONTWAIT))
+				return AR_ISSUE_AGAIN;
+			if (ret > 0 && ar_net_retry(req->fd, &sr->kind, flags)) {
+				ar_sr_advance(sr, ret);
+				continue;
+			}
+			fail = true;
+			break;
+		}
+		if (ret >= 0)
+			ret += sr->done;
+		else if (sr->done)
+			ret = sr->done;
+		if (ar_kbuf_selected(req)) {
+			if (ar_send_finish(req, sr, ret, fail, &res))
+				continue;
+			return res;
+		}
+		/*
+		 * 6.18's bundle send without a selected buffer: the bytes
+		 * sent are a CQE with MORE, then it goes on with nothing left
+		 * to send (unless it had to wait: io_send_finish()).
+		 */
+		if (!(req->flags & AR_REQ_F_POLLED) &&
+		    ar_send_bundle_more(req, sr, ret)) {
+			sr->len = sr->done = 0;
+			continue;
+		}
+		return ar_net_done(req, (int)ret, 0, fail);
+	}
 }
 
 /*
@@ -988,10 +1480,7 @@ int ar_sendrecv_issue(struct ar_ureq *req, unsigned issue_flags)
 {
 	struct ar_sr *sr = ar_req_data(req, struct ar_sr);
 	bool nonblock = issue_flags & AR_ISSUE_NONBLOCK;
-	unsigned flags = sr->msg_flags;
-	bool fail = false;
-	int out_flags = 0;
-	long ret, min_ret;
+	long ret;
 
 	if (sr->zc) {
 		ret = ar_zc_check(req, &sr->kind);
@@ -1009,45 +1498,7 @@ int ar_sendrecv_issue(struct ar_ureq *req, unsigned issue_flags)
 	}
 	if (!sr->send)
 		return ar_recv_issue(req, sr, issue_flags);
-	ret = ar_sr_import(req, sr);
-	if (ret)
-		return ar_net_done(req, (int)ret, 0, true);
-	/* an older send on the socket waits: this one goes after it */
-	if (nonblock && !(sr->msg_flags & MSG_DONTWAIT) && ar_poll_send_behind(req))
-		return AR_ISSUE_AGAIN;
-	if (nonblock)
-		flags |= MSG_DONTWAIT;
-again:
-	for (;;) {
-		min_ret = (flags & MSG_WAITALL) ? (long)sr->len : 0;
-		ret = ar_sr_call(req, sr, flags, &out_flags);
-		if (ret >= min_ret)
-			break;
-		/* the program's own MSG_DONTWAIT: -EAGAIN is its answer */
-		if (ret == -EAGAIN && nonblock && !(sr->msg_flags & MSG_DONTWAIT))
-			return AR_ISSUE_AGAIN;
-		if (ret > 0 && ar_net_retry(req->fd, &sr->kind, flags)) {
-			sr->buf += (__u64)ret;
-			sr->len -= (__u32)ret;
-			sr->done += (__u32)ret;
-			continue;	/* as above: only "would block" waits */
-		}
-		fail = true;
-		break;
-	}
-	if (ret >= 0)
-		ret += sr->done;
-	else if (sr->done)
-		ret = sr->done;
-	/*
-	 * 6.18's bundle send without a selected buffer: the bytes sent are
-	 * a CQE with MORE, then it goes on with nothing left to send.
-	 */
-	if (ar_send_bundle_more(req, sr, ret)) {
-		sr->len = sr->done = 0;
-		goto again;
-	}
-	return ar_net_done(req, (int)ret, 0, fail);
+	return ar_send_issue(req, sr, issue_flags);
 }
 
 /*

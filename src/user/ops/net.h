@@ -25,6 +25,8 @@ int ar_send_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe);
 int ar_recv_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe);
 int ar_send_zc_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe);
 int ar_sendrecv_issue(struct ar_ureq *req, unsigned issue_flags);
+/* SEND and RECV's cleanup: a bundle's iovec array back to the ring's cache */
+void ar_sr_cleanup(struct ar_ureq *req);
 int ar_sendmsg_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe);
 int ar_recvmsg_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe);
 int ar_sendmsg_zc_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe);
