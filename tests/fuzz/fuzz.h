@@ -67,9 +67,11 @@ enum fz_op {
 	FZ_SENDMSG, FZ_RECVMSG, FZ_SEND_ZC, FZ_CONNECT, FZ_SPLICE,
 	FZ_EPOLL_WAIT, FZ_MSG_RING, FZ_FUTEX_WAIT, FZ_FUTEX_WAKE,
 	FZ_FUTEX_WAITV, FZ_WAITID,
+	/* op byte 0xfb: a SEND or RECV bundle, decoded as that op */
+	FZ_BUNDLE,
 	FZ_NR_OPS
 };
-#define FZ_NET_OP_BYTE	0xe0	/* 0xe0 .. 0xe0 + FZ_NR_NET_OPS - 1 (0xfa) */
+#define FZ_NET_OP_BYTE	0xe0	/* 0xe0 .. 0xe0 + FZ_NR_NET_OPS - 1 (0xfb) */
 #define FZ_NR_NET_OPS	(FZ_NR_OPS - FZ_NR_BASE_OPS)
 
 /* the run's fd table, by index; FZ_FD_BAD is a number known to be closed */

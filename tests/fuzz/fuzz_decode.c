@@ -57,6 +57,7 @@ const char *const fz_op_names[] = {
 	"URING_CMD", "ACCEPT", "LISTEN", "BIND", "PIPE",
 	"SENDMSG", "RECVMSG", "SEND_ZC", "CONNECT", "SPLICE", "EPOLL_WAIT",
 	"MSG_RING", "FUTEX_WAIT", "FUTEX_WAKE", "FUTEX_WAITV", "WAITID",
+	"BUNDLE",
 };
 
 #define PICK(tab, byte)	((tab)[(byte) % (sizeof(tab) / sizeof((tab)[0]))])

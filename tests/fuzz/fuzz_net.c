@@ -51,6 +51,10 @@
  *    values that are never 0: -EAGAIN, or a bad argument), FUTEX_WAKE
  *    (nobody waits: 0), WAITID (P_ALL only with WNOHANG, P_PID 1: not a
  *    child, P_PIDFD of a file).
+ *  - op byte 0xfb (no stored input had one): a SEND or RECV bundle
+ *    (IORING_RECVSEND_BUNDLE with IOSQE_BUFFER_SELECT) from the groups
+ *    above, decoded as that SEND or RECV; a RECV bundle never says
+ *    MSG_WAITALL (docs/semantics.md D74).
  * Compared besides the CQEs (fz_net_hash()): what sa, sb, sc, sd and ua
  * hold (SIOCINQ and a peek), the ready list of the epoll fd, and the
  * temp dir's xattrs (fuzz_run.c); sockets the requests made are counted
@@ -144,6 +148,7 @@ static const uint32_t recv_flags[] = {
 	0, 0, MSG_PEEK, MSG_WAITALL, MSG_TRUNC, MSG_DONTWAIT, MSG_OOB,
 	MSG_ERRQUEUE,
 };
+#define FZ_RECVSEND_BUNDLE	(1U << 4)	/* IORING_RECVSEND_BUNDLE (6.10) */
 static const uint32_t recvsend_flags[] = {
 	0, 0, IORING_RECVSEND_POLL_FIRST, 1U << 7,
 };
@@ -358,8 +363,23 @@ static void decode_more(struct fz_sqe *s, const uint8_t *p)
 	}
 }
 
+/* op byte 0xfb: a bundle, as SEND or RECV (p[4] bit 2, unused by them) */
+static void decode_bundle(struct fz_sqe *s, const uint8_t *p)
+{
+	s->op = (p[4] & 4) ? FZ_SEND : FZ_RECV;
+	decode_sendrecv(s, p);
+	s->flags |= IOSQE_BUFFER_SELECT;
+	s->mode |= FZ_RECVSEND_BUNDLE;
+	if (s->op == FZ_RECV)
+		s->op_flags &= ~MSG_WAITALL;
+}
+
 void fz_net_decode(struct fz_sqe *s, const uint8_t *p)
 {
+	if (s->op == FZ_BUNDLE) {
+		decode_bundle(s, p);
+		return;
+	}
 	if (s->op >= FZ_SENDMSG) {
 		decode_more(s, p);
 		return;
