@@ -1013,25 +1013,16 @@ static void ar_user_gone(struct ar_uctx *ctx, int fd)
 
 
 /*
- * The program's end of the ring's fd is closed for the last time
- * (release.c saw the hang-up): end the ring, unless it is ending
- * already (ar_user_end() runs once), or something still holds it as a
- * mapping or a registered index holds the kernel's. false: the program
- * still maps it itself; ask again later.
- */
-/*
- * The program's own mappings of the rings (the trap's, ar_user_mmap_raw())
- * are there still: more mappings of their memory than the engine's own.
- */
-/*
  * Is one of the program's own mappings of the ring (the trap's) still
  * there? A rings mapping is when its cookie reads back at its address;
  * an SQE mapping is when a word the engine writes into its own SQE pages
  * reads back there (the word put back after: the ring's fd is gone, no
- * submit can look). Each a fault-safe read, one system call.
- * /proc/self/maps, which costs in proportion to the process's mappings
- * (it made ending thousands of short-lived rings quadratic), is read
- * only for more mappings than were followed. The release thread's.
+ * submit can look; an SQPOLL thread still could, so an SQPOLL ring's
+ * SQE mappings are looked up instead). Each a fault-safe read, one
+ * system call. /proc/self/maps, which costs in proportion to the
+ * process's mappings (it made ending thousands of short-lived rings
+ * quadratic), is read only for those, or for more mappings than were
+ * followed. Called with no fd and no registered index left.
  */
 static bool ar_user_raw_mapped(struct ar_uctx *ctx)
 {
@@ -1053,6 +1044,14 @@ static bool ar_user_raw_mapped(struct ar_uctx *ctx)
 	if (n > AR_RAW_MAPS)
 		return ar_maps_sharing(ctx->rings) > 1 ||
 		       ar_maps_sharing(ctx->sqes) > 1;
+	if (ctx->sqpoll) {
+		for (i = 0; i < n; i++)
+			if (!sqes[i] && !ar_copy_from_user(&v, (char *)addr[i] +
+						AR_COOKIE_OFF, sizeof(v)) &&
+			    v == ctx->ring_cookie)
+				return true;
+		return ar_maps_sharing(ctx->sqes) > 1;
+	}
 	/* relaxed: the program's mapping shares the page, no ordering needed */
 	mine = __atomic_load_n((__u64 *)(void *)ctx->sqes, __ATOMIC_RELAXED);
 	probe = mine ^ 0xa5a5a5a55a5a5a5aULL;
@@ -1067,6 +1066,13 @@ static bool ar_user_raw_mapped(struct ar_uctx *ctx)
 	return found;
 }
 
+/*
+ * The program's end of the ring's fd is closed for the last time
+ * (release.c saw the hang-up): end the ring, unless it is ending
+ * already (ar_user_end() runs once), or something still holds it as a
+ * mapping or a registered index holds the kernel's. false: the program
+ * still maps it itself; ask again later.
+ */
 bool ar_user_release(struct ar_uctx *ctx)
 {
 	int fd = ar_ringfd_load(&ctx->ring_fd);
