@@ -46,7 +46,7 @@ if [ "$SAN" = address ]; then
 	asan=$($CC -print-file-name=libasan.so)
 	lib="$ANYRING_BUILD/lib"
 	for b in uring-raw uring-inline; do
-		for m in "" blocked-but-sigsys altstack blocked-all small-stack close-reuse close-ends close-mapped poll-ringfd pbuf-mmap threads fork regs jump-in rex-site; do
+		for m in "" blocked-but-sigsys altstack blocked-all small-stack close-reuse close-ends close-index close-mapped poll-ringfd pbuf-mmap threads fork regs jump-in rex-site; do
 			for route in "" syscall signal; do
 				label="asan $b ${route:+ANYRING_TRAP=$route }$m"
 				env LD_PRELOAD="$asan:$lib/libanyring.so:$lib/libanyring-sig.so.0" \
@@ -96,7 +96,7 @@ hasnt() {
 # (ANYRING_TRAP=signal), as a program with the syscall instruction inline.
 # uring-inline has the instruction inline: each site trapped once, then
 # rewritten; with ANYRING_TRAP=syscall, the signal every time.
-modes="blocked-but-sigsys altstack blocked-all own-sigsys small-stack close-reuse close-ends close-mapped poll-ringfd pbuf-mmap threads fork"
+modes="blocked-but-sigsys altstack blocked-all own-sigsys small-stack close-reuse close-ends close-index close-mapped poll-ringfd pbuf-mmap threads fork"
 for m in "" $modes; do
 	ok "kernel $m" "uring-raw: ok" "$tmp/uring-raw" $m
 	ok "kernel, inline $m" "uring-raw: ok" "$tmp/uring-inline" $m

@@ -66,7 +66,7 @@
 	IORING_FEAT_NATIVE_WORKERS | IORING_FEAT_RSRC_TAGS |		\
 	IORING_FEAT_CQE_SKIP | IORING_FEAT_LINKED_FILE |		\
 	IORING_FEAT_MIN_TIMEOUT | IORING_FEAT_NO_IOWAIT |		\
-	IORING_FEAT_RECVSEND_BUNDLE)
+	IORING_FEAT_RECVSEND_BUNDLE | IORING_FEAT_REG_REG_RING)
 
 __u64 ar_user_features(void)
 {
@@ -694,6 +694,7 @@ static int ar_user_stats(void *obj, struct anyring_stats *st, bool reset)
 }
 
 static int ar_user_close(void *obj, int fd);
+static bool ar_user_raw_mapped(struct ar_uctx *ctx);
 
 /* io_uring_create() on a copy of the params: the ring fd, or -errno */
 static int ar_user_create(unsigned entries, struct io_uring_params *p)
@@ -988,6 +989,44 @@ static void ar_user_end(struct ar_uctx *ctx, int fd, bool close_fd)
 }
 
 /* Closing the ring fd ends the ring. */
+/*
+ * A registered-ring index holds the ring, as the kernel's table holds
+ * the file: with the fd gone (io_uring_close_ring_fd(), or a close the
+ * release thread saw) the ring lives on, no number its own, until the
+ * last index goes (ar_user_index_gone()). The fd goes first, then the
+ * indices are looked at: with ar_user_index_gone()'s order (index, then
+ * fd), one of the two sees the other and ends the ring. true: an index
+ * holds it.
+ */
+static bool ar_user_held_by_index(struct ar_uctx *ctx, int fd)
+{
+	ctx->closed_fd = fd;
+	/*
+	 * seq_cst, and the load below: pairs with ar_user_index_gone()'s
+	 * decrement and load of ring_fd (each sees the other's store)
+	 */
+	__atomic_store_n(&ctx->ring_fd, -1, __ATOMIC_SEQ_CST);
+	return atomic_load_explicit(&ctx->reg_indices, memory_order_seq_cst) != 0;
+}
+
+void ar_user_index_gone(struct ar_uctx *ctx)
+{
+	/* seq_cst: see ar_user_held_by_index() */
+	if (__atomic_load_n(&ctx->ring_fd, __ATOMIC_SEQ_CST) >= 0 ||
+	    ctx->closed_fd < 0 || ar_uctx_dead(ctx))
+		return;		/* its fd's close ends it */
+	if (ar_user_raw_mapped(ctx)) {
+		/* the program maps it itself: it lives on (D99) */
+		ar_debug("user engine: the ring whose fd %d was closed lost its "
+			 "last registered index, and lives on while mapped",
+			 ctx->closed_fd);
+		return;
+	}
+	ar_debug("user engine: the ring whose fd %d was closed lost its last "
+		 "registered index: it ends", ctx->closed_fd);
+	ar_user_end(ctx, ctx->closed_fd, false);
+}
+
 static int ar_user_close(void *obj, int fd)
 {
 	struct ar_uctx *ctx = obj;
@@ -995,6 +1034,12 @@ static int ar_user_close(void *obj, int fd)
 	/* a sweep that found fd closed ended the ring already */
 	if (!ctx || !ar_engine_release_fd(fd))
 		return ar_sys_close(fd);
+	/* io_uring_close_ring_fd(): the fd goes, an index keeps the ring */
+	if (atomic_load_explicit(&ctx->reg_indices, memory_order_relaxed) &&
+	    ar_user_held_by_index(ctx, fd)) {
+		ar_sys_close(fd);
+		return 0;
+	}
 	ar_user_end(ctx, fd, true);
 	return 0;
 }
@@ -1083,6 +1128,9 @@ bool ar_user_release(struct ar_uctx *ctx)
 		/* kept while the program mapped it (below), or ended */
 		if (ctx->closed_fd < 0)
 			return true;
+		/* held by a registered index: its last one ends it */
+		if (atomic_load_explicit(&ctx->reg_indices, memory_order_seq_cst))
+			return true;
 		if (ar_user_raw_mapped(ctx))
 			return false;
 		ar_debug("user engine: the ring whose fd %d was closed is "
@@ -1097,10 +1145,20 @@ bool ar_user_release(struct ar_uctx *ctx)
 	 * number: the number stays claimed, D1), or an index. Relaxed: see
 	 * their stores.
 	 */
-	if (atomic_load_explicit(&ctx->lib_mapped, memory_order_relaxed) ||
-	    atomic_load_explicit(&ctx->reg_indices, memory_order_relaxed)) {
+	if (atomic_load_explicit(&ctx->reg_indices, memory_order_relaxed)) {
+		/* the number is not the ring's any more: an index holds it */
+		ar_engine_release_obj(fd, ctx);
+		if (ar_user_held_by_index(ctx, fd)) {
+			ar_debug("user engine: ring fd %d was closed, and lives "
+				 "on while a registered index holds it", fd);
+			return true;
+		}
+		/* the last index went meanwhile: end it as below */
+		return ar_user_release(ctx);
+	}
+	if (atomic_load_explicit(&ctx->lib_mapped, memory_order_relaxed)) {
 		ar_debug("user engine: ring fd %d was closed, and lives on "
-			 "while it is mapped or registered", fd);
+			 "while the library maps it", fd);
 		return true;
 	}
 	/*

@@ -12,6 +12,8 @@
 struct ar_uctx *ar_uctx_of_fd(int fd);
 /* ctx.c: a ring whose last reference went */
 void ar_uctx_free(struct ar_uctx *ctx);
+/* ctx.c: the last registered index of a ring went (register.c) */
+void ar_user_index_gone(struct ar_uctx *ctx);
 /* ctx.c: IORING_REGISTER_RESIZE_RINGS; arg the application's params */
 int ar_user_resize_rings(struct ar_uctx *ctx, void *arg);
 

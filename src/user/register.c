@@ -433,7 +433,7 @@ static pthread_once_t ar_ring_reg_once = PTHREAD_ONCE_INIT;
 /*
  * A registered-ring entry holds the ring, as the kernel's holds the
  * file: a ring whose fd is closed for good lives on while one is left
- * (release.c asks reg_indices).
+ * (release.c asks reg_indices), and ends with the last one.
  */
 static void ar_ring_reg_hold(struct ar_uctx *ctx)
 {
@@ -444,7 +444,10 @@ static void ar_ring_reg_hold(struct ar_uctx *ctx)
 
 static void ar_ring_reg_drop(struct ar_uctx *ctx)
 {
-	atomic_fetch_sub_explicit(&ctx->reg_indices, 1, memory_order_relaxed);
+	/* seq_cst: pairs with ctx.c ar_user_held_by_index() */
+	if (atomic_fetch_sub_explicit(&ctx->reg_indices, 1,
+				      memory_order_seq_cst) == 1)
+		ar_user_index_gone(ctx);
 	ar_uctx_put(ctx);
 }
 

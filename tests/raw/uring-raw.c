@@ -34,6 +34,9 @@
  *                                   (what a trapped enter costs)
  *   uring-raw close-reuse           rings closed with close(2), their fd
  *                                   numbers reused: no ring is left behind
+ *   uring-raw close-index           a ring whose fd is closed lives on
+ *                                   through its registered index, and
+ *                                   ends when that index is unregistered
  *   uring-raw regs                  a register call made inline keeps every
  *                                   register the system call keeps: the
  *                                   argument registers, rbx and r12-r15,
@@ -626,6 +629,58 @@ static void close_ends(void)
 	}
 }
 
+#ifndef IORING_REGISTER_USE_REGISTERED_RING
+#define IORING_REGISTER_USE_REGISTERED_RING	(1U << 31)	/* 6.3 */
+#endif
+
+/*
+ * IORING_FEAT_REG_REG_RING: a ring whose fd is closed (liburing's
+ * io_uring_close_ring_fd() is a plain close(2)) lives on through a
+ * registered index: a NOP through it works; once the rings are unmapped
+ * and the index unregistered the ring ends, no thread or fd of it left.
+ */
+static void close_index(void)
+{
+	static int tids[MAX_IDS], fds[MAX_IDS];
+	struct io_uring_rsrc_update up;
+	struct ring r;
+	int nt, nf, index;
+
+	/* a first ring: what a process keeps from it stays */
+	ring_init(&r, 8);
+	sqe_get(&r, IORING_OP_NOP, 1);
+	submit_wait(&r, 1);
+	ring_exit(&r);
+	nt = list_dir("/proc/self/task", tids);
+	nf = list_dir("/proc/self/fd", fds);
+	ring_init(&r, 8);
+	memset(&up, 0, sizeof(up));
+	up.offset = -1U;
+	up.data = (__u64)r.fd;
+	if (sys_register(r.fd, IORING_REGISTER_RING_FDS, &up, 1) != 1)
+		FAIL("registering the ring fd: %s", strerror(errno));
+	index = (int)up.offset;
+	close(r.fd);
+	r.fd = index;
+	sqe_get(&r, IORING_OP_NOP, 2);
+	atomic_store_explicit((_Atomic unsigned *)r.sq_tail, r.tail,
+			      memory_order_release);
+	if (sys_enter(r.fd, 1, 1, IORING_ENTER_GETEVENTS |
+		      IORING_ENTER_REGISTERED_RING, NULL, 0) != 1)
+		FAIL("a NOP through the index: %s", strerror(errno));
+	if (reap(&r, 2) != 0)
+		FAIL("the NOP through the index");
+	munmap(r.sq, r.sq_len);
+	munmap(r.cq, r.cq_len);
+	munmap(r.sqes, r.sqes_len);
+	memset(&up, 0, sizeof(up));
+	up.offset = (__u32)index;
+	if (sys_register(index, IORING_UNREGISTER_RING_FDS |
+			 IORING_REGISTER_USE_REGISTERED_RING, &up, 1) != 1)
+		FAIL("unregistering the index: %s", strerror(errno));
+	settled(tids, nt, fds, nf, "index unregistered");
+}
+
 /*
  * A ring whose fd is closed while the program still maps it lives on,
  * as the kernel's (its mappings hold it): its SQPOLL thread, woken by a
@@ -1166,6 +1221,8 @@ int main(int argc, char **argv)
 		close_mapped();
 	} else if (!strcmp(mode, "close-reuse")) {
 		close_reuse();
+	} else if (!strcmp(mode, "close-index")) {
+		close_index();
 	} else if (!strcmp(mode, "text")) {
 		text();
 	} else if (!strcmp(mode, "threads")) {
