@@ -658,19 +658,10 @@ static bool ar_poll_dispatch_evs(struct ar_uctx *ctx, struct ar_poll *p,
 	return woken;
 }
 
-/* the batch this thread is issuing, for requeues */
-static __thread struct ar_poll_batch *ar_poll_cur_batch;
+/* the batch this thread is issuing, for requeues (poll.h) */
+__thread struct ar_poll_batch *ar_poll_cur_batch;
 
-void ar_poll_batch_begin(struct ar_uctx *ctx, struct ar_poll_batch *b)
-{
-	b->head = NULL;
-	b->tail = &b->head;
-	b->ctx = ctx;
-	b->outer = ar_poll_cur_batch;
-	ar_poll_cur_batch = b;
-}
-
-void ar_poll_batch_end(struct ar_poll_batch *b)
+void ar_poll_batch_drain(struct ar_poll_batch *b)
 {
 	struct ar_ureq *req;
 
@@ -681,7 +672,6 @@ void ar_poll_batch_end(struct ar_poll_batch *b)
 			b->tail = &b->head;
 		ar_req_issue(req, AR_ISSUE_NONBLOCK);
 	}
-	ar_poll_cur_batch = b->outer;
 }
 
 bool ar_poll_requeue(struct ar_ureq *req)

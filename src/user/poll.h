@@ -73,9 +73,27 @@ struct ar_poll_batch {
 	struct ar_uctx *ctx;
 	struct ar_poll_batch *outer;
 };
-void ar_poll_batch_begin(struct ar_uctx *ctx, struct ar_poll_batch *b);
-void ar_poll_batch_end(struct ar_poll_batch *b);
+extern __thread struct ar_poll_batch *ar_poll_cur_batch;
+void ar_poll_batch_drain(struct ar_poll_batch *b);
 bool ar_poll_requeue(struct ar_ureq *req);
+
+/* inline: every submit that issues requests opens one */
+static inline void ar_poll_batch_begin(struct ar_uctx *ctx,
+				       struct ar_poll_batch *b)
+{
+	b->head = NULL;
+	b->tail = &b->head;
+	b->ctx = ctx;
+	b->outer = ar_poll_cur_batch;
+	ar_poll_cur_batch = b;
+}
+
+static inline void ar_poll_batch_end(struct ar_poll_batch *b)
+{
+	if (__builtin_expect(b->head != NULL, 0))
+		ar_poll_batch_drain(b);
+	ar_poll_cur_batch = b->outer;
+}
 
 /* what every poll reports, asked for or not (the kernel's IO_POLL_UNMASK) */
 #define AR_POLL_UNMASK		(EPOLLERR | EPOLLHUP | EPOLLRDHUP)

@@ -840,8 +840,10 @@ void ar_sr_cleanup(struct ar_ureq *req)
 {
 	struct ar_sr *sr = ar_req_data(req, struct ar_sr);
 
-	ar_kbuf_vec_put(req->ctx, sr->vec);
-	sr->vec = NULL;
+	if (sr->vec) {
+		ar_kbuf_vec_put(req->ctx, sr->vec);
+		sr->vec = NULL;
+	}
 }
 
 /* what was mapped becomes the request's buffer: one in sr->buf, or the array */
@@ -973,8 +975,9 @@ static bool ar_send_bundle_more(struct ar_ureq *req, struct ar_sr *sr, long ret)
  * make the kernel's msghdr themselves, unless a MSG_WAITALL receive
  * needs recvmsg()'s MSG_TRUNC and MSG_CTRUNC.
  */
-static long ar_sr_call(struct ar_ureq *req, struct ar_sr *sr, unsigned flags,
-		       int *out_flags)
+static inline __attribute__((always_inline))
+long ar_sr_call(struct ar_ureq *req, struct ar_sr *sr, unsigned flags,
+		int *out_flags)
 {
 	size_t len = sr->len < AR_MAX_RW_COUNT ? sr->len : AR_MAX_RW_COUNT;
 	struct iovec iov = { .iov_base = (void *)(uintptr_t)sr->buf, .iov_len = len };
