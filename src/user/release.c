@@ -38,6 +38,7 @@
 #include "user/types.h"
 #include "user/ctx.h"
 #include "user/release.h"
+#include "user/ringfd.h"
 
 #define AR_RELEASE_BATCH	16
 #define AR_RELEASE_KICK		64	/* entries left to free before a kick */
@@ -75,6 +76,15 @@ struct ar_release_mapped {
 };
 static struct ar_release_mapped *ar_release_still_mapped;
 
+/*
+ * Rings whose fd the trap's program may poll with raw system calls, to
+ * be looked at (svc.c says why): here, one thread for the process, not
+ * one per ring. Under ar_release_lock; each holds a reference.
+ */
+static struct ar_uctx *ar_release_fdchecks;
+#define AR_FDCHECK_FIRST_MS	1
+#define AR_FDCHECK_MAX_MS	64
+
 /* the parent's thread is not the child's: the child makes its own */
 static void ar_release_atfork_prepare(void)
 {
@@ -104,6 +114,7 @@ static void ar_release_atfork_child(void)
 	 * walked: the parent's watcher may have been changing the list.
 	 */
 	ar_release_still_mapped = NULL;
+	ar_release_fdchecks = NULL;
 	pthread_mutex_unlock(&ar_release_lock);
 }
 
@@ -181,6 +192,93 @@ static void ar_release_look_again(void)
 	}
 }
 
+/* the earliest look due, 0 none; under ar_release_lock */
+static __u64 ar_release_fdcheck_due(void)
+{
+	__u64 due = 0;
+
+	for (struct ar_uctx *c = ar_release_fdchecks; c; c = c->fdcheck_next)
+		if (!due || c->fdcheck_due < due)
+			due = c->fdcheck_due;
+	return due;
+}
+
+/*
+ * The looks that are due: the ring fd reset if the CQ is empty (the ring
+ * leaves the list), else looked at again later, at a doubling interval.
+ * A ring that ended leaves it.
+ */
+static void ar_release_fdcheck_run(void)
+{
+	struct ar_uctx *due = NULL, **pp, *c;
+	__u64 now = ar_now_ns();
+	bool idle;
+
+	pthread_mutex_lock(&ar_release_lock);
+	for (pp = &ar_release_fdchecks; (c = *pp);) {
+		if (c->fdcheck_due > now) {
+			pp = &c->fdcheck_next;
+			continue;
+		}
+		*pp = c->fdcheck_next;
+		c->fdcheck_next = due;
+		due = c;
+	}
+	pthread_mutex_unlock(&ar_release_lock);
+	while ((c = due)) {
+		due = c->fdcheck_next;
+		idle = true;
+		if (!ar_uctx_dead(c)) {
+			/* acquire pairs with the posters' release of the CQ tail */
+			idle = IO_URING_READ_ONCE(c->rings->cq.head) ==
+			       io_uring_smp_load_acquire(&c->rings->cq.tail);
+			if (idle)
+				ar_user_cq_idle(c);
+		}
+		pthread_mutex_lock(&ar_release_lock);
+		if (idle) {
+			c->fdcheck_queued = false;
+		} else {
+			if (c->fdcheck_ival_ms < AR_FDCHECK_MAX_MS)
+				c->fdcheck_ival_ms *= 2;
+			c->fdcheck_due = now + c->fdcheck_ival_ms * 1000000ULL;
+			c->fdcheck_next = ar_release_fdchecks;
+			ar_release_fdchecks = c;
+		}
+		pthread_mutex_unlock(&ar_release_lock);
+		if (idle)
+			ar_uctx_put(c);
+	}
+}
+
+int ar_release_fdcheck(struct ar_uctx *ctx)
+{
+	uint64_t one = 1;
+	bool kick = false;
+	__u64 due;
+
+	pthread_mutex_lock(&ar_release_lock);
+	if (ar_release_ep < 0) {
+		pthread_mutex_unlock(&ar_release_lock);
+		return -ENOTSUP;	/* no thread here (TSan): svc.c's */
+	}
+	if (!ctx->fdcheck_queued) {
+		due = ar_release_fdcheck_due();
+		ar_uctx_get(ctx);
+		ctx->fdcheck_queued = true;
+		ctx->fdcheck_ival_ms = AR_FDCHECK_FIRST_MS;
+		ctx->fdcheck_due = ar_now_ns() + AR_FDCHECK_FIRST_MS * 1000000ULL;
+		ctx->fdcheck_next = ar_release_fdchecks;
+		ar_release_fdchecks = ctx;
+		/* the thread sleeps until the earliest: wake it for an earlier one */
+		kick = !due || ctx->fdcheck_due < due;
+	}
+	pthread_mutex_unlock(&ar_release_lock);
+	if (kick)
+		(void)!write(ar_release_kick_fd, &one, sizeof(one));
+	return 0;
+}
+
 static void *ar_release_main(void *arg)
 {
 	struct epoll_event ev[AR_RELEASE_BATCH];
@@ -189,12 +287,25 @@ static void *ar_release_main(void *arg)
 
 	prctl(PR_SET_NAME, (unsigned long)"anyring-release", 0, 0, 0);
 	for (;;) {
-		n = epoll_wait(ep, ev, AR_RELEASE_BATCH,
-			       ar_release_still_mapped ? AR_RELEASE_MAPPED_MS : -1);
+		int tmo = ar_release_still_mapped ? AR_RELEASE_MAPPED_MS : -1;
+		__u64 due;
+
+		pthread_mutex_lock(&ar_release_lock);
+		due = ar_release_fdcheck_due();
+		pthread_mutex_unlock(&ar_release_lock);
+		if (due) {
+			now = ar_now_ns();
+			/* whole milliseconds, rounded up: never early */
+			due = due > now ? (due - now + 999999) / 1000000 : 0;
+			if (tmo < 0 || due < (__u64)tmo)
+				tmo = (int)due;
+		}
+		n = epoll_wait(ep, ev, AR_RELEASE_BATCH, tmo);
 		if (n < 0 && errno != EINTR)
 			return NULL;	/* EBADF: the set is gone (cannot happen) */
 		if (n > 0)
 			ar_release_batch(ev, n);
+		ar_release_fdcheck_run();
 		now = ar_now_ns();
 		if (ar_release_still_mapped &&
 		    now - last >= AR_RELEASE_MAPPED_MS * 1000000ULL) {

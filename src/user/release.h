@@ -10,6 +10,11 @@
 
 /* release.c: watch the ring's fd from setup on */
 int ar_release_watch(struct ar_uctx *ctx);
+/*
+ * release.c: look at the ring fd later (svc.c ar_svc_fdcheck()) from
+ * the release thread; -ENOTSUP when there is none
+ */
+int ar_release_fdcheck(struct ar_uctx *ctx);
 /* release.c: the ring ends; before its engine end (peer_fd) is closed */
 void ar_release_unwatch(struct ar_uctx *ctx);
 /*

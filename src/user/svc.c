@@ -21,6 +21,7 @@
 #include "user/submit.h"
 #include "user/wait.h"
 #include "user/svc.h"
+#include "user/release.h"
 #include "user/timeout.h"
 #include "lib/thread.h"
 #include "engine/engine.h"
@@ -110,7 +111,9 @@ static int ar_svc_poll_fd(struct ar_uctx *ctx, struct timespec **tsp,
  * seen: it would find the fd readable forever once its CQ is empty. For
  * such a ring (the trap on, its fd never seen going into an epoll set,
  * no libc poll seen in the process) a signalled ring fd gets a look from
- * this thread: 1 ms later, then at doubling intervals (at most 64 ms)
+ * the process's release thread (release.c ar_release_fdcheck(): one
+ * thread for every ring), or this thread where there is none (TSan
+ * builds): 1 ms later, then at doubling intervals (at most 64 ms)
  * while CQEs wait in the CQ; once the CQ is empty the fd is reset
  * (ar_user_cq_idle(), which signals again if a CQE came meanwhile). With
  * the CQ empty nothing is looked at: an idle ring costs nothing.
@@ -124,7 +127,9 @@ void ar_svc_fdcheck(struct ar_uctx *ctx)
 	struct ar_svc *svc = &ctx->svc;
 	bool kick = false;
 
-	if ((ctx->flags & IORING_SETUP_DEFER_TASKRUN) || ar_svc_start(ctx))
+	/* the process's release thread looks, if there is one: no thread per ring */
+	if ((ctx->flags & IORING_SETUP_DEFER_TASKRUN) || !ar_release_fdcheck(ctx) ||
+	    ar_svc_start(ctx))
 		return;
 	ar_ctx_lock(ctx);
 	if (!svc->fdcheck_ns) {

@@ -364,6 +364,15 @@ struct ar_uctx {
 	int peer_fd;			/* the engine's end (release.c) */
 	unsigned long ring_ino;		/* ring_fd's socket inode: still ours? (ringfd.c) */
 	struct ar_release_entry *release;	/* its handle there */
+	/*
+	 * The release thread's look at the ring fd (release.c
+	 * ar_release_fdcheck()), under its lock: the next, when it is due,
+	 * and the interval, doubling; the list holds a reference.
+	 */
+	struct ar_uctx *fdcheck_next;
+	__u64 fdcheck_due;
+	__u32 fdcheck_ival_ms;
+	bool fdcheck_queued;
 	atomic_uint reg_indices;	/* registered-ring entries naming it */
 	atomic_bool lib_mapped;		/* a struct io_uring maps it (ar_user_mmap) */
 	atomic_bool raw_mapped;		/* the program mapped it itself (the trap) */
