@@ -103,5 +103,11 @@ if [ -n "${ANYRING_CHROOT_OUT:-}" ] && ls "$root$dst"/build/deb/*.deb >/dev/null
 	cp "$root$dst"/build/deb/*.deb "$ANYRING_CHROOT_OUT"/
 	echo "chroot: $suite's packages copied to $ANYRING_CHROOT_OUT"
 fi
+# a failed run's logs (and a fuzzer's input) outlive the tree copy
+if [ "$rc" != 0 ] && [ -d "$root$dst/build/tests/logs" ]; then
+	mkdir -p "$top/build/chroot-$suite-logs"
+	cp -r "$root$dst/build/tests/logs/." "$top/build/chroot-$suite-logs/"
+	echo "chroot: $suite's test logs copied to build/chroot-$suite-logs"
+fi
 rm -rf "${root:?}$dst"
 exit $rc

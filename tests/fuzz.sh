@@ -40,7 +40,8 @@ secs=$(( $(date +%s) - start ))
 case $rc in
 0)	echo "fixed findings: $# replayed, no mismatch in $secs s" ;;
 77)	tail -n 1 "$tmp/fixed"; exit 77 ;;
-*)	sed -n '/==== MISMATCH/,/^==[0-9]*== ERROR/p' "$tmp/fixed" | head -n 60
+*)	sed -n '/==== MISMATCH/,/^==[0-9]*== ERROR/p' "$tmp/fixed" |
+		grep -Ev '^    ([df][0-9]? |d/|fd |arena |sockets )' | head -n 40
 	grep -E "ERROR|SUMMARY|ALARM" "$tmp/fixed" | head -n 10
 	echo "fixed finding fails again: $(grep '^Running: ' "$tmp/fixed" | tail -n 1 | sed 's/^Running: //')"
 	echo "replay: FUZZ_VERBOSE=1 FUZZ_KEEP_FINDINGS=1 build/fuzz/fuzz_sqe <finding>"
@@ -60,7 +61,10 @@ case $rc in
 0)	grep -E "^#[0-9]+.*(DONE|pulse)" "$tmp/out" | tail -n 1
 	echo "fuzz_sqe: no mismatch, crash, leak or hang in $secs s" ;;
 77)	tail -n 1 "$tmp/out"; exit 77 ;;
-*)	sed -n '/==== MISMATCH/,/^==[0-9]*== ERROR/p' "$tmp/out" | head -n 60
+*)	# the batch and both runs' CQEs, without the file snapshots (the
+	# runner shows a failed test's last 25 lines)
+	sed -n '/==== MISMATCH/,/^==[0-9]*== ERROR/p' "$tmp/out" |
+		grep -Ev '^    ([df][0-9]? |d/|fd |arena |sockets )' | head -n 40
 	grep -E "ERROR|SUMMARY|ALARM|Test unit written" "$tmp/out" | head -n 10
 	for a in "$tmp"/crash-* "$tmp"/leak-* "$tmp"/timeout-* "$tmp"/oom-*; do
 		[ -f "$a" ] || continue
