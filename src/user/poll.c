@@ -833,14 +833,13 @@ int ar_poll_sleep(struct ar_uctx *ctx, struct ar_waiter *w, __u64 deadline_ns,
  * leaves the epoll fd alone until the task has reaped (has_sleepers).
  * Issuing it there moved each request to another thread and woke that
  * thread for every edge while the task was busy between two enters.
- * wake=every keeps the old way (readiness as posts).
+ * Under wake=every too: readiness issued by the service thread would
+ * post what the file was when it looked, before the task's wait.
  */
-static bool ar_poll_task_reaps(struct ar_uctx *ctx)
+bool ar_poll_task_reaps(struct ar_uctx *ctx)
 {
 	return (ctx->flags & IORING_SETUP_DEFER_TASKRUN) &&
-	       !(ctx->flags & (IORING_SETUP_TASKRUN_FLAG | IORING_SETUP_IOPOLL)) &&
-	       __atomic_load_n(&ctx->pol.wake, __ATOMIC_RELAXED) !=
-	       ANYRING_WAKE_EVERY;
+	       !(ctx->flags & (IORING_SETUP_TASKRUN_FLAG | IORING_SETUP_IOPOLL));
 }
 
 /* the service thread's reap (svc.c) */

@@ -138,6 +138,8 @@ bool ar_poll_send_behind(struct ar_ureq *req);
  * reached; on a DEFER_TASKRUN ring, tell the task instead (0).
  */
 unsigned ar_poll_reap(struct ar_uctx *ctx);
+/* is readiness the task's own, reaped only where it enters (DEFER_TASKRUN)? */
+bool ar_poll_task_reaps(struct ar_uctx *ctx);
 /* ... or -EBUSY: another thread is reaping (it dispatches what is ready) */
 int ar_poll_try_reap(struct ar_uctx *ctx);
 /*

@@ -211,9 +211,12 @@ static int ar_wait_sleep(struct ar_uctx *ctx, struct ar_waiter *w,
 	 * ends it at once.
 	 */
 	pfd = -1;
-	/* wake=every, the baseline: readiness comes as posts, as before */
-	if (__atomic_load_n(&ctx->pol.wake, __ATOMIC_RELAXED) != ANYRING_WAKE_EVERY &&
-	    !w->poll_skip)
+	/*
+	 * wake=every, the baseline: readiness comes as posts, as before,
+	 * except where it is the task's own (DEFER_TASKRUN)
+	 */
+	if ((__atomic_load_n(&ctx->pol.wake, __ATOMIC_RELAXED) != ANYRING_WAKE_EVERY ||
+	     ar_poll_task_reaps(ctx)) && !w->poll_skip)
 		pfd = ar_poll_sleep_begin(ctx);
 	w->poll_skip = false;
 	/* backend completions alone: one call reaps what is there and sleeps */

@@ -355,6 +355,12 @@ static int fill_multi_inout_sock(struct io_uring *ring, struct diff_ctx *c)
 
 static int defer_ready_at_arm(struct io_uring *ring, struct diff_ctx *c)
 {
+	/*
+	 * Time for another thread to look at the armed request before the
+	 * write (the user engine's service thread did, under wake=every):
+	 * nothing may, whether it runs or not.
+	 */
+	usleep(5000);
 	if (put(c, c->val[1], "x") || diff_reap(ring, c, 1))
 		return -1;
 	diff_prep_cancel(ring, c, 9, 1, 0);
