@@ -118,9 +118,10 @@ static int ar_sim_sync_range(struct ar_ureq *req, const struct ar_sync_io *sync,
 	return 0;
 }
 
-static bool ar_sim_iopoll_ok(void *dev)
+static bool ar_sim_iopoll_ok(const struct ar_file *f, bool write)
 {
-	return ar_simdev_polled(dev);
+	(void)write;
+	return ar_simdev_polled(f->dev);
 }
 
 static unsigned ar_sim_iopoll(void *dev)

@@ -45,6 +45,7 @@
 #include "user/waitq.h"
 #include "user/submit.h"
 #include "user/aiopoll.h"
+#include "user/backend.h"
 
 #define AR_AIO_RING_MAGIC	0xa10a10a1
 #define AR_AIO_MAX_EVENTS	1024
@@ -170,6 +171,8 @@ static unsigned ar_aio_reap_locked(struct ar_aio *a, struct ar_ureq ***polls)
 			}
 			goto next;
 		}
+		if (a->ctx->flags & IORING_SETUP_IOPOLL)
+			ar_direct_reaped(req);	/* off the polled list */
 		if (ev.res >= 0 && (__u64)ev.res != req->expect)
 			req->flags |= AR_REQ_F_SHORT;
 		ar_req_complete_gather(&done, req, (int)ev.res, 0);

@@ -68,7 +68,7 @@ struct ar_backend {
 	 * IOPOLL ring)? NULL: never. ->iopoll finds what is done, in the
 	 * caller's thread; how many.
 	 */
-	bool (*iopoll_ok)(void *dev);
+	bool (*iopoll_ok)(const struct ar_file *f, bool write);
 	unsigned (*iopoll)(void *dev);
 	/* device backends: claim fd (a referenced device, or NULL), ref, put */
 	void *(*claim)(int fd);
@@ -131,6 +131,9 @@ void ar_req_device_refused(struct ar_ureq *req, enum ar_req_state prev);
 int ar_backend_register_device(const struct ar_backend *be);
 /* a device backend has live devices: its claim is asked for every fd */
 void ar_backend_devices_live(int delta);
+
+/* direct.c: the AIO event of an IOPOLL ring's read or write (aio.c) */
+void ar_direct_reaped(struct ar_ureq *req);
 
 /* buffered.c: fsync(2), fdatasync(2), sync_file_range(2) in a worker */
 int ar_buffered_fsync(struct ar_ureq *req, const struct ar_sync_io *s,

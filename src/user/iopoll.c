@@ -164,31 +164,50 @@ static struct ar_iopoll *ar_iopoll_state(struct ar_uctx *ctx)
  * once the ring is exiting: ar_cancel_all() set exiting under this lock
  * before exit waits, so everything counted here is waited for.
  */
-int ar_iopoll_add(struct ar_uctx *ctx, struct ar_iopoll_entry *s)
+/* under ctx->lock: s goes to the tail of the polled list */
+static int ar_iopoll_link_locked(struct ar_uctx *ctx, struct ar_iopoll_entry *s)
 {
 	struct ar_iopoll *ip;
-	int ret = 0;
+	int ret;
 
 	s->ip_next = NULL;
 	s->ip_flags = 0;
 	s->slept_ns = 0;
+	if (ctx->exiting)
+		return -ECANCELED;
+	if (!s->polled)
+		return 0;
+	ip = ar_iopoll_state(ctx);
+	ret = ip ? ar_iopoll_dev_add(ip, s) : -ENOMEM;
+	if (ret)
+		return ret;
+	if (ip->tail)
+		ip->tail->ip_next = s;
+	else
+		ip->head = s;
+	ip->tail = s;
+	return 0;
+}
+
+int ar_iopoll_add(struct ar_uctx *ctx, struct ar_iopoll_entry *s)
+{
+	int ret;
+
 	ar_ctx_lock(ctx);
-	if (ctx->exiting) {
-		ret = -ECANCELED;
-	} else if (s->polled) {
-		ip = ar_iopoll_state(ctx);
-		ret = ip ? ar_iopoll_dev_add(ip, s) : -ENOMEM;
-		if (!ret) {
-			if (ip->tail)
-				ip->tail->ip_next = s;
-			else
-				ip->head = s;
-			ip->tail = s;
-		}
-	}
+	ret = ar_iopoll_link_locked(ctx, s);
 	/* relaxed: under ctx->lock, which ar_cancel_all() takes before exit reads it */
 	if (!ret)
 		atomic_fetch_add_explicit(&ctx->dev_inflight, 1, memory_order_relaxed);
+	ar_ctx_unlock(ctx);
+	return ret;
+}
+
+int ar_iopoll_link(struct ar_uctx *ctx, struct ar_iopoll_entry *s)
+{
+	int ret;
+
+	ar_ctx_lock(ctx);
+	ret = ar_iopoll_link_locked(ctx, s);
 	ar_ctx_unlock(ctx);
 	return ret;
 }

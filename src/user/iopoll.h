@@ -35,6 +35,11 @@ struct ar_iopoll_entry {
  * list; -ECANCELED once the ring is exiting.
  */
 int ar_iopoll_add(struct ar_uctx *ctx, struct ar_iopoll_entry *e);
+/*
+ * The list alone, for I/O whose backend waits for it at exit on its own
+ * (direct.c's AIO): no device count, no ar_iopoll_io_end()
+ */
+int ar_iopoll_link(struct ar_uctx *ctx, struct ar_iopoll_entry *e);
 /* the device is done (done: its completion feeds the estimates), or refused it */
 void ar_iopoll_del(struct ar_uctx *ctx, struct ar_iopoll_entry *e, bool done);
 /* the I/O is over: ring exit stops waiting for it (from_done: last touch of ctx) */

@@ -84,6 +84,9 @@ struct ar_iopoll;
 #define AR_RINGFD_REG_MAX	16
 
 /* a file as a request sees it: its backend (user/backend.h) */
+#define AR_IOPOLL_READ		1U
+#define AR_IOPOLL_WRITE		2U
+
 struct ar_file {
 	const struct ar_backend *be;
 	void *dev;		/* a device backend's device; NULL otherwise */
@@ -91,6 +94,7 @@ struct ar_file {
 	bool isreg;		/* a regular file (the kernel's REQ_F_ISREG) */
 	bool wr_blocks;		/* its buffered writes refuse RWF_NOWAIT (file.c) */
 	bool aio_poll;		/* AIO may poll it: a pipe, FIFO, socket, char device (aiopoll.h) */
+	__u8 iopoll;		/* AR_IOPOLL_READ|WRITE: what an IOPOLL ring may do (file.c) */
 	__u8 ihash;		/* 1 + io-wq's hash bucket of its inode; 0: not known */
 };
 

@@ -264,6 +264,62 @@ static int fill_iopoll_links(struct io_uring *ring, struct diff_ctx *c)
 	return 0;
 }
 
+/* an O_DIRECT data file, for IOPOLL */
+static int setup_direct(struct diff_ctx *c)
+{
+	return diff_data_file(c, 16384, O_RDWR | O_DIRECT);
+}
+
+/*
+ * IOPOLL on an O_DIRECT file: an overwrite, an extending write linked to
+ * a NOP, a read (-EOPNOTSUPP where the device's queue does not poll), a
+ * misaligned buffer (-EINVAL), a write at a 512-byte offset
+ */
+static int fill_iopoll_direct(struct io_uring *ring, struct diff_ctx *c)
+{
+	struct io_uring_sqe *sqe;
+
+	diff_pattern(c->buf[0], 4096, 9);
+	sqe = diff_sqe(ring, c);
+	io_uring_prep_write(sqe, c->val[0], c->buf[0], 4096, 4096);
+	diff_tag(sqe, 1, 0);
+	sqe = diff_sqe(ring, c);
+	io_uring_prep_write(sqe, c->val[0], c->buf[0], 4096, 16384);
+	diff_tag(sqe, 2, IOSQE_IO_LINK);
+	diff_prep_nop(ring, c, 3, 0);
+	diff_prep_read(ring, c, 4, c->val[0], 4096, 0, 0);
+	sqe = diff_sqe(ring, c);
+	io_uring_prep_write(sqe, c->val[0], c->buf[0] + 1, 4096, 8192);
+	diff_tag(sqe, 5, 0);
+	sqe = diff_sqe(ring, c);
+	io_uring_prep_write(sqe, c->val[0], c->buf[0], 512, 12800);
+	diff_tag(sqe, 6, 0);
+	return 0;
+}
+
+static int check_iopoll_direct(struct diff_ctx *c, const struct diff_cqe *cqe,
+			       unsigned nr)
+{
+	(void)cqe;
+	(void)nr;
+	if (pread(c->val[0], c->buf[2], 4096, 16384) != 4096)
+		return diff_fail(c, "pread: %s", strerror(errno));
+	return diff_check_buf(c, c->buf[2], c->buf[0], 4096, "written");
+}
+
+#define IOPOLL_DIRECT(n, flags) {					\
+		.name = n,						\
+		.setup_flags = IORING_SETUP_IOPOLL | (flags),		\
+		.setup = setup_direct,					\
+		.fill = fill_iopoll_direct,				\
+		.check = check_iopoll_direct,				\
+		.nr_cqes = 6,						\
+		.order = ORDER_ANY,					\
+		.before = { { 2, 3 } },					\
+		.known = { { 1, 4096 }, { 2, 4096 }, { 3, 0 },		\
+			   { 5, -EINVAL }, { 6, 512 } },		\
+	}
+
 /* SQE128/CQE32 do not change what a NOP chain and a read do */
 static int fill_big_mix(struct io_uring *ring, struct diff_ctx *c)
 {
@@ -454,7 +510,10 @@ const struct scenario diff_setup_flags[] = {
 		.nr_cqes = 4,
 		.order = ORDER_ANY,
 		.before = { { 1, 2 }, { 3, 4 } },
-	}, {
+	},
+	IOPOLL_DIRECT("cfg_iopoll_direct", 0),
+	IOPOLL_DIRECT("cfg_iopoll_direct_sqpoll", IORING_SETUP_SQPOLL),
+	{
 		.name = "cfg_single_issuer",
 		.setup_flags = IORING_SETUP_SINGLE_ISSUER,
 		.setup = setup_data,

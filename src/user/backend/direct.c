@@ -12,10 +12,28 @@
 #include "user/aio.h"
 #include "user/types.h"
 #include "user/backend.h"
+#include "user/iopoll.h"
+#include "lib/clock.h"
 
-/* the request's backend state is its iocb */
-_Static_assert(sizeof(struct iocb) <= AR_REQ_BEDATA,
-	       "an iocb does not fit in a request");
+/*
+ * The request's backend state: its iocb and, on an IOPOLL ring, its
+ * place on the ring's polled list. There the poller (iopoll.c) reaps
+ * the ring's AIO context as its device; the event, whoever reaps it,
+ * takes the request off the list (ar_direct_reaped()). A file whose file
+ * system has no ->iopoll was refused before (ar_direct_iopoll_ok()).
+ */
+struct ar_direct_req {
+	struct iocb cb;
+	struct ar_iopoll_entry ip;
+};
+
+_Static_assert(sizeof(struct ar_direct_req) <= AR_REQ_BEDATA,
+	       "a direct request does not fit in a request");
+
+static struct ar_direct_req *ar_direct_req(struct ar_ureq *req)
+{
+	return ar_req_backend(req);
+}
 
 /*
  * Queue a read or write on an O_DIRECT file: AR_ISSUE_QUEUED, or
@@ -23,10 +41,12 @@ _Static_assert(sizeof(struct iocb) <= AR_REQ_BEDATA,
  */
 static int ar_aio_rw(struct ar_ureq *req, const struct ar_rw_io *io)
 {
-	struct iocb *cb = ar_req_backend(req);
+	struct ar_direct_req *d = ar_direct_req(req);
+	struct iocb *cb = &d->cb;
+	struct ar_uctx *ctx = req->ctx;
 	enum ar_req_state prev;
 
-	if (ar_aio_prepare(req->ctx))
+	if (ar_aio_prepare(ctx))
 		return -EOPNOTSUPP;
 	memset(cb, 0, sizeof(*cb));
 	cb->aio_data = (__u64)(unsigned long)req;
@@ -35,14 +55,57 @@ static int ar_aio_rw(struct ar_ureq *req, const struct ar_rw_io *io)
 	cb->aio_buf = (__u64)(unsigned long)io->vecs;
 	cb->aio_nbytes = io->nr_vecs;
 	cb->aio_offset = io->off;
-	cb->aio_rw_flags = io->rw_flags;
+	/* polled or not, AIO completes it: RWF_HIPRI is not AIO's to take */
+	cb->aio_rw_flags = io->rw_flags & ~RWF_HIPRI;
+	d->ip.polled = ctx->flags & IORING_SETUP_IOPOLL;
+	if (d->ip.polled) {
+		d->ip.be = &ar_direct_backend;
+		d->ip.dev = ctx;
+		d->ip.submit_ns = ar_now_ns();
+		if (ar_iopoll_link(ctx, &d->ip)) {
+			d->ip.polled = false;
+			return -EOPNOTSUPP;
+		}
+	}
 	/* in the device: neither a worker's nor cancellable, as block I/O in flight */
 	prev = ar_req_to_device(req);
-	if (!ar_aio_submit(req->ctx, cb, true))
+	if (!ar_aio_submit(ctx, cb, true))
 		return AR_ISSUE_QUEUED;
 	ar_req_device_refused(req, prev);
+	if (d->ip.polled) {
+		ar_iopoll_del(ctx, &d->ip, false);
+		d->ip.polled = false;
+	}
 	/* the context is full, or the file refused AIO: the usual path */
 	return -EOPNOTSUPP;
+}
+
+/* aio.c: the AIO event of a read or write of an IOPOLL ring came */
+void ar_direct_reaped(struct ar_ureq *req)
+{
+	struct ar_direct_req *d = ar_direct_req(req);
+
+	if (d->ip.polled) {
+		ar_iopoll_del(req->ctx, &d->ip, true);
+		d->ip.polled = false;
+	}
+}
+
+static bool ar_direct_iopoll_ok(const struct ar_file *f, bool write)
+{
+	return f->iopoll & (write ? AR_IOPOLL_WRITE : AR_IOPOLL_READ);
+}
+
+/* the poller's look: the events the ring's AIO context holds (dev: the ring) */
+static unsigned ar_direct_iopoll(void *dev)
+{
+	return ar_aio_reap_ring(dev);
+}
+
+/* the ring, the "device" of its polled AIO, outlives the list */
+static void ar_direct_dev_ref(void *dev)
+{
+	(void)dev;
 }
 
 /*
@@ -65,4 +128,8 @@ const struct ar_backend ar_direct_backend = {
 	.rw = ar_direct_rw,
 	.fsync = ar_buffered_fsync,
 	.sync_range = ar_buffered_sync_range,
+	.iopoll_ok = ar_direct_iopoll_ok,
+	.iopoll = ar_direct_iopoll,
+	.dev_ref = ar_direct_dev_ref,
+	.dev_put = ar_direct_dev_ref,
 };

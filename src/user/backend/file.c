@@ -28,6 +28,9 @@
  * submitting thread until the transfer can be done. The per-ring
  * O_DIRECT cache this replaces had the same window.
  *
+ * An O_DIRECT file is also asked whether IOPOLL may read and write it,
+ * once per device (ar_file_iopoll_bits()).
+ *
  * A registered file is resolved once, at registration, on the engine's
  * own duplicate of the fd, which nobody else can close: its answer is
  * kept in the rsrc node.
@@ -35,7 +38,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <unistd.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/vfs.h>
+#include <linux/magic.h>
 #include "user/backend.h"
 
 #define AR_FILE_CHUNK_SHIFT	12
@@ -51,7 +60,9 @@ enum { AR_FILE_NONE, AR_FILE_BUFFERED, AR_FILE_DIRECT, AR_FILE_POLLABLE };
 #define AR_FILE_REG		4U	/* a regular file */
 #define AR_FILE_WR_BLOCKS	8U	/* a buffered write refused RWF_NOWAIT */
 #define AR_FILE_AIO_POLL	16U	/* a pipe, FIFO, socket or character device */
-#define AR_FILE_KIND_BITS	5
+#define AR_FILE_IOPOLL_RD	32U	/* O_DIRECT: IOPOLL may read it */
+#define AR_FILE_IOPOLL_WR	64U	/* ... and write it */
+#define AR_FILE_KIND_BITS	7
 #define AR_FILE_KIND_MASK	((1U << AR_FILE_KIND_BITS) - 1)
 #define AR_FILE_GEN_MASK	(0xffffffffU >> AR_FILE_KIND_BITS)
 
@@ -122,14 +133,116 @@ static __u8 ar_file_ihash(const struct stat *st)
 	return (__u8)(((v * 0x9e3779b97f4a7c15ULL) >> 58) + 1);
 }
 
+#ifndef F2FS_SUPER_MAGIC
+#define F2FS_SUPER_MAGIC	0xF2F52010
+#endif
+#ifndef ZONEFS_MAGIC
+#define ZONEFS_MAGIC		0x5a4f4653
+#endif
+
 /*
- * What fd is now: one fstat and one F_GETFL; AR_FILE_NONE for a bad fd.
+ * May an IOPOLL ring read (AR_FILE_IOPOLL_RD) and write (_WR) an
+ * O_DIRECT file of this device (st_dev; a block device's st_rdev)? The
+ * kernel refuses IOPOLL on a file without ->iopoll (io_rw_init_file():
+ * -EOPNOTSUPP). Of 6.18's file systems with it, this knows ext4, XFS,
+ * F2FS and zonefs (iocb_bio_iopoll); others (tmpfs, btrfs, NFS, FUSE,
+ * overlayfs) are taken as without. A polled bio on a device whose queue
+ * does not poll (sysfs queue/io_poll 0, and where sysfs cannot tell) ends
+ * with -EOPNOTSUPP in the block layer: a block device's reads and writes
+ * and ext4's reads, where ext4's writes complete (measured on 6.18).
+ * The answer is kept per device: at most AR_FILE_IOPOLL_DEVS of them.
+ */
+#define AR_FILE_IOPOLL_DEVS	16
+
+static struct {
+	dev_t dev;
+	unsigned bits;
+} ar_file_iopoll_devs[AR_FILE_IOPOLL_DEVS];
+static unsigned ar_file_nr_iopoll_devs;
+static pthread_mutex_t ar_file_iopoll_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* does the request queue of block device dev poll? (sysfs; false: unknown) */
+static bool ar_file_queue_polls(dev_t dev)
+{
+	static const char *const fmt[] = {
+		"/sys/dev/block/%u:%u/queue/io_poll",
+		"/sys/dev/block/%u:%u/../queue/io_poll",	/* a partition's disk */
+	};
+	char path[64], c = '0';
+	int fd;
+
+	for (unsigned i = 0; i < 2; i++) {
+		snprintf(path, sizeof(path), fmt[i], major(dev), minor(dev));
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		if (read(fd, &c, 1) != 1)
+			c = '0';
+		close(fd);
+		return c == '1';
+	}
+	return false;
+}
+
+static unsigned ar_file_iopoll_probe(int fd, const struct stat *st)
+{
+	struct statfs sf;
+	bool ext4 = false;
+
+	if (S_ISREG(st->st_mode)) {
+		if (fstatfs(fd, &sf))
+			return 0;
+		switch ((unsigned long)sf.f_type) {
+		case EXT4_SUPER_MAGIC:
+			ext4 = true;
+			break;
+		case XFS_SUPER_MAGIC:
+		case F2FS_SUPER_MAGIC:
+		case ZONEFS_MAGIC:
+			break;
+		default:
+			return 0;
+		}
+	}
+	if (ar_file_queue_polls(S_ISREG(st->st_mode) ? st->st_dev : st->st_rdev))
+		return AR_FILE_IOPOLL_RD | AR_FILE_IOPOLL_WR;
+	return ext4 ? AR_FILE_IOPOLL_WR : 0;
+}
+
+static unsigned ar_file_iopoll_bits(int fd, const struct stat *st)
+{
+	dev_t dev = S_ISREG(st->st_mode) ? st->st_dev : st->st_rdev;
+	unsigned i, bits;
+
+	/* busy (or held across a fork by a thread the child lacks): ask anew */
+	if (pthread_mutex_trylock(&ar_file_iopoll_lock))
+		return ar_file_iopoll_probe(fd, st);
+	for (i = 0; i < ar_file_nr_iopoll_devs; i++) {
+		if (ar_file_iopoll_devs[i].dev == dev) {
+			bits = ar_file_iopoll_devs[i].bits;
+			pthread_mutex_unlock(&ar_file_iopoll_lock);
+			return bits;
+		}
+	}
+	bits = ar_file_iopoll_probe(fd, st);
+	if (ar_file_nr_iopoll_devs < AR_FILE_IOPOLL_DEVS) {
+		ar_file_iopoll_devs[ar_file_nr_iopoll_devs].dev = dev;
+		ar_file_iopoll_devs[ar_file_nr_iopoll_devs++].bits = bits;
+	}
+	pthread_mutex_unlock(&ar_file_iopoll_lock);
+	return bits;
+}
+
+/*
+ * What fd is now: one fstat and one F_GETFL (and a direct file's
+ * fstatfs); AR_FILE_NONE for a bad fd.
  * *ihash: a regular file's inode hash, else 0.
  */
 static unsigned ar_file_probe(int fd, __u8 *ihash)
 {
 	struct stat st;
 	int e = errno, fl;
+	unsigned kind;
 
 	*ihash = 0;
 	if (fstat(fd, &st)) {
@@ -144,9 +257,14 @@ static unsigned ar_file_probe(int fd, __u8 *ihash)
 	if (S_ISREG(st.st_mode))
 		*ihash = ar_file_ihash(&st);
 	fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || !(fl & O_DIRECT)) {
+		errno = e;
+		return AR_FILE_BUFFERED | (S_ISREG(st.st_mode) ? AR_FILE_REG : 0);
+	}
+	kind = AR_FILE_DIRECT | (S_ISREG(st.st_mode) ? AR_FILE_REG : 0) |
+	       ar_file_iopoll_bits(fd, &st);
 	errno = e;
-	return (fl >= 0 && (fl & O_DIRECT) ? AR_FILE_DIRECT : AR_FILE_BUFFERED) |
-	       (S_ISREG(st.st_mode) ? AR_FILE_REG : 0);
+	return kind;
 }
 
 /* the current generation, starting a new one every period of lookups */
@@ -175,7 +293,8 @@ static unsigned ar_file_probe_store(int fd, _Atomic(uint32_t) *slot,
 	if (slot && (kind & AR_FILE_TYPE_MASK) != AR_FILE_NONE) {
 		/* the same kind again keeps what its writes taught */
 		old = atomic_load_explicit(slot, memory_order_relaxed);
-		if ((old & (AR_FILE_TYPE_MASK | AR_FILE_REG | AR_FILE_AIO_POLL)) == kind)
+		if ((old & (AR_FILE_TYPE_MASK | AR_FILE_REG | AR_FILE_AIO_POLL |
+			    AR_FILE_IOPOLL_RD | AR_FILE_IOPOLL_WR)) == kind)
 			kind |= old & AR_FILE_WR_BLOCKS;
 		/* a count for the period: racing fills may count one twice */
 		if (!(old & AR_FILE_TYPE_MASK))
@@ -229,6 +348,8 @@ static void ar_file_set(struct ar_file *f, unsigned kind, __u8 ihash)
 	f->isreg = kind & AR_FILE_REG;
 	f->wr_blocks = kind & AR_FILE_WR_BLOCKS;
 	f->aio_poll = kind & AR_FILE_AIO_POLL;
+	f->iopoll = (kind & AR_FILE_IOPOLL_RD ? AR_IOPOLL_READ : 0) |
+		    (kind & AR_FILE_IOPOLL_WR ? AR_IOPOLL_WRITE : 0);
 	f->ihash = ihash;
 }
 

@@ -296,6 +296,13 @@ static int ar_rw_check_buffer(struct ar_ureq *req, struct ar_rw *rw,
 			      ar_rw_import_fixed(req, rw);
 }
 
+static bool ar_rw_iopoll_ok(struct ar_ureq *req, bool write)
+{
+	const struct ar_backend *be = req->file.be;
+
+	return be->iopoll_ok && be->iopoll_ok(&req->file, write);
+}
+
 /*
  * The checks before any I/O, in the kernel's order: the buffer, then the
  * file (io_rw_init_file): its mode, kiocb_set_rw_flags, the IOPOLL rules,
@@ -323,10 +330,15 @@ static int ar_rw_check_inner(struct ar_ureq *req, struct ar_rw *rw,
 	/*
 	 * IOPOLL needs a file whose completions are found by polling (the
 	 * kernel answers so for files without ->iopoll, and for O_DIRECT on
-	 * devices without poll queues).
+	 * devices without poll queues). A refusal looks at the fd again: the
+	 * cache may hold the kind of a file its number named before.
 	 */
-	if (iopoll && !(be->iopoll_ok && be->iopoll_ok(req->file.dev)))
-		return -EOPNOTSUPP;
+	if (iopoll && !ar_rw_iopoll_ok(req, rw->io.write)) {
+		ar_req_file_recheck(req);
+		if (!ar_rw_iopoll_ok(req, rw->io.write))
+			return -EOPNOTSUPP;
+		be = req->file.be;
+	}
 	/* polled I/O (RWF_HIPRI) needs an IOPOLL ring: -EINVAL, as 6.18 */
 	if (!iopoll && (flags & RWF_HIPRI))
 		return -EINVAL;
