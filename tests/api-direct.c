@@ -6,13 +6,21 @@
  * end of the file is short; a linked read -> write chain; reads beside a
  * TIMEOUT reaped by waits with timeouts; closing a ring with direct I/O
  * in flight completes it first. On a plain ring and on a
- * SINGLE_ISSUER | DEFER_TASKRUN one. Skips where the file system has no
- * O_DIRECT (tmpfs).
+ * SINGLE_ISSUER | DEFER_TASKRUN one. Then IOPOLL rings (plain, HYBRID,
+ * SQPOLL): polled writes at depth 16, half from a registered buffer,
+ * reaped by GETEVENTS for all of them, read back; a polled read completes
+ * or is refused (-EOPNOTSUPP) as the device's queue allows; exit with
+ * polled writes in flight. Skips where the file system has no O_DIRECT;
+ * the IOPOLL part where it has no polled writes.
  */
 #include <fcntl.h>
 #include <unistd.h>
 #include <sys/stat.h>
 #include "test.h"
+
+#ifndef IORING_SETUP_HYBRID_IOPOLL
+#define IORING_SETUP_HYBRID_IOPOLL	(1U << 17)
+#endif
 
 #define BS	4096
 #define NBLK	256
@@ -192,6 +200,98 @@ static void t_main(int fd, unsigned flags)
 	free(rd);
 }
 
+/* one polled write of block 0: its result (BS, or -EOPNOTSUPP) */
+static int t_iopoll_probe(struct io_uring *ring, int fd, unsigned char *buf)
+{
+	struct io_uring_cqe *cqe;
+	int res;
+
+	io_uring_prep_write(io_uring_get_sqe(ring), fd, buf, BS, 0);
+	CHECK_EQ(io_uring_submit_and_wait(ring, 1), 1);
+	CHECK_EQ(io_uring_wait_cqe(ring, &cqe), 0);
+	res = cqe->res;
+	io_uring_cqe_seen(ring, cqe);
+	return res;
+}
+
+/* IOPOLL on the O_DIRECT file: false when the file system refuses it */
+static bool t_iopoll(int fd, unsigned flags)
+{
+	struct io_uring_params p;
+	struct io_uring_cqe *cqe;
+	struct io_uring ring;
+	struct iovec iov;
+	unsigned char *buf, *rd;
+	unsigned i, j, seen;
+	char name[64];
+	int rfd, res;
+
+	CHECK_EQ(posix_memalign((void **)&buf, BS, (size_t)NBLK * BS), 0);
+	CHECK_EQ(posix_memalign((void **)&rd, BS, (size_t)NBLK * BS), 0);
+	for (i = 0; i < NBLK; i++)
+		t_fill(buf + (size_t)i * BS, i + 7);
+	memset(&p, 0, sizeof(p));
+	p.flags = IORING_SETUP_IOPOLL | flags;
+	t_ring(&ring, 64, &p);
+	res = t_iopoll_probe(&ring, fd, buf);
+	if (res == -EOPNOTSUPP) {
+		io_uring_queue_exit(&ring);
+		free(buf);
+		free(rd);
+		return false;
+	}
+	CHECK_EQ(res, BS);
+	iov.iov_base = buf;
+	iov.iov_len = (size_t)NBLK * BS;
+	CHECK_EQ(io_uring_register_buffers(&ring, &iov, 1), 0);
+	/* depth 16, every other one from the registered buffer */
+	for (i = 0; i < 128; i += 16) {
+		for (j = i; j < i + 16; j++) {
+			struct io_uring_sqe *sqe = io_uring_get_sqe(&ring);
+
+			if (j & 1)
+				io_uring_prep_write_fixed(sqe, fd, buf + (size_t)j * BS,
+							  BS, (__u64)j * BS, 0);
+			else
+				io_uring_prep_write(sqe, fd, buf + (size_t)j * BS,
+						    BS, (__u64)j * BS);
+			sqe->user_data = j;
+		}
+		CHECK_EQ(io_uring_submit_and_wait(&ring, 16), 16);
+		seen = 0;
+		while (seen < 16) {
+			CHECK_EQ(io_uring_wait_cqe(&ring, &cqe), 0);
+			CHECK_EQ(cqe->res, BS);
+			io_uring_cqe_seen(&ring, cqe);
+			seen++;
+		}
+	}
+	/* read back through the page cache, which O_DIRECT writes invalidate */
+	snprintf(name, sizeof(name), "/proc/self/fd/%d", fd);
+	rfd = open(name, O_RDONLY);
+	CHECK(rfd >= 0);
+	CHECK_EQ(pread(rfd, rd, 128 * BS, 0), 128 * BS);
+	CHECK(!memcmp(rd, buf, 128 * BS));
+	close(rfd);
+	/* a polled read: the device's queue decides, as on the kernel */
+	io_uring_prep_read(io_uring_get_sqe(&ring), fd, rd, BS, 5 * BS);
+	CHECK_EQ(io_uring_submit_and_wait(&ring, 1), 1);
+	CHECK_EQ(io_uring_wait_cqe(&ring, &cqe), 0);
+	CHECK(cqe->res == BS || cqe->res == -EOPNOTSUPP);
+	if (cqe->res == BS)
+		CHECK(!memcmp(rd, buf + 5 * BS, BS));
+	io_uring_cqe_seen(&ring, cqe);
+	/* exit with polled writes in flight: they complete first */
+	for (i = 0; i < 16; i++)
+		io_uring_prep_write(io_uring_get_sqe(&ring), fd,
+				    buf + (size_t)i * BS, BS, (__u64)(i + 128) * BS);
+	CHECK_EQ(io_uring_submit(&ring), 16);
+	io_uring_queue_exit(&ring);
+	free(buf);
+	free(rd);
+	return true;
+}
+
 int main(void)
 {
 	int fd = t_open_direct();
@@ -199,6 +299,10 @@ int main(void)
 	t_main(fd, 0);
 	/* the event-loop-free shape of bench/targets' enter rows */
 	t_main(fd, IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN);
+	if (t_iopoll(fd, 0)) {
+		CHECK(t_iopoll(fd, IORING_SETUP_HYBRID_IOPOLL));
+		CHECK(t_iopoll(fd, IORING_SETUP_SQPOLL));
+	}
 	close(fd);
 	return 0;
 }
