@@ -34,6 +34,12 @@ static void ar_batch_queue(struct ar_comp_batch *b, struct ar_ureq *req)
 	ar_req_list_add(&b->queue, &b->queue_tail, req);
 }
 
+/* under the lock: CQEs wait on the overflow backlog, and a post goes behind them */
+static inline bool ar_cq_backlog(struct ar_uctx *ctx)
+{
+	return ar_sh(ctx)->of_head != ar_sh(ctx)->of_tail;
+}
+
 static void ar_inflight_del_locked(struct ar_uctx *ctx, struct ar_ureq *req)
 {
 	ar_lockdep_assert_held(ctx);
@@ -53,35 +59,36 @@ static void ar_inflight_del_locked(struct ar_uctx *ctx, struct ar_ureq *req)
 		ar_poll_unhash_locked(req);
 }
 
-/* out of line: the post's common case then saves no registers */
+/*
+ * Park a CQE on the overflow backlog; out of line: the post's common
+ * case then saves no registers. The backlog holds of_mask + 1 CQEs
+ * (ar_uctx_alloc()); past that the CQE is lost and counted, the
+ * kernel's own last resort when it cannot allocate one.
+ */
 static __attribute__((noinline, cold)) bool
 ar_cq_overflow_add(struct ar_uctx *ctx, __u64 user_data, int res,
 		   unsigned cflags, const struct ar_cqe_big *big)
 {
-	struct ar_cq_overflow *of = malloc(sizeof(*of));
+	struct ar_ushared *sh = ar_sh(ctx);
+	struct ar_cq_overflow *of;
 
-	if (!of) {
-		/* the kernel's last resort too: count it as lost */
+	if (sh->of_tail - sh->of_head > sh->of_mask) {
 		IO_URING_WRITE_ONCE(ctx->rings->cq_overflow,
 				    ctx->rings->cq_overflow + 1);
 		return false;
 	}
-	of->next = NULL;
-	of->cqe.user_data = user_data;
-	of->cqe.res = res;
-	of->cqe.flags = cflags;
-	of->is_big = big;
+	of = &sh->of_ring[sh->of_tail & sh->of_mask];
+	of->user_data = user_data;
+	of->res = res;
+	of->flags = cflags;
+	of->is_big = !!big;
 	of->big[0] = big ? big->extra1 : 0;
 	of->big[1] = big ? big->extra2 : 0;
 	__atomic_store_n(&ctx->stats.completions,
 			 __atomic_load_n(&ctx->stats.completions, __ATOMIC_RELAXED) + 1,
 			 __ATOMIC_RELAXED);
-	if (ctx->of_tail)
-		ctx->of_tail->next = of;
-	else
-		__atomic_store_n(&ctx->of_head, of, __ATOMIC_RELAXED);
-	ctx->of_tail = of;
-	ctx->nr_overflow++;
+	/* relaxed: a hint to lock-free peeks (ar_cq_overflowed()) */
+	__atomic_store_n(&sh->of_tail, sh->of_tail + 1, __ATOMIC_RELAXED);
 	/* the application reads sq_flags with its own loads: an atomic RMW */
 	__atomic_fetch_or(&ctx->rings->sq_flags, IORING_SQ_CQ_OVERFLOW,
 			  __ATOMIC_RELEASE);
@@ -94,7 +101,7 @@ static unsigned ar_cq_space(struct ar_uctx *ctx)
 	/* acquire pairs with the application's release of the CQ head */
 	unsigned head = io_uring_smp_load_acquire(&ctx->rings->cq.head);
 
-	return ctx->cq_entries - (ctx->cached_cq_tail - head);
+	return ctx->cq_entries - (ar_sh(ctx)->cached_cq_tail - head);
 }
 
 /* the slot at the cached tail (a 32-byte one on a CQE32 ring) */
@@ -102,7 +109,7 @@ static struct io_uring_cqe *ar_cq_at_tail(struct ar_uctx *ctx)
 {
 	unsigned shift = !!(ctx->flags & IORING_SETUP_CQE32);
 
-	return &ctx->rings->cqes[(ctx->cached_cq_tail & (ctx->cq_entries - 1))
+	return &ctx->rings->cqes[(ar_sh(ctx)->cached_cq_tail & (ctx->cq_entries - 1))
 				 << shift];
 }
 
@@ -114,7 +121,7 @@ static void ar_cq_publish(struct ar_uctx *ctx, unsigned n)
 			 __atomic_load_n(&ctx->stats.completions, __ATOMIC_RELAXED) + n,
 			 __ATOMIC_RELAXED);
 	/* release pairs with the application's acquire of the CQ tail: the CQE is written */
-	io_uring_smp_store_release(&ctx->rings->cq.tail, ctx->cached_cq_tail);
+	io_uring_smp_store_release(&ctx->rings->cq.tail, ar_sh(ctx)->cached_cq_tail);
 }
 
 /*
@@ -133,15 +140,15 @@ ar_cq_fill_mixed32(struct ar_uctx *ctx, __u64 user_data, int res,
 
 	if (!space)
 		return false;
-	if ((ctx->cached_cq_tail & (ctx->cq_entries - 1)) == ctx->cq_entries - 1) {
+	if ((ar_sh(ctx)->cached_cq_tail & (ctx->cq_entries - 1)) == ctx->cq_entries - 1) {
 		cqe = ar_cq_at_tail(ctx);
 		cqe->user_data = 0;
 		cqe->res = 0;
 		cqe->flags = IORING_CQE_F_SKIP;
-		ctx->cached_cq_tail++;
+		ar_sh(ctx)->cached_cq_tail++;
 		space--;
 		/* the skip counts as no completion: the tail alone moves */
-		io_uring_smp_store_release(&ctx->rings->cq.tail, ctx->cached_cq_tail);
+		io_uring_smp_store_release(&ctx->rings->cq.tail, ar_sh(ctx)->cached_cq_tail);
 	}
 	if (space >= 2) {
 		cqe = ar_cq_at_tail(ctx);
@@ -149,7 +156,7 @@ ar_cq_fill_mixed32(struct ar_uctx *ctx, __u64 user_data, int res,
 		cqe->res = res;
 		cqe->flags = cflags | IORING_CQE_F_32;
 		memcpy(cqe + 1, big, sizeof(*big));
-		ctx->cached_cq_tail += 2;
+		ar_sh(ctx)->cached_cq_tail += 2;
 		n = 1;
 		ar_cq_publish(ctx, n);
 	}
@@ -178,7 +185,7 @@ ar_cq_fill(struct ar_uctx *ctx, __u64 user_data, int res, unsigned cflags,
 		else
 			memset(cqe + 1, 0, sizeof(*cqe));
 	}
-	ctx->cached_cq_tail++;
+	ar_sh(ctx)->cached_cq_tail++;
 	ar_cq_publish(ctx, 1);
 	return true;
 }
@@ -188,7 +195,7 @@ void ar_cq_post_locked(struct ar_uctx *ctx, __u64 user_data, int res,
 		       unsigned cflags)
 {
 	ar_lockdep_assert_held(ctx);
-	if (ctx->of_head || !ar_cq_fill(ctx, user_data, res, cflags, NULL))
+	if (ar_cq_backlog(ctx) || !ar_cq_fill(ctx, user_data, res, cflags, NULL))
 		ar_cq_overflow_add(ctx, user_data, res, cflags, NULL);
 }
 
@@ -196,26 +203,26 @@ void ar_cq_post_big_locked(struct ar_uctx *ctx, __u64 user_data, int res,
 			   unsigned cflags, const struct ar_cqe_big *big)
 {
 	ar_lockdep_assert_held(ctx);
-	if (ctx->of_head || !ar_cq_fill(ctx, user_data, res, cflags, big))
+	if (ar_cq_backlog(ctx) || !ar_cq_fill(ctx, user_data, res, cflags, big))
 		ar_cq_overflow_add(ctx, user_data, res, cflags, big);
 }
 
 /* Move overflowed CQEs into the CQ as far as it has room. */
 void ar_cq_flush_overflow_locked(struct ar_uctx *ctx)
 {
+	struct ar_ushared *sh = ar_sh(ctx);
 	struct ar_cq_overflow *of;
 
 	ar_lockdep_assert_held(ctx);
-	while ((of = ctx->of_head) &&
-	       ar_cq_fill(ctx, of->cqe.user_data, of->cqe.res, of->cqe.flags,
-			  of->is_big ? (const struct ar_cqe_big *)of->big : NULL)) {
-		__atomic_store_n(&ctx->of_head, of->next, __ATOMIC_RELAXED);
-		if (!ctx->of_head)
-			ctx->of_tail = NULL;
-		ctx->nr_overflow--;
-		free(of);
+	while (sh->of_head != sh->of_tail) {
+		of = &sh->of_ring[sh->of_head & sh->of_mask];
+		if (!ar_cq_fill(ctx, of->user_data, of->res, of->flags,
+				of->is_big ? (const struct ar_cqe_big *)of->big : NULL))
+			break;
+		/* relaxed: a hint to lock-free peeks (ar_cq_overflowed()) */
+		__atomic_store_n(&sh->of_head, sh->of_head + 1, __ATOMIC_RELAXED);
 	}
-	if (!ctx->of_head)
+	if (sh->of_head == sh->of_tail)
 		__atomic_fetch_and(&ctx->rings->sq_flags, ~IORING_SQ_CQ_OVERFLOW,
 				   __ATOMIC_RELEASE);
 }
@@ -231,23 +238,12 @@ void ar_cq_flush_overflow_list(struct ar_uctx *ctx)
 
 	ar_batch_init(&b);
 	ar_ctx_lock(ctx);
-	tail = ctx->cached_cq_tail;
+	tail = ar_sh(ctx)->cached_cq_tail;
 	ar_cq_flush_overflow_locked(ctx);
-	b.posted = tail != ctx->cached_cq_tail;
+	b.posted = tail != ar_sh(ctx)->cached_cq_tail;
 	ar_complete_timeouts_locked(ctx, &b);
 	ar_ctx_unlock(ctx);
 	ar_batch_finish(ctx, &b, false);
-}
-
-void ar_cq_free_overflow(struct ar_uctx *ctx)
-{
-	struct ar_cq_overflow *of;
-
-	while ((of = ctx->of_head)) {
-		ctx->of_head = of->next;
-		free(of);
-	}
-	ctx->of_tail = NULL;
 }
 
 /*
@@ -623,7 +619,7 @@ bool ar_req_post_more(struct ar_ureq *req, int res, unsigned cflags)
 
 	ar_batch_init(&b);
 	ar_ctx_lock(ctx);
-	posted = !ctx->of_head &&
+	posted = !ar_cq_backlog(ctx) &&
 		 ar_cq_fill(ctx, req->user_data, res, cflags, NULL);
 	if (posted) {
 		b.posted = true;

@@ -49,7 +49,6 @@ void ar_cq_post_big_locked(struct ar_uctx *ctx, __u64 user_data, int res,
 void ar_cq_post_locked(struct ar_uctx *ctx, __u64 user_data, int res,
 		       unsigned cflags);
 void ar_cq_flush_overflow_list(struct ar_uctx *ctx);
-void ar_cq_free_overflow(struct ar_uctx *ctx);
 void ar_cq_wake(struct ar_uctx *ctx, bool from_worker);
 void ar_ring_signal(struct ar_uctx *ctx, bool from_worker);
 
@@ -62,7 +61,7 @@ void ar_ring_signal(struct ar_uctx *ctx, bool from_worker);
 /* Move overflowed CQEs into the CQ as far as it has room (rechecked under the lock). */
 static inline void ar_cq_flush_overflow(struct ar_uctx *ctx)
 {
-	if (__atomic_load_n(&ctx->of_head, __ATOMIC_RELAXED))
+	if (ar_cq_overflowed(ctx))
 		ar_cq_flush_overflow_list(ctx);
 }
 

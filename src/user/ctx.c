@@ -200,19 +200,10 @@ static void ar_fill_offsets(unsigned flags, unsigned cq_entries,
 	p->cq_off.flags = offsetof(struct ar_rings, cq_flags);
 }
 
-static void *ar_map_anon(size_t len)
-{
-	void *m = mmap(NULL, len, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	return m == MAP_FAILED ? NULL : m;
-}
-
 /*
- * The trap is on: programs may map the ring themselves, so its memory is
- * shared (anonymous): mremap() can map the same pages again for them,
- * and no fd is spent on it (a program sees the fd numbers it would see
- * on the kernel).
+ * Shared anonymous memory: no fd is spent on it (a program sees the fd
+ * numbers it would see on the kernel), and mremap() can map the same
+ * pages again.
  */
 static void *ar_map_shared(size_t len)
 {
@@ -280,11 +271,12 @@ static void ar_ring_layout(unsigned flags, unsigned sq_entries,
 		    !!(flags & IORING_SETUP_SQE128)) * sq_entries;
 }
 
-/* the engine's own memory for rings or SQEs: shared when the trap may map it */
-static void *ar_map_ring_mem(bool shared, size_t len)
-{
-	return shared ? ar_map_shared(len) : ar_map_anon(len);
-}
+/*
+ * The engine's own memory for rings or SQEs: shared, as the kernel's
+ * ring mapping, so that a forked child's are the parent's, and the trap
+ * can map the same pages again for a program that maps them itself.
+ */
+#define ar_map_ring_mem(len)	ar_map_shared(len)
 
 static int ar_alloc_rings(struct ar_uctx *ctx, struct io_uring_params *p)
 {
@@ -307,9 +299,9 @@ static int ar_alloc_rings(struct ar_uctx *ctx, struct io_uring_params *p)
 		memcpy((char *)&p->cq_off + offsetof(struct ar_cqring_offsets, user_addr),
 		       &cq.user_addr, sizeof(cq.user_addr));
 	} else {
-		ctx->shared_mem = ar_trap_active();
-		ctx->rings = ar_map_ring_mem(ctx->shared_mem, ctx->rings_sz);
-		ctx->sqes = ar_map_ring_mem(ctx->shared_mem, ctx->sqes_sz);
+		ctx->shared_mem = true;
+		ctx->rings = ar_map_ring_mem(ctx->rings_sz);
+		ctx->sqes = ar_map_ring_mem(ctx->sqes_sz);
 	}
 	if (!ctx->rings || !ctx->sqes)
 		return -ENOMEM;
@@ -376,7 +368,7 @@ static void *ar_resize_region(struct ar_uctx *ctx, __u64 user_addr, size_t sz,
 			return NULL;
 		return *pin ? ar_pinned_addr(*pin) : (void *)(uintptr_t)user_addr;
 	}
-	m = ar_map_ring_mem(ctx->shared_mem, sz);
+	m = ar_map_ring_mem(sz);
 	*err = m ? 0 : -ENOMEM;
 	return m;
 }
@@ -524,14 +516,73 @@ int ar_user_resize_rings(struct ar_uctx *ctx, void *arg)
 		ar_resize_free(ctx, &n);
 		return ret;
 	}
-	pthread_mutex_lock(&ctx->uring_lock);
+	pthread_mutex_lock(&ar_sh(ctx)->uring_lock);
 	ar_ctx_lock(ctx);
 	ret = ar_resize_swap_locked(ctx, &n, &p);
 	ar_ctx_unlock(ctx);
-	pthread_mutex_unlock(&ctx->uring_lock);
+	pthread_mutex_unlock(&ar_sh(ctx)->uring_lock);
 	if (ret)
 		ar_resize_free(ctx, &n);
 	return ret;
+}
+
+/* the overflow backlog's capacity, in CQEs (ar_cq_overflow_add()) */
+#define AR_OVERFLOW_MAX		(1U << 20)
+
+/* the private part's size: whole pages after the shared one */
+#define AR_UCTX_MAP_SIZE	((sizeof(struct ar_uctx) + 4095) & ~(size_t)4095)
+
+_Static_assert(sizeof(struct ar_ushared) <= AR_SH_SIZE,
+	       "the shared part fits its page");
+
+/*
+ * A ring's struct ar_uctx, zeroed, with its shared part (types.h
+ * ar_sh()) in the MAP_SHARED page before it: one reservation, then the
+ * two mappings placed in it. The overflow backlog is reserved at its
+ * full size now, since a process that forks later cannot grow a mapping
+ * the others see; MAP_NORESERVE: it costs memory only where written.
+ */
+static struct ar_uctx *ar_uctx_alloc(void)
+{
+	size_t len = AR_SH_SIZE + AR_UCTX_MAP_SIZE;
+	struct ar_ushared *sh;
+	pthread_mutexattr_t ma;
+	char *base;
+
+	base = mmap(NULL, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (base == MAP_FAILED)
+		return NULL;
+	if (mmap(base, AR_SH_SIZE, PROT_READ | PROT_WRITE,
+		 MAP_SHARED | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == MAP_FAILED ||
+	    mmap(base + AR_SH_SIZE, AR_UCTX_MAP_SIZE, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == MAP_FAILED) {
+		munmap(base, len);
+		return NULL;
+	}
+	sh = (struct ar_ushared *)base;
+	sh->of_ring_sz = AR_OVERFLOW_MAX * sizeof(struct ar_cq_overflow);
+	sh->of_ring = mmap(NULL, sh->of_ring_sz, PROT_READ | PROT_WRITE,
+			   MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (sh->of_ring == MAP_FAILED) {
+		munmap(base, len);
+		return NULL;
+	}
+	sh->of_mask = AR_OVERFLOW_MAX - 1;
+	pthread_mutexattr_init(&ma);
+	pthread_mutexattr_setpshared(&ma, PTHREAD_PROCESS_SHARED);
+	pthread_mutex_init(&sh->uring_lock, &ma);
+	pthread_mutexattr_destroy(&ma);
+	ar_spin_lock_init(&sh->lock);
+	return (struct ar_uctx *)(base + AR_SH_SIZE);
+}
+
+static void ar_uctx_unmap(struct ar_uctx *ctx)
+{
+	struct ar_ushared *sh = ar_sh(ctx);
+
+	pthread_mutex_destroy(&sh->uring_lock);
+	munmap(sh->of_ring, sh->of_ring_sz);
+	munmap(sh, AR_SH_SIZE + AR_UCTX_MAP_SIZE);
 }
 
 void ar_uctx_free(struct ar_uctx *ctx)
@@ -555,11 +606,10 @@ void ar_uctx_free(struct ar_uctx *ctx)
 	ar_poll_free(ctx);
 	ar_aiopoll_free(ctx);
 	pthread_mutex_destroy(&ctx->svc.start_lock);
-	pthread_mutex_destroy(&ctx->uring_lock);
 	pthread_mutex_destroy(&ctx->wait_lock);
 	free(ctx->restrictions);
 	ar_pers_free(ctx);
-	free(ctx);
+	ar_uctx_unmap(ctx);
 }
 
 static int ar_check_attach_wq(const struct io_uring_params *p)
@@ -629,7 +679,7 @@ static int ar_user_policy(void *obj, const struct anyring_policy *set,
 			return -EEXIST;
 		p = *set;
 		ar_upolicy_resolve(ctx, &p);
-		pthread_mutex_lock(&ctx->uring_lock);
+		pthread_mutex_lock(&ar_sh(ctx)->uring_lock);
 		if (p.complete != ctx->pol.complete) {
 			/* a completion racing the switch could go either way */
 			if (__atomic_load_n(&ctx->nr_inflight, __ATOMIC_RELAXED) ||
@@ -647,7 +697,7 @@ static int ar_user_policy(void *obj, const struct anyring_policy *set,
 			__atomic_store_n(&ctx->pol.issue, p.issue, __ATOMIC_RELAXED);
 			__atomic_store_n(&ctx->pol.block, p.block, __ATOMIC_RELAXED);
 		}
-		pthread_mutex_unlock(&ctx->uring_lock);
+		pthread_mutex_unlock(&ar_sh(ctx)->uring_lock);
 	}
 	if (get && !ret) {
 		get->wake = __atomic_load_n(&ctx->pol.wake, __ATOMIC_RELAXED);
@@ -677,12 +727,12 @@ static int ar_user_stats(void *obj, struct anyring_stats *st, bool reset)
 	src = (__u64 *)&ctx->stats;
 	if (reset) {
 		/* submissions and completions have one writer each, under these */
-		pthread_mutex_lock(&ctx->uring_lock);
+		pthread_mutex_lock(&ar_sh(ctx)->uring_lock);
 		ar_ctx_lock(ctx);
 		for (i = 0; i < n; i++)
 			__atomic_store_n(&src[i], 0, __ATOMIC_RELAXED);
 		ar_ctx_unlock(ctx);
-		pthread_mutex_unlock(&ctx->uring_lock);
+		pthread_mutex_unlock(&ar_sh(ctx)->uring_lock);
 		return 0;
 	}
 	memset(st, 0, sizeof(*st));
@@ -714,7 +764,7 @@ static int ar_user_create(unsigned entries, struct io_uring_params *p)
 		return -EINVAL;
 	}
 
-	ctx = calloc(1, sizeof(*ctx));
+	ctx = ar_uctx_alloc();
 	if (!ctx)
 		return -ENOMEM;
 	ctx->flags = p->flags;
@@ -732,8 +782,6 @@ static int ar_user_create(unsigned entries, struct io_uring_params *p)
 		ctx->has_submitter = true;
 	}
 	atomic_init(&ctx->refs, 1);
-	pthread_mutex_init(&ctx->uring_lock, NULL);
-	ar_spin_lock_init(&ctx->lock);
 	ar_spin_lock_init(&ctx->kbuf_lock);
 	if (ctx->has_submitter)
 		ar_ctx_bias_enable(ctx);
@@ -968,7 +1016,6 @@ static void ar_user_end(struct ar_uctx *ctx, int fd, bool close_fd)
 	ar_svc_exit(ctx);
 	ar_tw_exit(ctx);
 	ar_rsrc_free_all(ctx);
-	ar_cq_free_overflow(ctx);
 	fd2 = __atomic_exchange_n(&ctx->eventfd, -1, __ATOMIC_ACQ_REL);
 	if (fd2 >= 0)
 		ar_internal_close(fd2);

@@ -111,10 +111,10 @@ void ar_ctx_bias_enable(struct ar_uctx *ctx)
 	if (!(ctx->flags & IORING_SETUP_SINGLE_ISSUER) ||
 	    (ctx->flags & IORING_SETUP_SQPOLL) || !ar_membarrier_ready())
 		return;
-	ar_spin_lock(&ctx->lock);
+	ar_spin_lock(&ar_sh(ctx)->lock);
 	/* relaxed: read under the spinlock by every other thread (lock.h) */
 	atomic_store_explicit(&ctx->lock_bias, AR_BIAS_ON, memory_order_relaxed);
-	ar_spin_unlock(&ctx->lock);
+	ar_spin_unlock(&ar_sh(ctx)->lock);
 }
 
 /*
@@ -130,7 +130,7 @@ void ar_ctx_lock_bias_slow(struct ar_uctx *ctx)
 
 	if (ar_self_tid() == ctx->submitter)
 		return;
-	ar_spin_unlock(&ctx->lock);
+	ar_spin_unlock(&ar_sh(ctx)->lock);
 	/* seq_cst: the exchange is the revoker's barrier before membarrier() */
 	if (atomic_compare_exchange_strong(&ctx->lock_bias, &on,
 					   AR_BIAS_REVOKING)) {
@@ -146,7 +146,7 @@ void ar_ctx_lock_bias_slow(struct ar_uctx *ctx)
 					    memory_order_acquire) != AR_BIAS_OFF)
 			ar_spin_backoff(&round);
 	}
-	ar_spin_lock(&ctx->lock);
+	ar_spin_lock(&ar_sh(ctx)->lock);
 }
 
 /* an ar_lockdep_assert_held() found ctx->lock not held by this thread */

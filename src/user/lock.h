@@ -106,7 +106,7 @@ static inline void ar_ctx_lock(struct ar_uctx *ctx)
 		ar_lockdep_acquired(ctx);
 		return;
 	}
-	ar_spin_lock(&ctx->lock);
+	ar_spin_lock(&ar_sh(ctx)->lock);
 	/*
 	 * Looked at under the lock: the bias is turned ON under it, so a
 	 * thread that finds it OFF here got the lock before it was turned
@@ -129,7 +129,7 @@ static inline void ar_ctx_unlock(struct ar_uctx *ctx)
 		atomic_store_explicit(&ctx->issuer_in, 0, memory_order_release);
 		return;
 	}
-	ar_spin_unlock(&ctx->lock);
+	ar_spin_unlock(&ar_sh(ctx)->lock);
 }
 
 #endif

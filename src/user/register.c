@@ -137,7 +137,7 @@ static int ar_reg_eventfd(struct ar_uctx *ctx, const void *arg, unsigned nr,
 	}
 	ctx->eventfd_async = async;
 	/* as the kernel: CQEs posted before the registration signal nothing */
-	__atomic_store_n(&ctx->eventfd_tail, ctx->cached_cq_tail, __ATOMIC_RELAXED);
+	__atomic_store_n(&ctx->eventfd_tail, ar_sh(ctx)->cached_cq_tail, __ATOMIC_RELAXED);
 	/* release: eventfd_async and eventfd_tail are set before the fd is seen */
 	__atomic_store_n(&ctx->eventfd, dup_fd, __ATOMIC_RELEASE);
 	ar_ctx_unlock(ctx);
@@ -238,7 +238,7 @@ static int ar_reg_personality(struct ar_uctx *ctx)
 
 	if (!cred)
 		return -ENOMEM;
-	pthread_mutex_lock(&ctx->uring_lock);
+	pthread_mutex_lock(&ar_sh(ctx)->uring_lock);
 	for (i = 0; i < AR_PERS_MAX; i++) {
 		id = (ctx->personality_next + i) % AR_PERS_MAX + 1;
 		if (ar_pers_lookup(ctx, id))
@@ -253,7 +253,7 @@ static int ar_reg_personality(struct ar_uctx *ctx)
 		ret = (int)id;
 		break;
 	}
-	pthread_mutex_unlock(&ctx->uring_lock);
+	pthread_mutex_unlock(&ar_sh(ctx)->uring_lock);
 	ar_cred_put(cred);
 	return ret;
 }
@@ -262,11 +262,11 @@ static int ar_unreg_personality(struct ar_uctx *ctx, unsigned id)
 {
 	struct ar_cred *cred;
 
-	pthread_mutex_lock(&ctx->uring_lock);
+	pthread_mutex_lock(&ar_sh(ctx)->uring_lock);
 	cred = ar_pers_lookup(ctx, id);
 	if (cred)
 		ctx->pers[id] = NULL;
-	pthread_mutex_unlock(&ctx->uring_lock);
+	pthread_mutex_unlock(&ar_sh(ctx)->uring_lock);
 	/* requests that took it hold their own reference */
 	ar_cred_put(cred);
 	return cred ? 0 : -EINVAL;
@@ -694,9 +694,9 @@ static int ar_reg_clone_buffers(struct ar_uctx *ctx, const void *arg)
 		return -EINVAL;
 	/* the kernel's order: this before pad; ar_rsrc_clone_bufs() asks again */
 	if (!(cb.flags & AR_REGISTER_DST_REPLACE)) {
-		pthread_mutex_lock(&ctx->uring_lock);
+		pthread_mutex_lock(&ar_sh(ctx)->uring_lock);
 		busy = ctx->bufs.nr != 0;
-		pthread_mutex_unlock(&ctx->uring_lock);
+		pthread_mutex_unlock(&ar_sh(ctx)->uring_lock);
 		if (busy)
 			return -EBUSY;
 	}

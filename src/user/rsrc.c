@@ -66,10 +66,10 @@ static struct ar_rsrc_node *ar_rsrc_get(struct ar_uctx *ctx,
 {
 	struct ar_rsrc_node *node = NULL;
 
-	pthread_mutex_lock(&ctx->uring_lock);
+	pthread_mutex_lock(&ar_sh(ctx)->uring_lock);
 	if (index < t->nr && (node = t->nodes[index]))
 		atomic_fetch_add_explicit(&node->refs, 1, memory_order_relaxed);
-	pthread_mutex_unlock(&ctx->uring_lock);
+	pthread_mutex_unlock(&ar_sh(ctx)->uring_lock);
 	return node;
 }
 
@@ -322,9 +322,9 @@ static int ar_table_register(struct ar_uctx *ctx, bool files,
 	ret = ar_table_build(ctx, files, data, tags, nr, &nodes);
 	if (ret)
 		return ret;
-	pthread_mutex_lock(&ctx->uring_lock);
+	pthread_mutex_lock(&ar_sh(ctx)->uring_lock);
 	if (t->registered) {
-		pthread_mutex_unlock(&ctx->uring_lock);
+		pthread_mutex_unlock(&ar_sh(ctx)->uring_lock);
 		ar_nodes_put(ctx, nodes, nr);
 		return -EBUSY;
 	}
@@ -338,7 +338,7 @@ static int ar_table_register(struct ar_uctx *ctx, bool files,
 	for (unsigned i = 0; i < nr; i++)
 		if (nodes[i])
 			t->alloc_hint = i + 1;
-	pthread_mutex_unlock(&ctx->uring_lock);
+	pthread_mutex_unlock(&ar_sh(ctx)->uring_lock);
 	return 0;
 }
 
@@ -359,7 +359,7 @@ int ar_rsrc_register_bufs(struct ar_uctx *ctx, const struct iovec *iovs,
 static void ar_lock_two(struct ar_uctx *a, struct ar_uctx *b)
 {
 	if (a == b) {
-		pthread_mutex_lock(&a->uring_lock);
+		pthread_mutex_lock(&ar_sh(a)->uring_lock);
 		return;
 	}
 	if (a > b) {
@@ -368,15 +368,15 @@ static void ar_lock_two(struct ar_uctx *a, struct ar_uctx *b)
 		a = b;
 		b = t;
 	}
-	pthread_mutex_lock(&a->uring_lock);
-	pthread_mutex_lock(&b->uring_lock);
+	pthread_mutex_lock(&ar_sh(a)->uring_lock);
+	pthread_mutex_lock(&ar_sh(b)->uring_lock);
 }
 
 static void ar_unlock_two(struct ar_uctx *a, struct ar_uctx *b)
 {
 	if (a != b)
-		pthread_mutex_unlock(&b->uring_lock);
-	pthread_mutex_unlock(&a->uring_lock);
+		pthread_mutex_unlock(&ar_sh(b)->uring_lock);
+	pthread_mutex_unlock(&ar_sh(a)->uring_lock);
 }
 
 /*
@@ -471,9 +471,9 @@ int ar_rsrc_unregister(struct ar_uctx *ctx, bool files)
 	struct ar_rsrc_node **nodes;
 	unsigned nr;
 
-	pthread_mutex_lock(&ctx->uring_lock);
+	pthread_mutex_lock(&ar_sh(ctx)->uring_lock);
 	if (!t->registered) {
-		pthread_mutex_unlock(&ctx->uring_lock);
+		pthread_mutex_unlock(&ar_sh(ctx)->uring_lock);
 		return -ENXIO;
 	}
 	nodes = t->nodes;
@@ -481,7 +481,7 @@ int ar_rsrc_unregister(struct ar_uctx *ctx, bool files)
 	t->nodes = NULL;
 	t->nr = 0;
 	t->registered = false;
-	pthread_mutex_unlock(&ctx->uring_lock);
+	pthread_mutex_unlock(&ar_sh(ctx)->uring_lock);
 	ar_nodes_put(ctx, nodes, nr);
 	return 0;
 }
@@ -574,16 +574,16 @@ int ar_rsrc_update(struct ar_uctx *ctx, bool files, unsigned off,
 	unsigned done;
 	int ret = 0;
 
-	pthread_mutex_lock(&ctx->uring_lock);
+	pthread_mutex_lock(&ar_sh(ctx)->uring_lock);
 	if (!t->registered) {
-		pthread_mutex_unlock(&ctx->uring_lock);
+		pthread_mutex_unlock(&ar_sh(ctx)->uring_lock);
 		return -ENXIO;
 	}
 	if (!nr || off > t->nr || nr > t->nr - off) {
-		pthread_mutex_unlock(&ctx->uring_lock);
+		pthread_mutex_unlock(&ar_sh(ctx)->uring_lock);
 		return -EINVAL;
 	}
-	pthread_mutex_unlock(&ctx->uring_lock);
+	pthread_mutex_unlock(&ar_sh(ctx)->uring_lock);
 
 	for (done = 0; done < nr; done++) {
 		node = NULL;
@@ -595,10 +595,10 @@ int ar_rsrc_update(struct ar_uctx *ctx, bool files, unsigned off,
 			continue;
 		if (ret)
 			break;
-		pthread_mutex_lock(&ctx->uring_lock);
+		pthread_mutex_lock(&ar_sh(ctx)->uring_lock);
 		old = t->registered && off + done < t->nr ?
 		      ar_slot_swap(t, off + done, node) : node;
-		pthread_mutex_unlock(&ctx->uring_lock);
+		pthread_mutex_unlock(&ar_sh(ctx)->uring_lock);
 		ar_rsrc_put(ctx, old);
 	}
 	ar_pin_map_free(&map);
@@ -620,7 +620,7 @@ int ar_rsrc_install_file(struct ar_uctx *ctx, int fd, unsigned slot,
 	}
 	node->fd = ar_internal_claim(fd);
 	ar_file_resolve_fixed(&node->file, node->fd);
-	pthread_mutex_lock(&ctx->uring_lock);
+	pthread_mutex_lock(&ar_sh(ctx)->uring_lock);
 	if (!t->registered) {
 		ret = alloc ? -ENFILE : -ENXIO;
 	} else if (alloc) {
@@ -632,7 +632,7 @@ int ar_rsrc_install_file(struct ar_uctx *ctx, int fd, unsigned slot,
 	} else {
 		old = ar_slot_swap(t, slot, node);
 	}
-	pthread_mutex_unlock(&ctx->uring_lock);
+	pthread_mutex_unlock(&ar_sh(ctx)->uring_lock);
 	if (ret < 0) {
 		ar_file_release(&node->file);
 		node->fd = -1;
@@ -650,14 +650,14 @@ int ar_rsrc_close_file(struct ar_uctx *ctx, unsigned slot)
 	struct ar_rsrc_node *old = NULL;
 	int ret = 0;
 
-	pthread_mutex_lock(&ctx->uring_lock);
+	pthread_mutex_lock(&ar_sh(ctx)->uring_lock);
 	if (!t->registered)
 		ret = -ENXIO;
 	else if (slot >= t->nr)
 		ret = -EINVAL;
 	else if (!(old = ar_slot_swap(t, slot, NULL)))
 		ret = -EBADF;
-	pthread_mutex_unlock(&ctx->uring_lock);
+	pthread_mutex_unlock(&ar_sh(ctx)->uring_lock);
 	ar_rsrc_put(ctx, old);
 	return ret;
 }
@@ -667,7 +667,7 @@ int ar_rsrc_alloc_range(struct ar_uctx *ctx, unsigned off, unsigned len)
 	struct ar_rsrc_table *t = &ctx->files;
 	int ret = 0;
 
-	pthread_mutex_lock(&ctx->uring_lock);
+	pthread_mutex_lock(&ar_sh(ctx)->uring_lock);
 	if (off + len < off)
 		ret = -EOVERFLOW;
 	else if (off + len > t->nr)
@@ -677,7 +677,7 @@ int ar_rsrc_alloc_range(struct ar_uctx *ctx, unsigned off, unsigned len)
 		t->alloc_end = off + len;
 		t->alloc_hint = off;
 	}
-	pthread_mutex_unlock(&ctx->uring_lock);
+	pthread_mutex_unlock(&ar_sh(ctx)->uring_lock);
 	return ret;
 }
 

@@ -387,7 +387,7 @@ static void ar_submit_slow_end(struct ar_uctx *ctx, struct ar_submit_state *st)
 /* the SQE at the consumer's position, or NULL for a bad SQ array index */
 static const struct io_uring_sqe *ar_get_sqe(struct ar_uctx *ctx)
 {
-	unsigned head = ctx->cached_sq_head++ & (ctx->sq_entries - 1);
+	unsigned head = ar_sh(ctx)->cached_sq_head++ & (ctx->sq_entries - 1);
 
 	if (ctx->sq_array) {
 		head = IO_URING_READ_ONCE(ctx->sq_array[head]);
@@ -405,7 +405,7 @@ unsigned ar_sq_entries_ready(struct ar_uctx *ctx)
 	/* acquire pairs with the application's release of the SQ tail: SQEs are written */
 	unsigned tail = io_uring_smp_load_acquire(&ctx->rings->sq.tail);
 
-	return tail - ctx->cached_sq_head;
+	return tail - ar_sh(ctx)->cached_sq_head;
 }
 
 /*
@@ -433,13 +433,13 @@ int ar_submit_sqes_wait(struct ar_uctx *ctx, unsigned nr, unsigned wait_nr)
 	st.nr_fast = 0;
 	ar_batch_init(&st.fast_b);
 	if (locked)
-		pthread_mutex_lock(&ctx->uring_lock);
+		pthread_mutex_lock(&ar_sh(ctx)->uring_lock);
 	entries = ar_sq_entries_ready(ctx);
 	if (entries > ctx->sq_entries)
 		entries = ctx->sq_entries;
 	if (!entries) {
 		if (locked)
-			pthread_mutex_unlock(&ctx->uring_lock);
+			pthread_mutex_unlock(&ar_sh(ctx)->uring_lock);
 		return 0;
 	}
 	ret = (int)(left = nr < entries ? nr : entries);
@@ -461,7 +461,7 @@ int ar_submit_sqes_wait(struct ar_uctx *ctx, unsigned nr, unsigned wait_nr)
 		}
 		req = ar_req_alloc(ctx);
 		if (!req) {
-			ctx->cached_sq_head--;	/* not consumed */
+			ar_sh(ctx)->cached_sq_head--;	/* not consumed */
 			nomem = true;
 			break;
 		}
@@ -486,10 +486,10 @@ int ar_submit_sqes_wait(struct ar_uctx *ctx, unsigned nr, unsigned wait_nr)
 						 __ATOMIC_RELAXED) + (unsigned)ret,
 				 __ATOMIC_RELAXED);
 	/* release pairs with the application's acquire of the SQ head: entries are free */
-	io_uring_smp_store_release(&ctx->rings->sq.head, ctx->cached_sq_head);
+	io_uring_smp_store_release(&ctx->rings->sq.head, ar_sh(ctx)->cached_sq_head);
 	owned = !fast && st.ready_head && ar_submit_claim(ctx);
 	if (locked)
-		pthread_mutex_unlock(&ctx->uring_lock);
+		pthread_mutex_unlock(&ar_sh(ctx)->uring_lock);
 
 	if (st.fast_b.posted)
 		ar_batch_finish(ctx, &st.fast_b, false);

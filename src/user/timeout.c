@@ -156,7 +156,7 @@ int ar_link_timeout_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe)
 static void ar_timeout_add_counted(struct ar_uctx *ctx, struct ar_ureq *req)
 {
 	struct ar_timeout *t = ar_req_data(req, struct ar_timeout);
-	__u32 tail = ctx->cached_cq_tail - ctx->cq_timeouts;
+	__u32 tail = ar_sh(ctx)->cached_cq_tail - ar_sh(ctx)->cq_timeouts;
 	struct ar_ureq **pp;
 
 	t->target_seq = tail + t->off;
@@ -236,7 +236,7 @@ int ar_timeout_issue(struct ar_ureq *req, unsigned issue_flags)
  */
 struct ar_ureq *ar_timeout_next_satisfied_locked(struct ar_uctx *ctx)
 {
-	__u32 seq = ctx->cached_cq_tail - ctx->cq_timeouts;
+	__u32 seq = ar_sh(ctx)->cached_cq_tail - ar_sh(ctx)->cq_timeouts;
 	struct ar_ureq *req;
 	struct ar_timeout *t;
 
@@ -279,7 +279,7 @@ void ar_timeout_count_locked(struct ar_uctx *ctx, struct ar_ureq *req)
 	if (!ar_req_data(req, struct ar_timeout)->expired)
 		return;
 	/* one writer (under ctx->lock); read without it by waiters */
-	__atomic_store_n(&ctx->cq_timeouts, ctx->cq_timeouts + 1,
+	__atomic_store_n(&ar_sh(ctx)->cq_timeouts, ar_sh(ctx)->cq_timeouts + 1,
 			 __ATOMIC_RELAXED);
 }
 

@@ -9,9 +9,9 @@
  * arms readiness polls and timers, and the CQ posting path with its
  * overflow list.
  *
- * Locks, never held across I/O or a sleep:
- *   ctx->uring_lock   SQ consumption and registered-resource tables;
- *   ctx->lock         the CQ (posting, overflow list), the in-flight list,
+ * Locks, never held across I/O or a sleep (both in struct ar_ushared):
+ *   uring_lock        SQ consumption and registered-resource tables;
+ *   lock              the CQ (posting, overflow list), the in-flight list,
  *                     drain deferral, timeouts and armed polls; a spinlock,
  *                     as the kernel's completion_lock (spinlock.h). Its
  *                     sections may allocate (an overflowed CQE, a ring's
@@ -298,11 +298,13 @@ struct ar_backend;
 struct ar_spread;
 struct ar_kbuf_ctx;
 
+/* a CQE the CQ had no room for, on the overflow backlog (complete.c) */
 struct ar_cq_overflow {
-	struct ar_cq_overflow *next;
+	__u64 user_data;
+	__s32 res;
+	__u32 flags;
 	__u64 big[2];		/* a 32-byte CQE's second half (ar_cqe_big) */
-	bool is_big;
-	struct io_uring_cqe cqe;	/* last: newer headers end it with big_cqe[] */
+	__u32 is_big;
 };
 
 /*
@@ -417,9 +419,7 @@ struct ar_uctx {
 	pid_t creator;			/* the thread that set it up: threads' names */
 	bool has_submitter;		/* written once, before others may look */
 
-	/* submission: under uring_lock (ctx.h: the submitter needs none) */
-	pthread_mutex_t uring_lock;
-	unsigned cached_sq_head;
+	/* submission: under uring_lock (ar_sh(); the submitter needs none) */
 	/* the requests of a submit being issued (submit.c): submit_state.owner's */
 	struct ar_submit_issue submit_state;
 	bool disabled;			/* IORING_SETUP_R_DISABLED until enabled */
@@ -434,20 +434,15 @@ struct ar_uctx {
 	unsigned nr_pers;
 
 	/*
-	 * completion: under lock (the kernel's completion_lock), taken by
-	 * ar_ctx_lock() (lock.h), which a SINGLE_ISSUER ring's issuer takes
-	 * by issuer_in while lock_bias is AR_BIAS_ON
+	 * completion: under ar_sh()'s lock (the kernel's completion_lock),
+	 * taken by ar_ctx_lock() (lock.h), which a SINGLE_ISSUER ring's
+	 * issuer takes by issuer_in while lock_bias is AR_BIAS_ON
 	 */
-	struct ar_spinlock lock;
 	atomic_uchar lock_bias;
 	atomic_uchar issuer_in;
 	/* its holder's thread id, kept in AR_LOCKDEP builds (lock.h) */
 	_Atomic pid_t lock_owner;
-	unsigned cached_cq_tail;	/* CQEs posted */
-	unsigned cq_timeouts;		/* timeouts completed: not counted as events */
 	unsigned cq_last_tm_flush;
-	struct ar_cq_overflow *of_head, *of_tail;
-	unsigned nr_overflow;
 	struct ar_ureq *inflight;	/* every submitted, uncompleted request */
 	struct ar_ureq *inflight_tail;
 	unsigned nr_inflight;
@@ -505,6 +500,53 @@ struct ar_uctx {
 	struct ar_iopoll *iopoll;	/* the polled requests, estimates: under lock */
 	atomic_uint dev_inflight;	/* device I/Os not yet done: exit waits */
 };
+
+/*
+ * What every process that holds a ring shares (docs/architecture.md,
+ * "Rings shared across processes"): the SQ and CQ bookkeeping and their
+ * locks, and the overflow backlog. It is a MAP_SHARED page right before
+ * the ring's struct ar_uctx, whose pages are MAP_PRIVATE: a forked
+ * child's copy of the ctx is its own, the page before it is the
+ * parent's (ctx.c ar_uctx_alloc()). So ar_sh() is a constant offset,
+ * not a load. Pointers in it point to shared mappings made at setup,
+ * which are at the same address in every process (they only ever get a
+ * ring by fork).
+ */
+struct ar_ushared {
+	/* SQ consumption: the kernel's uring_lock; PTHREAD_PROCESS_SHARED */
+	pthread_mutex_t uring_lock;
+	unsigned cached_sq_head;	/* under uring_lock */
+
+	/* the CQ lock (lock.h) and what it guards */
+	struct ar_spinlock lock;
+	unsigned cached_cq_tail;	/* CQEs posted */
+	unsigned cq_timeouts;		/* timeouts completed: not counted as events */
+	/*
+	 * CQEs the CQ had no room for, oldest first: entries of_head up to
+	 * of_tail (free-running) of the of_mask + 1 at of_ring, a
+	 * MAP_NORESERVE mapping that takes memory only where written
+	 */
+	struct ar_cq_overflow *of_ring;
+	size_t of_ring_sz;
+	unsigned of_mask;
+	unsigned of_head, of_tail;	/* under lock; read relaxed as a hint */
+};
+
+#define AR_SH_SIZE	4096
+
+static inline struct ar_ushared *ar_sh(const struct ar_uctx *ctx)
+{
+	return (struct ar_ushared *)((char *)ctx - AR_SH_SIZE);
+}
+
+/* CQEs wait on the overflow backlog (relaxed: a hint, rechecked under the lock) */
+static inline bool ar_cq_overflowed(const struct ar_uctx *ctx)
+{
+	const struct ar_ushared *sh = ar_sh(ctx);
+
+	return __atomic_load_n(&sh->of_head, __ATOMIC_RELAXED) !=
+	       __atomic_load_n(&sh->of_tail, __ATOMIC_RELAXED);
+}
 
 extern __thread struct ar_uctx *ar_registered_rings[AR_RINGFD_REG_MAX];
 /*

@@ -180,7 +180,7 @@ static bool ar_wait_done(struct ar_uctx *ctx, unsigned min_events,
 	ar_cq_flush_overflow(ctx);
 	if (ar_cq_events_user(ctx) >= min_events)
 		return true;
-	if (__atomic_load_n(&ctx->cq_timeouts, __ATOMIC_RELAXED) == nr_timeouts)
+	if (__atomic_load_n(&ar_sh(ctx)->cq_timeouts, __ATOMIC_RELAXED) == nr_timeouts)
 		return false;
 	/*
 	 * A timeout completed: it was counted just before its CQE was
@@ -418,7 +418,7 @@ static int ar_cqring_wait(struct ar_uctx *ctx, unsigned min_events,
 	 * this thread saw is in the count: it was stored before the CQ tail
 	 * this thread loaded with acquire (ar_timeout_count_locked()).
 	 */
-	nr_timeouts = __atomic_load_n(&ctx->cq_timeouts, __ATOMIC_RELAXED);
+	nr_timeouts = __atomic_load_n(&ar_sh(ctx)->cq_timeouts, __ATOMIC_RELAXED);
 	if (ar_wait_done(ctx, min_events, nr_timeouts))
 		return 0;
 	ret = ar_wait_get_sigmask(a);

@@ -147,8 +147,8 @@ static bool ar_should_wake(struct ar_uctx *ctx, struct ar_waiter *w)
 	 * fence in ar_cq_wake() orders its append before this check.
 	 */
 	return (int)(tail - w->target) >= 0 || w->force ||
-	       __atomic_load_n(&ctx->cq_timeouts, __ATOMIC_RELAXED) != w->nr_timeouts ||
-	       __atomic_load_n(&ctx->of_head, __ATOMIC_RELAXED);
+	       __atomic_load_n(&ar_sh(ctx)->cq_timeouts, __ATOMIC_RELAXED) != w->nr_timeouts ||
+	       ar_cq_overflowed(ctx);
 }
 
 /* Wake the waiters whose wait is over; the caller saw cq_waiters > 0. */

@@ -885,13 +885,15 @@ static void run_setup_nommap(const char *engine, const void *arg,
 
 	mem = mmap(NULL, NM_SZ, PROT_READ | PROT_WRITE,
 		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	gone = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
-		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	/*
+	 * Memory no access reaches: a PROT_NONE page, not a hole, which the
+	 * setup's own mappings (the user engine's ring) could be put in.
+	 */
+	gone = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (mem == MAP_FAILED || gone == MAP_FAILED) {
 		snprintf(r->msg, sizeof(r->msg), "mmap: %s", strerror(errno));
 		return;
 	}
-	munmap(gone, 4096);
 	memset(&p, 0, sizeof(p));
 	p.flags = IORING_SETUP_NO_MMAP | nc->flags;
 	memset(&sq, 0, sizeof(sq));
