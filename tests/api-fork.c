@@ -1,15 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * api-fork.c - a forked child and its parent's ring. On the kernel the
- * child shares the ring. A user ring lives in the parent's memory and
- * threads, so the child's copy refuses every call with -EOWNERDEAD, its
- * io_uring_queue_exit() releases only the child's fd, and the parent
- * loses nothing: every request it had in flight completes, once, and its
- * own exit returns.
+ * api-fork.c - a forked child and its parent's ring, which they share,
+ * as on the kernel (docs/architecture.md, "Rings shared across
+ * processes"): the child's submissions are its own and complete in the
+ * one CQ, a waiter in one process wakes for the other's posts, each
+ * request completes once, and the child's io_uring_queue_exit() leaves
+ * the parent's ring alive.
  *
- * The parent has pipe reads and O_DIRECT reads in flight at the fork;
- * the child submits, registers, waits and exits the ring; the parent then
- * feeds the pipe and reaps every CQE by user_data.
+ * t_round: the parent has pipe reads and O_DIRECT reads in flight at the
+ * fork; the child submits a NOP, updates registered files (no table:
+ * the kernel's -ENXIO), waits until every CQE is there, the pipe reads'
+ * too, which the parent's write completes, and exits without reaping;
+ * the parent then reaps each by user_data, once.
+ * t_pingpong: a child submits NOPs one by one while the parent waits for
+ * each (a wait woken by another process's post).
  */
 #include <fcntl.h>
 #include <unistd.h>
@@ -20,47 +24,54 @@
 #define T_PIPE_READS	8
 #define T_DIRECT_READS	8
 #define T_BS		4096
+#define T_NOP_UD	100
+#define T_PINGS		200
 
-/* the child: on a user ring every call is refused, and exit is its own */
-static int t_child(struct io_uring *ring, bool user)
+/* the child: its own submission, the kernel's errno, a wait for all */
+static int t_child(struct io_uring *ring, unsigned total)
 {
+	struct io_uring_cqe *cqe;
+	struct io_uring_sqe *sqe;
 	int ret;
 
-	if (user) {
-		io_uring_prep_nop(io_uring_get_sqe(ring));
-		if (io_uring_submit(ring) != -EOWNERDEAD)
-			return 2;
-		/* a wait that enters (io_uring_wait_cqe may find a copied CQE) */
-		ret = io_uring_enter(ring->ring_fd, 0, 1, IORING_ENTER_GETEVENTS,
-				     NULL);
-		if (ret != -EOWNERDEAD)
-			return 3;
-		ret = io_uring_register_files_update(ring, 0, &(int){ -1 }, 1);
-		if (ret != -EOWNERDEAD)
-			return 4;
-	}
+	sqe = io_uring_get_sqe(ring);
+	io_uring_prep_nop(sqe);
+	sqe->user_data = T_NOP_UD;
+	if (io_uring_submit(ring) != 1)
+		return 2;
+	ret = io_uring_register_files_update(ring, 0, &(int){ -1 }, 1);
+	if (ret != -ENXIO)
+		return 3;
+	/* every CQE, none reaped: they are the parent's to see */
+	ret = io_uring_wait_cqes(ring, &cqe, total, NULL, NULL);
+	if (ret)
+		return 4;
+	if (io_uring_cq_ready(ring) != total)
+		return 5;
 	io_uring_queue_exit(ring);
 	return 0;
 }
 
-static void t_round(int dfd, char *dbuf, bool user)
+static void t_round(int dfd, char *dbuf)
 {
 	static char pbuf[T_PIPE_READS];
+	unsigned nr_direct = dfd >= 0 ? T_DIRECT_READS : 0;
+	unsigned total = T_PIPE_READS + nr_direct + 1, n = 0;
+	unsigned seen[T_PIPE_READS + T_DIRECT_READS + 1] = { 0 }, i;
 	struct io_uring ring;
 	struct io_uring_sqe *sqe;
 	struct io_uring_cqe *cqe;
-	unsigned seen[T_PIPE_READS + T_DIRECT_READS] = { 0 }, n = 0;
 	int p[2], status;
 	pid_t pid;
 
 	t_ring(&ring, 32, NULL);
 	CHECK(!pipe(p));
-	for (unsigned i = 0; i < T_PIPE_READS; i++) {
+	for (i = 0; i < T_PIPE_READS; i++) {
 		sqe = io_uring_get_sqe(&ring);
 		io_uring_prep_read(sqe, p[0], &pbuf[i], 1, 0);
 		sqe->user_data = i;
 	}
-	for (unsigned i = 0; dfd >= 0 && i < T_DIRECT_READS; i++) {
+	for (i = 0; i < nr_direct; i++) {
 		sqe = io_uring_get_sqe(&ring);
 		io_uring_prep_read(sqe, dfd, dbuf + i * T_BS, T_BS, i * T_BS);
 		sqe->user_data = T_PIPE_READS + i;
@@ -69,36 +80,81 @@ static void t_round(int dfd, char *dbuf, bool user)
 	pid = fork();
 	CHECK(pid >= 0);
 	if (!pid)
-		_exit(t_child(&ring, user));
+		_exit(t_child(&ring, total));
+	CHECK_EQ(write(p[1], "abcdefgh", T_PIPE_READS), T_PIPE_READS);
 	CHECK_EQ(waitpid(pid, &status, 0), pid);
 	CHECK(WIFEXITED(status));
 	CHECK_EQ(WEXITSTATUS(status), 0);
-	CHECK_EQ(write(p[1], "abcdefgh", T_PIPE_READS), T_PIPE_READS);
-	while (n < T_PIPE_READS + (dfd >= 0 ? T_DIRECT_READS : 0)) {
+	while (n < total) {
 		CHECK_EQ(io_uring_wait_cqe(&ring, &cqe), 0);
-		CHECK(cqe->user_data < T_PIPE_READS + T_DIRECT_READS);
-		CHECK_EQ(seen[cqe->user_data]++, 0);
-		CHECK_EQ(cqe->res, cqe->user_data < T_PIPE_READS ? 1 : T_BS);
+		if (cqe->user_data == T_NOP_UD) {
+			CHECK_EQ(cqe->res, 0);
+			CHECK_EQ(seen[total - 1]++, 0);
+		} else {
+			CHECK(cqe->user_data < T_PIPE_READS + nr_direct);
+			CHECK_EQ(seen[cqe->user_data]++, 0);
+			CHECK_EQ(cqe->res, cqe->user_data < T_PIPE_READS ? 1 : T_BS);
+		}
 		io_uring_cqe_seen(&ring, cqe);
 		n++;
 	}
+	CHECK_EQ(io_uring_cq_ready(&ring), 0);
 	io_uring_queue_exit(&ring);
 	close(p[0]);
 	close(p[1]);
 }
 
+/* the parent sleeps in its waits; the child's posts wake it */
+static void t_pingpong(void)
+{
+	struct io_uring ring;
+	struct io_uring_cqe *cqe;
+	struct io_uring_sqe *sqe;
+	int status;
+	pid_t pid;
+
+	t_ring(&ring, 8, NULL);
+	pid = fork();
+	CHECK(pid >= 0);
+	if (!pid) {
+		for (unsigned i = 0; i < T_PINGS; i++) {
+			sqe = io_uring_get_sqe(&ring);
+			io_uring_prep_nop(sqe);
+			sqe->user_data = i;
+			if (io_uring_submit(&ring) != 1)
+				_exit(2);
+			/* the parent keeps up: no more than the CQ holds */
+			while (io_uring_cq_ready(&ring) > 4)
+				usleep(100);
+		}
+		_exit(0);
+	}
+	for (unsigned i = 0; i < T_PINGS; i++) {
+		CHECK_EQ(io_uring_wait_cqe(&ring, &cqe), 0);
+		CHECK_EQ(cqe->user_data, i);
+		CHECK_EQ(cqe->res, 0);
+		io_uring_cqe_seen(&ring, cqe);
+	}
+	CHECK_EQ(waitpid(pid, &status, 0), pid);
+	CHECK(WIFEXITED(status));
+	CHECK_EQ(WEXITSTATUS(status), 0);
+	io_uring_queue_exit(&ring);
+}
+
 int main(void)
 {
-	bool user = !strcmp(t_engine(), "user");
 	void *dbuf;
 	int dfd;
 
 	CHECK(!posix_memalign(&dbuf, 4096, T_DIRECT_READS * T_BS));
 	dfd = t_direct_file(dbuf, T_BS, T_DIRECT_READS, 'f');
 	for (int i = 0; i < T_ROUNDS; i++)
-		t_round(dfd, dbuf, user);
-	printf("%d forks with reads in flight (%s): the parent got every CQE once\n",
+		t_round(dfd, dbuf);
+	printf("%d forks with reads in flight (%s): every CQE once\n",
 	       T_ROUNDS, t_engine());
+	t_pingpong();
+	printf("%d NOPs of a child reaped by its parent (%s)\n", T_PINGS,
+	       t_engine());
 	if (dfd >= 0)
 		close(dfd);
 	free(dbuf);

@@ -105,9 +105,35 @@ static void ar_claim_lock_drop(void)
 	pthread_mutex_unlock(&ar_claim_lock);
 }
 
+/*
+ * Before a fork: each ring of an in_process engine gets ready to be used
+ * by the child too (user/fork.c), then the claims stand still. It may
+ * claim fds itself, so it runs before the lock is taken.
+ */
+static void ar_claim_prefork(void)
+{
+	struct ar_fd_chunk *c;
+	const struct ar_engine *e;
+	void *obj;
+
+	for (unsigned i = 0; i < AR_FD_CHUNKS; i++) {
+		c = atomic_load_explicit(&ar_fd_table[i], memory_order_acquire);
+		for (unsigned j = 0; c && j < AR_FD_CHUNK; j++) {
+			/* acquire pairs with the release in ar_engine_claim_fd() */
+			e = atomic_load_explicit(&c->engine[j], memory_order_acquire);
+			if (!e || !e->in_process || !e->prefork)
+				continue;
+			obj = atomic_load_explicit(&c->priv[j], memory_order_relaxed);
+			if (obj)
+				e->prefork(obj);
+		}
+	}
+	ar_claim_lock_take();
+}
+
 static void ar_claim_init(void)
 {
-	pthread_atfork(ar_claim_lock_take, ar_claim_lock_drop,
+	pthread_atfork(ar_claim_prefork, ar_claim_lock_drop,
 		       ar_claim_lock_drop);
 }
 
@@ -398,6 +424,7 @@ static void ar_engine_atfork_child(void)
 	ar_kernel_ring_table = false;
 	struct ar_fd_chunk *c;
 	const struct ar_engine *e;
+	void *obj;
 
 	for (unsigned i = 0; i < AR_FD_CHUNKS; i++) {
 		c = atomic_load_explicit(&ar_fd_table[i], memory_order_relaxed);
@@ -405,6 +432,9 @@ static void ar_engine_atfork_child(void)
 			e = atomic_load_explicit(&c->engine[j], memory_order_relaxed);
 			if (!e || !e->in_process)
 				continue;
+			obj = atomic_load_explicit(&c->priv[j], memory_order_relaxed);
+			if (obj && e->forked && e->forked(obj))
+				continue;	/* the child's own now (user/fork.c) */
 			atomic_store_explicit(&c->priv[j], NULL, memory_order_relaxed);
 			atomic_store_explicit(&c->engine[j], &ar_forked_engine,
 					      memory_order_relaxed);

@@ -89,6 +89,14 @@ struct ar_engine {
 	 */
 	void (*cq_idle)(void *obj);
 	/*
+	 * fork(2), for an in_process engine's rings (engine.c's handlers),
+	 * once per claimed fd: prefork in the parent before it; forked in
+	 * the child, which keeps the ring when it answers true, else its
+	 * calls fail -EOWNERDEAD. NULL: nothing to do, and never kept.
+	 */
+	void (*prefork)(void *obj);
+	bool (*forked)(void *obj);
+	/*
 	 * The program put the ring's fd into an epoll set with these
 	 * events (libc's epoll_ctl, engine/pollhook.c). NULL: nothing to do.
 	 */

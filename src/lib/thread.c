@@ -79,6 +79,20 @@ void ar_futex_wake(atomic_uint *word, int nr)
 	ar_raw_syscall6(SYS_futex, (long)word, FUTEX_WAKE_PRIVATE, nr, 0, 0, 0);
 }
 
+/* the same on a word in memory other processes share: no PRIVATE flag */
+int ar_futex_wait_shared(atomic_uint *word, unsigned val)
+{
+	long ret = ar_raw_syscall6(SYS_futex, (long)word, FUTEX_WAIT_BITSET,
+				   (long)val, 0, 0, FUTEX_BITSET_MATCH_ANY);
+
+	return ret < 0 ? (int)ret : 0;
+}
+
+void ar_futex_wake_shared(atomic_uint *word, int nr)
+{
+	ar_raw_syscall6(SYS_futex, (long)word, FUTEX_WAKE, nr, 0, 0, 0);
+}
+
 __thread pid_t ar_tid_cache;
 static pthread_once_t ar_tid_once = PTHREAD_ONCE_INIT;
 

@@ -48,6 +48,9 @@ static inline void ar_hook_off_leave(void)
 int ar_futex_wait(atomic_uint *word, unsigned val, uint64_t deadline_ns);
 /* wake up to nr threads waiting on word */
 void ar_futex_wake(atomic_uint *word, int nr);
+/* a word in shared memory, waited on and woken from any process; no deadline */
+int ar_futex_wait_shared(atomic_uint *word, unsigned val);
+void ar_futex_wake_shared(atomic_uint *word, int nr);
 
 /*
  * The calling thread's id, cached per thread (reset in a forked child).

@@ -674,3 +674,20 @@ void ar_aio_exit(struct ar_uctx *ctx)
 	ctx->aio = NULL;
 	free(a);
 }
+
+/*
+ * A forked child's copy of the ring's AIO context: the context is the
+ * parent's mm's (a child has none), its eventfds the parent's files; the
+ * child's copies of the fds go, and the child makes its own context on
+ * first use (fork.c).
+ */
+void ar_aio_forget(struct ar_uctx *ctx)
+{
+	struct ar_aio *a = ctx->aio;
+
+	if (a) {
+		ar_internal_close(a->efd);
+		ar_internal_close(a->epfd);
+	}
+	ctx->aio = NULL;
+}

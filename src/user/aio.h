@@ -49,6 +49,7 @@ int ar_aio_sleep(struct ar_uctx *ctx, struct ar_waiter *w, __u64 deadline_ns,
 		 const sigset_t *sigmask);
 /* ring exit: every iocb queued for the ring has completed, the context goes */
 void ar_aio_exit(struct ar_uctx *ctx);
+void ar_aio_forget(struct ar_uctx *ctx);
 
 /*
  * The calls above that waiters make, behind a peek at whether the ring

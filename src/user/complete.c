@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "lib/wake.h"
+#include "user/fork.h"
 #include "user/types.h"
 #include "user/opdef.h"
 #include "user/lock.h"
@@ -302,6 +303,14 @@ void ar_cq_wake(struct ar_uctx *ctx, bool from_worker)
 		__atomic_store_n(&ctx->last_post_ns, ar_now_ns(), __ATOMIC_RELAXED);
 		ar_waitq_wake(ctx, false);
 	}
+	/*
+	 * Waiters of other processes (fork.c): the same barrier pairs with
+	 * ar_wake_sleeper_add() of xwaiters in ar_waitq_add(). Counted are
+	 * this process's too, which then wake twice.
+	 */
+	if (ar_ring_forked(ctx) &&
+	    ar_wake_has_sleepers(&ar_sh(ctx)->xwaiters))
+		ar_xwake_post(ctx);
 signal:
 	ar_ring_fd_signal(ctx);
 	ar_eventfd_signal(ctx, from_worker, true);

@@ -18,6 +18,7 @@
 #include <sys/mman.h>
 #include <time.h>
 #include "lib/uaccess.h"
+#include "user/fork.h"
 #include "user/types.h"
 #include "user/fault.h"
 #include "user/lock.h"
@@ -573,14 +574,24 @@ static struct ar_uctx *ar_uctx_alloc(void)
 	pthread_mutex_init(&sh->uring_lock, &ma);
 	pthread_mutexattr_destroy(&ma);
 	ar_spin_lock_init(&sh->lock);
+	sh->xwake_fd = -1;
 	return (struct ar_uctx *)(base + AR_SH_SIZE);
 }
 
+/*
+ * This process's mappings go; the shared pages live on in the others'
+ * (fork.c), whose mutex is not destroyed under them.
+ */
 static void ar_uctx_unmap(struct ar_uctx *ctx)
 {
 	struct ar_ushared *sh = ar_sh(ctx);
 
-	pthread_mutex_destroy(&sh->uring_lock);
+	if (!sh->forked)
+		pthread_mutex_destroy(&sh->uring_lock);
+	else if (ctx->pid == getpid()) {
+		ar_internal_close(ctx->xep);
+		ar_internal_close(sh->xwake_fd);
+	}
 	munmap(sh->of_ring, sh->of_ring_sz);
 	munmap(sh, AR_SH_SIZE + AR_UCTX_MAP_SIZE);
 }
@@ -775,6 +786,8 @@ static int ar_user_create(unsigned entries, struct io_uring_params *p)
 	ctx->peer_fd = -1;
 	ctx->closed_fd = -1;
 	ctx->creator = ar_self_tid();
+	ctx->pid = getpid();
+	ctx->xep = -1;
 	ctx->disabled = !!(p->flags & IORING_SETUP_R_DISABLED);
 	/* the creating thread is the single issuer, unless the ring starts disabled */
 	if ((p->flags & IORING_SETUP_SINGLE_ISSUER) && !ctx->disabled) {
@@ -1245,5 +1258,7 @@ const struct ar_engine ar_user_engine = {
 	.cq_idle = ar_user_cq_idle,
 	.fd_polled = ar_user_fd_polled,
 	.prepoll = ar_user_prepoll,
+	.prefork = ar_user_prefork,
+	.forked = ar_user_forked,
 	.in_process = true,
 };

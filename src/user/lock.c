@@ -112,9 +112,39 @@ void ar_ctx_bias_enable(struct ar_uctx *ctx)
 	    (ctx->flags & IORING_SETUP_SQPOLL) || !ar_membarrier_ready())
 		return;
 	ar_spin_lock(&ar_sh(ctx)->lock);
-	/* relaxed: read under the spinlock by every other thread (lock.h) */
-	atomic_store_explicit(&ctx->lock_bias, AR_BIAS_ON, memory_order_relaxed);
+	/* a forked ring's lock is other processes' too: never biased (fork.c) */
+	if (!ar_sh(ctx)->forked)
+		/* relaxed: read under the spinlock by every other thread (lock.h) */
+		atomic_store_explicit(&ctx->lock_bias, AR_BIAS_ON,
+				      memory_order_relaxed);
 	ar_spin_unlock(&ar_sh(ctx)->lock);
+}
+
+/*
+ * Before a fork (fork.c): the issuer's bias goes for good, its own
+ * included, as ar_ctx_lock_bias_slow() takes it from another thread. The
+ * caller holds no lock section.
+ */
+void ar_ctx_bias_revoke(struct ar_uctx *ctx)
+{
+	unsigned char on = AR_BIAS_ON;
+	unsigned round = 0;
+
+	/* seq_cst: the exchange is the revoker's barrier before membarrier() */
+	if (atomic_compare_exchange_strong(&ctx->lock_bias, &on,
+					   AR_BIAS_REVOKING)) {
+		ar_process_barrier();
+		/* acquire pairs with the issuer's release of issuer_in (lock.h) */
+		while (atomic_load_explicit(&ctx->issuer_in, memory_order_acquire))
+			ar_spin_backoff(&round);
+		/* release pairs with the acquire of the waiters below and in lock.h */
+		atomic_store_explicit(&ctx->lock_bias, AR_BIAS_OFF,
+				      memory_order_release);
+		return;
+	}
+	while (atomic_load_explicit(&ctx->lock_bias, memory_order_acquire) ==
+	       AR_BIAS_REVOKING)
+		ar_spin_backoff(&round);
 }
 
 /*

@@ -75,6 +75,7 @@ static inline void ar_lockdep_released(struct ar_uctx *ctx)
 #define ar_lockdep_assert_held(ctx)	((void)(ctx))
 #endif
 void ar_ctx_bias_enable(struct ar_uctx *ctx);
+void ar_ctx_bias_revoke(struct ar_uctx *ctx);
 
 /* the issuer, on a biased ring: enter without a bus-locked instruction */
 static inline bool ar_ctx_lock_biased(struct ar_uctx *ctx)

@@ -950,6 +950,20 @@ void ar_poll_exit(struct ar_uctx *ctx)
 		ar_internal_close(fd);
 }
 
+/*
+ * A forked child's copy of the parent's readiness backend: its epoll set
+ * is the parent's (an epoll fd shares it), so the child's copy of the fd
+ * goes, and the child makes its own on first use (fork.c).
+ */
+void ar_poll_forget(struct ar_uctx *ctx)
+{
+	struct ar_poll *p = ctx->svc.poll;
+
+	if (p)
+		ar_internal_close(p->epfd);
+	ctx->svc.poll = NULL;
+}
+
 void ar_poll_free(struct ar_uctx *ctx)
 {
 	struct ar_poll *p = ctx->svc.poll;

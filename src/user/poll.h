@@ -178,6 +178,7 @@ static inline unsigned ar_poll_reap_armed(struct ar_uctx *ctx)
 /* ring exit, after every armed request was cancelled; and the last free */
 void ar_poll_exit(struct ar_uctx *ctx);
 void ar_poll_free(struct ar_uctx *ctx);
+void ar_poll_forget(struct ar_uctx *ctx);
 
 /* POLL_ADD: a oneshot poll fires and completes, a multishot one posts */
 struct ar_poll_add {

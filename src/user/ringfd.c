@@ -149,7 +149,7 @@ int ar_ring_fd_make(struct ar_uctx *ctx)
 		ctx->ring_ino = st.st_ino;
 	/* the kernel's ring costs the program one fd: the other end goes high */
 	ctx->peer_fd = ar_internal_claim(ar_fd_high(sv[1]));
-	ar_ringfd_init(&ctx->rfd, ctx->peer_fd);
+	ar_ringfd_init(&ar_sh(ctx)->rfd, ctx->peer_fd);
 	return 0;
 }
 
@@ -179,7 +179,7 @@ static const struct ar_ringfd_ops ar_ring_fd_ops = {
 
 void ar_ring_fd_signal(struct ar_uctx *ctx)
 {
-	if (!ar_ringfd_signal(&ctx->rfd, &ctx->ring_fd, &ar_ring_fd_ops, ctx) ||
+	if (!ar_ringfd_signal(&ar_sh(ctx)->rfd, &ctx->ring_fd, &ar_ring_fd_ops, ctx) ||
 	    !ar_ring_fd_lookable(ctx))
 		return;
 	/*
@@ -202,7 +202,7 @@ void ar_ring_fd_signal(struct ar_uctx *ctx)
  */
 void ar_ring_fd_clear(struct ar_uctx *ctx)
 {
-	ar_ringfd_clear(&ctx->rfd, &ctx->ring_fd, &ar_ring_fd_ops, ctx, false);
+	ar_ringfd_clear(&ar_sh(ctx)->rfd, &ctx->ring_fd, &ar_ring_fd_ops, ctx, false);
 }
 
 /*
@@ -216,7 +216,7 @@ void ar_user_cq_idle(void *obj)
 {
 	struct ar_uctx *ctx = obj;
 
-	if (!ar_ringfd_signalled(&ctx->rfd) || !ar_ring_fd_lookable(ctx) ||
+	if (!ar_ringfd_signalled(&ar_sh(ctx)->rfd) || !ar_ring_fd_lookable(ctx) ||
 	    (__atomic_load_n(&ctx->eventfd, __ATOMIC_RELAXED) >= 0 &&
 	     !atomic_load_explicit(&ctx->rfd_hooked, memory_order_relaxed)))
 		return;
@@ -249,7 +249,7 @@ static bool ar_prepoll_one(struct ar_uctx *ctx)
 	if (atomic_load_explicit(&ctx->dead, memory_order_acquire))
 		return false;
 	et = atomic_load_explicit(&ctx->rfd_et, memory_order_relaxed);
-	return ar_ringfd_clear(&ctx->rfd, &ctx->ring_fd, &ar_ring_fd_ops, ctx, et);
+	return ar_ringfd_clear(&ar_sh(ctx)->rfd, &ctx->ring_fd, &ar_ring_fd_ops, ctx, et);
 }
 
 /*
@@ -278,7 +278,7 @@ void ar_user_prepoll(void)
 		 * rfd_next over (ar_signalled_push()).
 		 */
 		atomic_store_explicit(&ctx->rfd_listed, false, memory_order_seq_cst);
-		if (ar_prepoll_one(ctx) && ar_ringfd_signalled(&ctx->rfd)) {
+		if (ar_prepoll_one(ctx) && ar_ringfd_signalled(&ar_sh(ctx)->rfd)) {
 			/* acquire: as in ar_signalled_push() */
 			if (!atomic_exchange_explicit(&ctx->rfd_listed, true,
 						      memory_order_acquire)) {
@@ -302,7 +302,14 @@ void ar_ring_fd_shut(struct ar_uctx *ctx)
 {
 	struct ar_uctx *c, *next, *keep = NULL;
 
-	ar_ringfd_shut(&ctx->rfd);
+	ar_ringfd_shut(&ar_sh(ctx)->rfd);
+	/*
+	 * Other processes' rings go on: the wait for a clearer was all.
+	 * Release pairs with their acquire of busy.
+	 */
+	if (ar_sh(ctx)->forked)
+		atomic_store_explicit(&ar_sh(ctx)->rfd.busy, false,
+				      memory_order_release);
 	/*
 	 * Relaxed: no poster is left to list it. A look that has it off
 	 * the list (flag down) drops it itself, seeing it dead.

@@ -26,9 +26,6 @@ struct ar_sqpoll {
 	__u64 idle_ns;
 	int cpu;			/* -1: no affinity */
 	atomic_bool exiting;
-	atomic_uint wake_seq;		/* futex: bumped by SQ_WAKEUP */
-	atomic_uint consumed_seq;	/* futex: bumped when SQEs are taken */
-	atomic_uint space_waiters;	/* threads in IORING_ENTER_SQ_WAIT */
 };
 
 /*
@@ -50,7 +47,7 @@ static void ar_sqpoll_sleep(struct ar_sqpoll *sq)
 {
 	struct ar_uctx *ctx = sq->ctx;
 	/* acquire pairs with the release increment in ar_sqpoll_wake() */
-	unsigned seq = atomic_load_explicit(&sq->wake_seq, memory_order_acquire);
+	unsigned seq = atomic_load_explicit(&ar_sh(ctx)->sq_wake_seq, memory_order_acquire);
 
 	ar_sq_flags_or(ctx, IORING_SQ_NEED_WAKEUP);
 	/*
@@ -67,7 +64,7 @@ static void ar_sqpoll_sleep(struct ar_sqpoll *sq)
 	 */
 	if ((ctx->disabled || !ar_sq_entries_ready(ctx)) &&
 	    !atomic_load(&sq->exiting))
-		ar_futex_wait(&sq->wake_seq, seq, 0);
+		ar_futex_wait_shared(&ar_sh(ctx)->sq_wake_seq, seq);
 	ar_sq_flags_clear(ctx, IORING_SQ_NEED_WAKEUP);
 }
 
@@ -98,10 +95,10 @@ static void *ar_sqpoll_main(void *arg)
 			 * sleepers; pairs with ar_wake_sleeper_add() in
 			 * ar_sqpoll_wait_space(). No system call without one.
 			 */
-			atomic_fetch_add(&sq->consumed_seq, 1);
+			atomic_fetch_add(&ar_sh(ctx)->sq_consumed_seq, 1);
 			ar_wake_mb_after_rmw();
-			if (ar_wake_has_sleepers(&sq->space_waiters))
-				ar_futex_wake(&sq->consumed_seq, INT32_MAX);
+			if (ar_wake_has_sleepers(&ar_sh(ctx)->sq_space_waiters))
+				ar_futex_wake_shared(&ar_sh(ctx)->sq_consumed_seq, INT32_MAX);
 			last = ar_now_ns();
 			continue;
 		}
@@ -147,40 +144,38 @@ int ar_sqpoll_start(struct ar_uctx *ctx, struct io_uring_params *p)
 	return 0;
 }
 
+/* from any process: the thread is the creator's (fork.c) */
 void ar_sqpoll_wake(struct ar_uctx *ctx)
 {
-	struct ar_sqpoll *sq = ctx->sqpoll;
-
-	if (!sq)
+	if (!(ctx->flags & IORING_SETUP_SQPOLL))
 		return;
 	/* release pairs with the acquire load in ar_sqpoll_sleep() */
-	atomic_fetch_add_explicit(&sq->wake_seq, 1, memory_order_release);
-	ar_futex_wake(&sq->wake_seq, 1);
+	atomic_fetch_add_explicit(&ar_sh(ctx)->sq_wake_seq, 1, memory_order_release);
+	ar_futex_wake_shared(&ar_sh(ctx)->sq_wake_seq, 1);
 }
 
 /* IORING_ENTER_SQ_WAIT: until the SQ has room */
 int ar_sqpoll_wait_space(struct ar_uctx *ctx)
 {
-	struct ar_sqpoll *sq = ctx->sqpoll;
 	unsigned seq;
 	int ret = 0;
 
 	/* sleeper of wake.h: announced before the look at the SQ head */
-	ar_wake_sleeper_add(&sq->space_waiters);
+	ar_wake_sleeper_add(&ar_sh(ctx)->sq_space_waiters);
 	for (;;) {
 		/* acquire pairs with the SQ thread's seq_cst increment after it consumed */
-		seq = atomic_load_explicit(&sq->consumed_seq, memory_order_acquire);
+		seq = atomic_load_explicit(&ar_sh(ctx)->sq_consumed_seq, memory_order_acquire);
 		/* the SQ thread's published head: acquire pairs with its release */
 		if (io_uring_smp_load_acquire(&ctx->rings->sq.tail) -
 		    io_uring_smp_load_acquire(&ctx->rings->sq.head) < ctx->sq_entries)
 			break;
 		ar_sqpoll_wake(ctx);
-		if (ar_futex_wait(&sq->consumed_seq, seq, 0) == -EINTR) {
+		if (ar_futex_wait_shared(&ar_sh(ctx)->sq_consumed_seq, seq) == -EINTR) {
 			ret = -EINTR;
 			break;
 		}
 	}
-	ar_wake_sleeper_del(&sq->space_waiters);
+	ar_wake_sleeper_del(&ar_sh(ctx)->sq_space_waiters);
 	return ret;
 }
 

@@ -398,8 +398,7 @@ struct ar_uctx {
 	unsigned nr_raw_maps;
 	__u64 ring_cookie;
 	int closed_fd;			/* its number, closed while still mapped (release.c) */
-	/* its readiness (ringfd.c, lib/ringfd.h) */
-	struct ar_ringfd rfd;
+	/* its readiness: ar_sh()'s rfd (ringfd.c, lib/ringfd.h) */
 	struct ar_uctx *rfd_next;	/* on ringfd.c's list of signalled rings */
 	atomic_bool rfd_listed;		/* on it, holding a reference */
 	atomic_bool rfd_hooked;		/* seen going into an epoll set */
@@ -417,6 +416,9 @@ struct ar_uctx {
 	 */
 	pid_t submitter;		/* its thread id (ar_self_tid) */
 	pid_t creator;			/* the thread that set it up: threads' names */
+	pid_t pid;			/* the process this part is (fork.c) */
+	int xep;			/* its epoll fd on ar_sh()'s xwake_fd, or -1 */
+	bool fork_ok;			/* a forked child keeps the ring (fork.c) */
 	bool has_submitter;		/* written once, before others may look */
 
 	/* submission: under uring_lock (ar_sh(); the submitter needs none) */
@@ -530,6 +532,29 @@ struct ar_ushared {
 	size_t of_ring_sz;
 	unsigned of_mask;
 	unsigned of_head, of_tail;	/* under lock; read relaxed as a hint */
+
+	/* the ring fd's readiness (ringfd.c, lib/ringfd.h): one socket for all */
+	struct ar_ringfd rfd;
+
+	/*
+	 * Processes (fork.c). forked: a process forked with the ring, for
+	 * good; set under lock before the fork, so the child sees it. Then
+	 * xwake_fd, an eventfd every process inherited, is written when a
+	 * post may end a wait of another process (xwaiters: threads of any
+	 * process asleep on the CQ).
+	 */
+	bool forked;
+	int xwake_fd;
+	atomic_uint xwaiters;
+
+	/*
+	 * SQPOLL (sqpoll.c): the creator's thread consumes every process's
+	 * SQEs; shared futexes: bumped by SQ_WAKEUP, bumped when SQEs are
+	 * taken, and the threads in IORING_ENTER_SQ_WAIT
+	 */
+	atomic_uint sq_wake_seq;
+	atomic_uint sq_consumed_seq;
+	atomic_uint sq_space_waiters;
 };
 
 #define AR_SH_SIZE	4096
@@ -564,6 +589,7 @@ struct ar_waiter {
 	unsigned nr_timeouts;		/* ... or a timeout completed */
 	bool force;
 	bool poll_skip;			/* the next sleep leaves readiness to another reaper */
+	bool xcounted;			/* counted in ar_sh()'s xwaiters (fork.c) */
 };
 
 /*

@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include "lib/wake.h"
 #include "lib/waitloop.h"
+#include "user/fork.h"
 #include "user/types.h"
 #include "user/lock.h"
 #include "user/ctx.h"
@@ -201,8 +202,23 @@ static bool ar_wait_done(struct ar_uctx *ctx, unsigned min_events,
 static int ar_wait_sleep(struct ar_uctx *ctx, struct ar_waiter *w,
 			 __u64 wake_at, const sigset_t *sigmask)
 {
+	bool forked = ar_ring_forked(ctx), xready = false;
+	int ret, afd, pfd, xfd = -1;
 	__u64 t0;
-	int ret, afd, pfd;
+
+	/*
+	 * A forked ring: other processes' posts wake it through xep
+	 * (fork.c), which only the ppoll() below sleeps on. A waiter that
+	 * was asleep when the first fork came is counted now, then looks
+	 * again.
+	 */
+	if (forked) {
+		if (!w->xcounted) {
+			ar_waitq_xcount(ctx, w);
+			return 1;
+		}
+		xfd = ar_xwake_sleep_fd(ctx);
+	}
 
 	/*
 	 * Readiness of armed requests wakes this thread too: it reaps it
@@ -220,7 +236,7 @@ static int ar_wait_sleep(struct ar_uctx *ctx, struct ar_waiter *w,
 		pfd = ar_poll_sleep_begin(ctx);
 	w->poll_skip = false;
 	/* backend completions alone: one call reaps what is there and sleeps */
-	if (pfd < 0) {
+	if (pfd < 0 && !forked) {
 		t0 = ar_now_ns();
 		ret = ar_ring_aio_sleep(ctx, w, wake_at, sigmask);
 		if (ret != -EAGAIN) {
@@ -245,7 +261,7 @@ static int ar_wait_sleep(struct ar_uctx *ctx, struct ar_waiter *w,
 	 * Readiness alone: one epoll_wait() both sleeps and reaps (poll.c).
 	 * Backend completions need the ppoll() of both fds.
 	 */
-	if (pfd >= 0 && afd < 0) {
+	if (pfd >= 0 && afd < 0 && !forked) {
 		ret = ar_poll_sleep(ctx, w, wake_at, sigmask);
 		if (ret != -EAGAIN) {
 			ar_stat_add(ctx, sleep_ns, ar_now_ns() - t0);
@@ -257,7 +273,9 @@ static int ar_wait_sleep(struct ar_uctx *ctx, struct ar_waiter *w,
 			return ret;
 		}
 	}
-	ret = ar_waiter_sleep(w, wake_at, sigmask, afd, pfd);
+	ret = ar_waiter_sleep(w, wake_at, sigmask, afd, pfd, xfd, &xready);
+	if (xready)
+		ar_xwake_take(ctx);
 	ar_stat_add(ctx, sleep_ns, ar_now_ns() - t0);
 	if (pfd >= 0) {
 		ar_poll_sleep_end(ctx);

@@ -26,6 +26,7 @@
 #include "user/complete.h"
 #include "user/wait.h"
 #include "user/waitq.h"
+#include "user/fork.h"
 #include "engine/engine.h"
 
 #define AR_WAKE_BATCH	16
@@ -54,9 +55,25 @@ static void ar_waiter_dtor(void *arg)
 	ar_waiter_put(arg);
 }
 
+/*
+ * A forked child's thread has the forking thread's waiter, whose eventfd
+ * is the parent's file: a wakeup for one would be read by the other. The
+ * child's copy of the fd goes; the waiter itself may be on a parent's
+ * wait queue (a copy) or held by a waker: its memory is left alone.
+ */
+static void ar_waiter_atfork_child(void)
+{
+	if (!ar_self)
+		return;
+	ar_internal_close(ar_self->efd);
+	ar_self = NULL;
+	pthread_setspecific(ar_waiter_key, NULL);
+}
+
 static void ar_waiter_key_init(void)
 {
 	pthread_key_create(&ar_waiter_key, ar_waiter_dtor);
+	pthread_atfork(NULL, NULL, ar_waiter_atfork_child);
 }
 
 /* this thread's waiter, made on first use; NULL without memory or fds */
@@ -93,6 +110,25 @@ void ar_waitq_add(struct ar_uctx *ctx, struct ar_waiter *w)
 	 * ar_tw_add() after a push.
 	 */
 	ar_wake_sleeper_add(&ctx->cq_waiters);
+	/*
+	 * The same for posters of other processes (fork.c): pairs with
+	 * ar_wake_mb() in ar_cq_wake() before its look at xwaiters.
+	 */
+	w->xcounted = ar_ring_forked(ctx);
+	if (w->xcounted)
+		ar_wake_sleeper_add(&ar_sh(ctx)->xwaiters);
+	pthread_mutex_unlock(&ctx->wait_lock);
+}
+
+/* a waiter on the queue when its ring was first forked counts for other processes now */
+void ar_waitq_xcount(struct ar_uctx *ctx, struct ar_waiter *w)
+{
+	pthread_mutex_lock(&ctx->wait_lock);
+	if (!w->xcounted) {
+		w->xcounted = true;
+		/* pairs with ar_wake_mb() in ar_cq_wake(), as in ar_waitq_add() */
+		ar_wake_sleeper_add(&ar_sh(ctx)->xwaiters);
+	}
 	pthread_mutex_unlock(&ctx->wait_lock);
 }
 
@@ -108,6 +144,8 @@ void ar_waitq_del(struct ar_uctx *ctx, struct ar_waiter *w)
 		}
 	}
 	ar_wake_sleeper_del(&ctx->cq_waiters);
+	if (w->xcounted)
+		ar_wake_sleeper_del(&ar_sh(ctx)->xwaiters);
 	pthread_mutex_unlock(&ctx->wait_lock);
 }
 
@@ -211,15 +249,18 @@ static int ar_sleep_ts(__u64 deadline_ns, struct timespec *ts)
 /*
  * Sleep until woken, the CLOCK_MONOTONIC deadline (0: none) passes
  * (-ETIMEDOUT) or a signal handler runs (-EINTR); sigmask as in ppoll.
- * xfd and xfd2 (-1: none) wake it too: backend completions, readiness.
+ * xfd, xfd2 and xfd3 (-1: none) wake it too: backend completions,
+ * readiness, other processes' posts (*xfd3_ready: it polled readable).
  */
 int ar_waiter_sleep(struct ar_waiter *w, __u64 deadline_ns,
-		    const sigset_t *sigmask, int xfd, int xfd2)
+		    const sigset_t *sigmask, int xfd, int xfd2, int xfd3,
+		    bool *xfd3_ready)
 {
-	struct pollfd pfd[3] = {
+	struct pollfd pfd[4] = {
 		{ .fd = w->efd, .events = POLLIN },
 		{ .fd = xfd, .events = POLLIN },	/* ignored when -1 */
 		{ .fd = xfd2, .events = POLLIN },
+		{ .fd = xfd3, .events = POLLIN },
 	};
 	struct timespec ts, *tsp = NULL;
 	uint64_t v;
@@ -230,7 +271,8 @@ int ar_waiter_sleep(struct ar_waiter *w, __u64 deadline_ns,
 		return ret;
 	if (ret)
 		tsp = &ts;
-	ret = ppoll(pfd, xfd2 >= 0 ? 3 : xfd >= 0 ? 2 : 1, tsp, sigmask);
+	ret = ppoll(pfd, xfd3 >= 0 ? 4 : xfd2 >= 0 ? 3 : xfd >= 0 ? 2 : 1,
+		    tsp, sigmask);
 	if (ret < 0) {
 		ret = errno == EINTR ? -EINTR : -errno;
 	} else if (ret == 0) {
@@ -238,6 +280,8 @@ int ar_waiter_sleep(struct ar_waiter *w, __u64 deadline_ns,
 	} else {
 		if (pfd[0].revents)
 			(void)!read(w->efd, &v, sizeof(v));
+		if (xfd3 >= 0 && pfd[3].revents)
+			*xfd3_ready = true;
 		ret = 0;
 	}
 	errno = e;

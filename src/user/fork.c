@@ -1,0 +1,286 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fork.c - a ring in more than one process (docs/architecture.md, "Rings
+ * shared across processes"). What posting and consuming touch is shared
+ * memory already (types.h struct ar_ushared); this file makes a forked
+ * child's copy of the rest its own, and carries wakeups across processes.
+ *
+ * Before a fork (engine.c's prepare handler, in the parent): the ring is
+ * marked forked for good, so the lock's issuer bias, which only reaches
+ * the threads of one process (lock.c), is revoked and stays off, and an
+ * eventfd every process inherits (xwake_fd) is made for cross-process
+ * wakeups.
+ *
+ * In the child (engine.c's child handler, the child's only thread): the
+ * per-process part of struct ar_uctx is a copy of the parent's, made at
+ * an arbitrary moment. Its requests, threads, queues and fds are the
+ * parent's: all of it is dropped (the memory stays, a copy of the
+ * parent's pages), and the child starts with none, as the kernel's
+ * io_uring knows a new task. Nothing here allocates or makes a thread.
+ *
+ * Cross-process wakeups. A waiter of a forked ring counts itself in the
+ * shared xwaiters; a post that finds it non-zero writes xwake_fd. Each
+ * process has an epoll fd (ctx->xep) with xwake_fd in it edge-triggered:
+ * every write puts an event there, in every process, until one of its
+ * waiters takes it. A waiter sleeps on its own eventfd and on xep; the
+ * one that takes the event wakes its process's other waiters through
+ * their eventfds (ar_waitq_wake()), so that one whose look at the CQ
+ * came before the post, and whose sleep after the take, still wakes.
+ */
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
+#include "lib/wake.h"
+#include "engine/engine.h"
+#include "user/types.h"
+#include "user/ctx.h"
+#include "user/lock.h"
+#include "user/poll.h"
+#include "user/aio.h"
+#include "user/iowq.h"
+#include "user/submit.h"
+#include "user/waitq.h"
+#include "user/fork.h"
+
+/* this process's epoll fd on the ring's xwake_fd, made on first use */
+static int ar_xep_make(struct ar_uctx *ctx)
+{
+	struct epoll_event ev = { .events = EPOLLIN | EPOLLET };
+	int ep;
+
+	ep = ar_fd_high(epoll_create1(EPOLL_CLOEXEC));
+	if (ep < 0)
+		return -errno;
+	if (epoll_ctl(ep, EPOLL_CTL_ADD, ar_sh(ctx)->xwake_fd, &ev)) {
+		int err = -errno;
+
+		close(ep);
+		return err;
+	}
+	return ar_internal_claim(ep);
+}
+
+/* before fork(), in the parent, once per fd of the ring (engine.c) */
+void ar_user_prefork(void *obj)
+{
+	struct ar_uctx *ctx = obj;
+	struct ar_ushared *sh = ar_sh(ctx);
+	int efd;
+
+	if (ar_uctx_dead(ctx) || ctx->pid != getpid())
+		return;
+	if (!sh->forked) {
+		/* one fd more than the kernel's ring; xep is made by a waiter */
+		efd = ar_internal_claim(ar_fd_high(eventfd(0, EFD_CLOEXEC |
+							     EFD_NONBLOCK)));
+		if (efd < 0)
+			return;		/* the child cannot use the ring */
+		sh->xwake_fd = efd;
+		/*
+		 * Under the lock: ar_ctx_bias_enable() reads it under the
+		 * same lock (a ring enabled later stays unbiased), and the
+		 * fork that follows copies nothing that is not stored.
+		 */
+		ar_ctx_lock(ctx);
+		sh->forked = true;
+		ar_ctx_unlock(ctx);
+		/* waiters asleep already sleep again, counted for other processes */
+		if (ar_wake_has_sleepers(&ctx->cq_waiters))
+			ar_waitq_wake(ctx, true);
+	}
+	ar_ctx_bias_revoke(ctx);
+}
+
+/* is the page at addr mapped in this process? */
+static bool ar_mapped(const void *addr)
+{
+	unsigned char vec;
+
+	return !mincore((void *)((uintptr_t)addr & ~(uintptr_t)4095), 1, &vec);
+}
+
+/* the parent's readiness backend and AIO context: the fds go, the rest stays a copy */
+static void ar_fork_forget_fds(struct ar_uctx *ctx)
+{
+	ar_poll_forget(ctx);
+	ar_aio_forget(ctx);
+	ar_internal_close(ctx->svc.wake_fd);
+	ar_internal_close(ctx->xep);
+	ctx->xep = -1;
+}
+
+/* Is the child's copy of the ring usable? Decided once per ring (engine.c). */
+static bool ar_fork_usable(struct ar_uctx *ctx)
+{
+	const struct ar_ushared *sh = ar_sh(ctx);
+
+	if (!sh->forked || ar_uctx_dead(ctx) ||
+	    atomic_load_explicit(&ctx->ending, memory_order_relaxed))
+		return false;
+	/* io_uring_ring_dontfork(): the child has no rings */
+	return ar_mapped(ctx->rings) && ar_mapped(ctx->sqes);
+}
+
+/*
+ * Registered files and buffers: the child's copies of the tables, whose
+ * fds fork duplicated. Their tags are posted once, when the parent's
+ * tables let them go, not again when the child's copies go.
+ */
+static void ar_fork_rsrc_untag(struct ar_rsrc_table *t)
+{
+	for (unsigned i = 0; i < t->nr; i++)
+		if (t->nodes[i])
+			t->nodes[i]->tag = 0;
+}
+
+/* the child's own per-process part: nothing of the parent's */
+static void ar_fork_reset(struct ar_uctx *ctx)
+{
+	struct ar_iowq *wq = &ctx->iowq;
+	unsigned max[2] = { wq->max_workers[0], wq->max_workers[1] };
+	bool has_cpus = wq->has_cpus;
+	cpu_set_t cpus = wq->cpus;
+	const struct ar_ushared *sh = ar_sh(ctx);
+
+	ar_fork_forget_fds(ctx);
+	/*
+	 * SQPOLL's thread is the creator's, as the kernel's: it consumes
+	 * the child's SQEs too, with the creator's files; the child wakes
+	 * it through the shared words (sqpoll.c).
+	 */
+	ctx->sqpoll = NULL;
+	ar_fork_rsrc_untag(&ctx->files);
+	ar_fork_rsrc_untag(&ctx->bufs);
+	atomic_store_explicit(&ctx->refs, 1, memory_order_relaxed);
+	atomic_store_explicit(&ctx->reg_indices, 0, memory_order_relaxed);
+	ctx->release = NULL;
+	ctx->fdcheck_next = NULL;
+	ctx->fdcheck_queued = false;
+	ctx->rfd_next = NULL;
+	atomic_store_explicit(&ctx->rfd_listed, false, memory_order_relaxed);
+	ctx->exiting = false;
+
+	atomic_store_explicit(&ctx->lock_bias, AR_BIAS_OFF, memory_order_relaxed);
+	atomic_store_explicit(&ctx->issuer_in, 0, memory_order_relaxed);
+	atomic_store_explicit(&ctx->lock_owner, 0, memory_order_relaxed);
+
+	ar_submit_state_init(ctx);
+	ctx->submit_link_head = ctx->submit_link_last = NULL;
+	atomic_store_explicit(&ctx->in_submit, 0, memory_order_relaxed);
+
+	ctx->inflight = ctx->inflight_tail = NULL;
+	ctx->nr_inflight = 0;
+	ctx->poll_hash = NULL;
+	ctx->drain_active = false;
+	ctx->nr_drained = 0;
+	ctx->defer_head = ctx->defer_tail = NULL;
+	ctx->timeouts = NULL;
+	ctx->cq_last_tm_flush = sh->cached_cq_tail - sh->cq_timeouts;
+
+	pthread_mutex_init(&ctx->wait_lock, NULL);
+	ctx->waitq = NULL;
+	atomic_store_explicit(&ctx->cq_waiters, 0, memory_order_relaxed);
+
+	memset(wq, 0, sizeof(*wq));
+	ar_iowq_init(wq, ctx->sq_entries);
+	wq->max_workers[0] = max[0];
+	wq->max_workers[1] = max[1];
+	wq->has_cpus = has_cpus;
+	wq->cpus = cpus;
+
+	memset(&ctx->svc, 0, sizeof(ctx->svc));
+	pthread_mutex_init(&ctx->svc.start_lock, NULL);
+	ctx->svc.wake_fd = -1;
+
+	memset(&ctx->stats, 0, sizeof(ctx->stats));
+	atomic_store_explicit(&ctx->tw_head, NULL, memory_order_relaxed);
+	atomic_store_explicit(&ctx->tw_nr, 0, memory_order_relaxed);
+	ctx->tw_closed = false;
+	/* complete=punt's thread is the parent's: the child completes inline */
+	ctx->punt = NULL;
+	if (ctx->pol.complete == ANYRING_COMPLETE_PUNT)
+		ctx->pol.complete = ANYRING_COMPLETE_INLINE;
+	ctx->aio = NULL;
+	ctx->aio_refused = false;
+	ctx->spread = NULL;
+	ctx->spread_failed = false;
+	ctx->aiopoll_free = NULL;
+	ctx->aiopoll_chunks = NULL;
+
+	/* provided buffers are the parent's: the child has none (D2) */
+	ar_spin_lock_init(&ctx->kbuf_lock);
+	ctx->kbuf = NULL;
+
+	ctx->req_free = NULL;
+	atomic_store_explicit(&ctx->req_freed, NULL, memory_order_relaxed);
+	ctx->slabs = NULL;
+	ctx->iopoll = NULL;
+	atomic_store_explicit(&ctx->dev_inflight, 0, memory_order_relaxed);
+}
+
+/*
+ * In the child, for each fd of a ring: true, the child keeps the ring as
+ * its own; false, its calls fail -EOWNERDEAD (engine.c). Several fds
+ * (dups) may name one ring: the first decides, by the ring's pid.
+ */
+bool ar_user_forked(void *obj)
+{
+	struct ar_uctx *ctx = obj;
+	pid_t pid = getpid();
+
+	if (ctx->pid == pid)
+		return ctx->fork_ok;
+	ctx->pid = pid;
+	ctx->fork_ok = ar_fork_usable(ctx);
+	if (ctx->fork_ok)
+		ar_fork_reset(ctx);
+	return ctx->fork_ok;
+}
+
+/* a post may end a wait of another process: every process's xep gets an event */
+void ar_xwake_post(struct ar_uctx *ctx)
+{
+	uint64_t one = 1;
+	int e = errno;
+
+	(void)!write(ar_sh(ctx)->xwake_fd, &one, sizeof(one));
+	errno = e;
+}
+
+/* the fd a waiter of a forked ring sleeps on besides its own; -1 none */
+int ar_xwake_sleep_fd(struct ar_uctx *ctx)
+{
+	int ep = __atomic_load_n(&ctx->xep, __ATOMIC_ACQUIRE);
+
+	if (ep >= 0)
+		return ep;
+	pthread_mutex_lock(&ctx->svc.start_lock);
+	ep = ctx->xep;
+	if (ep < 0) {
+		ep = ar_xep_make(ctx);
+		/* release pairs with the acquire above: the fd is set up */
+		if (ep >= 0)
+			__atomic_store_n(&ctx->xep, ep, __ATOMIC_RELEASE);
+	}
+	pthread_mutex_unlock(&ctx->svc.start_lock);
+	return ep;
+}
+
+/*
+ * A waiter's sleep ended with xep readable: take the event, and wake the
+ * process's other waiters, whose look may have come before the post
+ * that wrote it (see the top of the file).
+ */
+void ar_xwake_take(struct ar_uctx *ctx)
+{
+	struct epoll_event ev;
+	int e = errno;
+
+	if (epoll_wait(ctx->xep, &ev, 1, 0) > 0 &&
+	    ar_wake_has_sleepers(&ctx->cq_waiters))
+		ar_waitq_wake(ctx, false);
+	errno = e;
+}
