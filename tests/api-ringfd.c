@@ -146,13 +146,10 @@ static void t_raw_index(struct io_uring *ring, unsigned idx)
 	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
 
-/*
- * A forked child's dup of a ring fd: on the kernel the child shares the
- * ring; a user ring refuses the child (-EOWNERDEAD, as its own fd does).
- */
+/* A forked child's dup of a ring fd: the child shares the ring, as its own fd */
 static void t_fork_dup(struct io_uring *ring, int d)
 {
-	int status, want = strcmp(t_engine(), "user") ? 0 : -EOWNERDEAD;
+	int status, want = 0;
 	pid_t pid = fork();
 
 	CHECK(pid >= 0);

@@ -305,11 +305,9 @@ void ar_cq_wake(struct ar_uctx *ctx, bool from_worker)
 	}
 	/*
 	 * Waiters of other processes (fork.c): the same barrier pairs with
-	 * ar_wake_sleeper_add() of xwaiters in ar_waitq_add(). Counted are
-	 * this process's too, which then wake twice.
+	 * the exchange of ar_xsleep_add() in ar_waitq_add().
 	 */
-	if (ar_ring_forked(ctx) &&
-	    ar_wake_has_sleepers(&ar_sh(ctx)->xwaiters))
+	if (ar_ring_forked(ctx) && ar_xsleep_other(ctx))
 		ar_xwake_post(ctx);
 signal:
 	ar_ring_fd_signal(ctx);

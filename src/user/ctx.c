@@ -586,7 +586,7 @@ static void ar_uctx_unmap(struct ar_uctx *ctx)
 {
 	struct ar_ushared *sh = ar_sh(ctx);
 
-	if (!sh->forked)
+	if (!atomic_load_explicit(&sh->forked, memory_order_relaxed))
 		pthread_mutex_destroy(&sh->uring_lock);
 	else if (ctx->pid == getpid()) {
 		ar_internal_close(ctx->xep);

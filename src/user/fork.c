@@ -19,7 +19,8 @@
  * io_uring knows a new task. Nothing here allocates or makes a thread.
  *
  * Cross-process wakeups. A waiter of a forked ring counts itself in the
- * shared xwaiters; a post that finds it non-zero writes xwake_fd. Each
+ * shared xsleep, with its pid; a post that finds a waiter of another
+ * process there (or of several) writes xwake_fd. Each
  * process has an epoll fd (ctx->xep) with xwake_fd in it edge-triggered:
  * every write puts an event there, in every process, until one of its
  * waiters takes it. A waiter sleeps on its own eventfd and on xep; the
@@ -72,7 +73,7 @@ void ar_user_prefork(void *obj)
 
 	if (ar_uctx_dead(ctx) || ctx->pid != getpid())
 		return;
-	if (!sh->forked) {
+	if (!ar_ring_forked(ctx)) {
 		/* one fd more than the kernel's ring; xep is made by a waiter */
 		efd = ar_internal_claim(ar_fd_high(eventfd(0, EFD_CLOEXEC |
 							     EFD_NONBLOCK)));
@@ -85,7 +86,7 @@ void ar_user_prefork(void *obj)
 		 * fork that follows copies nothing that is not stored.
 		 */
 		ar_ctx_lock(ctx);
-		sh->forked = true;
+		atomic_store_explicit(&sh->forked, true, memory_order_seq_cst);
 		ar_ctx_unlock(ctx);
 		/* waiters asleep already sleep again, counted for other processes */
 		if (ar_wake_has_sleepers(&ctx->cq_waiters))
@@ -115,9 +116,7 @@ static void ar_fork_forget_fds(struct ar_uctx *ctx)
 /* Is the child's copy of the ring usable? Decided once per ring (engine.c). */
 static bool ar_fork_usable(struct ar_uctx *ctx)
 {
-	const struct ar_ushared *sh = ar_sh(ctx);
-
-	if (!sh->forked || ar_uctx_dead(ctx) ||
+	if (!ar_ring_forked(ctx) || ar_uctx_dead(ctx) ||
 	    atomic_load_explicit(&ctx->ending, memory_order_relaxed))
 		return false;
 	/* io_uring_ring_dontfork(): the child has no rings */
@@ -238,6 +237,46 @@ bool ar_user_forked(void *obj)
 	if (ctx->fork_ok)
 		ar_fork_reset(ctx);
 	return ctx->fork_ok;
+}
+
+/*
+ * A thread of this process goes to sleep on the CQ: counted, with its
+ * pid, or MIXED when threads of another process sleep too (until none
+ * does). Sleeper's step 1 of wake.h: a seq_cst exchange, then the
+ * barrier, before its look at the CQ; pairs with ar_wake_mb() in
+ * ar_cq_wake() before ar_xsleep_other().
+ */
+void ar_xsleep_add(struct ar_uctx *ctx)
+{
+	_Atomic uint64_t *x = &ar_sh(ctx)->xsleep;
+	uint64_t old = atomic_load_explicit(x, memory_order_relaxed), new;
+	uint32_t n, p;
+
+	do {
+		n = (uint32_t)old;
+		p = (uint32_t)(old >> 32);
+		if (!n)
+			p = (uint32_t)ctx->pid;
+		else if (p != (uint32_t)ctx->pid)
+			p = AR_XSLEEP_MIXED;
+		new = (uint64_t)p << 32 | (n + 1);
+	} while (!atomic_compare_exchange_weak_explicit(x, &old, new,
+							memory_order_seq_cst,
+							memory_order_relaxed));
+	ar_wake_mb_after_rmw();
+}
+
+/* the sleeper is done: no ordering, a poster seeing it stale writes for nothing */
+void ar_xsleep_del(struct ar_uctx *ctx)
+{
+	_Atomic uint64_t *x = &ar_sh(ctx)->xsleep;
+	uint64_t old = atomic_load_explicit(x, memory_order_relaxed), new;
+
+	do {
+		new = (uint32_t)old == 1 ? 0 : old - 1;
+	} while (!atomic_compare_exchange_weak_explicit(x, &old, new,
+							memory_order_relaxed,
+							memory_order_relaxed));
 }
 
 /* a post may end a wait of another process: every process's xep gets an event */

@@ -12,7 +12,26 @@ bool ar_user_forked(void *obj);
 /* a fork has happened with the ring: posts may have to wake other processes */
 static inline bool ar_ring_forked(const struct ar_uctx *ctx)
 {
-	return ar_sh(ctx)->forked;
+	/*
+	 * relaxed: set before the fork that makes another process, whose
+	 * sleepers count themselves with seq_cst (ar_xsleep_add()), and
+	 * read by posters after their barrier (ar_cq_wake())
+	 */
+	return atomic_load_explicit(&ar_sh(ctx)->forked, memory_order_relaxed);
+}
+
+#define AR_XSLEEP_MIXED		0xffffffffU
+
+void ar_xsleep_add(struct ar_uctx *ctx);
+void ar_xsleep_del(struct ar_uctx *ctx);
+
+/* a thread of another process may be asleep on the CQ (relaxed: after the waker's barrier) */
+static inline bool ar_xsleep_other(const struct ar_uctx *ctx)
+{
+	uint64_t v = atomic_load_explicit(&ar_sh(ctx)->xsleep,
+					  memory_order_relaxed);
+
+	return (uint32_t)v && (uint32_t)(v >> 32) != (uint32_t)ctx->pid;
 }
 
 void ar_xwake_post(struct ar_uctx *ctx);

@@ -31,6 +31,7 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include "user/fork.h"
 #include "user/lock.h"
 
 static atomic_int ar_membarrier_state;	/* 0 not asked, 1 registered, -1 refused */
@@ -113,7 +114,7 @@ void ar_ctx_bias_enable(struct ar_uctx *ctx)
 		return;
 	ar_spin_lock(&ar_sh(ctx)->lock);
 	/* a forked ring's lock is other processes' too: never biased (fork.c) */
-	if (!ar_sh(ctx)->forked)
+	if (!ar_ring_forked(ctx))
 		/* relaxed: read under the spinlock by every other thread (lock.h) */
 		atomic_store_explicit(&ctx->lock_bias, AR_BIAS_ON,
 				      memory_order_relaxed);

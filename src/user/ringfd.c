@@ -21,6 +21,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include "lib/ringfd.h"
+#include "user/fork.h"
 #include "user/types.h"
 #include "user/tw.h"
 #include "user/ctx.h"
@@ -307,7 +308,7 @@ void ar_ring_fd_shut(struct ar_uctx *ctx)
 	 * Other processes' rings go on: the wait for a clearer was all.
 	 * Release pairs with their acquire of busy.
 	 */
-	if (ar_sh(ctx)->forked)
+	if (ar_ring_forked(ctx))
 		atomic_store_explicit(&ar_sh(ctx)->rfd.busy, false,
 				      memory_order_release);
 	/*

@@ -540,12 +540,13 @@ struct ar_ushared {
 	 * Processes (fork.c). forked: a process forked with the ring, for
 	 * good; set under lock before the fork, so the child sees it. Then
 	 * xwake_fd, an eventfd every process inherited, is written when a
-	 * post may end a wait of another process (xwaiters: threads of any
-	 * process asleep on the CQ).
+	 * post may end a wait of another process. xsleep: the threads of
+	 * any process asleep on the CQ (low 32 bits) and their process's
+	 * pid, or AR_XSLEEP_MIXED (high 32 bits).
 	 */
-	bool forked;
+	atomic_bool forked;
 	int xwake_fd;
-	atomic_uint xwaiters;
+	_Atomic uint64_t xsleep;
 
 	/*
 	 * SQPOLL (sqpoll.c): the creator's thread consumes every process's
@@ -589,7 +590,7 @@ struct ar_waiter {
 	unsigned nr_timeouts;		/* ... or a timeout completed */
 	bool force;
 	bool poll_skip;			/* the next sleep leaves readiness to another reaper */
-	bool xcounted;			/* counted in ar_sh()'s xwaiters (fork.c) */
+	bool xcounted;			/* counted in ar_sh()'s xsleep (fork.c) */
 };
 
 /*

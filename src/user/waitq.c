@@ -112,11 +112,11 @@ void ar_waitq_add(struct ar_uctx *ctx, struct ar_waiter *w)
 	ar_wake_sleeper_add(&ctx->cq_waiters);
 	/*
 	 * The same for posters of other processes (fork.c): pairs with
-	 * ar_wake_mb() in ar_cq_wake() before its look at xwaiters.
+	 * ar_wake_mb() in ar_cq_wake() before its look at xsleep.
 	 */
 	w->xcounted = ar_ring_forked(ctx);
 	if (w->xcounted)
-		ar_wake_sleeper_add(&ar_sh(ctx)->xwaiters);
+		ar_xsleep_add(ctx);
 	pthread_mutex_unlock(&ctx->wait_lock);
 }
 
@@ -126,8 +126,7 @@ void ar_waitq_xcount(struct ar_uctx *ctx, struct ar_waiter *w)
 	pthread_mutex_lock(&ctx->wait_lock);
 	if (!w->xcounted) {
 		w->xcounted = true;
-		/* pairs with ar_wake_mb() in ar_cq_wake(), as in ar_waitq_add() */
-		ar_wake_sleeper_add(&ar_sh(ctx)->xwaiters);
+		ar_xsleep_add(ctx);
 	}
 	pthread_mutex_unlock(&ctx->wait_lock);
 }
@@ -145,7 +144,7 @@ void ar_waitq_del(struct ar_uctx *ctx, struct ar_waiter *w)
 	}
 	ar_wake_sleeper_del(&ctx->cq_waiters);
 	if (w->xcounted)
-		ar_wake_sleeper_del(&ar_sh(ctx)->xwaiters);
+		ar_xsleep_del(ctx);
 	pthread_mutex_unlock(&ctx->wait_lock);
 }
 

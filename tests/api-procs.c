@@ -1,0 +1,311 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * api-procs.c - rings shared by processes the way PostgreSQL 18 shares
+ * them (io_method=io_uring): the parent makes one ring per child in
+ * shared memory before it forks, each child submits reads and writes on
+ * its own ring, and any child may wait on another child's ring, under
+ * that ring's process-shared lock, for an I/O it knows is in flight
+ * there, then reaps whatever that ring has, for whoever submitted it.
+ *
+ * Each child writes its own blocks of a file (O_DIRECT where the file
+ * system has it, so that completions come from AIO in the submitter's
+ * process) and reads them back the next round, checking the pattern.
+ * Every I/O is counted where it is reaped: each must complete once,
+ * with the full length.
+ *
+ *   api-procs                     the test (ANYRING_TEST_ENGINE as every
+ *                                 api test), O_DIRECT then buffered
+ *   api-procs bench N [buffered] [reads]
+ *                                 N rounds per child, and the I/Os per
+ *                                 second (O_DIRECT where it can; reads:
+ *                                 all rounds but the first read)
+ *   api-procs wake N              N NOPs a child submits, each 200 us
+ *                                 after the last, to its parent asleep
+ *                                 in io_uring_wait_cqe(): p50 and p99 of
+ *                                 submit to wakeup, in microseconds
+ */
+#include <fcntl.h>
+#include <pthread.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include "test.h"
+
+#define P_CHILDREN	4
+#define P_BATCH		8		/* I/Os per round */
+#define P_BS		4096
+#define P_ROUNDS	150
+#define P_HELP_EVERY	3		/* a round that waits on a neighbour first */
+
+enum { P_FREE, P_INFLIGHT, P_DONE };
+
+struct p_slot {
+	int state;			/* under its ring's lock */
+	int res;
+	unsigned reaped;		/* how many CQEs named it */
+	unsigned reaped_by_other;
+};
+
+struct p_shared {
+	pthread_mutex_t lock[P_CHILDREN];
+	struct io_uring ring[P_CHILDREN];
+	struct p_slot slot[P_CHILDREN][P_BATCH];
+	unsigned long long ios[P_CHILDREN];
+	unsigned long long helped[P_CHILDREN];
+	_Alignas(4096) char buf[P_CHILDREN][P_BATCH][P_BS];
+};
+
+static struct p_shared *sh;
+static int dfd;
+static bool reads_only;		/* bench: a write round, then reads */
+
+static off_t p_off(int c, int j)
+{
+	return ((off_t)c * P_BATCH + j) * P_BS;
+}
+
+/* reap what ring r has, for whoever submitted it; under lock[r] */
+static void p_reap(int r, int self)
+{
+	struct io_uring_cqe *cqes[P_BATCH * 2];
+	unsigned n, i;
+
+	n = io_uring_peek_batch_cqe(&sh->ring[r], cqes, P_BATCH * 2);
+	for (i = 0; i < n; i++) {
+		unsigned j = (unsigned)cqes[i]->user_data;
+		struct p_slot *s;
+
+		CHECK(j < P_BATCH);
+		s = &sh->slot[r][j];
+		CHECK_EQ(s->state, P_INFLIGHT);
+		s->res = cqes[i]->res;
+		s->reaped++;
+		if (r != self)
+			s->reaped_by_other++;
+		s->state = P_DONE;
+	}
+	io_uring_cq_advance(&sh->ring[r], n);
+}
+
+/* wait on ring r while one of its I/Os is in flight; under lock[r] */
+static bool p_wait_one(int r, int self)
+{
+	struct io_uring_cqe *cqe;
+
+	for (int j = 0; j < P_BATCH; j++) {
+		if (sh->slot[r][j].state != P_INFLIGHT)
+			continue;
+		CHECK_EQ(io_uring_wait_cqes(&sh->ring[r], &cqe, 1, NULL, NULL), 0);
+		p_reap(r, self);
+		return true;
+	}
+	return false;
+}
+
+static void p_fill(char *b, int c, int round, int j)
+{
+	for (int k = 0; k < P_BS; k += 4)
+		memcpy(b + k, &(unsigned){ (unsigned)(c << 24 | round << 8 | j) }, 4);
+}
+
+static void p_round(int c, int round)
+{
+	bool writing = reads_only ? !round : !(round & 1);
+	int wrote = reads_only ? 0 : round - 1;
+	struct io_uring_sqe *sqe;
+	int j;
+
+	pthread_mutex_lock(&sh->lock[c]);
+	for (j = 0; j < P_BATCH; j++) {
+		struct p_slot *s = &sh->slot[c][j];
+
+		CHECK(s->state != P_INFLIGHT);
+		sqe = io_uring_get_sqe(&sh->ring[c]);
+		CHECK(sqe != NULL);
+		if (writing) {
+			p_fill(sh->buf[c][j], c, round, j);
+			io_uring_prep_write(sqe, dfd, sh->buf[c][j], P_BS, p_off(c, j));
+		} else {
+			memset(sh->buf[c][j], 0, P_BS);
+			io_uring_prep_read(sqe, dfd, sh->buf[c][j], P_BS, p_off(c, j));
+		}
+		sqe->user_data = (unsigned)j;
+		s->state = P_INFLIGHT;
+		s->reaped = 0;
+	}
+	CHECK_EQ(io_uring_submit(&sh->ring[c]), P_BATCH);
+	pthread_mutex_unlock(&sh->lock[c]);
+
+	/* now and then, first help a neighbour whose I/O is in flight */
+	if (round % P_HELP_EVERY == 0) {
+		int o = (c + 1) % P_CHILDREN;
+
+		pthread_mutex_lock(&sh->lock[o]);
+		if (p_wait_one(o, c))
+			sh->helped[c]++;
+		pthread_mutex_unlock(&sh->lock[o]);
+	}
+	/* then its own: whoever reaped them, every one is done once */
+	pthread_mutex_lock(&sh->lock[c]);
+	while (p_wait_one(c, c))
+		;
+	for (j = 0; j < P_BATCH; j++) {
+		struct p_slot *s = &sh->slot[c][j];
+		char want[P_BS];
+
+		CHECK_EQ(s->state, P_DONE);
+		CHECK_EQ(s->reaped, 1);
+		CHECK_EQ(s->res, P_BS);
+		if (!writing) {
+			p_fill(want, c, wrote, j);
+			CHECK(!memcmp(sh->buf[c][j], want, P_BS));
+		}
+		s->state = P_FREE;
+	}
+	sh->ios[c] += P_BATCH;
+	pthread_mutex_unlock(&sh->lock[c]);
+}
+
+static int p_child(int c, int rounds)
+{
+	for (int round = 0; round < rounds; round++)
+		p_round(c, round);
+	return 0;
+}
+
+static int p_file(bool buffered)
+{
+	char path[] = "/var/tmp/anyring-procs-XXXXXX";
+	int fd = mkstemp(path), d;
+
+	CHECK(fd >= 0);
+	unlink(path);
+	CHECK(!ftruncate(fd, (off_t)P_CHILDREN * P_BATCH * P_BS));
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	d = buffered ? -1 : open(path, O_RDWR | O_DIRECT);
+	if (d >= 0) {
+		close(fd);
+		return d;
+	}
+	return fd;	/* tmpfs: buffered */
+}
+
+static double p_run(int rounds, bool buffered)
+{
+	pthread_mutexattr_t ma;
+	pid_t pid[P_CHILDREN];
+	long long t0;
+	int c, status;
+
+	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	CHECK(sh != MAP_FAILED);
+	pthread_mutexattr_init(&ma);
+	pthread_mutexattr_setpshared(&ma, PTHREAD_PROCESS_SHARED);
+	for (c = 0; c < P_CHILDREN; c++) {
+		CHECK(!pthread_mutex_init(&sh->lock[c], &ma));
+		t_ring(&sh->ring[c], 64, NULL);
+	}
+	dfd = p_file(buffered);
+	t0 = t_now_ns();
+	for (c = 0; c < P_CHILDREN; c++) {
+		pid[c] = fork();
+		CHECK(pid[c] >= 0);
+		if (!pid[c])
+			_exit(p_child(c, rounds));
+	}
+	for (c = 0; c < P_CHILDREN; c++) {
+		CHECK_EQ(waitpid(pid[c], &status, 0), pid[c]);
+		CHECK(WIFEXITED(status));
+		CHECK_EQ(WEXITSTATUS(status), 0);
+	}
+	t0 = t_now_ns() - t0;
+	for (c = 0; c < P_CHILDREN; c++) {
+		CHECK_EQ(sh->ios[c], (unsigned long long)rounds * P_BATCH);
+		CHECK_EQ(io_uring_cq_ready(&sh->ring[c]), 0);
+		io_uring_queue_exit(&sh->ring[c]);
+	}
+	close(dfd);
+	return (double)P_CHILDREN * rounds * P_BATCH / ((double)t0 / 1e9);
+}
+
+static int p_cmp(const void *a, const void *b)
+{
+	long long x = *(const long long *)a, y = *(const long long *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* cross-process wake latency: the child's submit to the parent's return */
+static void p_wake(int n)
+{
+	struct io_uring ring;
+	struct io_uring_cqe *cqe;
+	long long *lat = calloc((size_t)n, sizeof(*lat));
+	int status;
+	pid_t pid;
+
+	CHECK(lat);
+	t_ring(&ring, 8, NULL);
+	pid = fork();
+	CHECK(pid >= 0);
+	if (!pid) {
+		for (int i = 0; i < n; i++) {
+			struct io_uring_sqe *sqe = io_uring_get_sqe(&ring);
+
+			usleep(200);
+			io_uring_prep_nop(sqe);
+			sqe->user_data = (unsigned long long)t_now_ns();
+			if (io_uring_submit(&ring) != 1)
+				_exit(1);
+		}
+		_exit(0);
+	}
+	for (int i = 0; i < n; i++) {
+		CHECK_EQ(io_uring_wait_cqe(&ring, &cqe), 0);
+		lat[i] = t_now_ns() - (long long)cqe->user_data;
+		io_uring_cqe_seen(&ring, cqe);
+	}
+	CHECK_EQ(waitpid(pid, &status, 0), pid);
+	qsort(lat, (size_t)n, sizeof(*lat), p_cmp);
+	printf("%s: wake across processes p50 %.1f us, p99 %.1f us\n",
+	       t_engine(), lat[n / 2] / 1e3, lat[n * 99 / 100] / 1e3);
+	io_uring_queue_exit(&ring);
+	free(lat);
+}
+
+int main(int argc, char **argv)
+{
+	unsigned long long helped = 0;
+	double iops;
+
+	if (argc > 2 && !strcmp(argv[1], "wake")) {
+		p_wake(atoi(argv[2]));
+		return 0;
+	}
+	if (argc > 2 && !strcmp(argv[1], "bench")) {
+		bool buffered = false;
+
+		for (int i = 3; i < argc; i++) {
+			buffered |= !strcmp(argv[i], "buffered");
+			reads_only |= !strcmp(argv[i], "reads");
+		}
+
+		iops = p_run(atoi(argv[2]), buffered);
+		printf("%s%s%s: %.0f I/Os per second\n", t_engine(),
+		       buffered ? " buffered" : "", reads_only ? " reads" : "",
+		       iops);
+		return 0;
+	}
+	for (int b = 0; b < 2; b++) {
+		p_run(P_ROUNDS, b);
+		for (int c = 0; c < P_CHILDREN; c++)
+			helped += sh->helped[c];
+		munmap(sh, sizeof(*sh));
+	}
+	printf("%d processes, %d rings (%s): %d I/Os each completed once, "
+	       "%llu waits on another process's ring\n", P_CHILDREN,
+	       P_CHILDREN, t_engine(), 2 * P_CHILDREN * P_ROUNDS * P_BATCH,
+	       helped);
+	return 0;
+}
