@@ -14,6 +14,10 @@
  * the parent then reaps each by user_data, once.
  * t_pingpong: a child submits NOPs one by one while the parent waits for
  * each (a wait woken by another process's post).
+ * t_exit_inflight: a child's read of a pipe nobody writes yet ends
+ * -ECANCELED once the child has called exit(), and the parent reaps it
+ * (the kernel posts it when the pipe is written, the user engine at the
+ * exit: semantics.md D2).
  */
 #include <fcntl.h>
 #include <unistd.h>
@@ -141,6 +145,40 @@ static void t_pingpong(void)
 	io_uring_queue_exit(&ring);
 }
 
+/* a request of a process that exits is cancelled, its CQE for the others */
+static void t_exit_inflight(void)
+{
+	struct io_uring ring;
+	struct io_uring_cqe *cqe;
+	static char buf[8];
+	int p[2], status;
+	pid_t pid;
+
+	t_ring(&ring, 8, NULL);
+	CHECK(!pipe(p));
+	fflush(stdout);
+	pid = fork();
+	CHECK(pid >= 0);
+	if (!pid) {
+		struct io_uring_sqe *sqe = io_uring_get_sqe(&ring);
+
+		io_uring_prep_read(sqe, p[0], buf, sizeof(buf), 0);
+		sqe->user_data = 7;
+		exit(io_uring_submit(&ring) == 1 ? 0 : 2);
+	}
+	CHECK_EQ(waitpid(pid, &status, 0), pid);
+	CHECK(WIFEXITED(status));
+	CHECK_EQ(WEXITSTATUS(status), 0);
+	CHECK_EQ(write(p[1], "x", 1), 1);
+	CHECK_EQ(io_uring_wait_cqe(&ring, &cqe), 0);
+	CHECK_EQ(cqe->user_data, 7);
+	CHECK_EQ(cqe->res, -ECANCELED);
+	io_uring_cqe_seen(&ring, cqe);
+	io_uring_queue_exit(&ring);
+	close(p[0]);
+	close(p[1]);
+}
+
 int main(void)
 {
 	void *dbuf;
@@ -155,6 +193,8 @@ int main(void)
 	t_pingpong();
 	printf("%d NOPs of a child reaped by its parent (%s)\n", T_PINGS,
 	       t_engine());
+	t_exit_inflight();
+	printf("a request of a child that exits: -ECANCELED (%s)\n", t_engine());
 	if (dfd >= 0)
 		close(dfd);
 	free(dbuf);

@@ -289,6 +289,25 @@ static const struct ar_engine *ar_dup_search(int fd, void **obj)
  * kernel disowned, and for setup,
  * registration and CLOSE, never for a claimed ring's enter.
  */
+void ar_engine_each_ring(const struct ar_engine *e, void (*fn)(void *obj, int fd))
+{
+	struct ar_fd_chunk *c;
+	void *obj;
+
+	for (unsigned i = 0; i < AR_FD_CHUNKS; i++) {
+		c = atomic_load_explicit(&ar_fd_table[i], memory_order_acquire);
+		for (unsigned j = 0; c && j < AR_FD_CHUNK; j++) {
+			/* acquire pairs with the release in ar_engine_claim_fd() */
+			if (atomic_load_explicit(&c->engine[j],
+						 memory_order_acquire) != e)
+				continue;
+			obj = atomic_load_explicit(&c->priv[j], memory_order_relaxed);
+			if (obj)
+				fn(obj, (int)(i << AR_FD_CHUNK_SHIFT | j));
+		}
+	}
+}
+
 const struct ar_engine *ar_engine_lookup_file(int fd, void **obj)
 {
 	const struct ar_engine *e = ar_engine_lookup(fd, obj);

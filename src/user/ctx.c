@@ -1048,6 +1048,20 @@ static void ar_user_end(struct ar_uctx *ctx, int fd, bool close_fd)
 	ar_uctx_put(ctx);
 }
 
+/*
+ * exit(3) of a process whose ring is shared with others (fork.c): its
+ * part of the ring ends as the kernel ends an exiting task's, its
+ * requests cancelled and their CQEs posted for the others; the fd is
+ * the process's to the end.
+ */
+void ar_user_task_exit(void *obj, int fd)
+{
+	struct ar_uctx *ctx = obj;
+
+	if (ar_ring_forked(ctx) && ctx->pid == getpid())
+		ar_user_end(ctx, fd, false);
+}
+
 /* Closing the ring fd ends the ring. */
 /*
  * A registered-ring index holds the ring, as the kernel's table holds

@@ -279,6 +279,18 @@ void ar_xsleep_del(struct ar_uctx *ctx)
 							memory_order_relaxed));
 }
 
+/*
+ * exit(3), return from main: the process's requests on rings other
+ * processes share are cancelled and their CQEs posted, as the kernel's
+ * io_uring_cancel_generic() does for an exiting task (ctx.c
+ * ar_user_task_exit()). _exit(2), a fatal signal and exec run nothing
+ * here: their requests post nothing (semantics.md D2).
+ */
+__attribute__((destructor)) static void ar_fork_exit(void)
+{
+	ar_engine_each_ring(&ar_user_engine, ar_user_task_exit);
+}
+
 /* a post may end a wait of another process: every process's xep gets an event */
 void ar_xwake_post(struct ar_uctx *ctx)
 {
