@@ -15,11 +15,13 @@
  * t_pingpong: a child submits NOPs one by one while the parent waits for
  * each (a wait woken by another process's post).
  * t_exit_inflight: a child's read of a pipe nobody writes yet ends
- * -ECANCELED once the child has called exit(), and the parent reaps it
- * (the kernel posts it when the pipe is written, the user engine at the
- * exit: semantics.md D2).
+ * -ECANCELED once the child has called exit() or _exit() or was killed,
+ * and the parent reaps it (the kernel posts it when the pipe is
+ * written; the user engine at exit(), else at its waiter's look for
+ * processes that are gone: semantics.md D2).
  */
 #include <fcntl.h>
+#include <signal.h>
 #include <unistd.h>
 #include <sys/wait.h>
 #include "test.h"
@@ -145,8 +147,11 @@ static void t_pingpong(void)
 	io_uring_queue_exit(&ring);
 }
 
-/* a request of a process that exits is cancelled, its CQE for the others */
-static void t_exit_inflight(void)
+/*
+ * A request of a process that exits is cancelled, its CQE for the
+ * others: by exit(), _exit() or SIGKILL (how).
+ */
+static void t_exit_inflight(int how)
 {
 	struct io_uring ring;
 	struct io_uring_cqe *cqe;
@@ -164,11 +169,21 @@ static void t_exit_inflight(void)
 
 		io_uring_prep_read(sqe, p[0], buf, sizeof(buf), 0);
 		sqe->user_data = 7;
-		exit(io_uring_submit(&ring) == 1 ? 0 : 2);
+		if (io_uring_submit(&ring) != 1)
+			_exit(2);
+		if (how == 1)
+			_exit(0);
+		if (how == 2)
+			kill(getpid(), SIGKILL);
+		exit(0);
 	}
 	CHECK_EQ(waitpid(pid, &status, 0), pid);
-	CHECK(WIFEXITED(status));
-	CHECK_EQ(WEXITSTATUS(status), 0);
+	if (how == 2) {
+		CHECK(WIFSIGNALED(status));
+	} else {
+		CHECK(WIFEXITED(status));
+		CHECK_EQ(WEXITSTATUS(status), 0);
+	}
 	CHECK_EQ(write(p[1], "x", 1), 1);
 	CHECK_EQ(io_uring_wait_cqe(&ring, &cqe), 0);
 	CHECK_EQ(cqe->user_data, 7);
@@ -193,8 +208,11 @@ int main(void)
 	t_pingpong();
 	printf("%d NOPs of a child reaped by its parent (%s)\n", T_PINGS,
 	       t_engine());
-	t_exit_inflight();
-	printf("a request of a child that exits: -ECANCELED (%s)\n", t_engine());
+	t_exit_inflight(0);
+	t_exit_inflight(1);
+	t_exit_inflight(2);
+	printf("a request of a child that calls exit() or _exit() or is "
+	       "killed: -ECANCELED (%s)\n", t_engine());
 	if (dfd >= 0)
 		close(dfd);
 	free(dbuf);

@@ -13,6 +13,11 @@
  * Every I/O is counted where it is reaped: each must complete once,
  * with the full length.
  *
+ * Then a child is killed (SIGKILL) with reads of a pipe in flight on its
+ * ring, and the pipe is written: another child waiting on that ring,
+ * under its lock, reaps them -ECANCELED, and the ring goes on serving
+ * the parent, whose read gets the byte.
+ *
  *   api-procs                     the test (ANYRING_TEST_ENGINE as every
  *                                 api test), O_DIRECT then buffered
  *   api-procs bench N [buffered] [reads]
@@ -25,6 +30,7 @@
  *                                 submit to wakeup, in microseconds
  */
 #include <fcntl.h>
+#include <signal.h>
 #include <pthread.h>
 #include <unistd.h>
 #include <sys/mman.h>
@@ -229,6 +235,80 @@ static double p_run(int rounds, bool buffered)
 	return (double)P_CHILDREN * rounds * P_BATCH / ((double)t0 / 1e9);
 }
 
+/* a child killed with I/O in flight: its ring still serves the others */
+static void p_kill(void)
+{
+	struct io_uring_cqe *cqe;
+	struct io_uring_sqe *sqe;
+	pthread_mutexattr_t ma;
+	int p[2], status, j;
+	pid_t victim, helper;
+	static char buf[P_BATCH];
+
+	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	CHECK(sh != MAP_FAILED);
+	pthread_mutexattr_init(&ma);
+	pthread_mutexattr_setpshared(&ma, PTHREAD_PROCESS_SHARED);
+	CHECK(!pthread_mutex_init(&sh->lock[0], &ma));
+	t_ring(&sh->ring[0], 64, NULL);
+	CHECK(!pipe(p));
+	victim = fork();
+	CHECK(victim >= 0);
+	if (!victim) {
+		pthread_mutex_lock(&sh->lock[0]);
+		for (j = 0; j < P_BATCH; j++) {
+			sqe = io_uring_get_sqe(&sh->ring[0]);
+			io_uring_prep_read(sqe, p[0], &buf[j], 1, 0);
+			sqe->user_data = (unsigned)j;
+			sh->slot[0][j].state = P_INFLIGHT;
+		}
+		if (io_uring_submit(&sh->ring[0]) != P_BATCH)
+			_exit(2);
+		pthread_mutex_unlock(&sh->lock[0]);
+		kill(getpid(), SIGKILL);
+		_exit(3);
+	}
+	CHECK_EQ(waitpid(victim, &status, 0), victim);
+	CHECK(WIFSIGNALED(status));
+	/*
+	 * The kernel posts the dead task's armed reads when the pipe wakes
+	 * them, the user engine when a waiter looks for processes that are
+	 * gone: either way -ECANCELED, and the byte stays in the pipe.
+	 */
+	CHECK_EQ(write(p[1], "x", 1), 1);
+	helper = fork();
+	CHECK(helper >= 0);
+	if (!helper) {
+		pthread_mutex_lock(&sh->lock[0]);
+		while (p_wait_one(0, 1))
+			;
+		for (j = 0; j < P_BATCH; j++)
+			if (sh->slot[0][j].reaped != 1 ||
+			    sh->slot[0][j].res != -ECANCELED)
+				_exit(4);
+		pthread_mutex_unlock(&sh->lock[0]);
+		_exit(0);
+	}
+	CHECK_EQ(waitpid(helper, &status, 0), helper);
+	CHECK(WIFEXITED(status));
+	CHECK_EQ(WEXITSTATUS(status), 0);
+	/* the pipe kept what nobody read; the ring serves the parent */
+	sqe = io_uring_get_sqe(&sh->ring[0]);
+	io_uring_prep_read(sqe, p[0], buf, 1, 0);
+	sqe->user_data = 99;
+	CHECK_EQ(io_uring_submit_and_wait(&sh->ring[0], 1), 1);
+	CHECK_EQ(io_uring_peek_cqe(&sh->ring[0], &cqe), 0);
+	CHECK_EQ(cqe->user_data, 99);
+	CHECK_EQ(cqe->res, 1);
+	io_uring_cqe_seen(&sh->ring[0], cqe);
+	CHECK_EQ(io_uring_cq_ready(&sh->ring[0]), 0);
+	io_uring_queue_exit(&sh->ring[0]);
+	close(p[0]);
+	close(p[1]);
+	munmap(sh, sizeof(*sh));
+}
+
 static int p_cmp(const void *a, const void *b)
 {
 	long long x = *(const long long *)a, y = *(const long long *)b;
@@ -307,5 +387,8 @@ int main(int argc, char **argv)
 	       "%llu waits on another process's ring\n", P_CHILDREN,
 	       P_CHILDREN, t_engine(), 2 * P_CHILDREN * P_ROUNDS * P_BATCH,
 	       helped);
+	p_kill();
+	printf("a child killed with %d reads in flight: another reaped them "
+	       "-ECANCELED, and the ring goes on (%s)\n", P_BATCH, t_engine());
 	return 0;
 }

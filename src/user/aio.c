@@ -688,6 +688,7 @@ void ar_aio_forget(struct ar_uctx *ctx)
 	if (a) {
 		ar_internal_close(a->efd);
 		ar_internal_close(a->epfd);
+		free(a);	/* the child's copy; its ring stayed with the parent's mm */
 	}
 	ctx->aio = NULL;
 }

@@ -56,6 +56,8 @@ static void ar_inflight_del_locked(struct ar_uctx *ctx, struct ar_ureq *req)
 		ctx->inflight_tail = req->if_prev;
 	__atomic_store_n(&ctx->nr_inflight, ctx->nr_inflight - 1, __ATOMIC_RELAXED);
 	req->flags &= ~AR_REQ_F_INFLIGHT;
+	if (req->xslot)
+		ar_xslot_put_locked(ctx, req);
 	if (req->flags & AR_REQ_F_HASHED)
 		ar_poll_unhash_locked(req);
 }

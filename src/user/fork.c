@@ -29,6 +29,10 @@
  * came before the post, and whose sleep after the take, still wakes.
  */
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <signal.h>
+#include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/epoll.h>
@@ -44,6 +48,12 @@
 #include "user/iowq.h"
 #include "user/submit.h"
 #include "user/waitq.h"
+#include "user/complete.h"
+#include "user/release.h"
+#include "user/iopoll.h"
+#include "user/aiopoll.h"
+#include "user/kbuf.h"
+#include "user/req.h"
 #include "user/fork.h"
 
 /* this process's epoll fd on the ring's xwake_fd, made on first use */
@@ -64,6 +74,36 @@ static int ar_xep_make(struct ar_uctx *ctx)
 	return ar_internal_claim(ep);
 }
 
+#define AR_XSLOTS	(1U << 16)	/* requests in flight a forked ring tracks */
+
+static void ar_xslot_set_locked(struct ar_uctx *ctx, struct ar_ureq *req,
+				bool cqe32);
+
+/* the in-flight table, and the parent's requests in flight into it */
+static int ar_xslots_make(struct ar_uctx *ctx)
+{
+	struct ar_ushared *sh = ar_sh(ctx);
+	struct ar_ureq *req;
+	void *m;
+
+	m = mmap(NULL, AR_XSLOTS * sizeof(struct ar_xslot), PROT_READ | PROT_WRITE,
+		 MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (m == MAP_FAILED)
+		return -ENOMEM;
+	ar_ctx_lock(ctx);
+	sh->xslots = m;
+	sh->xslots_nr = AR_XSLOTS;
+	/*
+	 * Their flags are their issuers' to change meanwhile: only what the
+	 * lock guards is read (user_data; a CQE_MIXED ring's entries say
+	 * 16 bytes)
+	 */
+	for (req = ctx->inflight; req; req = req->if_next)
+		ar_xslot_set_locked(ctx, req, ctx->flags & IORING_SETUP_CQE32);
+	ar_ctx_unlock(ctx);
+	return 0;
+}
+
 /* before fork(), in the parent, once per fd of the ring (engine.c) */
 void ar_user_prefork(void *obj)
 {
@@ -79,9 +119,14 @@ void ar_user_prefork(void *obj)
 							     EFD_NONBLOCK)));
 		if (efd < 0)
 			return;		/* the child cannot use the ring */
+		if (!sh->xslots && ar_xslots_make(ctx)) {
+			ar_internal_close(efd);
+			return;
+		}
 		sh->xwake_fd = efd;
 		/*
-		 * Under the lock: ar_ctx_bias_enable() reads it under the
+		 * Under the lock, with the table: requests submitted from
+		 * now on take an entry. ar_ctx_bias_enable() reads it under the
 		 * same lock (a ring enabled later stays unbiased), and the
 		 * fork that follows copies nothing that is not stored.
 		 */
@@ -103,14 +148,32 @@ static bool ar_mapped(const void *addr)
 	return !mincore((void *)((uintptr_t)addr & ~(uintptr_t)4095), 1, &vec);
 }
 
-/* the parent's readiness backend and AIO context: the fds go, the rest stays a copy */
-static void ar_fork_forget_fds(struct ar_uctx *ctx)
+/*
+ * The parent's per-process state, as the child's copy: the fds the
+ * child inherited are closed, the memory of the copies freed (nothing
+ * of the child's refers to them once the ring is reset), the parent's
+ * threads and kernel objects left alone.
+ */
+static void ar_fork_forget(struct ar_uctx *ctx)
 {
+	struct ar_worker *wk, *next;
+
 	ar_poll_forget(ctx);
 	ar_aio_forget(ctx);
 	ar_internal_close(ctx->svc.wake_fd);
 	ar_internal_close(ctx->xep);
 	ctx->xep = -1;
+	ar_release_forget(ctx);
+	ar_iopoll_forget(ctx);
+	ar_aiopoll_free(ctx);
+	ar_kbuf_free(ctx);
+	ar_req_cache_free(ctx);
+	for (wk = ctx->iowq.workers; wk; wk = next) {
+		next = ar_iowq_worker_next(wk);
+		free(wk);
+	}
+	free(ctx->punt);
+	free(ctx->spread);
 }
 
 /* Is the child's copy of the ring usable? Decided once per ring (engine.c). */
@@ -144,7 +207,7 @@ static void ar_fork_reset(struct ar_uctx *ctx)
 	cpu_set_t cpus = wq->cpus;
 	const struct ar_ushared *sh = ar_sh(ctx);
 
-	ar_fork_forget_fds(ctx);
+	ar_fork_forget(ctx);
 	/*
 	 * SQPOLL's thread is the creator's, as the kernel's: it consumes
 	 * the child's SQEs too, with the creator's files; the child wakes
@@ -334,4 +397,144 @@ void ar_xwake_take(struct ar_uctx *ctx)
 	    ar_wake_has_sleepers(&ctx->cq_waiters))
 		ar_waitq_wake(ctx, false);
 	errno = e;
+}
+
+/*
+ * The in-flight table of a forked ring: a request takes an entry when
+ * it is submitted and gives it back in the lock section that posts its
+ * last CQE (complete.c), so an entry whose process is gone is a request
+ * that will post nothing. A request finding the table full is not in
+ * it. The lowest free entry is taken, so that the entries ever taken
+ * (below xslots_hi, the part of the mapping that has memory) stay as
+ * few as the requests that were in flight at once.
+ */
+static void ar_xslot_set_locked(struct ar_uctx *ctx, struct ar_ureq *req,
+				bool cqe32)
+{
+	struct ar_ushared *sh = ar_sh(ctx);
+	struct ar_xslot *x;
+
+	req->xslot = 0;
+	for (unsigned i = sh->xslot_hint; i < sh->xslots_nr; i++) {
+		x = &sh->xslots[i];
+		if (__atomic_load_n(&x->pid, __ATOMIC_RELAXED))
+			continue;
+		x->user_data = req->user_data;
+		x->cqe32 = cqe32;
+		/* relaxed: read by ar_xslot_sweep()'s look without the lock */
+		__atomic_store_n(&x->pid, ctx->pid, __ATOMIC_RELAXED);
+		req->xslot = i + 1;
+		sh->xslot_hint = i + 1;
+		if (i + 1 > sh->xslots_hi)
+			/* relaxed: read by ar_xslot_sweep()'s look */
+			__atomic_store_n(&sh->xslots_hi, i + 1, __ATOMIC_RELAXED);
+		return;
+	}
+}
+
+/* a request being submitted: its submitter owns it */
+void ar_xslot_take_locked(struct ar_uctx *ctx, struct ar_ureq *req)
+{
+	ar_lockdep_assert_held(ctx);
+	if (req->flags & AR_REQ_F_AUX) {
+		req->xslot = 0;	/* a carrier of another ring's CQE (msg_ring.c) */
+		return;
+	}
+	ar_xslot_set_locked(ctx, req, req->flags & AR_REQ_F_CQE32);
+}
+
+void ar_xslot_put_locked(struct ar_uctx *ctx, struct ar_ureq *req)
+{
+	struct ar_ushared *sh = ar_sh(ctx);
+	unsigned i = req->xslot - 1;
+
+	ar_lockdep_assert_held(ctx);
+	__atomic_store_n(&sh->xslots[i].pid, 0, __ATOMIC_RELAXED);
+	if (i < sh->xslot_hint)
+		sh->xslot_hint = i;
+	req->xslot = 0;
+}
+
+/* Is process pid gone (a zombie included: it runs nothing more)? */
+static bool ar_pid_gone(pid_t pid)
+{
+	char path[32], buf[256], *p;
+	ssize_t n;
+	int fd;
+
+	if (kill(pid, 0) && errno == ESRCH)
+		return true;
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = 0;
+	/* "pid (comm) S ...": the state after the last ')' */
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X');
+}
+
+#define AR_SWEEP_PIDS	16
+
+/*
+ * Requests of processes that are gone (_exit, a fatal signal, exec's
+ * pid stays: not seen): their CQEs are posted -ECANCELED, each once,
+ * the entry given back in the same section. Called by a waiter of a
+ * forked ring at each second of its sleep (wait.c).
+ */
+void ar_xslot_sweep(struct ar_uctx *ctx)
+{
+	struct ar_ushared *sh = ar_sh(ctx);
+	pid_t seen[AR_SWEEP_PIDS], dead[AR_SWEEP_PIDS], pid;
+	unsigned nseen = 0, ndead = 0, i, j, hi;
+	struct ar_cqe_big zero = { 0, 0 };
+	bool posted = false;
+	int e = errno;
+
+	if (!sh->xslots)
+		return;
+	/* the look, without the lock: the section below decides */
+	hi = __atomic_load_n(&sh->xslots_hi, __ATOMIC_RELAXED);
+	for (i = 0; i < hi && nseen < AR_SWEEP_PIDS; i++) {
+		pid = __atomic_load_n(&sh->xslots[i].pid, __ATOMIC_RELAXED);
+		if (!pid)
+			continue;
+		for (j = 0; j < nseen && seen[j] != pid; j++)
+			;
+		if (j < nseen)
+			continue;
+		seen[nseen++] = pid;
+		if (pid != ctx->pid && ar_pid_gone(pid))
+			dead[ndead++] = pid;
+	}
+	errno = e;
+	if (!ndead)
+		return;
+	ar_ctx_lock(ctx);
+	for (i = 0; i < sh->xslots_hi; i++) {
+		struct ar_xslot *x = &sh->xslots[i];
+
+		pid = __atomic_load_n(&x->pid, __ATOMIC_RELAXED);
+		if (!pid)
+			continue;
+		for (j = 0; j < ndead && dead[j] != pid; j++)
+			;
+		if (j == ndead)
+			continue;
+		if (x->cqe32)
+			ar_cq_post_big_locked(ctx, x->user_data, -ECANCELED, 0, &zero);
+		else
+			ar_cq_post_locked(ctx, x->user_data, -ECANCELED, 0);
+		__atomic_store_n(&x->pid, 0, __ATOMIC_RELAXED);
+		if (i < sh->xslot_hint)
+			sh->xslot_hint = i;
+		posted = true;
+	}
+	ar_ctx_unlock(ctx);
+	if (posted)
+		ar_cq_wake(ctx, false);
 }

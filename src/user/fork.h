@@ -35,6 +35,11 @@ static inline bool ar_xsleep_other(const struct ar_uctx *ctx)
 	return (uint32_t)v && (uint32_t)(v >> 32) != (uint32_t)ctx->pid;
 }
 
+void ar_xslot_take_locked(struct ar_uctx *ctx, struct ar_ureq *req);
+void ar_xslot_put_locked(struct ar_uctx *ctx, struct ar_ureq *req);
+void ar_xslot_sweep(struct ar_uctx *ctx);
+#define AR_XSWEEP_NS	1000000000ULL	/* a forked ring's waiter looks each second */
+
 void ar_xwake_post(struct ar_uctx *ctx);
 int ar_xwake_sleep_fd(struct ar_uctx *ctx);
 void ar_xwake_take(struct ar_uctx *ctx);

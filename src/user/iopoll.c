@@ -532,6 +532,15 @@ static void ar_iopoll_debug(const struct ar_iopoll *ip)
  * cancelled (block I/O in flight cannot); wait until each has been
  * delivered, polling the polled ones, so every one completes.
  */
+/* a forked child's copy of the parent's polled list: its memory only (fork.c) */
+void ar_iopoll_forget(struct ar_uctx *ctx)
+{
+	if (ctx->iopoll)
+		free(ctx->iopoll->devs);
+	free(ctx->iopoll);
+	ctx->iopoll = NULL;
+}
+
 void ar_iopoll_exit(struct ar_uctx *ctx)
 {
 	struct timespec ts = { 0, 20000 };

@@ -48,6 +48,7 @@ void ar_iopoll_io_end(struct ar_uctx *ctx, bool from_done);
 int ar_iopoll_check(struct ar_uctx *ctx, unsigned min_events,
 		    uint64_t deadline_ns);
 bool ar_iopoll_reap(struct ar_uctx *ctx);
+void ar_iopoll_forget(struct ar_uctx *ctx);
 void ar_iopoll_exit(struct ar_uctx *ctx);
 
 #endif

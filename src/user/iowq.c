@@ -480,6 +480,11 @@ void ar_iowq_exit(struct ar_uctx *ctx)
 }
 
 /* with the ring's memory: requests may still be handed in after exit */
+struct ar_worker *ar_iowq_worker_next(struct ar_worker *w)
+{
+	return w->next;
+}
+
 void ar_iowq_free(struct ar_iowq *wq)
 {
 	pthread_cond_destroy(&wq->exit_cond);

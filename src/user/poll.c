@@ -959,9 +959,17 @@ void ar_poll_forget(struct ar_uctx *ctx)
 {
 	struct ar_poll *p = ctx->svc.poll;
 
-	if (p)
-		ar_internal_close(p->epfd);
+	free(ctx->poll_hash);
+	ctx->poll_hash = NULL;
 	ctx->svc.poll = NULL;
+	if (!p)
+		return;
+	ar_internal_close(p->epfd);
+	/* the copy's memory is the child's: freed, its owner waiter not put */
+	for (unsigned i = 0; i < p->nr_ents; i++)
+		free(p->ents[i]);
+	free(p->ents);
+	free(p);
 }
 
 void ar_poll_free(struct ar_uctx *ctx)

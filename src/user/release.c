@@ -353,6 +353,13 @@ static int ar_release_set(void)
  * Watch ctx's fd. 0, or -errno when no thread could be made (the ring
  * then ends only with io_uring_queue_exit(), or the trap's sweep).
  */
+/* a forked child's copy of the parent's entry: the child has no watch of it (fork.c) */
+void ar_release_forget(struct ar_uctx *ctx)
+{
+	free(ctx->release);
+	ctx->release = NULL;
+}
+
 int ar_release_watch(struct ar_uctx *ctx)
 {
 	/*

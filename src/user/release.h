@@ -9,6 +9,7 @@
 #include "user/types.h"
 
 /* release.c: watch the ring's fd from setup on */
+void ar_release_forget(struct ar_uctx *ctx);
 int ar_release_watch(struct ar_uctx *ctx);
 /*
  * release.c: look at the ring fd later (svc.c ar_svc_fdcheck()) from

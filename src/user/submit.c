@@ -12,6 +12,7 @@
 #include <poll.h>
 #include <sys/uio.h>
 #include "lib/sysraw.h"
+#include "user/fork.h"
 #include "user/fault.h"
 #include "lib/uaccess.h"
 #include "user/types.h"
@@ -348,6 +349,8 @@ static void ar_inflight_add_list(struct ar_uctx *ctx, struct ar_ureq *head,
 		req->if_prev = prev;
 		req->flags |= AR_REQ_F_INFLIGHT;
 		prev = req;
+		if (__builtin_expect(ar_ring_forked(ctx), 0))
+			ar_xslot_take_locked(ctx, req);
 	}
 	if (ctx->inflight_tail)
 		ctx->inflight_tail->if_next = head;

@@ -225,6 +225,7 @@ struct ar_ureq {
 	struct ar_rsrc_node *buf_node;
 	pthread_t worker;		/* valid while RUNNING */
 	struct ar_kbuf_sel kbuf;	/* a provided buffer it holds (kbuf.h) */
+	unsigned xslot;			/* 1 + its entry in ar_sh()'s xslots; 0 none (fork.c) */
 	/* not cleared at allocation from here on */
 	/* ANYRING_FAULTS: the SQE as submitted, which rules match (fault.c); else NULL */
 	struct io_uring_sqe *fault_sqe;
@@ -297,6 +298,13 @@ struct ar_aiopoll_chunk;
 struct ar_backend;
 struct ar_spread;
 struct ar_kbuf_ctx;
+
+/* a request in flight on a forked ring (fork.c): pid 0, a free entry */
+struct ar_xslot {
+	pid_t pid;
+	__u32 cqe32;		/* its CQE is 32 bytes (AR_REQ_F_CQE32) */
+	__u64 user_data;
+};
 
 /* a CQE the CQ had no room for, on the overflow backlog (complete.c) */
 struct ar_cq_overflow {
@@ -547,6 +555,18 @@ struct ar_ushared {
 	atomic_bool forked;
 	int xwake_fd;
 	_Atomic uint64_t xsleep;
+	/*
+	 * The requests in flight of every process on a forked ring, by
+	 * owner pid and user_data (fork.c), under lock: a process that dies
+	 * with requests in flight posts nothing, and the others post
+	 * -ECANCELED for them. xslots_nr entries in a MAP_NORESERVE
+	 * mapping made before the first fork; xslot_hint: where the next
+	 * free one is looked for; none at or past xslots_hi was ever taken.
+	 */
+	struct ar_xslot *xslots;
+	unsigned xslots_nr;
+	unsigned xslot_hint;
+	unsigned xslots_hi;
 
 	/*
 	 * SQPOLL (sqpoll.c): the creator's thread consumes every process's

@@ -202,9 +202,9 @@ static bool ar_wait_done(struct ar_uctx *ctx, unsigned min_events,
 static int ar_wait_sleep(struct ar_uctx *ctx, struct ar_waiter *w,
 			 __u64 wake_at, const sigset_t *sigmask)
 {
-	bool forked = ar_ring_forked(ctx), xready = false;
+	bool forked = ar_ring_forked(ctx), xready = false, look = false;
 	int ret, afd, pfd, xfd = -1;
-	__u64 t0;
+	__u64 t0, cap;
 
 	/*
 	 * A forked ring: other processes' posts wake it through xep
@@ -218,6 +218,15 @@ static int ar_wait_sleep(struct ar_uctx *ctx, struct ar_waiter *w,
 			return 1;
 		}
 		xfd = ar_xwake_sleep_fd(ctx);
+		/*
+		 * Each second asleep, a look for requests of processes
+		 * that are gone, which post nothing themselves (fork.c)
+		 */
+		cap = ar_now_ns() + AR_XSWEEP_NS;
+		if (!wake_at || wake_at > cap) {
+			wake_at = cap;
+			look = true;
+		}
 	}
 
 	/*
@@ -276,6 +285,10 @@ static int ar_wait_sleep(struct ar_uctx *ctx, struct ar_waiter *w,
 	ret = ar_waiter_sleep(w, wake_at, sigmask, afd, pfd, xfd, &xready);
 	if (xready)
 		ar_xwake_take(ctx);
+	if (look && ret == -ETIMEDOUT) {
+		ar_xslot_sweep(ctx);
+		ret = 1;	/* not the wait's own deadline: look again */
+	}
 	ar_stat_add(ctx, sleep_ns, ar_now_ns() - t0);
 	if (pfd >= 0) {
 		ar_poll_sleep_end(ctx);

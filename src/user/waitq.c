@@ -58,14 +58,16 @@ static void ar_waiter_dtor(void *arg)
 /*
  * A forked child's thread has the forking thread's waiter, whose eventfd
  * is the parent's file: a wakeup for one would be read by the other. The
- * child's copy of the fd goes; the waiter itself may be on a parent's
- * wait queue (a copy) or held by a waker: its memory is left alone.
+ * child's copy goes: what still names it are the child's copies of the
+ * parent's wait queues and readiness owners, which the child drops
+ * unread (fork.c).
  */
 static void ar_waiter_atfork_child(void)
 {
 	if (!ar_self)
 		return;
 	ar_internal_close(ar_self->efd);
+	free(ar_self);
 	ar_self = NULL;
 	pthread_setspecific(ar_waiter_key, NULL);
 }
