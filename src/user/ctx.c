@@ -588,10 +588,6 @@ static void ar_uctx_unmap(struct ar_uctx *ctx)
 
 	if (!atomic_load_explicit(&sh->forked, memory_order_relaxed))
 		pthread_mutex_destroy(&sh->uring_lock);
-	else if (ctx->pid == getpid()) {
-		ar_internal_close(ctx->xep);
-		ar_internal_close(sh->xwake_fd);
-	}
 	munmap(sh->of_ring, sh->of_ring_sz);
 	munmap(sh, AR_SH_SIZE + AR_UCTX_MAP_SIZE);
 }
@@ -787,7 +783,6 @@ static int ar_user_create(unsigned entries, struct io_uring_params *p)
 	ctx->closed_fd = -1;
 	ctx->creator = ar_self_tid();
 	ctx->pid = getpid();
-	ctx->xep = -1;
 	ctx->disabled = !!(p->flags & IORING_SETUP_R_DISABLED);
 	/* the creating thread is the single issuer, unless the ring starts disabled */
 	if ((p->flags & IORING_SETUP_SINGLE_ISSUER) && !ctx->disabled) {

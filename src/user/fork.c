@@ -7,26 +7,29 @@
  *
  * Before a fork (engine.c's prepare handler, in the parent): the ring is
  * marked forked for good, so the lock's issuer bias, which only reaches
- * the threads of one process (lock.c), is revoked and stays off, and an
- * eventfd every process inherits (xwake_fd) is made for cross-process
- * wakeups.
+ * the threads of one process (lock.c), is revoked and stays off; it gets
+ * the in-flight table (below), and the process family's eventfd for
+ * cross-process wakeups (xwake_fd), made at the first fork with a ring
+ * and inherited by every child.
  *
  * In the child (engine.c's child handler, the child's only thread): the
  * per-process part of struct ar_uctx is a copy of the parent's, made at
  * an arbitrary moment. Its requests, threads, queues and fds are the
- * parent's: all of it is dropped (the memory stays, a copy of the
- * parent's pages), and the child starts with none, as the kernel's
- * io_uring knows a new task. Nothing here allocates or makes a thread.
+ * parent's: all of it is dropped (the fds closed, the copies freed), and
+ * the child starts with none, as the kernel's io_uring knows a new task.
+ * Nothing here makes a thread.
  *
  * Cross-process wakeups. A waiter of a forked ring counts itself in the
  * shared xsleep, with its pid; a post that finds a waiter of another
- * process there (or of several) writes xwake_fd. Each
- * process has an epoll fd (ctx->xep) with xwake_fd in it edge-triggered:
- * every write puts an event there, in every process, until one of its
- * waiters takes it. A waiter sleeps on its own eventfd and on xep; the
- * one that takes the event wakes its process's other waiters through
- * their eventfds (ar_waitq_wake()), so that one whose look at the CQ
- * came before the post, and whose sleep after the take, still wakes.
+ * process there (or of several) writes xwake_fd. Each process has an
+ * epoll fd (ar_xep) with xwake_fd in it edge-triggered: every write puts
+ * an event there, in every process, until one of its threads takes it.
+ * A waiter sleeps on its own eventfd and on ar_xep; the one that takes
+ * the event wakes its process's other sleepers on forked rings through
+ * their eventfds, so that one whose look at the CQ came before the post,
+ * and whose sleep after the take, still wakes. One eventfd serves all
+ * the rings: a sleeper of another ring wakes for nothing, and the rings
+ * cost the fds the kernel's would, plus their engine ends.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -56,18 +59,43 @@
 #include "user/req.h"
 #include "user/fork.h"
 
-/* this process's epoll fd on the ring's xwake_fd, made on first use */
-static int ar_xep_make(struct ar_uctx *ctx)
+/*
+ * The eventfd of every forked ring of this process family: made at the
+ * first fork with a ring, inherited by the children, written by a post
+ * that may end another process's wait. This process's epoll fd on it
+ * (edge-triggered), made by its first sleeper; and its threads asleep
+ * on forked rings, which the one that takes an event wakes.
+ */
+static int ar_xwake_efd = -1;
+static int ar_xep = -1;
+static pthread_mutex_t ar_xlock = PTHREAD_MUTEX_INITIALIZER;
+static struct ar_waiter *ar_xsleepers;	/* by xnext, under ar_xlock */
+
+/* the child's: the parent's epoll fd and sleepers are not its own */
+static void ar_xwake_atfork_child(void)
+{
+	ar_internal_close(ar_xep);
+	ar_xep = -1;
+	ar_xsleepers = NULL;
+	pthread_mutex_init(&ar_xlock, NULL);
+}
+
+/* before the handlers of engine.c's, which may use the lock: at load */
+__attribute__((constructor)) static void ar_xwake_init(void)
+{
+	pthread_atfork(NULL, NULL, ar_xwake_atfork_child);
+}
+
+static int ar_xep_make(void)
 {
 	struct epoll_event ev = { .events = EPOLLIN | EPOLLET };
-	int ep;
+	int ep, err;
 
 	ep = ar_fd_high(epoll_create1(EPOLL_CLOEXEC));
 	if (ep < 0)
 		return -errno;
-	if (epoll_ctl(ep, EPOLL_CTL_ADD, ar_sh(ctx)->xwake_fd, &ev)) {
-		int err = -errno;
-
+	if (epoll_ctl(ep, EPOLL_CTL_ADD, ar_xwake_efd, &ev)) {
+		err = -errno;
 		close(ep);
 		return err;
 	}
@@ -114,15 +142,15 @@ void ar_user_prefork(void *obj)
 	if (ar_uctx_dead(ctx) || ctx->pid != getpid())
 		return;
 	if (!ar_ring_forked(ctx)) {
-		/* one fd more than the kernel's ring; xep is made by a waiter */
-		efd = ar_internal_claim(ar_fd_high(eventfd(0, EFD_CLOEXEC |
-							     EFD_NONBLOCK)));
+		/* the process family's, one fd for all its rings (prefork: one thread) */
+		if (ar_xwake_efd < 0)
+			ar_xwake_efd = ar_internal_claim(ar_fd_high(
+				eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)));
+		efd = ar_xwake_efd;
 		if (efd < 0)
 			return;		/* the child cannot use the ring */
-		if (!sh->xslots && ar_xslots_make(ctx)) {
-			ar_internal_close(efd);
+		if (!sh->xslots && ar_xslots_make(ctx))
 			return;
-		}
 		sh->xwake_fd = efd;
 		/*
 		 * Under the lock, with the table: requests submitted from
@@ -161,8 +189,6 @@ static void ar_fork_forget(struct ar_uctx *ctx)
 	ar_poll_forget(ctx);
 	ar_aio_forget(ctx);
 	ar_internal_close(ctx->svc.wake_fd);
-	ar_internal_close(ctx->xep);
-	ctx->xep = -1;
 	ar_release_forget(ctx);
 	ar_iopoll_forget(ctx);
 	ar_aiopoll_free(ctx);
@@ -364,38 +390,82 @@ void ar_xwake_post(struct ar_uctx *ctx)
 	errno = e;
 }
 
-/* the fd a waiter of a forked ring sleeps on besides its own; -1 none */
-int ar_xwake_sleep_fd(struct ar_uctx *ctx)
+/*
+ * A thread of this process goes to sleep on a forked ring (waitq.c): on
+ * the list the taker of an event wakes, and the fd to sleep on besides
+ * its own (-1: none could be made; it then wakes at its next look).
+ */
+int ar_xsleeper_add(struct ar_waiter *w)
 {
-	int ep = __atomic_load_n(&ctx->xep, __ATOMIC_ACQUIRE);
+	int ep;
 
-	if (ep >= 0)
-		return ep;
-	pthread_mutex_lock(&ctx->svc.start_lock);
-	ep = ctx->xep;
-	if (ep < 0) {
-		ep = ar_xep_make(ctx);
-		/* release pairs with the acquire above: the fd is set up */
-		if (ep >= 0)
-			__atomic_store_n(&ctx->xep, ep, __ATOMIC_RELEASE);
-	}
-	pthread_mutex_unlock(&ctx->svc.start_lock);
+	pthread_mutex_lock(&ar_xlock);
+	if (ar_xep < 0 && ar_xwake_efd >= 0)
+		ar_xep = ar_xep_make();
+	ep = ar_xep;
+	w->xnext = ar_xsleepers;
+	ar_xsleepers = w;
+	pthread_mutex_unlock(&ar_xlock);
 	return ep;
 }
 
-/*
- * A waiter's sleep ended with xep readable: take the event, and wake the
- * process's other waiters, whose look may have come before the post
- * that wrote it (see the top of the file).
- */
-void ar_xwake_take(struct ar_uctx *ctx)
+void ar_xsleeper_del(struct ar_waiter *w)
 {
+	struct ar_waiter **pp;
+
+	pthread_mutex_lock(&ar_xlock);
+	for (pp = &ar_xsleepers; *pp; pp = &(*pp)->xnext) {
+		if (*pp == w) {
+			*pp = w->xnext;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&ar_xlock);
+}
+
+#define AR_XTAKE_BATCH	16
+
+/*
+ * A waiter's sleep ended with the epoll fd readable: take the event, and
+ * wake the process's other sleepers on forked rings (the event may be
+ * another ring's), whose look may have come before the post that wrote
+ * it (see the top of the file). Each looks at its own ring again. A
+ * sleeper past what could be allocated wakes at its next look (wait.c).
+ */
+void ar_xwake_take(struct ar_waiter *self)
+{
+	struct ar_waiter *stack[AR_XTAKE_BATCH], **batch = stack, *w;
+	unsigned n = 0, cap = 0, i;
 	struct epoll_event ev;
+	uint64_t one = 1;
 	int e = errno;
 
-	if (epoll_wait(ctx->xep, &ev, 1, 0) > 0 &&
-	    ar_wake_has_sleepers(&ctx->cq_waiters))
-		ar_waitq_wake(ctx, false);
+	if (epoll_wait(ar_xep, &ev, 1, 0) <= 0) {
+		errno = e;
+		return;
+	}
+	pthread_mutex_lock(&ar_xlock);
+	for (w = ar_xsleepers; w; w = w->xnext)
+		cap++;
+	if (cap > AR_XTAKE_BATCH)
+		batch = malloc(cap * sizeof(*batch));
+	if (!batch) {
+		batch = stack;
+		cap = AR_XTAKE_BATCH;
+	}
+	for (w = ar_xsleepers; w && n < cap; w = w->xnext) {
+		if (w == self)
+			continue;
+		ar_waiter_get(w);
+		batch[n++] = w;
+	}
+	pthread_mutex_unlock(&ar_xlock);
+	for (i = 0; i < n; i++) {
+		(void)!write(batch[i]->efd, &one, sizeof(one));
+		ar_waiter_put(batch[i]);
+	}
+	if (batch != stack)
+		free(batch);
 	errno = e;
 }
 

@@ -41,7 +41,8 @@ void ar_xslot_sweep(struct ar_uctx *ctx);
 #define AR_XSWEEP_NS	1000000000ULL	/* a forked ring's waiter looks each second */
 
 void ar_xwake_post(struct ar_uctx *ctx);
-int ar_xwake_sleep_fd(struct ar_uctx *ctx);
-void ar_xwake_take(struct ar_uctx *ctx);
+int ar_xsleeper_add(struct ar_waiter *w);
+void ar_xsleeper_del(struct ar_waiter *w);
+void ar_xwake_take(struct ar_waiter *self);
 
 #endif

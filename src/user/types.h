@@ -425,7 +425,6 @@ struct ar_uctx {
 	pid_t submitter;		/* its thread id (ar_self_tid) */
 	pid_t creator;			/* the thread that set it up: threads' names */
 	pid_t pid;			/* the process this part is (fork.c) */
-	int xep;			/* its epoll fd on ar_sh()'s xwake_fd, or -1 */
 	bool fork_ok;			/* a forked child keeps the ring (fork.c) */
 	bool has_submitter;		/* written once, before others may look */
 
@@ -547,8 +546,9 @@ struct ar_ushared {
 	/*
 	 * Processes (fork.c). forked: a process forked with the ring, for
 	 * good; set under lock before the fork, so the child sees it. Then
-	 * xwake_fd, an eventfd every process inherited, is written when a
-	 * post may end a wait of another process. xsleep: the threads of
+	 * xwake_fd, the process family's eventfd, which every process
+	 * inherited, is written when a post may end a wait of another
+	 * process. xsleep: the threads of
 	 * any process asleep on the CQ (low 32 bits) and their process's
 	 * pid, or AR_XSLEEP_MIXED (high 32 bits).
 	 */
@@ -611,6 +611,8 @@ struct ar_waiter {
 	bool force;
 	bool poll_skip;			/* the next sleep leaves readiness to another reaper */
 	bool xcounted;			/* counted in ar_sh()'s xsleep (fork.c) */
+	int xep;			/* xcounted: the epoll fd it sleeps on too, or -1 */
+	struct ar_waiter *xnext;	/* xcounted: on fork.c's sleepers */
 };
 
 /*

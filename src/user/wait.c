@@ -217,7 +217,7 @@ static int ar_wait_sleep(struct ar_uctx *ctx, struct ar_waiter *w,
 			ar_waitq_xcount(ctx, w);
 			return 1;
 		}
-		xfd = ar_xwake_sleep_fd(ctx);
+		xfd = w->xep;
 		/*
 		 * Each second asleep, a look for requests of processes
 		 * that are gone, which post nothing themselves (fork.c)
@@ -284,7 +284,7 @@ static int ar_wait_sleep(struct ar_uctx *ctx, struct ar_waiter *w,
 	}
 	ret = ar_waiter_sleep(w, wake_at, sigmask, afd, pfd, xfd, &xready);
 	if (xready)
-		ar_xwake_take(ctx);
+		ar_xwake_take(w);
 	if (look && ret == -ETIMEDOUT) {
 		ar_xslot_sweep(ctx);
 		ret = 1;	/* not the wait's own deadline: look again */

@@ -117,8 +117,10 @@ void ar_waitq_add(struct ar_uctx *ctx, struct ar_waiter *w)
 	 * ar_wake_mb() in ar_cq_wake() before its look at xsleep.
 	 */
 	w->xcounted = ar_ring_forked(ctx);
-	if (w->xcounted)
+	if (w->xcounted) {
+		w->xep = ar_xsleeper_add(w);
 		ar_xsleep_add(ctx);
+	}
 	pthread_mutex_unlock(&ctx->wait_lock);
 }
 
@@ -128,6 +130,7 @@ void ar_waitq_xcount(struct ar_uctx *ctx, struct ar_waiter *w)
 	pthread_mutex_lock(&ctx->wait_lock);
 	if (!w->xcounted) {
 		w->xcounted = true;
+		w->xep = ar_xsleeper_add(w);
 		ar_xsleep_add(ctx);
 	}
 	pthread_mutex_unlock(&ctx->wait_lock);
@@ -145,8 +148,10 @@ void ar_waitq_del(struct ar_uctx *ctx, struct ar_waiter *w)
 		}
 	}
 	ar_wake_sleeper_del(&ctx->cq_waiters);
-	if (w->xcounted)
+	if (w->xcounted) {
 		ar_xsleep_del(ctx);
+		ar_xsleeper_del(w);
+	}
 	pthread_mutex_unlock(&ctx->wait_lock);
 }
 
