@@ -48,6 +48,30 @@ static inline void ar_spin_lock(struct ar_spinlock *l)
 		ar_spin_lock_slow(l);
 }
 
+/*
+ * A lock other processes share (a ring's CQ lock: user/lock.h): the word
+ * holds the holder's thread id (never 0 or 1), so that a waiter can take
+ * it over from a holder whose process died in its section, killed with
+ * SIGKILL (ar_spin_lock_tid_slow()).
+ */
+static inline bool ar_spin_trylock_tid(struct ar_spinlock *l, unsigned tid)
+{
+	unsigned free = 0;
+
+	/* acquire pairs with the release in ar_spin_unlock() */
+	return atomic_compare_exchange_strong_explicit(&l->locked, &free, tid,
+						       memory_order_acquire,
+						       memory_order_relaxed);
+}
+
+void ar_spin_lock_tid_slow(struct ar_spinlock *l, unsigned tid);
+
+static inline void ar_spin_lock_tid(struct ar_spinlock *l, unsigned tid)
+{
+	if (__builtin_expect(!ar_spin_trylock_tid(l, tid), 0))
+		ar_spin_lock_tid_slow(l, tid);
+}
+
 static inline void ar_spin_unlock(struct ar_spinlock *l)
 {
 	/* release pairs with the acquire exchange of the next holder */

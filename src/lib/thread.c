@@ -3,6 +3,8 @@
  * thread.c - the library's threads, futexes and thread ids (thread.h).
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <string.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -112,4 +114,26 @@ pid_t ar_tid_slow(void)
 	pthread_once(&ar_tid_once, ar_tid_atfork);
 	ar_tid_cache = (pid_t)syscall(SYS_gettid);
 	return ar_tid_cache;
+}
+
+bool ar_tid_gone(pid_t pid)
+{
+	char path[32], buf[256], *p;
+	ssize_t n;
+	int fd;
+
+	if (kill(pid, 0) && errno == ESRCH)
+		return true;
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = 0;
+	/* "pid (comm) S ...": the state after the last ')' */
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X');
 }

@@ -7,6 +7,7 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -48,6 +49,8 @@ static inline void ar_hook_off_leave(void)
 int ar_futex_wait(atomic_uint *word, unsigned val, uint64_t deadline_ns);
 /* wake up to nr threads waiting on word */
 void ar_futex_wake(atomic_uint *word, int nr);
+/* Is thread or process id gone (a zombie included: it runs nothing more)? */
+bool ar_tid_gone(pid_t tid);
 /* a word in shared memory, waited on and woken from any process; no deadline */
 int ar_futex_wait_shared(atomic_uint *word, unsigned val);
 void ar_futex_wake_shared(atomic_uint *word, int nr);

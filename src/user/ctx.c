@@ -588,6 +588,8 @@ static void ar_uctx_unmap(struct ar_uctx *ctx)
 
 	if (!atomic_load_explicit(&sh->forked, memory_order_relaxed))
 		pthread_mutex_destroy(&sh->uring_lock);
+	if (sh->xslots)
+		munmap(sh->xslots, sh->xslots_nr * sizeof(struct ar_xslot));
 	munmap(sh->of_ring, sh->of_ring_sz);
 	munmap(sh, AR_SH_SIZE + AR_UCTX_MAP_SIZE);
 }

@@ -66,10 +66,12 @@
  * (edge-triggered), made by its first sleeper; and its threads asleep
  * on forked rings, which the one that takes an event wakes.
  */
-static int ar_xwake_efd = -1;
+static int ar_xwake_efd = -1;		/* under ar_prefork_lock */
 static int ar_xep = -1;
 static pthread_mutex_t ar_xlock = PTHREAD_MUTEX_INITIALIZER;
 static struct ar_waiter *ar_xsleepers;	/* by xnext, under ar_xlock */
+/* two threads that fork at once prepare the rings one after the other */
+static pthread_mutex_t ar_prefork_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* the child's: the parent's epoll fd and sleepers are not its own */
 static void ar_xwake_atfork_child(void)
@@ -78,9 +80,9 @@ static void ar_xwake_atfork_child(void)
 	ar_xep = -1;
 	ar_xsleepers = NULL;
 	pthread_mutex_init(&ar_xlock, NULL);
+	pthread_mutex_init(&ar_prefork_lock, NULL);
 }
 
-/* before the handlers of engine.c's, which may use the lock: at load */
 __attribute__((constructor)) static void ar_xwake_init(void)
 {
 	pthread_atfork(NULL, NULL, ar_xwake_atfork_child);
@@ -141,16 +143,18 @@ void ar_user_prefork(void *obj)
 
 	if (ar_uctx_dead(ctx) || ctx->pid != getpid())
 		return;
+	pthread_mutex_lock(&ar_prefork_lock);
 	if (!ar_ring_forked(ctx)) {
 		/* the process family's, one fd for all its rings (prefork: one thread) */
 		if (ar_xwake_efd < 0)
 			ar_xwake_efd = ar_internal_claim(ar_fd_high(
 				eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)));
 		efd = ar_xwake_efd;
-		if (efd < 0)
-			return;		/* the child cannot use the ring */
-		if (!sh->xslots && ar_xslots_make(ctx))
+		/* else the child cannot use the ring */
+		if (efd < 0 || (!sh->xslots && ar_xslots_make(ctx))) {
+			pthread_mutex_unlock(&ar_prefork_lock);
 			return;
+		}
 		sh->xwake_fd = efd;
 		/*
 		 * Under the lock, with the table: requests submitted from
@@ -165,6 +169,7 @@ void ar_user_prefork(void *obj)
 		if (ar_wake_has_sleepers(&ctx->cq_waiters))
 			ar_waitq_wake(ctx, true);
 	}
+	pthread_mutex_unlock(&ar_prefork_lock);
 	ar_ctx_bias_revoke(ctx);
 }
 
@@ -525,29 +530,6 @@ void ar_xslot_put_locked(struct ar_uctx *ctx, struct ar_ureq *req)
 	req->xslot = 0;
 }
 
-/* Is process pid gone (a zombie included: it runs nothing more)? */
-static bool ar_pid_gone(pid_t pid)
-{
-	char path[32], buf[256], *p;
-	ssize_t n;
-	int fd;
-
-	if (kill(pid, 0) && errno == ESRCH)
-		return true;
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return errno == ENOENT;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = 0;
-	/* "pid (comm) S ...": the state after the last ')' */
-	p = strrchr(buf, ')');
-	return p && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X');
-}
-
 #define AR_SWEEP_PIDS	16
 
 /*
@@ -578,7 +560,7 @@ void ar_xslot_sweep(struct ar_uctx *ctx)
 		if (j < nseen)
 			continue;
 		seen[nseen++] = pid;
-		if (pid != ctx->pid && ar_pid_gone(pid))
+		if (pid != ctx->pid && ar_tid_gone(pid))
 			dead[ndead++] = pid;
 	}
 	errno = e;

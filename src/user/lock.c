@@ -112,7 +112,7 @@ void ar_ctx_bias_enable(struct ar_uctx *ctx)
 	if (!(ctx->flags & IORING_SETUP_SINGLE_ISSUER) ||
 	    (ctx->flags & IORING_SETUP_SQPOLL) || !ar_membarrier_ready())
 		return;
-	ar_spin_lock(&ar_sh(ctx)->lock);
+	ar_spin_lock_tid(&ar_sh(ctx)->lock, (unsigned)ar_self_tid());
 	/* a forked ring's lock is other processes' too: never biased (fork.c) */
 	if (!ar_ring_forked(ctx))
 		/* relaxed: read under the spinlock by every other thread (lock.h) */
@@ -177,7 +177,7 @@ void ar_ctx_lock_bias_slow(struct ar_uctx *ctx)
 					    memory_order_acquire) != AR_BIAS_OFF)
 			ar_spin_backoff(&round);
 	}
-	ar_spin_lock(&ar_sh(ctx)->lock);
+	ar_spin_lock_tid(&ar_sh(ctx)->lock, (unsigned)ar_self_tid());
 }
 
 /* an ar_lockdep_assert_held() found ctx->lock not held by this thread */

@@ -107,7 +107,7 @@ static inline void ar_ctx_lock(struct ar_uctx *ctx)
 		ar_lockdep_acquired(ctx);
 		return;
 	}
-	ar_spin_lock(&ar_sh(ctx)->lock);
+	ar_spin_lock_tid(&ar_sh(ctx)->lock, (unsigned)ar_self_tid());
 	/*
 	 * Looked at under the lock: the bias is turned ON under it, so a
 	 * thread that finds it OFF here got the lock before it was turned
