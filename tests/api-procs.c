@@ -371,10 +371,16 @@ int main(int argc, char **argv)
 			reads_only |= !strcmp(argv[i], "reads");
 		}
 
+		unsigned long long other = 0;
+
 		iops = p_run(atoi(argv[2]), buffered);
-		printf("%s%s%s: %.0f I/Os per second\n", t_engine(),
+		for (int c = 0; c < P_CHILDREN; c++)
+			for (int j = 0; j < P_BATCH; j++)
+				other += sh->slot[c][j].reaped_by_other;
+		printf("%s%s%s: %.0f I/Os per second; %d I/Os, each reaped once, "
+		       "%llu by another process\n", t_engine(),
 		       buffered ? " buffered" : "", reads_only ? " reads" : "",
-		       iops);
+		       iops, P_CHILDREN * atoi(argv[2]) * P_BATCH, other);
 		return 0;
 	}
 	for (int b = 0; b < 2; b++) {
