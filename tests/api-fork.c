@@ -14,6 +14,9 @@
  * the parent then reaps each by user_data, once.
  * t_pingpong: a child submits NOPs one by one while the parent waits for
  * each (a wait woken by another process's post).
+ * t_prefork: a pre-fork server. The parent listens and makes a ring per
+ * worker, then forks the workers; each accepts, receives and echoes
+ * through its inherited ring, until the parent's clients are done.
  * t_exit_inflight: a child's read of a pipe nobody writes yet ends
  * -ECANCELED once the child has called exit() or _exit() or was killed,
  * and the parent reaps it (the kernel posts it when the pipe is
@@ -21,6 +24,8 @@
  * processes that are gone: semantics.md D2).
  */
 #include <fcntl.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <signal.h>
 #include <unistd.h>
 #include <sys/wait.h>
@@ -147,6 +152,106 @@ static void t_pingpong(void)
 	io_uring_queue_exit(&ring);
 }
 
+#define T_WORKERS	3
+#define T_CLIENTS	30
+
+/* one submit and its one CQE's result */
+static int t_one(struct io_uring *ring)
+{
+	struct io_uring_cqe *cqe;
+	int res;
+
+	if (io_uring_submit_and_wait(ring, 1) != 1 ||
+	    io_uring_peek_cqe(ring, &cqe))
+		return -EIO;
+	res = cqe->res;
+	io_uring_cqe_seen(ring, cqe);
+	return res;
+}
+
+/* a worker: accept, receive, echo, until a connection says "q" */
+static int t_worker(struct io_uring *ring, int lfd)
+{
+	char buf[64];
+	int c, n;
+
+	for (;;) {
+		io_uring_prep_accept(io_uring_get_sqe(ring), lfd, NULL, NULL, 0);
+		c = t_one(ring);
+		if (c < 0)
+			return 2;
+		io_uring_prep_recv(io_uring_get_sqe(ring), c, buf, sizeof(buf), 0);
+		n = t_one(ring);
+		if (n <= 0)
+			return 3;
+		if (buf[0] == 'q') {
+			close(c);
+			return 0;
+		}
+		io_uring_prep_send(io_uring_get_sqe(ring), c, buf, (size_t)n, 0);
+		if (t_one(ring) != n)
+			return 4;
+		close(c);
+	}
+}
+
+/* the parent's client: connect, send, read the echo */
+static void t_client(const struct sockaddr_in *sa, const char *msg)
+{
+	char buf[64];
+	size_t len = strlen(msg);
+	int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	CHECK(s >= 0);
+	CHECK(!connect(s, (const struct sockaddr *)sa, sizeof(*sa)));
+	CHECK_EQ(write(s, msg, len), (long long)len);
+	if (msg[0] != 'q') {
+		CHECK_EQ(read(s, buf, sizeof(buf)), (long long)len);
+		CHECK(!memcmp(buf, msg, len));
+	}
+	close(s);
+}
+
+static void t_prefork(void)
+{
+	struct io_uring ring[T_WORKERS];
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	socklen_t sl = sizeof(sa);
+	pid_t pid[T_WORKERS];
+	char msg[32];
+	int lfd, status, i;
+
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	CHECK(lfd >= 0);
+	CHECK(!bind(lfd, (struct sockaddr *)&sa, sizeof(sa)));
+	CHECK(!listen(lfd, 64));
+	CHECK(!getsockname(lfd, (struct sockaddr *)&sa, &sl));
+	for (i = 0; i < T_WORKERS; i++)
+		t_ring(&ring[i], 8, NULL);
+	fflush(stdout);
+	for (i = 0; i < T_WORKERS; i++) {
+		pid[i] = fork();
+		CHECK(pid[i] >= 0);
+		if (!pid[i])
+			_exit(t_worker(&ring[i], lfd));
+	}
+	for (i = 0; i < T_CLIENTS; i++) {
+		snprintf(msg, sizeof(msg), "ping %d", i);
+		t_client(&sa, msg);
+	}
+	/* one "q" per worker: each takes one and leaves */
+	for (i = 0; i < T_WORKERS; i++)
+		t_client(&sa, "q");
+	for (i = 0; i < T_WORKERS; i++) {
+		CHECK_EQ(waitpid(pid[i], &status, 0), pid[i]);
+		CHECK(WIFEXITED(status));
+		CHECK_EQ(WEXITSTATUS(status), 0);
+		io_uring_queue_exit(&ring[i]);
+	}
+	close(lfd);
+}
+
 /*
  * A request of a process that exits is cancelled, its CQE for the
  * others: by exit(), _exit() or SIGKILL (how).
@@ -208,6 +313,9 @@ int main(void)
 	t_pingpong();
 	printf("%d NOPs of a child reaped by its parent (%s)\n", T_PINGS,
 	       t_engine());
+	t_prefork();
+	printf("a pre-fork server: %d workers on their inherited rings echoed "
+	       "%d clients (%s)\n", T_WORKERS, T_CLIENTS, t_engine());
 	t_exit_inflight(0);
 	t_exit_inflight(1);
 	t_exit_inflight(2);
