@@ -24,10 +24,11 @@
  *                                 N rounds per child, and the I/Os per
  *                                 second (O_DIRECT where it can; reads:
  *                                 all rounds but the first read)
- *   api-procs wake N              N NOPs a child submits, each 200 us
- *                                 after the last, to its parent asleep
- *                                 in io_uring_wait_cqe(): p50 and p99 of
- *                                 submit to wakeup, in microseconds
+ *   api-procs wake N [thread]     N NOPs a child (a thread) submits,
+ *                                 each 200 us after the last, to its
+ *                                 parent asleep in io_uring_wait_cqe():
+ *                                 p50 and p99 of submit to wakeup, in
+ *                                 microseconds
  */
 #include <fcntl.h>
 #include <signal.h>
@@ -316,40 +317,65 @@ static int p_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* cross-process wake latency: the child's submit to the parent's return */
-static void p_wake(int n)
+struct p_pinger {
+	struct io_uring *ring;
+	int n;
+};
+
+/* the other side: a NOP each 200 us, its submit time as user_data */
+static void *p_ping(void *arg)
+{
+	struct p_pinger *pp = arg;
+
+	for (int i = 0; i < pp->n; i++) {
+		struct io_uring_sqe *sqe = io_uring_get_sqe(pp->ring);
+
+		usleep(200);
+		io_uring_prep_nop(sqe);
+		sqe->user_data = (unsigned long long)t_now_ns();
+		if (io_uring_submit(pp->ring) != 1)
+			return (void *)1;
+	}
+	return NULL;
+}
+
+/*
+ * Wake latency: another process's (or, with thread, another thread's)
+ * submit to this thread's return from its wait
+ */
+static void p_wake(int n, bool thread)
 {
 	struct io_uring ring;
 	struct io_uring_cqe *cqe;
 	long long *lat = calloc((size_t)n, sizeof(*lat));
+	struct p_pinger pp = { &ring, n };
+	pthread_t th;
 	int status;
-	pid_t pid;
+	pid_t pid = 0;
 
 	CHECK(lat);
 	t_ring(&ring, 8, NULL);
-	pid = fork();
-	CHECK(pid >= 0);
-	if (!pid) {
-		for (int i = 0; i < n; i++) {
-			struct io_uring_sqe *sqe = io_uring_get_sqe(&ring);
-
-			usleep(200);
-			io_uring_prep_nop(sqe);
-			sqe->user_data = (unsigned long long)t_now_ns();
-			if (io_uring_submit(&ring) != 1)
-				_exit(1);
-		}
-		_exit(0);
+	if (thread) {
+		CHECK(!pthread_create(&th, NULL, p_ping, &pp));
+	} else {
+		pid = fork();
+		CHECK(pid >= 0);
+		if (!pid)
+			_exit(p_ping(&pp) ? 1 : 0);
 	}
 	for (int i = 0; i < n; i++) {
 		CHECK_EQ(io_uring_wait_cqe(&ring, &cqe), 0);
 		lat[i] = t_now_ns() - (long long)cqe->user_data;
 		io_uring_cqe_seen(&ring, cqe);
 	}
-	CHECK_EQ(waitpid(pid, &status, 0), pid);
+	if (thread)
+		CHECK(!pthread_join(th, NULL));
+	else
+		CHECK_EQ(waitpid(pid, &status, 0), pid);
 	qsort(lat, (size_t)n, sizeof(*lat), p_cmp);
-	printf("%s: wake across processes p50 %.1f us, p99 %.1f us\n",
-	       t_engine(), lat[n / 2] / 1e3, lat[n * 99 / 100] / 1e3);
+	printf("%s: wake across %s p50 %.1f us, p99 %.1f us\n", t_engine(),
+	       thread ? "threads" : "processes", lat[n / 2] / 1e3,
+	       lat[n * 99 / 100] / 1e3);
 	io_uring_queue_exit(&ring);
 	free(lat);
 }
@@ -360,7 +386,7 @@ int main(int argc, char **argv)
 	double iops;
 
 	if (argc > 2 && !strcmp(argv[1], "wake")) {
-		p_wake(atoi(argv[2]));
+		p_wake(atoi(argv[2]), argc > 3 && !strcmp(argv[3], "thread"));
 		return 0;
 	}
 	if (argc > 2 && !strcmp(argv[1], "bench")) {

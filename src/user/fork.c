@@ -266,6 +266,7 @@ static void ar_fork_reset(struct ar_uctx *ctx)
 
 	ctx->inflight = ctx->inflight_tail = NULL;
 	ctx->nr_inflight = 0;
+	ctx->xslots_mine = 0;	/* the parent's entries stay the parent's */
 	ctx->poll_hash = NULL;
 	ctx->drain_active = false;
 	ctx->nr_drained = 0;
@@ -496,6 +497,9 @@ static void ar_xslot_set_locked(struct ar_uctx *ctx, struct ar_ureq *req,
 			continue;
 		x->user_data = req->user_data;
 		x->cqe32 = cqe32;
+		/* relaxed: read by sleepers deciding on their look (wait.c) */
+		__atomic_store_n(&sh->xslots_used, sh->xslots_used + 1, __ATOMIC_RELAXED);
+		__atomic_store_n(&ctx->xslots_mine, ctx->xslots_mine + 1, __ATOMIC_RELAXED);
 		/* relaxed: read by ar_xslot_sweep()'s look without the lock */
 		__atomic_store_n(&x->pid, ctx->pid, __ATOMIC_RELAXED);
 		req->xslot = i + 1;
@@ -525,9 +529,38 @@ void ar_xslot_put_locked(struct ar_uctx *ctx, struct ar_ureq *req)
 
 	ar_lockdep_assert_held(ctx);
 	__atomic_store_n(&sh->xslots[i].pid, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&sh->xslots_used, sh->xslots_used - 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&ctx->xslots_mine, ctx->xslots_mine - 1, __ATOMIC_RELAXED);
 	if (i < sh->xslot_hint)
 		sh->xslot_hint = i;
 	req->xslot = 0;
+}
+
+/*
+ * Must a sleeper on this ring look for processes that are gone? Only
+ * while requests of another process are in flight on it (relaxed: the
+ * caller counted itself in xsleep first, with its barrier, and a
+ * submitter of another process wakes it after taking an entry:
+ * ar_xslot_submitted()). A sleep with a timeout costs a few µs more.
+ */
+bool ar_xslot_others(const struct ar_uctx *ctx)
+{
+	const struct ar_ushared *sh = ar_sh(ctx);
+
+	return __atomic_load_n(&sh->xslots_used, __ATOMIC_RELAXED) !=
+	       __atomic_load_n(&ctx->xslots_mine, __ATOMIC_RELAXED);
+}
+
+/*
+ * Requests of this process took entries: a sleeper of another process
+ * that decided on no look may now need one. The barrier after the
+ * entries' stores pairs with the sleeper's after its xsleep update.
+ */
+void ar_xslot_submitted(struct ar_uctx *ctx)
+{
+	ar_wake_mb();
+	if (ar_xsleep_other(ctx))
+		ar_xwake_post(ctx);
 }
 
 #define AR_SWEEP_PIDS	16
@@ -582,6 +615,7 @@ void ar_xslot_sweep(struct ar_uctx *ctx)
 		else
 			ar_cq_post_locked(ctx, x->user_data, -ECANCELED, 0);
 		__atomic_store_n(&x->pid, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&sh->xslots_used, sh->xslots_used - 1, __ATOMIC_RELAXED);
 		if (i < sh->xslot_hint)
 			sh->xslot_hint = i;
 		posted = true;

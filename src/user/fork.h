@@ -38,6 +38,8 @@ static inline bool ar_xsleep_other(const struct ar_uctx *ctx)
 void ar_xslot_take_locked(struct ar_uctx *ctx, struct ar_ureq *req);
 void ar_xslot_put_locked(struct ar_uctx *ctx, struct ar_ureq *req);
 void ar_xslot_sweep(struct ar_uctx *ctx);
+bool ar_xslot_others(const struct ar_uctx *ctx);
+void ar_xslot_submitted(struct ar_uctx *ctx);
 #define AR_XSWEEP_NS	1000000000ULL	/* a forked ring's waiter looks each second */
 
 void ar_xwake_post(struct ar_uctx *ctx);

@@ -360,6 +360,8 @@ static void ar_inflight_add_list(struct ar_uctx *ctx, struct ar_ureq *head,
 	/* read without the lock by waiters (a hint): relaxed atomics */
 	__atomic_store_n(&ctx->nr_inflight, ctx->nr_inflight + nr, __ATOMIC_RELAXED);
 	ar_ctx_unlock(ctx);
+	if (__builtin_expect(ar_ring_forked(ctx), 0))
+		ar_xslot_submitted(ctx);
 }
 
 /*

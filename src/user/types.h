@@ -426,6 +426,7 @@ struct ar_uctx {
 	pid_t creator;			/* the thread that set it up: threads' names */
 	pid_t pid;			/* the process this part is (fork.c) */
 	bool fork_ok;			/* a forked child keeps the ring (fork.c) */
+	unsigned xslots_mine;		/* of ar_sh()'s xslots_used, this process's */
 	bool has_submitter;		/* written once, before others may look */
 
 	/* submission: under uring_lock (ar_sh(); the submitter needs none) */
@@ -567,6 +568,7 @@ struct ar_ushared {
 	unsigned xslots_nr;
 	unsigned xslot_hint;
 	unsigned xslots_hi;
+	unsigned xslots_used;		/* entries in use, every process's */
 
 	/*
 	 * SQPOLL (sqpoll.c): the creator's thread consumes every process's

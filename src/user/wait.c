@@ -220,10 +220,11 @@ static int ar_wait_sleep(struct ar_uctx *ctx, struct ar_waiter *w,
 		xfd = w->xep;
 		/*
 		 * Each second asleep, a look for requests of processes
-		 * that are gone, which post nothing themselves (fork.c)
+		 * that are gone, which post nothing themselves (fork.c):
+		 * while another process has requests in flight here
 		 */
 		cap = ar_now_ns() + AR_XSWEEP_NS;
-		if (!wake_at || wake_at > cap) {
+		if (ar_xslot_others(ctx) && (!wake_at || wake_at > cap)) {
 			wake_at = cap;
 			look = true;
 		}
