@@ -18,6 +18,11 @@
  * under its lock, reaps them -ECANCELED, and the ring goes on serving
  * the parent, whose read gets the byte.
  *
+ * Then restart cycles, as PostgreSQL's after a crash: rings made, the
+ * children forked and killed (SIGKILL) in the middle of their I/O, the
+ * rings exited; the parent has the same fds and threads after each
+ * cycle as after the first.
+ *
  *   api-procs                     the test (ANYRING_TEST_ENGINE as every
  *                                 api test), O_DIRECT then buffered
  *   api-procs bench N [buffered] [reads]
@@ -30,6 +35,7 @@
  *                                 p50 and p99 of submit to wakeup, in
  *                                 microseconds
  */
+#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <pthread.h>
@@ -310,6 +316,87 @@ static void p_kill(void)
 	munmap(sh, sizeof(*sh));
 }
 
+#define P_CYCLES	5
+
+static int p_count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+
+	CHECK(d);
+	while (readdir(d))
+		n++;
+	closedir(d);
+	return n;
+}
+
+static int p_count_threads(void)
+{
+	char line[128];
+	FILE *f = fopen("/proc/self/status", "r");
+	int n = -1;
+
+	CHECK(f);
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Threads: %d", &n) == 1)
+			break;
+	fclose(f);
+	return n;
+}
+
+/* crash-restart cycles: nothing of a cycle is left in the parent */
+static void p_restart(void)
+{
+	pthread_mutexattr_t ma;
+	pid_t pid[P_CHILDREN];
+	int fds0 = 0, thr0 = 0, c, status;
+	long long t0;
+
+	pthread_mutexattr_init(&ma);
+	pthread_mutexattr_setpshared(&ma, PTHREAD_PROCESS_SHARED);
+	for (int cycle = 0; cycle < P_CYCLES; cycle++) {
+		sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
+			  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+		CHECK(sh != MAP_FAILED);
+		for (c = 0; c < P_CHILDREN; c++) {
+			CHECK(!pthread_mutex_init(&sh->lock[c], &ma));
+			t_ring(&sh->ring[c], 64, NULL);
+		}
+		dfd = p_file(false);
+		fflush(stdout);
+		for (c = 0; c < P_CHILDREN; c++) {
+			pid[c] = fork();
+			CHECK(pid[c] >= 0);
+			if (!pid[c])
+				_exit(p_child(c, 1 << 30));
+		}
+		/* each child well into its I/O, then the crash */
+		t0 = t_now_ns();
+		for (c = 0; c < P_CHILDREN; c++)
+			while (__atomic_load_n(&sh->ios[c], __ATOMIC_RELAXED) < 4 * P_BATCH) {
+				CHECK(t_now_ns() - t0 < T_HANG_SEC * 1000000000LL);
+				sched_yield();
+			}
+		for (c = 0; c < P_CHILDREN; c++)
+			CHECK(!kill(pid[c], SIGKILL));
+		for (c = 0; c < P_CHILDREN; c++) {
+			CHECK_EQ(waitpid(pid[c], &status, 0), pid[c]);
+			CHECK(WIFSIGNALED(status));
+		}
+		for (c = 0; c < P_CHILDREN; c++)
+			io_uring_queue_exit(&sh->ring[c]);
+		close(dfd);
+		munmap(sh, sizeof(*sh));
+		if (!cycle) {
+			fds0 = p_count_fds();
+			thr0 = p_count_threads();
+			continue;
+		}
+		CHECK_EQ(p_count_fds(), fds0);
+		CHECK_EQ(p_count_threads(), thr0);
+	}
+}
+
 static int p_cmp(const void *a, const void *b)
 {
 	long long x = *(const long long *)a, y = *(const long long *)b;
@@ -422,5 +509,9 @@ int main(int argc, char **argv)
 	p_kill();
 	printf("a child killed with %d reads in flight: another reaped them "
 	       "-ECANCELED, and the ring goes on (%s)\n", P_BATCH, t_engine());
+	p_restart();
+	printf("%d restart cycles of %d rings, children killed mid-I/O: the "
+	       "same fds and threads after each (%s)\n", P_CYCLES, P_CHILDREN,
+	       t_engine());
 	return 0;
 }

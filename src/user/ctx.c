@@ -517,7 +517,7 @@ int ar_user_resize_rings(struct ar_uctx *ctx, void *arg)
 		ar_resize_free(ctx, &n);
 		return ret;
 	}
-	pthread_mutex_lock(&ar_sh(ctx)->uring_lock);
+	ar_uring_lock(ctx);
 	ar_ctx_lock(ctx);
 	ret = ar_resize_swap_locked(ctx, &n, &p);
 	ar_ctx_unlock(ctx);
@@ -571,6 +571,7 @@ static struct ar_uctx *ar_uctx_alloc(void)
 	sh->of_mask = AR_OVERFLOW_MAX - 1;
 	pthread_mutexattr_init(&ma);
 	pthread_mutexattr_setpshared(&ma, PTHREAD_PROCESS_SHARED);
+	pthread_mutexattr_setrobust(&ma, PTHREAD_MUTEX_ROBUST);
 	pthread_mutex_init(&sh->uring_lock, &ma);
 	pthread_mutexattr_destroy(&ma);
 	ar_spin_lock_init(&sh->lock);
@@ -688,7 +689,7 @@ static int ar_user_policy(void *obj, const struct anyring_policy *set,
 			return -EEXIST;
 		p = *set;
 		ar_upolicy_resolve(ctx, &p);
-		pthread_mutex_lock(&ar_sh(ctx)->uring_lock);
+		ar_uring_lock(ctx);
 		if (p.complete != ctx->pol.complete) {
 			/* a completion racing the switch could go either way */
 			if (__atomic_load_n(&ctx->nr_inflight, __ATOMIC_RELAXED) ||
@@ -736,7 +737,7 @@ static int ar_user_stats(void *obj, struct anyring_stats *st, bool reset)
 	src = (__u64 *)&ctx->stats;
 	if (reset) {
 		/* submissions and completions have one writer each, under these */
-		pthread_mutex_lock(&ar_sh(ctx)->uring_lock);
+		ar_uring_lock(ctx);
 		ar_ctx_lock(ctx);
 		for (i = 0; i < n; i++)
 			__atomic_store_n(&src[i], 0, __ATOMIC_RELAXED);

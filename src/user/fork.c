@@ -254,6 +254,7 @@ static void ar_fork_reset(struct ar_uctx *ctx)
 	ctx->fdcheck_queued = false;
 	ctx->rfd_next = NULL;
 	atomic_store_explicit(&ctx->rfd_listed, false, memory_order_relaxed);
+	atomic_store_explicit(&ctx->rfd_clearing, 0, memory_order_relaxed);
 	ctx->exiting = false;
 
 	atomic_store_explicit(&ctx->lock_bias, AR_BIAS_OFF, memory_order_relaxed);

@@ -238,7 +238,7 @@ static int ar_reg_personality(struct ar_uctx *ctx)
 
 	if (!cred)
 		return -ENOMEM;
-	pthread_mutex_lock(&ar_sh(ctx)->uring_lock);
+	ar_uring_lock(ctx);
 	for (i = 0; i < AR_PERS_MAX; i++) {
 		id = (ctx->personality_next + i) % AR_PERS_MAX + 1;
 		if (ar_pers_lookup(ctx, id))
@@ -262,7 +262,7 @@ static int ar_unreg_personality(struct ar_uctx *ctx, unsigned id)
 {
 	struct ar_cred *cred;
 
-	pthread_mutex_lock(&ar_sh(ctx)->uring_lock);
+	ar_uring_lock(ctx);
 	cred = ar_pers_lookup(ctx, id);
 	if (cred)
 		ctx->pers[id] = NULL;
@@ -694,7 +694,7 @@ static int ar_reg_clone_buffers(struct ar_uctx *ctx, const void *arg)
 		return -EINVAL;
 	/* the kernel's order: this before pad; ar_rsrc_clone_bufs() asks again */
 	if (!(cb.flags & AR_REGISTER_DST_REPLACE)) {
-		pthread_mutex_lock(&ar_sh(ctx)->uring_lock);
+		ar_uring_lock(ctx);
 		busy = ctx->bufs.nr != 0;
 		pthread_mutex_unlock(&ar_sh(ctx)->uring_lock);
 		if (busy)

@@ -201,9 +201,33 @@ void ar_ring_fd_signal(struct ar_uctx *ctx)
  * The ring was found with nothing pending, or may have been: the fd is
  * reset unless CQEs, task work or a backlog are there after all.
  */
+/*
+ * A clear by a thread of this process, counted: a forked ring's fd
+ * readiness word is other processes' too, and its busy bit may be held
+ * by one that was killed, so its end waits for this count to drop, not
+ * for the bit (ar_ring_fd_shut()).
+ */
+static bool ar_ring_fd_clear_et(struct ar_uctx *ctx, bool et)
+{
+	bool ret;
+
+	/*
+	 * The RMW, then the barrier, before the clear's load of ring_fd:
+	 * pairs with the fence in ar_ring_fd_shut() between its store of
+	 * ring_fd = -1 and its look at the count.
+	 */
+	atomic_fetch_add_explicit(&ctx->rfd_clearing, 1, memory_order_seq_cst);
+	ar_wake_mb_after_rmw();
+	ret = ar_ringfd_clear(&ar_sh(ctx)->rfd, &ctx->ring_fd, &ar_ring_fd_ops,
+			      ctx, et);
+	/* release: the clear's reads are done before the count says so */
+	atomic_fetch_sub_explicit(&ctx->rfd_clearing, 1, memory_order_release);
+	return ret;
+}
+
 void ar_ring_fd_clear(struct ar_uctx *ctx)
 {
-	ar_ringfd_clear(&ar_sh(ctx)->rfd, &ctx->ring_fd, &ar_ring_fd_ops, ctx, false);
+	ar_ring_fd_clear_et(ctx, false);
 }
 
 /*
@@ -250,7 +274,7 @@ static bool ar_prepoll_one(struct ar_uctx *ctx)
 	if (atomic_load_explicit(&ctx->dead, memory_order_acquire))
 		return false;
 	et = atomic_load_explicit(&ctx->rfd_et, memory_order_relaxed);
-	return ar_ringfd_clear(&ar_sh(ctx)->rfd, &ctx->ring_fd, &ar_ring_fd_ops, ctx, et);
+	return ar_ring_fd_clear_et(ctx, et);
 }
 
 /*
@@ -303,14 +327,19 @@ void ar_ring_fd_shut(struct ar_uctx *ctx)
 {
 	struct ar_uctx *c, *next, *keep = NULL;
 
-	ar_ringfd_shut(&ar_sh(ctx)->rfd);
-	/*
-	 * Other processes' rings go on: the wait for a clearer was all.
-	 * Release pairs with their acquire of busy.
-	 */
-	if (ar_ring_forked(ctx))
-		atomic_store_explicit(&ar_sh(ctx)->rfd.busy, false,
-				      memory_order_release);
+	if (ar_ring_forked(ctx)) {
+		/*
+		 * Other processes' rings go on, and a killed one may hold
+		 * busy: this process's clearers are waited for. The fence
+		 * pairs with the one after their count's increment.
+		 */
+		atomic_thread_fence(memory_order_seq_cst);
+		/* acquire pairs with the clearers' release decrement */
+		while (atomic_load_explicit(&ctx->rfd_clearing, memory_order_acquire))
+			sched_yield();
+	} else {
+		ar_ringfd_shut(&ar_sh(ctx)->rfd);
+	}
 	/*
 	 * Relaxed: no poster is left to list it. A look that has it off
 	 * the list (flag down) drops it itself, seeing it dead.

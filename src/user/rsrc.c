@@ -66,7 +66,7 @@ static struct ar_rsrc_node *ar_rsrc_get(struct ar_uctx *ctx,
 {
 	struct ar_rsrc_node *node = NULL;
 
-	pthread_mutex_lock(&ar_sh(ctx)->uring_lock);
+	ar_uring_lock(ctx);
 	if (index < t->nr && (node = t->nodes[index]))
 		atomic_fetch_add_explicit(&node->refs, 1, memory_order_relaxed);
 	pthread_mutex_unlock(&ar_sh(ctx)->uring_lock);
@@ -322,7 +322,7 @@ static int ar_table_register(struct ar_uctx *ctx, bool files,
 	ret = ar_table_build(ctx, files, data, tags, nr, &nodes);
 	if (ret)
 		return ret;
-	pthread_mutex_lock(&ar_sh(ctx)->uring_lock);
+	ar_uring_lock(ctx);
 	if (t->registered) {
 		pthread_mutex_unlock(&ar_sh(ctx)->uring_lock);
 		ar_nodes_put(ctx, nodes, nr);
@@ -359,7 +359,7 @@ int ar_rsrc_register_bufs(struct ar_uctx *ctx, const struct iovec *iovs,
 static void ar_lock_two(struct ar_uctx *a, struct ar_uctx *b)
 {
 	if (a == b) {
-		pthread_mutex_lock(&ar_sh(a)->uring_lock);
+		ar_uring_lock(a);
 		return;
 	}
 	if (a > b) {
@@ -368,8 +368,8 @@ static void ar_lock_two(struct ar_uctx *a, struct ar_uctx *b)
 		a = b;
 		b = t;
 	}
-	pthread_mutex_lock(&ar_sh(a)->uring_lock);
-	pthread_mutex_lock(&ar_sh(b)->uring_lock);
+	ar_uring_lock(a);
+	ar_uring_lock(b);
 }
 
 static void ar_unlock_two(struct ar_uctx *a, struct ar_uctx *b)
@@ -471,7 +471,7 @@ int ar_rsrc_unregister(struct ar_uctx *ctx, bool files)
 	struct ar_rsrc_node **nodes;
 	unsigned nr;
 
-	pthread_mutex_lock(&ar_sh(ctx)->uring_lock);
+	ar_uring_lock(ctx);
 	if (!t->registered) {
 		pthread_mutex_unlock(&ar_sh(ctx)->uring_lock);
 		return -ENXIO;
@@ -574,7 +574,7 @@ int ar_rsrc_update(struct ar_uctx *ctx, bool files, unsigned off,
 	unsigned done;
 	int ret = 0;
 
-	pthread_mutex_lock(&ar_sh(ctx)->uring_lock);
+	ar_uring_lock(ctx);
 	if (!t->registered) {
 		pthread_mutex_unlock(&ar_sh(ctx)->uring_lock);
 		return -ENXIO;
@@ -595,7 +595,7 @@ int ar_rsrc_update(struct ar_uctx *ctx, bool files, unsigned off,
 			continue;
 		if (ret)
 			break;
-		pthread_mutex_lock(&ar_sh(ctx)->uring_lock);
+		ar_uring_lock(ctx);
 		old = t->registered && off + done < t->nr ?
 		      ar_slot_swap(t, off + done, node) : node;
 		pthread_mutex_unlock(&ar_sh(ctx)->uring_lock);
@@ -620,7 +620,7 @@ int ar_rsrc_install_file(struct ar_uctx *ctx, int fd, unsigned slot,
 	}
 	node->fd = ar_internal_claim(fd);
 	ar_file_resolve_fixed(&node->file, node->fd);
-	pthread_mutex_lock(&ar_sh(ctx)->uring_lock);
+	ar_uring_lock(ctx);
 	if (!t->registered) {
 		ret = alloc ? -ENFILE : -ENXIO;
 	} else if (alloc) {
@@ -650,7 +650,7 @@ int ar_rsrc_close_file(struct ar_uctx *ctx, unsigned slot)
 	struct ar_rsrc_node *old = NULL;
 	int ret = 0;
 
-	pthread_mutex_lock(&ar_sh(ctx)->uring_lock);
+	ar_uring_lock(ctx);
 	if (!t->registered)
 		ret = -ENXIO;
 	else if (slot >= t->nr)
@@ -667,7 +667,7 @@ int ar_rsrc_alloc_range(struct ar_uctx *ctx, unsigned off, unsigned len)
 	struct ar_rsrc_table *t = &ctx->files;
 	int ret = 0;
 
-	pthread_mutex_lock(&ar_sh(ctx)->uring_lock);
+	ar_uring_lock(ctx);
 	if (off + len < off)
 		ret = -EOVERFLOW;
 	else if (off + len > t->nr)

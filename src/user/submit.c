@@ -438,7 +438,7 @@ int ar_submit_sqes_wait(struct ar_uctx *ctx, unsigned nr, unsigned wait_nr)
 	st.nr_fast = 0;
 	ar_batch_init(&st.fast_b);
 	if (locked)
-		pthread_mutex_lock(&ar_sh(ctx)->uring_lock);
+		ar_uring_lock(ctx);
 	entries = ar_sq_entries_ready(ctx);
 	if (entries > ctx->sq_entries)
 		entries = ctx->sq_entries;

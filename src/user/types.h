@@ -24,6 +24,7 @@
 #ifndef ANYRING_USER_TYPES_H
 #define ANYRING_USER_TYPES_H
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -411,6 +412,7 @@ struct ar_uctx {
 	atomic_bool rfd_listed;		/* on it, holding a reference */
 	atomic_bool rfd_hooked;		/* seen going into an epoll set */
 	atomic_bool rfd_et;		/* edge-triggered there */
+	atomic_uint rfd_clearing;	/* this process's threads in a clear (ringfd.c) */
 	bool exiting;
 	atomic_bool dead;		/* its fd is closed */
 	atomic_bool ending;		/* ar_user_end() has begun (ctx.c) */
@@ -585,6 +587,22 @@ struct ar_ushared {
 static inline struct ar_ushared *ar_sh(const struct ar_uctx *ctx)
 {
 	return (struct ar_ushared *)((char *)ctx - AR_SH_SIZE);
+}
+
+/*
+ * uring_lock (struct ar_ushared): a robust process-shared mutex. Its
+ * holder's process may have been killed in its section (a forked ring,
+ * SIGKILL): the next owner goes on from the SQ state the section left,
+ * which it stored before releasing or not at all (the SQ head is
+ * published after its SQEs are consumed; those a dead submit consumed
+ * are its requests, whose CQEs ar_xslot_sweep() posts: fork.c).
+ */
+static inline void ar_uring_lock(const struct ar_uctx *ctx)
+{
+	pthread_mutex_t *m = &ar_sh(ctx)->uring_lock;
+
+	if (__builtin_expect(pthread_mutex_lock(m) == EOWNERDEAD, 0))
+		pthread_mutex_consistent(m);
 }
 
 /* CQEs wait on the overflow backlog (relaxed: a hint, rechecked under the lock) */
