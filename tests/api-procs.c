@@ -35,7 +35,6 @@
  *                                 p50 and p99 of submit to wakeup, in
  *                                 microseconds
  */
-#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <pthread.h>
@@ -318,18 +317,6 @@ static void p_kill(void)
 
 #define P_CYCLES	5
 
-static int p_count_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	int n = 0;
-
-	CHECK(d);
-	while (readdir(d))
-		n++;
-	closedir(d);
-	return n;
-}
-
 static int p_count_threads(void)
 {
 	char line[128];
@@ -388,11 +375,11 @@ static void p_restart(void)
 		close(dfd);
 		munmap(sh, sizeof(*sh));
 		if (!cycle) {
-			fds0 = p_count_fds();
+			fds0 = t_count_fds();
 			thr0 = p_count_threads();
 			continue;
 		}
-		CHECK_EQ(p_count_fds(), fds0);
+		CHECK_EQ(t_count_fds(), fds0);
 		CHECK_EQ(p_count_threads(), thr0);
 	}
 }

@@ -253,18 +253,6 @@ static void t_attach_dup(struct io_uring *ring, int d)
 	(void)ring;
 }
 
-static int t_count_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	int n = 0;
-
-	CHECK(d);
-	while (readdir(d))
-		n++;
-	closedir(d);
-	return n;
-}
-
 /*
  * The battery: each round submits NOPs, pipe reads and short timeouts,
  * some through the ring's fd and some through dups made and closed

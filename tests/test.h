@@ -138,6 +138,19 @@ static inline int t_direct_file(void *buf, size_t bs, unsigned nr, int fill)
 	return dfd;
 }
 
+/* the fds this process has open */
+static inline int t_count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+
+	CHECK(d);
+	while (readdir(d))
+		n++;
+	closedir(d);
+	return n;
+}
+
 static inline void t_skip(const char *why)
 {
 	printf("skipped: %s\n", why);
