@@ -110,24 +110,16 @@ static void ar_claim_lock_drop(void)
  * by the child too (user/fork.c), then the claims stand still. It may
  * claim fds itself, so it runs before the lock is taken.
  */
+static void ar_prefork_one(const struct ar_engine *e, void *obj, int fd)
+{
+	(void)fd;
+	if (e->prefork)
+		e->prefork(obj);
+}
+
 static void ar_claim_prefork(void)
 {
-	struct ar_fd_chunk *c;
-	const struct ar_engine *e;
-	void *obj;
-
-	for (unsigned i = 0; i < AR_FD_CHUNKS; i++) {
-		c = atomic_load_explicit(&ar_fd_table[i], memory_order_acquire);
-		for (unsigned j = 0; c && j < AR_FD_CHUNK; j++) {
-			/* acquire pairs with the release in ar_engine_claim_fd() */
-			e = atomic_load_explicit(&c->engine[j], memory_order_acquire);
-			if (!e || !e->in_process || !e->prefork)
-				continue;
-			obj = atomic_load_explicit(&c->priv[j], memory_order_relaxed);
-			if (obj)
-				e->prefork(obj);
-		}
-	}
+	ar_engine_each_ring(NULL, ar_prefork_one);
 	ar_claim_lock_take();
 }
 
@@ -289,21 +281,24 @@ static const struct ar_engine *ar_dup_search(int fd, void **obj)
  * kernel disowned, and for setup,
  * registration and CLOSE, never for a claimed ring's enter.
  */
-void ar_engine_each_ring(const struct ar_engine *e, void (*fn)(void *obj, int fd))
+void ar_engine_each_ring(const struct ar_engine *e,
+			 void (*fn)(const struct ar_engine *e, void *obj, int fd))
 {
+	const struct ar_engine *ce;
 	struct ar_fd_chunk *c;
 	void *obj;
 
 	for (unsigned i = 0; i < AR_FD_CHUNKS; i++) {
+		/* acquire pairs with the release in ar_fd_chunk()'s install */
 		c = atomic_load_explicit(&ar_fd_table[i], memory_order_acquire);
 		for (unsigned j = 0; c && j < AR_FD_CHUNK; j++) {
 			/* acquire pairs with the release in ar_engine_claim_fd() */
-			if (atomic_load_explicit(&c->engine[j],
-						 memory_order_acquire) != e)
+			ce = atomic_load_explicit(&c->engine[j], memory_order_acquire);
+			if (!ce || (e ? ce != e : !ce->in_process))
 				continue;
 			obj = atomic_load_explicit(&c->priv[j], memory_order_relaxed);
 			if (obj)
-				fn(obj, (int)(i << AR_FD_CHUNK_SHIFT | j));
+				fn(ce, obj, (int)(i << AR_FD_CHUNK_SHIFT | j));
 		}
 	}
 }

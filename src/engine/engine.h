@@ -235,8 +235,12 @@ const struct ar_engine *ar_engine_of_index(unsigned index, void **obj);
 /* the kernel engine: this thread registered a kernel ring's fd */
 void ar_engine_kernel_index_used(void);
 /* the same, finding a dup of an in-process ring's fd too (slow) */
-/* fn(obj, fd) for each fd engine e claims in this process, in fd order */
-void ar_engine_each_ring(const struct ar_engine *e, void (*fn)(void *obj, int fd));
+/*
+ * fn(engine, obj, fd) for each fd engine e claims in this process (e
+ * NULL: every in_process engine), in fd order
+ */
+void ar_engine_each_ring(const struct ar_engine *e,
+			 void (*fn)(const struct ar_engine *e, void *obj, int fd));
 const struct ar_engine *ar_engine_lookup_file(int fd, void **obj);
 
 /* fd, or a dup of it, is an in-process ring's (a forked copy's too) */

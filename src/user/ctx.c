@@ -202,9 +202,11 @@ static void ar_fill_offsets(unsigned flags, unsigned cq_entries,
 }
 
 /*
- * Shared anonymous memory: no fd is spent on it (a program sees the fd
- * numbers it would see on the kernel), and mremap() can map the same
- * pages again.
+ * The engine's own memory for rings or SQEs: shared anonymous memory, as
+ * the kernel's ring mapping, so that a forked child's are the parent's;
+ * no fd is spent on it (a program sees the fd numbers it would see on the
+ * kernel), and mremap() can map the same pages again for a program that
+ * maps them itself (the trap).
  */
 static void *ar_map_shared(size_t len)
 {
@@ -272,12 +274,6 @@ static void ar_ring_layout(unsigned flags, unsigned sq_entries,
 		    !!(flags & IORING_SETUP_SQE128)) * sq_entries;
 }
 
-/*
- * The engine's own memory for rings or SQEs: shared, as the kernel's
- * ring mapping, so that a forked child's are the parent's, and the trap
- * can map the same pages again for a program that maps them itself.
- */
-#define ar_map_ring_mem(len)	ar_map_shared(len)
 
 static int ar_alloc_rings(struct ar_uctx *ctx, struct io_uring_params *p)
 {
@@ -300,9 +296,8 @@ static int ar_alloc_rings(struct ar_uctx *ctx, struct io_uring_params *p)
 		memcpy((char *)&p->cq_off + offsetof(struct ar_cqring_offsets, user_addr),
 		       &cq.user_addr, sizeof(cq.user_addr));
 	} else {
-		ctx->shared_mem = true;
-		ctx->rings = ar_map_ring_mem(ctx->rings_sz);
-		ctx->sqes = ar_map_ring_mem(ctx->sqes_sz);
+		ctx->rings = ar_map_shared(ctx->rings_sz);
+		ctx->sqes = ar_map_shared(ctx->sqes_sz);
 	}
 	if (!ctx->rings || !ctx->sqes)
 		return -ENOMEM;
@@ -369,7 +364,7 @@ static void *ar_resize_region(struct ar_uctx *ctx, __u64 user_addr, size_t sz,
 			return NULL;
 		return *pin ? ar_pinned_addr(*pin) : (void *)(uintptr_t)user_addr;
 	}
-	m = ar_map_ring_mem(sz);
+	m = ar_map_shared(sz);
 	*err = m ? 0 : -ENOMEM;
 	return m;
 }
@@ -974,7 +969,7 @@ static long ar_user_mmap_raw(void *obj, void *addr, size_t len, int prot,
 	/* io_uring_validate_mmap_request(): a NO_MMAP ring has nothing to map */
 	if (ctx && ctx->user_mem)
 		return -EINVAL;
-	if (!ctx || !ctx->shared_mem)
+	if (!ctx)
 		return -ENODEV;
 	switch (off) {
 	case IORING_OFF_SQ_RING:
@@ -1068,10 +1063,11 @@ static void ar_user_end(struct ar_uctx *ctx, int fd, bool close_fd)
  * requests cancelled and their CQEs posted for the others; the fd is
  * the process's to the end.
  */
-void ar_user_task_exit(void *obj, int fd)
+void ar_user_task_exit(const struct ar_engine *e, void *obj, int fd)
 {
 	struct ar_uctx *ctx = obj;
 
+	(void)e;
 	if (ar_ring_forked(ctx) && ctx->pid == getpid())
 		ar_user_end(ctx, fd, false);
 }

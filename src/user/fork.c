@@ -205,6 +205,8 @@ static void ar_fork_forget(struct ar_uctx *ctx)
 	}
 	free(ctx->punt);
 	free(ctx->spread);
+	ctx->punt = NULL;
+	ctx->spread = NULL;
 }
 
 /* Is the child's copy of the ring usable? Decided once per ring (engine.c). */
@@ -249,7 +251,6 @@ static void ar_fork_reset(struct ar_uctx *ctx)
 	ar_fork_rsrc_untag(&ctx->bufs);
 	atomic_store_explicit(&ctx->refs, 1, memory_order_relaxed);
 	atomic_store_explicit(&ctx->reg_indices, 0, memory_order_relaxed);
-	ctx->release = NULL;
 	ctx->fdcheck_next = NULL;
 	ctx->fdcheck_queued = false;
 	ctx->rfd_next = NULL;
@@ -268,7 +269,6 @@ static void ar_fork_reset(struct ar_uctx *ctx)
 	ctx->inflight = ctx->inflight_tail = NULL;
 	ctx->nr_inflight = 0;
 	ctx->xslots_mine = 0;	/* the parent's entries stay the parent's */
-	ctx->poll_hash = NULL;
 	ctx->drain_active = false;
 	ctx->nr_drained = 0;
 	ctx->defer_head = ctx->defer_tail = NULL;
@@ -295,24 +295,14 @@ static void ar_fork_reset(struct ar_uctx *ctx)
 	atomic_store_explicit(&ctx->tw_nr, 0, memory_order_relaxed);
 	ctx->tw_closed = false;
 	/* complete=punt's thread is the parent's: the child completes inline */
-	ctx->punt = NULL;
 	if (ctx->pol.complete == ANYRING_COMPLETE_PUNT)
 		ctx->pol.complete = ANYRING_COMPLETE_INLINE;
-	ctx->aio = NULL;
 	ctx->aio_refused = false;
-	ctx->spread = NULL;
 	ctx->spread_failed = false;
-	ctx->aiopoll_free = NULL;
-	ctx->aiopoll_chunks = NULL;
 
-	/* provided buffers are the parent's: the child has none (D2) */
+	/* provided buffers are the parent's: the child has none (D2, ar_fork_forget()) */
 	ar_spin_lock_init(&ctx->kbuf_lock);
-	ctx->kbuf = NULL;
 
-	ctx->req_free = NULL;
-	atomic_store_explicit(&ctx->req_freed, NULL, memory_order_relaxed);
-	ctx->slabs = NULL;
-	ctx->iopoll = NULL;
 	atomic_store_explicit(&ctx->dev_inflight, 0, memory_order_relaxed);
 }
 

@@ -7,7 +7,7 @@
 #include "user/types.h"
 
 void ar_user_prefork(void *obj);
-void ar_user_task_exit(void *obj, int fd);
+void ar_user_task_exit(const struct ar_engine *e, void *obj, int fd);
 bool ar_user_forked(void *obj);
 
 /* a fork has happened with the ring: posts may have to wake other processes */

@@ -122,9 +122,9 @@ void ar_ctx_bias_enable(struct ar_uctx *ctx)
 }
 
 /*
- * Before a fork (fork.c): the issuer's bias goes for good, its own
- * included, as ar_ctx_lock_bias_slow() takes it from another thread. The
- * caller holds no lock section.
+ * The bias goes for good: this thread revokes it, or waits for the
+ * thread that does. The caller holds no lock section: the issuer's own
+ * call (a fork, fork.c) included, as any other thread's.
  */
 void ar_ctx_bias_revoke(struct ar_uctx *ctx)
 {
@@ -138,13 +138,13 @@ void ar_ctx_bias_revoke(struct ar_uctx *ctx)
 		/* acquire pairs with the issuer's release of issuer_in (lock.h) */
 		while (atomic_load_explicit(&ctx->issuer_in, memory_order_acquire))
 			ar_spin_backoff(&round);
-		/* release pairs with the acquire of the waiters below and in lock.h */
+		/* release pairs with the acquire of the other waiters below */
 		atomic_store_explicit(&ctx->lock_bias, AR_BIAS_OFF,
 				      memory_order_release);
 		return;
 	}
-	while (atomic_load_explicit(&ctx->lock_bias, memory_order_acquire) ==
-	       AR_BIAS_REVOKING)
+	while (atomic_load_explicit(&ctx->lock_bias, memory_order_acquire) !=
+	       AR_BIAS_OFF)
 		ar_spin_backoff(&round);
 }
 
@@ -156,27 +156,10 @@ void ar_ctx_bias_revoke(struct ar_uctx *ctx)
  */
 void ar_ctx_lock_bias_slow(struct ar_uctx *ctx)
 {
-	unsigned char on = AR_BIAS_ON;
-	unsigned round = 0;
-
 	if (ar_self_tid() == ctx->submitter)
 		return;
 	ar_spin_unlock(&ar_sh(ctx)->lock);
-	/* seq_cst: the exchange is the revoker's barrier before membarrier() */
-	if (atomic_compare_exchange_strong(&ctx->lock_bias, &on,
-					   AR_BIAS_REVOKING)) {
-		ar_process_barrier();
-		/* acquire pairs with the issuer's release of issuer_in (lock.h) */
-		while (atomic_load_explicit(&ctx->issuer_in, memory_order_acquire))
-			ar_spin_backoff(&round);
-		/* release pairs with the acquire of the other waiters below */
-		atomic_store_explicit(&ctx->lock_bias, AR_BIAS_OFF,
-				      memory_order_release);
-	} else {
-		while (atomic_load_explicit(&ctx->lock_bias,
-					    memory_order_acquire) != AR_BIAS_OFF)
-			ar_spin_backoff(&round);
-	}
+	ar_ctx_bias_revoke(ctx);
 	ar_spin_lock_tid(&ar_sh(ctx)->lock, (unsigned)ar_self_tid());
 }
 

@@ -348,12 +348,6 @@ struct ar_uctx {
 	struct io_uring_sqe *sqes;
 	size_t sqes_sz;
 	/*
-	 * With the system-call trap on, rings and SQEs are shared memory,
-	 * so a program's own mmap of the ring fd can map their pages a
-	 * second time (ar_user_mmap_raw()).
-	 */
-	bool shared_mem;
-	/*
 	 * IORING_SETUP_NO_MMAP: rings and SQEs are the application's
 	 * memory (pinned: the engine's alias of shared pages, else NULL and
 	 * used in place), never unmapped here
