@@ -22,6 +22,12 @@
  * and the parent reaps it (the kernel posts it when the pipe is
  * written; the user engine at exit(), else at its waiter's look for
  * processes that are gone: semantics.md D2).
+ * t_xcancel: an ASYNC_CANCEL reaches another process's requests: a
+ * child cancels its parent's pipe read by user_data (0, and the read
+ * -ECANCELED), every one of three with IORING_ASYNC_CANCEL_ALL (3), and
+ * a parent its child's read while the child blocks outside the ring.
+ * t_exit_timeout: a child's TIMEOUT outlives its exit() and fires
+ * -ETIME; a read it had in flight ends -ECANCELED.
  */
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -30,6 +36,17 @@
 #include <unistd.h>
 #include <sys/wait.h>
 #include "test.h"
+
+/*
+ * TSan builds: t_xcancel forks while the parent's service thread runs
+ * (its reads are armed), and the child starts threads of its own, which
+ * TSan refuses by default after a multi-threaded fork
+ */
+const char *__tsan_default_options(void);
+const char *__tsan_default_options(void)
+{
+	return "die_after_fork=0";
+}
 
 #define T_ROUNDS	20
 #define T_PIPE_READS	8
@@ -252,6 +269,19 @@ static void t_prefork(void)
 	close(lfd);
 }
 
+/* a ring of 8 and a pipe p, then fork(): its pid */
+static pid_t t_ring_pipe_fork(struct io_uring *ring, int p[2])
+{
+	pid_t pid;
+
+	t_ring(ring, 8, NULL);
+	CHECK(!pipe(p));
+	fflush(stdout);
+	pid = fork();
+	CHECK(pid >= 0);
+	return pid;
+}
+
 /*
  * A request of a process that exits is cancelled, its CQE for the
  * others: by exit(), _exit() or SIGKILL (how).
@@ -264,11 +294,7 @@ static void t_exit_inflight(int how)
 	int p[2], status;
 	pid_t pid;
 
-	t_ring(&ring, 8, NULL);
-	CHECK(!pipe(p));
-	fflush(stdout);
-	pid = fork();
-	CHECK(pid >= 0);
+	pid = t_ring_pipe_fork(&ring, p);
 	if (!pid) {
 		struct io_uring_sqe *sqe = io_uring_get_sqe(&ring);
 
@@ -299,6 +325,172 @@ static void t_exit_inflight(int how)
 	close(p[1]);
 }
 
+/* reap n CQEs: the res of each user_data below 16 into res[] */
+static void t_reap_into(struct io_uring *ring, unsigned n, int *res)
+{
+	struct io_uring_cqe *cqe;
+
+	for (unsigned i = 0; i < n; i++) {
+		CHECK_EQ(io_uring_wait_cqe(ring, &cqe), 0);
+		CHECK(cqe->user_data < 16);
+		res[cqe->user_data] = cqe->res;
+		io_uring_cqe_seen(ring, cqe);
+	}
+}
+
+/*
+ * liburing's SQ state is each process's own: another process's submit
+ * moved the shared SQ tail past this process's copy of it
+ */
+static void t_sq_resync(struct io_uring *ring)
+{
+	ring->sq.sqe_head = ring->sq.sqe_tail =
+		io_uring_smp_load_acquire(ring->sq.ktail);
+}
+
+static void t_prep_cancel(struct io_uring *ring, __u64 target, int flags,
+			  __u64 ud)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+
+	io_uring_prep_cancel64(sqe, target, flags);
+	sqe->user_data = ud;
+}
+
+static int t_xcancel_child(struct io_uring *ring)
+{
+	int res[16];
+
+	/* the parent's read 1 by user_data, then its three reads 5 */
+	t_prep_cancel(ring, 1, 0, 2);
+	if (io_uring_submit(ring) != 1)
+		return 2;
+	memset(res, 0x55, sizeof(res));
+	t_reap_into(ring, 2, res);
+	if (res[2] != 0 || res[1] != -ECANCELED)
+		return 3;
+	t_prep_cancel(ring, 5, IORING_ASYNC_CANCEL_ALL, 6);
+	if (io_uring_submit(ring) != 1)
+		return 4;
+	t_reap_into(ring, 4, res);
+	if (res[6] != 3 || res[5] != -ECANCELED)
+		return 5;
+	/* nothing of anybody's: -ENOENT */
+	t_prep_cancel(ring, 99, 0, 7);
+	if (io_uring_submit(ring) != 1)
+		return 6;
+	t_reap_into(ring, 1, res);
+	return res[7] == -ENOENT ? 0 : 7;
+}
+
+static void t_xcancel(void)
+{
+	struct io_uring ring;
+	struct io_uring_sqe *sqe;
+	static char buf[4][8];
+	int p[2], go[2], back[2], res[16], status;
+	pid_t pid;
+
+	t_ring(&ring, 16, NULL);
+	CHECK(!pipe(p));
+	CHECK(!pipe(go));
+	CHECK(!pipe(back));
+	sqe = io_uring_get_sqe(&ring);
+	io_uring_prep_read(sqe, p[0], buf[0], sizeof(buf[0]), 0);
+	sqe->user_data = 1;
+	for (int i = 1; i < 4; i++) {
+		sqe = io_uring_get_sqe(&ring);
+		io_uring_prep_read(sqe, p[0], buf[i], sizeof(buf[i]), 0);
+		sqe->user_data = 5;
+	}
+	CHECK_EQ(io_uring_submit(&ring), 4);
+	fflush(stdout);
+	pid = fork();
+	CHECK(pid >= 0);
+	if (!pid)
+		_exit(t_xcancel_child(&ring));
+	CHECK_EQ(waitpid(pid, &status, 0), pid);
+	CHECK(WIFEXITED(status));
+	CHECK_EQ(WEXITSTATUS(status), 0);
+	CHECK_EQ(io_uring_cq_ready(&ring), 0);
+
+	/* the other way: the child's read, while it blocks in read(2) */
+	fflush(stdout);
+	pid = fork();
+	CHECK(pid >= 0);
+	if (!pid) {
+		char c;
+
+		t_sq_resync(&ring);
+		sqe = io_uring_get_sqe(&ring);
+		io_uring_prep_read(sqe, p[0], buf[0], sizeof(buf[0]), 0);
+		sqe->user_data = 9;
+		if (io_uring_submit(&ring) != 1)
+			_exit(2);
+		if (write(go[1], "s", 1) != 1 || read(back[0], &c, 1) != 1)
+			_exit(3);
+		_exit(0);
+	}
+	{
+		char c;
+
+		CHECK_EQ(read(go[0], &c, 1), 1);
+	}
+	t_sq_resync(&ring);
+	t_prep_cancel(&ring, 9, 0, 10);
+	CHECK_EQ(io_uring_submit(&ring), 1);
+	memset(res, 0x55, sizeof(res));
+	t_reap_into(&ring, 2, res);
+	CHECK_EQ(res[10], 0);
+	CHECK_EQ(res[9], -ECANCELED);
+	CHECK_EQ(write(back[1], "g", 1), 1);
+	CHECK_EQ(waitpid(pid, &status, 0), pid);
+	CHECK(WIFEXITED(status));
+	CHECK_EQ(WEXITSTATUS(status), 0);
+	io_uring_queue_exit(&ring);
+	close(p[0]);
+	close(p[1]);
+	close(go[0]);
+	close(go[1]);
+	close(back[0]);
+	close(back[1]);
+}
+
+static void t_exit_timeout(void)
+{
+	struct __kernel_timespec ts = { .tv_sec = 0, .tv_nsec = 100000000 };
+	struct io_uring ring;
+	static char buf[8];
+	int p[2], res[16], status;
+	pid_t pid;
+
+	pid = t_ring_pipe_fork(&ring, p);
+	if (!pid) {
+		struct io_uring_sqe *sqe = io_uring_get_sqe(&ring);
+
+		io_uring_prep_timeout(sqe, &ts, 0, 0);
+		sqe->user_data = 11;
+		sqe = io_uring_get_sqe(&ring);
+		io_uring_prep_read(sqe, p[0], buf, sizeof(buf), 0);
+		sqe->user_data = 12;
+		if (io_uring_submit(&ring) != 2)
+			_exit(2);
+		exit(0);
+	}
+	CHECK_EQ(waitpid(pid, &status, 0), pid);
+	CHECK(WIFEXITED(status));
+	CHECK_EQ(WEXITSTATUS(status), 0);
+	/* the kernel posts the read's CQE when the pipe is written */
+	CHECK_EQ(write(p[1], "x", 1), 1);
+	memset(res, 0x55, sizeof(res));
+	t_reap_into(&ring, 2, res);
+	CHECK_EQ(res[11], -ETIME);
+	CHECK_EQ(res[12], -ECANCELED);
+	io_uring_queue_exit(&ring);
+	close(p[0]);
+	close(p[1]);
+}
+
 int main(void)
 {
 	void *dbuf;
@@ -321,6 +513,12 @@ int main(void)
 	t_exit_inflight(2);
 	printf("a request of a child that calls exit() or _exit() or is "
 	       "killed: -ECANCELED (%s)\n", t_engine());
+	t_xcancel();
+	printf("cancels of another process's requests, by user_data and ALL "
+	       "(%s)\n", t_engine());
+	t_exit_timeout();
+	printf("a TIMEOUT outlives its process's exit(): -ETIME (%s)\n",
+	       t_engine());
 	if (dfd >= 0)
 		close(dfd);
 	free(dbuf);

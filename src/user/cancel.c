@@ -29,6 +29,7 @@
 #include "user/cancel.h"
 #include "user/rsrc.h"
 #include "user/spread.h"
+#include "user/fork.h"
 
 #define AR_CANCEL_FLAGS (IORING_ASYNC_CANCEL_ALL | IORING_ASYNC_CANCEL_FD | \
 	IORING_ASYNC_CANCEL_ANY | IORING_ASYNC_CANCEL_FD_FIXED |	\
@@ -38,6 +39,7 @@ struct ar_cancel {
 	__u64 addr;
 	__u32 flags;
 	int fd;
+	int match_fd;			/* fd, a fixed one looked up (ar_cancel_run()) */
 	__u8 opcode;
 	unsigned seq;
 };
@@ -169,6 +171,7 @@ static int ar_cancel_run(struct ar_uctx *ctx, struct ar_cancel *c,
 		fd = node->fd;
 		ar_rsrc_put(ctx, node);
 	}
+	c->match_fd = fd;
 	/* issue=spread: the requests the helper was given are issued first */
 	ar_spread_sync(ctx);
 	ar_ctx_lock(ctx);
@@ -220,9 +223,167 @@ static void ar_cancel_complete(struct ar_ureq *done)
 	}
 }
 
+/*
+ * Cancels across processes (docs/semantics.md D2). The requests other
+ * processes have in flight on a forked ring are seen only in its
+ * in-flight table (fork.c): user_data, fd number and opcode. A cancel
+ * that found no match in its own process (or, with ALL or ANY, after
+ * its own) marks theirs, and its entry is detached: the cancel ends in
+ * its process without a CQE, and the table holds what its CQE will be.
+ * Each owner answers for its marked requests, woken through the family's
+ * cancel eventfd, which its readiness epoll fd watches (poll.c); one
+ * that completes first answers "not found" (fork.c), as a cancel that
+ * looked after the completion; one whose process is gone, "found" (its
+ * CQE is -ECANCELED). The last answer posts the cancel's CQE.
+ */
+static bool ar_xcancel_match(const struct ar_cancel *c, const struct ar_xslot *x)
+{
+	bool match_ud = !(c->flags & (IORING_ASYNC_CANCEL_FD | AR_ASYNC_CANCEL_OP));
+
+	if (c->flags & IORING_ASYNC_CANCEL_ANY)
+		return true;
+	if ((c->flags & IORING_ASYNC_CANCEL_FD) && x->fd != c->match_fd)
+		return false;
+	if ((c->flags & AR_ASYNC_CANCEL_OP) && x->opcode != c->opcode)
+		return false;
+	return !((match_ud || (c->flags & AR_ASYNC_CANCEL_USERDATA)) &&
+		 x->user_data != c->addr);
+}
+
+/*
+ * Mark the matches of other processes for the cancel in entry self
+ * (every one with all, else the first); how many. Under ctx->lock.
+ */
+static unsigned ar_xcancel_mark_locked(struct ar_uctx *ctx,
+				       const struct ar_cancel *c,
+				       unsigned self, bool all)
+{
+	struct ar_ushared *sh = ar_sh(ctx);
+	unsigned i, n = 0;
+	pid_t pid;
+
+	for (i = 0; i < sh->xslots_hi; i++) {
+		struct ar_xslot *x = &sh->xslots[i];
+
+		pid = __atomic_load_n(&x->pid, __ATOMIC_RELAXED);
+		if (pid <= 0 || pid == ctx->pid || x->xc_from ||
+		    !ar_xcancel_match(c, x))
+			continue;
+		x->xc_from = self + 1;
+		n++;
+		if (!all)
+			break;
+	}
+	return n;
+}
+
+/*
+ * The cancel req found nothing of its own (res: the count, with all):
+ * true if it marked requests of other processes and is detached. A
+ * cancel in a link chain, whose answer the chain waits for, stays here.
+ */
+static bool ar_xcancel_detach(struct ar_ureq *req, const struct ar_cancel *c,
+			      int res, bool all)
+{
+	struct ar_uctx *ctx = req->ctx;
+	struct ar_ushared *sh = ar_sh(ctx);
+	struct ar_xslot *me;
+	uint64_t one = 1;
+	unsigned n;
+	int e;
+
+	if (!ar_ring_forked(ctx) || !req->xslot || sh->xcancel_fd < 0 ||
+	    req->link || req->lt || (req->flags & AR_REQ_F_ARM_LT))
+		return false;
+	ar_ctx_lock(ctx);
+	n = ar_xcancel_mark_locked(ctx, c, req->xslot - 1, all);
+	if (n) {
+		me = &sh->xslots[req->xslot - 1];
+		me->xc_pending = n;
+		me->xc_res = all ? res : -ENOENT;
+		me->xc_all = all;
+		me->xc_skip = !!(req->flags & AR_REQ_F_SKIP_CQE);
+		ar_xslot_detach_locked(ctx, req);
+		req->flags |= AR_REQ_F_SKIP_CQE;
+	}
+	ar_ctx_unlock(ctx);
+	if (!n)
+		return false;
+	e = errno;
+	(void)!write(sh->xcancel_fd, &one, sizeof(one));
+	errno = e;
+	/* no CQE here: the entry's answers post it */
+	ar_req_complete(req, 0, 0);
+	return true;
+}
+
+/*
+ * Entry i's process answers the cancel that marked it: r as
+ * ar_cancel_extract_locked()'s (0 found, -EALREADY running, -ENOENT
+ * not found). True if this was the last answer, which posted the
+ * cancel's CQE. Under ctx->lock.
+ */
+bool ar_xcancel_answer_locked(struct ar_uctx *ctx, unsigned i, int r)
+{
+	struct ar_ushared *sh = ar_sh(ctx);
+	struct ar_xslot *x = &sh->xslots[i];
+	unsigned from = x->xc_from - 1;
+	struct ar_xslot *cs = &sh->xslots[from];
+	struct ar_cqe_big zero = { 0, 0 };
+
+	ar_lockdep_assert_held(ctx);
+	x->xc_from = 0;
+	if (r != -ENOENT)
+		cs->xc_res = cs->xc_all ? cs->xc_res + 1 : r;
+	if (--cs->xc_pending)
+		return false;
+	if (!(cs->xc_skip && cs->xc_res >= 0)) {
+		if (cs->cqe32)
+			ar_cq_post_big_locked(ctx, cs->user_data, cs->xc_res, 0, &zero);
+		else
+			ar_cq_post_locked(ctx, cs->user_data, cs->xc_res, 0);
+	}
+	ar_xslot_free_locked(ctx, from);
+	return true;
+}
+
+/* this process's requests that a cancel of another process marked (poll.c) */
+void ar_xcancel_serve(struct ar_uctx *ctx)
+{
+	struct ar_ushared *sh = ar_sh(ctx);
+	struct ar_ureq *cur, *done = NULL, **tail = &done;
+	bool posted = false;
+	int r;
+
+	if (!sh->xslots)
+		return;
+	ar_ctx_lock(ctx);
+	for (cur = ctx->inflight; cur; cur = cur->if_next) {
+		if (!cur->xslot || !sh->xslots[cur->xslot - 1].xc_from)
+			continue;
+		r = ar_cancel_extract_locked(cur);
+		if (!r) {
+			*tail = cur;
+			tail = &cur->next;
+			*tail = NULL;
+		} else if (r == AR_CANCEL_OWN) {
+			r = 0;
+		} else if (r == AR_CANCEL_OWN_COUNT) {
+			r = 1;
+		}
+		posted |= ar_xcancel_answer_locked(ctx, cur->xslot - 1, r);
+	}
+	ar_ctx_unlock(ctx);
+	if (posted)
+		ar_cq_wake(ctx, false);
+	/* after the cancel's CQE, as for a cancel of this process */
+	ar_cancel_complete(done);
+}
+
 int ar_async_cancel_issue(struct ar_ureq *req, unsigned issue_flags)
 {
 	struct ar_cancel *c = ar_req_data(req, struct ar_cancel);
+	bool all = c->flags & (IORING_ASYNC_CANCEL_ALL | IORING_ASYNC_CANCEL_ANY);
 	struct ar_ureq *done = NULL;
 	int ret;
 
@@ -232,6 +393,12 @@ int ar_async_cancel_issue(struct ar_ureq *req, unsigned issue_flags)
 	    !(c->flags & IORING_ASYNC_CANCEL_FD_FIXED) && fcntl(c->fd, F_GETFD) < 0)
 		return -EBADF;
 	ret = ar_cancel_run(req->ctx, c, req, &done);
+	if (__builtin_expect(ar_ring_forked(req->ctx), 0) &&
+	    (all ? ret >= 0 : ret == -ENOENT) &&
+	    ar_xcancel_detach(req, c, ret, all)) {
+		ar_cancel_complete(done);
+		return AR_ISSUE_QUEUED;
+	}
 	/* the cancel's CQE first, then the cancelled requests' */
 	ar_req_complete(req, ret, 0);
 	ar_cancel_complete(done);

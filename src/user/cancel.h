@@ -21,6 +21,9 @@
 int ar_cancel_extract_locked(struct ar_ureq *req);
 void ar_cancel_all(struct ar_uctx *ctx);
 int ar_sync_cancel(struct ar_uctx *ctx, const void *arg);
+/* cancels across processes: an answer (fork.c), the owner's turn (poll.c) */
+bool ar_xcancel_answer_locked(struct ar_uctx *ctx, unsigned i, int r);
+void ar_xcancel_serve(struct ar_uctx *ctx);
 
 /* the ASYNC_CANCEL opcode */
 int ar_async_cancel_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe);

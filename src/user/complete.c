@@ -41,11 +41,14 @@ static inline bool ar_cq_backlog(struct ar_uctx *ctx)
 	return ar_sh(ctx)->of_head != ar_sh(ctx)->of_tail;
 }
 
-static void ar_inflight_del_locked(struct ar_uctx *ctx, struct ar_ureq *req)
+/* true if it posted a CQE besides (another process's cancel: fork.c) */
+static bool ar_inflight_del_locked(struct ar_uctx *ctx, struct ar_ureq *req)
 {
+	bool posted = false;
+
 	ar_lockdep_assert_held(ctx);
 	if (!(req->flags & AR_REQ_F_INFLIGHT))
-		return;
+		return false;
 	if (req->if_prev)
 		req->if_prev->if_next = req->if_next;
 	else
@@ -57,9 +60,10 @@ static void ar_inflight_del_locked(struct ar_uctx *ctx, struct ar_ureq *req)
 	__atomic_store_n(&ctx->nr_inflight, ctx->nr_inflight - 1, __ATOMIC_RELAXED);
 	req->flags &= ~AR_REQ_F_INFLIGHT;
 	if (req->xslot)
-		ar_xslot_put_locked(ctx, req);
+		posted = ar_xslot_put_locked(ctx, req);
 	if (req->flags & AR_REQ_F_HASHED)
 		ar_poll_unhash_locked(req);
+	return posted;
 }
 
 /*
@@ -366,7 +370,8 @@ static void ar_fail_links_locked(struct ar_uctx *ctx, struct ar_ureq *req,
 		if (link->flags & AR_REQ_F_NOTIF)
 			ar_cq_post_notif_locked(ctx, link, b);
 		ar_req_set_state(link, AR_REQ_DONE);
-		ar_inflight_del_locked(ctx, link);
+		if (ar_inflight_del_locked(ctx, link))
+			b->posted = true;
 		link->next = b->free;
 		b->free = link;
 	}
@@ -423,7 +428,8 @@ void ar_complete_locked(struct ar_uctx *ctx, struct ar_ureq *req,
 			b->posted = true;
 		}
 		ar_req_set_state(lt, AR_REQ_DONE);
-		ar_inflight_del_locked(ctx, lt);
+		if (ar_inflight_del_locked(ctx, lt))
+			b->posted = true;
 		req->link = lt->link;
 		lt->link = NULL;
 		lt->next = b->free;
@@ -437,7 +443,8 @@ void ar_complete_locked(struct ar_uctx *ctx, struct ar_ureq *req,
 			req->link = NULL;
 		}
 	}
-	ar_inflight_del_locked(ctx, req);
+	if (ar_inflight_del_locked(ctx, req))
+		b->posted = true;
 	req->next = b->free;
 	b->free = req;
 }

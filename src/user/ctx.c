@@ -20,6 +20,7 @@
 #include "lib/uaccess.h"
 #include "user/fork.h"
 #include "user/types.h"
+#include "user/timeout.h"
 #include "user/fault.h"
 #include "user/lock.h"
 #include "user/ctx.h"
@@ -585,6 +586,7 @@ static struct ar_uctx *ar_uctx_alloc(void)
 	pthread_mutexattr_destroy(&ma);
 	ar_spin_lock_init(&sh->lock);
 	sh->xwake_fd = -1;
+	sh->xcancel_fd = -1;
 	ar_lsan_root(base + AR_SH_SIZE, AR_UCTX_MAP_SIZE);
 	return (struct ar_uctx *)(base + AR_SH_SIZE);
 }
@@ -1068,8 +1070,10 @@ void ar_user_task_exit(const struct ar_engine *e, void *obj, int fd)
 	struct ar_uctx *ctx = obj;
 
 	(void)e;
-	if (ar_ring_forked(ctx) && ctx->pid == getpid())
+	if (ar_ring_forked(ctx) && ctx->pid == getpid()) {
+		ar_timeout_hand_over(ctx);
 		ar_user_end(ctx, fd, false);
+	}
 }
 
 /* Closing the ring fd ends the ring. */

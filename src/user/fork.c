@@ -42,6 +42,7 @@
 #include <sys/eventfd.h>
 #include <sys/mman.h>
 #include "lib/wake.h"
+#include "lib/clock.h"
 #include "engine/engine.h"
 #include "user/types.h"
 #include "user/ctx.h"
@@ -58,6 +59,7 @@
 #include "user/kbuf.h"
 #include "user/req.h"
 #include "user/fork.h"
+#include "user/cancel.h"
 
 /*
  * The eventfd of every forked ring of this process family: made at the
@@ -67,6 +69,7 @@
  * on forked rings, which the one that takes an event wakes.
  */
 static int ar_xwake_efd = -1;		/* under ar_prefork_lock */
+static int ar_xcancel_efd = -1;		/* the same, for cancels (cancel.c) */
 static int ar_xep = -1;
 static pthread_mutex_t ar_xlock = PTHREAD_MUTEX_INITIALIZER;
 static struct ar_waiter *ar_xsleepers;	/* by xnext, under ar_xlock */
@@ -107,7 +110,7 @@ static int ar_xep_make(void)
 #define AR_XSLOTS	(1U << 16)	/* requests in flight a forked ring tracks */
 
 static void ar_xslot_set_locked(struct ar_uctx *ctx, struct ar_ureq *req,
-				bool cqe32);
+				bool cqe32, int fd);
 
 /* the in-flight table, and the parent's requests in flight into it */
 static int ar_xslots_make(struct ar_uctx *ctx)
@@ -124,12 +127,12 @@ static int ar_xslots_make(struct ar_uctx *ctx)
 	sh->xslots = m;
 	sh->xslots_nr = AR_XSLOTS;
 	/*
-	 * Their flags are their issuers' to change meanwhile: only what the
-	 * lock guards is read (user_data; a CQE_MIXED ring's entries say
-	 * 16 bytes)
+	 * Their flags and fds are their issuers' to change meanwhile: only
+	 * what no issue changes is read (user_data, opcode; a CQE_MIXED
+	 * ring's entries say 16 bytes, and no fd for a cancel to match)
 	 */
 	for (req = ctx->inflight; req; req = req->if_next)
-		ar_xslot_set_locked(ctx, req, ctx->flags & IORING_SETUP_CQE32);
+		ar_xslot_set_locked(ctx, req, ctx->flags & IORING_SETUP_CQE32, -1);
 	ar_ctx_unlock(ctx);
 	return 0;
 }
@@ -149,13 +152,18 @@ void ar_user_prefork(void *obj)
 		if (ar_xwake_efd < 0)
 			ar_xwake_efd = ar_internal_claim(ar_fd_high(
 				eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)));
+		if (ar_xcancel_efd < 0)
+			ar_xcancel_efd = ar_internal_claim(ar_fd_high(
+				eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)));
 		efd = ar_xwake_efd;
 		/* else the child cannot use the ring */
-		if (efd < 0 || (!sh->xslots && ar_xslots_make(ctx))) {
+		if (efd < 0 || ar_xcancel_efd < 0 ||
+		    (!sh->xslots && ar_xslots_make(ctx))) {
 			pthread_mutex_unlock(&ar_prefork_lock);
 			return;
 		}
 		sh->xwake_fd = efd;
+		sh->xcancel_fd = ar_xcancel_efd;
 		/*
 		 * Under the lock, with the table: requests submitted from
 		 * now on take an entry. ar_ctx_bias_enable() reads it under the
@@ -165,6 +173,8 @@ void ar_user_prefork(void *obj)
 		ar_ctx_lock(ctx);
 		atomic_store_explicit(&sh->forked, true, memory_order_seq_cst);
 		ar_ctx_unlock(ctx);
+		/* the readiness epoll fd this process has already */
+		ar_poll_xcancel_watch(ctx);
 		/* waiters asleep already sleep again, counted for other processes */
 		if (ar_wake_has_sleepers(&ctx->cq_waiters))
 			ar_waitq_wake(ctx, true);
@@ -476,7 +486,7 @@ void ar_xwake_take(struct ar_waiter *self)
  * few as the requests that were in flight at once.
  */
 static void ar_xslot_set_locked(struct ar_uctx *ctx, struct ar_ureq *req,
-				bool cqe32)
+				bool cqe32, int fd)
 {
 	struct ar_ushared *sh = ar_sh(ctx);
 	struct ar_xslot *x;
@@ -488,6 +498,10 @@ static void ar_xslot_set_locked(struct ar_uctx *ctx, struct ar_ureq *req,
 			continue;
 		x->user_data = req->user_data;
 		x->cqe32 = cqe32;
+		x->fd = fd;
+		x->opcode = req->opcode;
+		x->xc_from = 0;
+		x->deadline = 0;
 		/* relaxed: read by sleepers deciding on their look (wait.c) */
 		__atomic_store_n(&sh->xslots_used, sh->xslots_used + 1, __ATOMIC_RELAXED);
 		__atomic_store_n(&ctx->xslots_mine, ctx->xslots_mine + 1, __ATOMIC_RELAXED);
@@ -510,21 +524,85 @@ void ar_xslot_take_locked(struct ar_uctx *ctx, struct ar_ureq *req)
 		req->xslot = 0;	/* a carrier of another ring's CQE (msg_ring.c) */
 		return;
 	}
-	ar_xslot_set_locked(ctx, req, req->flags & AR_REQ_F_CQE32);
+	/* not issued yet: its fd is the SQE's */
+	ar_xslot_set_locked(ctx, req, req->flags & AR_REQ_F_CQE32,
+			    ar_req_app_fd(req));
 }
 
-void ar_xslot_put_locked(struct ar_uctx *ctx, struct ar_ureq *req)
+/*
+ * The request completes: its entry is free. A cancel of another process
+ * that marked it and has no answer yet gets "not found": it looked
+ * after the completion (true if that posted the cancel's CQE).
+ */
+bool ar_xslot_put_locked(struct ar_uctx *ctx, struct ar_ureq *req)
 {
 	struct ar_ushared *sh = ar_sh(ctx);
 	unsigned i = req->xslot - 1;
+	bool posted = false;
 
 	ar_lockdep_assert_held(ctx);
+	if (__builtin_expect(sh->xslots[i].xc_from != 0, 0))
+		posted = ar_xcancel_answer_locked(ctx, i, -ENOENT);
 	__atomic_store_n(&sh->xslots[i].pid, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&sh->xslots_used, sh->xslots_used - 1, __ATOMIC_RELAXED);
 	__atomic_store_n(&ctx->xslots_mine, ctx->xslots_mine - 1, __ATOMIC_RELAXED);
 	if (i < sh->xslot_hint)
 		sh->xslot_hint = i;
 	req->xslot = 0;
+	return posted;
+}
+
+/*
+ * A cancel waits for other processes' answers (cancel.c): its entry is
+ * no longer its process's, which completes it without a CQE
+ */
+void ar_xslot_detach_locked(struct ar_uctx *ctx, struct ar_ureq *req)
+{
+	struct ar_ushared *sh = ar_sh(ctx);
+
+	ar_lockdep_assert_held(ctx);
+	/* relaxed: read by ar_xslot_sweep()'s look without the lock */
+	__atomic_store_n(&sh->xslots[req->xslot - 1].pid, AR_XSLOT_DETACHED,
+			 __ATOMIC_RELAXED);
+	/* relaxed: a sleeper's hint, as in ar_xslot_set_locked() */
+	__atomic_store_n(&ctx->xslots_mine, ctx->xslots_mine - 1, __ATOMIC_RELAXED);
+	req->xslot = 0;
+}
+
+/*
+ * The process exits with a TIMEOUT armed (timeout.c): the kernel fires
+ * it after the task is gone. Its entry, detached, keeps the deadline,
+ * and a sweeper of another process posts -ETIME (ar_xslot_sweep()).
+ */
+void ar_xslot_timer_locked(struct ar_uctx *ctx, struct ar_ureq *req,
+			   __u64 deadline)
+{
+	struct ar_ushared *sh = ar_sh(ctx);
+
+	sh->xslots[req->xslot - 1].deadline = deadline ? deadline : 1;
+	if (!sh->xtimer_next || deadline < sh->xtimer_next)
+		/* relaxed: a sleeper's hint (wait.c) */
+		__atomic_store_n(&sh->xtimer_next, deadline ? deadline : 1,
+				 __ATOMIC_RELAXED);
+	ar_xslot_detach_locked(ctx, req);
+}
+
+/* when a waiter of a forked ring must look (wait.c): 0, no timer */
+__u64 ar_xslot_next_timer(const struct ar_uctx *ctx)
+{
+	return __atomic_load_n(&ar_sh(ctx)->xtimer_next, __ATOMIC_RELAXED);
+}
+
+/* a detached cancel's entry goes, its CQE posted (cancel.c); under lock */
+void ar_xslot_free_locked(struct ar_uctx *ctx, unsigned i)
+{
+	struct ar_ushared *sh = ar_sh(ctx);
+
+	ar_lockdep_assert_held(ctx);
+	__atomic_store_n(&sh->xslots[i].pid, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&sh->xslots_used, sh->xslots_used - 1, __ATOMIC_RELAXED);
+	if (i < sh->xslot_hint)
+		sh->xslot_hint = i;
 }
 
 /*
@@ -556,11 +634,28 @@ void ar_xslot_submitted(struct ar_uctx *ctx)
 
 #define AR_SWEEP_PIDS	16
 
+/* a detached TIMEOUT is due: -ETIME, counted as the expired are (timeout.c) */
+static void ar_xslot_timer_post_locked(struct ar_uctx *ctx, struct ar_xslot *x)
+{
+	struct ar_ushared *sh = ar_sh(ctx);
+	struct ar_cqe_big zero = { 0, 0 };
+
+	/* one writer (under the lock); read without it by waiters */
+	__atomic_store_n(&sh->cq_timeouts, sh->cq_timeouts + 1, __ATOMIC_RELAXED);
+	if (x->cqe32)
+		ar_cq_post_big_locked(ctx, x->user_data, -ETIME, 0, &zero);
+	else
+		ar_cq_post_locked(ctx, x->user_data, -ETIME, 0);
+	ar_xslot_free_locked(ctx, (unsigned)(x - sh->xslots));
+}
+
 /*
  * Requests of processes that are gone (_exit, a fatal signal, exec's
  * pid stays: not seen): their CQEs are posted -ECANCELED, each once,
- * the entry given back in the same section. Called by a waiter of a
- * forked ring at each second of its sleep (wait.c).
+ * the entry given back in the same section. And the TIMEOUTs of
+ * processes that exited, when due: -ETIME. Called by a waiter of a
+ * forked ring at each second of its sleep, or at the first such
+ * TIMEOUT's deadline (wait.c).
  */
 void ar_xslot_sweep(struct ar_uctx *ctx)
 {
@@ -568,17 +663,19 @@ void ar_xslot_sweep(struct ar_uctx *ctx)
 	pid_t seen[AR_SWEEP_PIDS], dead[AR_SWEEP_PIDS], pid;
 	unsigned nseen = 0, ndead = 0, i, j, hi;
 	struct ar_cqe_big zero = { 0, 0 };
-	bool posted = false;
+	__u64 now = ar_now_ns(), next = 0;
+	bool posted = false, due;
 	int e = errno;
 
 	if (!sh->xslots)
 		return;
+	due = ar_xslot_next_timer(ctx) && ar_xslot_next_timer(ctx) <= now;
 	/* the look, without the lock: the section below decides */
 	hi = __atomic_load_n(&sh->xslots_hi, __ATOMIC_RELAXED);
 	for (i = 0; i < hi && nseen < AR_SWEEP_PIDS; i++) {
 		pid = __atomic_load_n(&sh->xslots[i].pid, __ATOMIC_RELAXED);
-		if (!pid)
-			continue;
+		if (pid <= 0)
+			continue;	/* free, or detached */
 		for (j = 0; j < nseen && seen[j] != pid; j++)
 			;
 		if (j < nseen)
@@ -588,19 +685,31 @@ void ar_xslot_sweep(struct ar_uctx *ctx)
 			dead[ndead++] = pid;
 	}
 	errno = e;
-	if (!ndead)
+	if (!ndead && !due)
 		return;
 	ar_ctx_lock(ctx);
 	for (i = 0; i < sh->xslots_hi; i++) {
 		struct ar_xslot *x = &sh->xslots[i];
 
 		pid = __atomic_load_n(&x->pid, __ATOMIC_RELAXED);
-		if (!pid)
+		if (pid == AR_XSLOT_DETACHED && x->deadline) {
+			if (x->deadline <= now) {
+				ar_xslot_timer_post_locked(ctx, x);
+				posted = true;
+			} else if (!next || x->deadline < next) {
+				next = x->deadline;
+			}
+			continue;
+		}
+		if (pid <= 0)
 			continue;
 		for (j = 0; j < ndead && dead[j] != pid; j++)
 			;
 		if (j == ndead)
 			continue;
+		/* a cancel waiting on it: found, it ends -ECANCELED */
+		if (x->xc_from)
+			ar_xcancel_answer_locked(ctx, i, 0);
 		if (x->cqe32)
 			ar_cq_post_big_locked(ctx, x->user_data, -ECANCELED, 0, &zero);
 		else
@@ -611,6 +720,8 @@ void ar_xslot_sweep(struct ar_uctx *ctx)
 			sh->xslot_hint = i;
 		posted = true;
 	}
+	/* relaxed: a sleeper's hint; the lock orders it with the entries */
+	__atomic_store_n(&sh->xtimer_next, next, __ATOMIC_RELAXED);
 	ar_ctx_unlock(ctx);
 	if (posted)
 		ar_cq_wake(ctx, false);

@@ -36,7 +36,12 @@ static inline bool ar_xsleep_other(const struct ar_uctx *ctx)
 }
 
 void ar_xslot_take_locked(struct ar_uctx *ctx, struct ar_ureq *req);
-void ar_xslot_put_locked(struct ar_uctx *ctx, struct ar_ureq *req);
+bool ar_xslot_put_locked(struct ar_uctx *ctx, struct ar_ureq *req);
+void ar_xslot_detach_locked(struct ar_uctx *ctx, struct ar_ureq *req);
+void ar_xslot_free_locked(struct ar_uctx *ctx, unsigned i);
+void ar_xslot_timer_locked(struct ar_uctx *ctx, struct ar_ureq *req,
+			   __u64 deadline);
+__u64 ar_xslot_next_timer(const struct ar_uctx *ctx);
 void ar_xslot_sweep(struct ar_uctx *ctx);
 bool ar_xslot_others(const struct ar_uctx *ctx);
 void ar_xslot_submitted(struct ar_uctx *ctx);

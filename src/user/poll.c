@@ -42,6 +42,8 @@
 #include "user/opdef.h"
 #include "user/lock.h"
 #include "user/poll.h"
+#include "user/fork.h"
+#include "user/cancel.h"
 #include "user/aiopoll.h"
 #include "user/svc.h"
 #include "user/submit.h"
@@ -96,15 +98,65 @@ struct ar_poll {
 	bool no_owner;			/* its registration failed: reap_lock */
 	atomic_bool ep_sleeper;		/* the owner sleeps on epfd: no other reaps */
 	bool wake_seen;			/* another reaper took the owner's edge: reap_lock */
+	bool xcancel_in;		/* the family's cancel eventfd is in epfd: ctl_lock */
 };
 
 /* an edge of the owner's eventfd (an fd's events carry the fd, below 2^32) */
 #define AR_POLL_WAKE_TAG	(1ULL << 32)
+/* an edge of the process family's cancel eventfd (fork.c, cancel.c) */
+#define AR_POLL_XCANCEL_TAG	(2ULL << 32)
 
 static struct ar_poll *ar_poll_of(struct ar_uctx *ctx)
 {
 	/* acquire pairs with the release in ar_poll_get(): p is initialized */
 	return __atomic_load_n(&ctx->svc.poll, __ATOMIC_ACQUIRE);
+}
+
+/*
+ * A forked ring's epoll fd has the process family's cancel eventfd,
+ * edge-triggered: a cancel of another process that marked requests of
+ * this one writes it, and the reaper of the edge answers
+ * (ar_xcancel_serve()). Nothing reads the eventfd: each write is an
+ * edge in every process's epoll fds.
+ */
+static void ar_poll_xcancel_poke(int fd)
+{
+	uint64_t one = 1;
+	int e = errno;
+
+	(void)!write(fd, &one, sizeof(one));
+	errno = e;
+}
+
+static void ar_poll_xcancel_add(struct ar_uctx *ctx, struct ar_poll *p)
+{
+	struct epoll_event ev = {
+		.events = EPOLLIN | EPOLLET,
+		.data.u64 = AR_POLL_XCANCEL_TAG,
+	};
+	int fd = ar_sh(ctx)->xcancel_fd;
+
+	/* seq_cst: see ar_poll_get() */
+	if (fd < 0 || !atomic_load_explicit(&ar_sh(ctx)->forked, memory_order_seq_cst))
+		return;
+	pthread_mutex_lock(&p->ctl_lock);
+	if (!p->xcancel_in && p->epfd >= 0) {
+		p->xcancel_in = !epoll_ctl(p->epfd, EPOLL_CTL_ADD, fd, &ev);
+		/* a cancel that marked and wrote before: an edge to find it */
+		if (p->xcancel_in)
+			ar_poll_xcancel_poke(fd);
+	}
+	pthread_mutex_unlock(&p->ctl_lock);
+}
+
+/* the ring was forked: the epoll fd this process has already (fork.c) */
+void ar_poll_xcancel_watch(struct ar_uctx *ctx)
+{
+	/* seq_cst, after the forked flag's store: see ar_poll_get() */
+	struct ar_poll *p = __atomic_load_n(&ctx->svc.poll, __ATOMIC_SEQ_CST);
+
+	if (p)
+		ar_poll_xcancel_add(ctx, p);
 }
 
 static struct ar_poll *ar_poll_create(void)
@@ -135,12 +187,19 @@ static struct ar_poll *ar_poll_get(struct ar_uctx *ctx)
 	p = ctx->svc.poll;
 	if (!p && !ctx->svc.exiting) {
 		p = ar_poll_create();
-		/* release pairs with the acquire in ar_poll_of() */
+		/*
+		 * release pairs with the acquire in ar_poll_of(); seq_cst,
+		 * then the forked flag's load (ar_poll_xcancel_add()), as a
+		 * fork's prepare stores the flag, then loads this: one of
+		 * the two adds the cancel eventfd
+		 */
 		if (p)
-			__atomic_store_n(&ctx->svc.poll, p, __ATOMIC_RELEASE);
+			__atomic_store_n(&ctx->svc.poll, p, __ATOMIC_SEQ_CST);
 		made = p != NULL;
 	}
 	pthread_mutex_unlock(&ctx->svc.start_lock);
+	if (made)
+		ar_poll_xcancel_add(ctx, p);
 	if (p && ar_svc_start(ctx))
 		return NULL;
 	if (made)
@@ -649,6 +708,8 @@ static bool ar_poll_dispatch_evs(struct ar_uctx *ctx, struct ar_poll *p,
 		idle_fd = -1;
 		if (evs[i].data.u64 == AR_POLL_WAKE_TAG)
 			woken = true;
+		else if (evs[i].data.u64 == AR_POLL_XCANCEL_TAG)
+			continue;	/* answered after the reap (ar_poll_issue_ready()) */
 		else
 			ar_poll_dispatch_locked(p, (int)evs[i].data.u64,
 						evs[i].events, &tail, &idle_fd);
@@ -694,11 +755,18 @@ static int ar_poll_issue_ready(struct ar_uctx *ctx, struct ar_poll *p,
 {
 	struct ar_poll_batch b;
 	struct ar_ureq *req, *next;
+	bool xcancel = false;
 	int i, nr = 0;
 
-	for (i = 0; i < n; i++)
-		if ((__s64)evs[i].data.u64 >= 0)
+	for (i = 0; i < n; i++) {
+		if (evs[i].data.u64 == AR_POLL_XCANCEL_TAG)
+			xcancel = true;
+		else if ((__s64)evs[i].data.u64 >= 0)
 			ar_poll_drop_idle(ctx, p, (int)evs[i].data.u64);
+	}
+	/* out of reap_lock: the cancelled complete, which may disarm */
+	if (xcancel)
+		ar_xcancel_serve(ctx);
 	ar_poll_batch_begin(ctx, &b);
 	for (req = ready; req; req = next) {
 		next = req->next;

@@ -121,6 +121,8 @@ static inline int ar_req_app_fd(const struct ar_ureq *req)
 {
 	return req->flags & AR_REQ_F_FD_REF ? req->app_fd : req->fd;
 }
+/* the ring was forked: watch the family's cancel eventfd (poll.c) */
+void ar_poll_xcancel_watch(struct ar_uctx *ctx);
 /* Take an armed request off its fd; true if it was armed. Under ctx->lock. */
 bool ar_poll_disarm_locked(struct ar_ureq *req);
 /*

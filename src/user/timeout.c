@@ -17,6 +17,7 @@
 #include "user/svc.h"
 #include "user/timeout.h"
 #include "user/cancel.h"
+#include "user/fork.h"
 
 #define AR_TIMEOUT_FLAGS (IORING_TIMEOUT_ABS | IORING_TIMEOUT_CLOCK_MASK | \
 			  IORING_TIMEOUT_ETIME_SUCCESS)
@@ -292,6 +293,38 @@ bool ar_timeout_extract_locked(struct ar_uctx *ctx, struct ar_ureq *req)
 		return false;
 	ar_timeout_del_counted(ctx, req);
 	return true;
+}
+
+/*
+ * The process exits (exit(), fork.c ar_fork_exit()) while other
+ * processes hold the forked ring: the kernel's task exit cancels only
+ * the requests that hold a ring's file, and an armed TIMEOUT fires
+ * after the task is gone. Its pure timers (no count, no link) are
+ * handed to the in-flight table, whose sweepers post -ETIME when due
+ * (fork.c); they end here without a CQE.
+ */
+void ar_timeout_hand_over(struct ar_uctx *ctx)
+{
+	struct ar_ureq *cur, *done = NULL, *next;
+	struct ar_timeout *t;
+
+	ar_ctx_lock(ctx);
+	for (cur = ctx->inflight; cur; cur = cur->if_next) {
+		t = ar_req_data(cur, struct ar_timeout);
+		if (cur->opcode != IORING_OP_TIMEOUT || !cur->xslot || t->off ||
+		    cur->link || ar_req_state(cur) != AR_REQ_ARMED ||
+		    !ar_svc_disarm_locked(cur))
+			continue;
+		ar_xslot_timer_locked(ctx, cur, cur->deadline_ns);
+		cur->flags |= AR_REQ_F_SKIP_CQE;
+		cur->next = done;
+		done = cur;
+	}
+	ar_ctx_unlock(ctx);
+	for (cur = done; cur; cur = next) {
+		next = cur->next;
+		ar_req_complete(cur, 0, 0);
+	}
 }
 
 /* The service thread found the timer due. */

@@ -40,4 +40,6 @@ int ar_timeout_remove_issue(struct ar_ureq *req, unsigned issue_flags);
 int ar_link_timeout_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe);
 int ar_link_timeout_issue(struct ar_ureq *req, unsigned issue_flags);
 
+void ar_timeout_hand_over(struct ar_uctx *ctx);
+
 #endif

@@ -300,12 +300,28 @@ struct ar_backend;
 struct ar_spread;
 struct ar_kbuf_ctx;
 
-/* a request in flight on a forked ring (fork.c): pid 0, a free entry */
+/*
+ * A request in flight on a forked ring (fork.c): pid 0, a free entry;
+ * AR_XSLOT_DETACHED, an ASYNC_CANCEL waiting for the answers of other
+ * processes, whose CQE the last to answer posts (cancel.c), or a
+ * TIMEOUT of a process that exited, which a sweeper posts when due
+ * (timeout.c, fork.c). All under the CQ lock.
+ */
 struct ar_xslot {
 	pid_t pid;
 	__u32 cqe32;		/* its CQE is 32 bytes (AR_REQ_F_CQE32) */
 	__u64 user_data;
+	int fd;			/* what a cancel by fd matches (ar_req_app_fd()) */
+	__u8 opcode;
+	/* a detached cancel: answers a count (ALL, ANY); IOSQE_CQE_SKIP_SUCCESS */
+	__u8 xc_all, xc_skip;
+	__u32 xc_from;		/* a target: 1 + the detached cancel's entry */
+	__u32 xc_pending;	/* a detached cancel: targets yet to answer */
+	__s32 xc_res;		/* ... and its answer so far */
+	/* a detached TIMEOUT of a process that exited: its ar_now_ns() deadline */
+	__u64 deadline;
 };
+#define AR_XSLOT_DETACHED	((pid_t)-1)
 
 /* a CQE the CQ had no room for, on the overflow backlog (complete.c) */
 struct ar_cq_overflow {
@@ -551,6 +567,12 @@ struct ar_ushared {
 	 */
 	atomic_bool forked;
 	int xwake_fd;
+	/*
+	 * the process family's eventfd written by an ASYNC_CANCEL that
+	 * marked requests of other processes (cancel.c); each process's
+	 * readiness epoll fd has it, edge-triggered (poll.c)
+	 */
+	int xcancel_fd;
 	_Atomic uint64_t xsleep;
 	/*
 	 * The requests in flight of every process on a forked ring, by
@@ -565,6 +587,7 @@ struct ar_ushared {
 	unsigned xslot_hint;
 	unsigned xslots_hi;
 	unsigned xslots_used;		/* entries in use, every process's */
+	__u64 xtimer_next;		/* the first detached TIMEOUT's deadline; 0 none */
 
 	/*
 	 * SQPOLL (sqpoll.c): the creator's thread consumes every process's

@@ -224,6 +224,9 @@ static int ar_wait_sleep(struct ar_uctx *ctx, struct ar_waiter *w,
 		 * while another process has requests in flight here
 		 */
 		cap = ar_now_ns() + AR_XSWEEP_NS;
+		/* or when a TIMEOUT of a process that exited is due */
+		if (ar_xslot_next_timer(ctx) && ar_xslot_next_timer(ctx) < cap)
+			cap = ar_xslot_next_timer(ctx);
 		if (ar_xslot_others(ctx) && (!wake_at || wake_at > cap)) {
 			wake_at = cap;
 			look = true;
