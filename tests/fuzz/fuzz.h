@@ -173,6 +173,13 @@ struct fz_cfg {
 	unsigned setup_flags;
 	int reg_files;
 	int reg_bufs;
+	/*
+	 * the batch runs in a forked child, on the ring and registered
+	 * files its parent made (buffers and the incremental buffer ring
+	 * registered by the child: per process on the user engine,
+	 * docs/semantics.md D2); the parent waits, then exits the ring
+	 */
+	int fork;
 };
 
 struct fz_batch {

@@ -440,7 +440,10 @@ void fz_decode(const uint8_t *data, size_t size, struct fz_batch *b)
 	if (cfg & 32)
 		b->cfg.setup_flags |= IORING_SETUP_SUBMIT_ALL;
 	b->cfg.setup_flags |= taskrun[cfg >> 6];
-	b->nr = next(&c) % FZ_MAX_SQES + 1;
+	cfg = next(&c);
+	b->nr = cfg % FZ_MAX_SQES + 1;
+	/* the count byte's high nibble 3: in a forked child (1 in 16) */
+	b->cfg.fork = (cfg >> 4) == 3;
 
 	for (i = 0; i < b->nr; i++) {
 		struct fz_sqe *s = &b->sqe[i];

@@ -7,6 +7,13 @@
  * temp dir's tree, the harness files, the pipe, the arena, the pool's
  * straddle pages), exit the ring, close the fds OPENAT returned and count
  * any other fd the run left open (not closing it: it is the engine's).
+ * A batch whose config says so (fuzz.h struct fz_cfg fork) is queued,
+ * submitted, reaped and recorded in a forked child, on the ring and
+ * registered files its parent made, as a PostgreSQL backend uses the ring
+ * its postmaster made; the parent exits the ring once the child is gone.
+ * The child registers the buffers: the kernel's fixed I/O in a child
+ * goes to the pages its parent registered, the user engine's to the
+ * child's own (docs/semantics.md D2).
  *
  * The reap waits for events only. Every request posts its one CQE
  * (fuzz_order.c takes IOSQE_CQE_SKIP_SUCCESS off wherever the harness
@@ -32,6 +39,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/xattr.h>
+#include <sys/wait.h>
 #include <linux/openat2.h>
 #include "anyring.h"
 #include "fuzz.h"
@@ -948,14 +956,77 @@ static void fd_cleanup(struct env *e, struct fz_result *r)
 	}
 }
 
+/* queue and submit the batch, reap, and record what the run left */
+static void run_batch(struct env *e, const struct fz_batch *b,
+		      struct io_uring *ring, struct fz_result *r)
+{
+	unsigned i;
+	int failed = 0;
+
+	for (i = 0; i < b->nr && !failed; i++) {
+		struct io_uring_sqe *sqe;
+
+		/* chunks of sq_entries: fuzz_order.c ends chains there */
+		if (i && !(i % b->cfg.sq_entries) && submit_all(ring, r)) {
+			failed = 1;
+			break;
+		}
+		sqe = io_uring_get_sqe(ring);
+		if (!sqe)
+			break;
+		prep(e, &b->sqe[i], i, sqe);
+		r->queued++;
+	}
+	if (!failed)
+		submit_all(ring, r);
+	reap(ring, b, r, e->fd[FZ_FD_PIPE_R]);
+	snapshot(e, r);
+}
+
+/*
+ * The batch in a forked child: its requests are issued with its fds and
+ * memory (the arena it writes is its copy, hashed there), its result in
+ * shared memory. A child that does not exit 0 (a crash) is a wait error.
+ */
+static void run_forked(struct env *e, const struct fz_batch *b,
+		       struct io_uring *ring, struct fz_result *r)
+{
+	struct fz_result *sh;
+	int status;
+	pid_t pid;
+
+	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (sh == MAP_FAILED)
+		die("mmap");
+	*sh = *r;
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		die("fork");
+	if (!pid) {
+		if (b->cfg.reg_bufs) {
+			sh->reg_bufs_ret = io_uring_register_buffers(ring, e->reg_iov, 2);
+			sh->reg_pbuf_ret = register_inc_ring(ring, e);
+		}
+		run_batch(e, b, ring, sh);
+		_exit(0);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			die("waitpid");
+	*r = *sh;
+	if (!WIFEXITED(status) || WEXITSTATUS(status))
+		r->reap_err = -ECHILD;
+	munmap(sh, sizeof(*sh));
+}
+
 void fz_run(const struct fz_batch *b, const char *engine,
 	    struct fz_result *r)
 {
 	struct env *e = calloc(1, sizeof(*e));
 	struct io_uring_params p;
 	struct io_uring ring;
-	unsigned i;
-	int failed = 0;
 	long long start = now_us();
 
 	memset(r, 0, sizeof(*r));
@@ -988,29 +1059,14 @@ void fz_run(const struct fz_batch *b, const char *engine,
 		r->reg_files_ret = io_uring_register_files(&ring, files,
 							   FZ_NSLOTS);
 	}
-	if (b->cfg.reg_bufs) {
+	if (b->cfg.reg_bufs && !b->cfg.fork) {
 		r->reg_bufs_ret = io_uring_register_buffers(&ring, e->reg_iov, 2);
 		r->reg_pbuf_ret = register_inc_ring(&ring, e);
 	}
-
-	for (i = 0; i < b->nr && !failed; i++) {
-		struct io_uring_sqe *sqe;
-
-		/* chunks of sq_entries: fuzz_order.c ends chains there */
-		if (i && !(i % b->cfg.sq_entries) && submit_all(&ring, r)) {
-			failed = 1;
-			break;
-		}
-		sqe = io_uring_get_sqe(&ring);
-		if (!sqe)
-			break;
-		prep(e, &b->sqe[i], i, sqe);
-		r->queued++;
-	}
-	if (!failed)
-		submit_all(&ring, r);
-	reap(&ring, b, r, e->fd[FZ_FD_PIPE_R]);
-	snapshot(e, r);
+	if (b->cfg.fork)
+		run_forked(e, b, &ring, r);
+	else
+		run_batch(e, b, &ring, r);
 	io_uring_queue_exit(&ring);
 	fd_cleanup(e, r);
 out:

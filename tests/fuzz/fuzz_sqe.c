@@ -14,7 +14,8 @@
  * sometimes a bad address in one of its pointers (NULL, 1, PROT_NONE,
  * unmapped, running into an unmapped page, non-canonical, read-only, a
  * path longer than PATH_MAX: fuzz_bad.c). Requests only touch the run's
- * own temp dir, fds and memory, and the bad-pointer pool.
+ * own temp dir, fds and memory, and the bad-pointer pool. One batch in
+ * 16 runs in a forked child of the process that made the ring.
  * fuzz_order.c turns the races the kernel itself has into NOPs (or leaves
  * their CQEs out), then the batch runs on each engine (fuzz_run.c) and the
  * runs are compared (fuzz_compare.c): CQEs, submit results, fds left
@@ -45,6 +46,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/wait.h>
 #include "anyring.h"
 #include "fuzz.h"
 
@@ -63,7 +66,9 @@ static int verbose;
  * eventfd "left open" there, a false mismatch). A POLL_ADD of a pipe
  * left armed at exit does the same for what outlives a ring on purpose:
  * the user engine's AIO context, kept with its eventfd for the next ring
- * (src/user/aio.c).
+ * (src/user/aio.c). A fork with a ring does it for the process family's
+ * eventfds, which the user engine makes at the first such fork
+ * (src/user/fork.c; the batches that run in a forked child).
  */
 static void probe(const char *engine)
 {
@@ -105,6 +110,18 @@ static void probe(const char *engine)
 	if (pfd[0] >= 0) {
 		close(pfd[0]);
 		close(pfd[1]);
+	}
+	memset(&p, 0, sizeof(p));
+	if (!anyring_queue_init_engine(engine, 4, &ring, &p)) {
+		pid_t pid;
+
+		fflush(NULL);
+		pid = fork();
+		if (!pid)
+			_exit(0);
+		if (pid > 0)
+			waitpid(pid, NULL, 0);
+		io_uring_queue_exit(&ring);
 	}
 }
 
