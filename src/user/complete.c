@@ -41,14 +41,11 @@ static inline bool ar_cq_backlog(struct ar_uctx *ctx)
 	return ar_sh(ctx)->of_head != ar_sh(ctx)->of_tail;
 }
 
-/* true if it posted a CQE besides (another process's cancel: fork.c) */
-static bool ar_inflight_del_locked(struct ar_uctx *ctx, struct ar_ureq *req)
+static void ar_inflight_del_locked(struct ar_uctx *ctx, struct ar_ureq *req)
 {
-	bool posted = false;
-
 	ar_lockdep_assert_held(ctx);
 	if (!(req->flags & AR_REQ_F_INFLIGHT))
-		return false;
+		return;
 	if (req->if_prev)
 		req->if_prev->if_next = req->if_next;
 	else
@@ -60,10 +57,9 @@ static bool ar_inflight_del_locked(struct ar_uctx *ctx, struct ar_ureq *req)
 	__atomic_store_n(&ctx->nr_inflight, ctx->nr_inflight - 1, __ATOMIC_RELAXED);
 	req->flags &= ~AR_REQ_F_INFLIGHT;
 	if (req->xslot)
-		posted = ar_xslot_put_locked(ctx, req);
+		ar_xslot_put_locked(ctx, req);
 	if (req->flags & AR_REQ_F_HASHED)
 		ar_poll_unhash_locked(req);
-	return posted;
 }
 
 /*
@@ -370,8 +366,7 @@ static void ar_fail_links_locked(struct ar_uctx *ctx, struct ar_ureq *req,
 		if (link->flags & AR_REQ_F_NOTIF)
 			ar_cq_post_notif_locked(ctx, link, b);
 		ar_req_set_state(link, AR_REQ_DONE);
-		if (ar_inflight_del_locked(ctx, link))
-			b->posted = true;
+		ar_inflight_del_locked(ctx, link);
 		link->next = b->free;
 		b->free = link;
 	}
@@ -428,8 +423,7 @@ void ar_complete_locked(struct ar_uctx *ctx, struct ar_ureq *req,
 			b->posted = true;
 		}
 		ar_req_set_state(lt, AR_REQ_DONE);
-		if (ar_inflight_del_locked(ctx, lt))
-			b->posted = true;
+		ar_inflight_del_locked(ctx, lt);
 		req->link = lt->link;
 		lt->link = NULL;
 		lt->next = b->free;
@@ -443,8 +437,13 @@ void ar_complete_locked(struct ar_uctx *ctx, struct ar_ureq *req,
 			req->link = NULL;
 		}
 	}
-	if (ar_inflight_del_locked(ctx, req))
+	/*
+	 * a request of a forked ring may post another process's cancel's
+	 * CQE as it goes (fork.c ar_xslot_put_locked()): a wake follows
+	 */
+	if (__builtin_expect(req->xslot != 0, 0))
 		b->posted = true;
+	ar_inflight_del_locked(ctx, req);
 	req->next = b->free;
 	b->free = req;
 }

@@ -532,24 +532,23 @@ void ar_xslot_take_locked(struct ar_uctx *ctx, struct ar_ureq *req)
 /*
  * The request completes: its entry is free. A cancel of another process
  * that marked it and has no answer yet gets "not found": it looked
- * after the completion (true if that posted the cancel's CQE).
+ * after the completion. That may post the cancel's CQE, which the
+ * completion's wake covers (complete.c).
  */
-bool ar_xslot_put_locked(struct ar_uctx *ctx, struct ar_ureq *req)
+void ar_xslot_put_locked(struct ar_uctx *ctx, struct ar_ureq *req)
 {
 	struct ar_ushared *sh = ar_sh(ctx);
 	unsigned i = req->xslot - 1;
-	bool posted = false;
 
 	ar_lockdep_assert_held(ctx);
 	if (__builtin_expect(sh->xslots[i].xc_from != 0, 0))
-		posted = ar_xcancel_answer_locked(ctx, i, -ENOENT);
+		ar_xcancel_answer_locked(ctx, i, -ENOENT);
 	__atomic_store_n(&sh->xslots[i].pid, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&sh->xslots_used, sh->xslots_used - 1, __ATOMIC_RELAXED);
 	__atomic_store_n(&ctx->xslots_mine, ctx->xslots_mine - 1, __ATOMIC_RELAXED);
 	if (i < sh->xslot_hint)
 		sh->xslot_hint = i;
 	req->xslot = 0;
-	return posted;
 }
 
 /*

@@ -36,7 +36,7 @@ static inline bool ar_xsleep_other(const struct ar_uctx *ctx)
 }
 
 void ar_xslot_take_locked(struct ar_uctx *ctx, struct ar_ureq *req);
-bool ar_xslot_put_locked(struct ar_uctx *ctx, struct ar_ureq *req);
+void ar_xslot_put_locked(struct ar_uctx *ctx, struct ar_ureq *req);
 void ar_xslot_detach_locked(struct ar_uctx *ctx, struct ar_ureq *req);
 void ar_xslot_free_locked(struct ar_uctx *ctx, unsigned i);
 void ar_xslot_timer_locked(struct ar_uctx *ctx, struct ar_ureq *req,
