@@ -27,7 +27,10 @@
  * A waiter sleeps on its own eventfd and on ar_xep; the one that takes
  * the event wakes its process's other sleepers on forked rings through
  * their eventfds, so that one whose look at the CQ came before the post,
- * and whose sleep after the take, still wakes. One eventfd serves all
+ * and whose sleep after the take, still wakes. A waiter that is its
+ * process's only sleeper leaves the event for the process's next sleep
+ * to take, which then looks again rather than sleep: the take's system
+ * call is off the path from a post to its waiter. One eventfd serves all
  * the rings: a sleeper of another ring wakes for nothing, and the rings
  * cost the fds the kernel's would, plus their engine ends.
  */
@@ -73,6 +76,12 @@ static int ar_xcancel_efd = -1;		/* the same, for cancels (cancel.c) */
 static int ar_xep = -1;
 static pthread_mutex_t ar_xlock = PTHREAD_MUTEX_INITIALIZER;
 static struct ar_waiter *ar_xsleepers;	/* by xnext, under ar_xlock */
+/*
+ * An event on ar_xep that a waiter left untaken (ar_xwake_seen()): the
+ * next sleeper of the process takes it before its sleep. Set under
+ * ar_xlock, so a sleeper listed after it sees it (the lock orders the two).
+ */
+static atomic_bool ar_xtake_owed;
 /* two threads that fork at once prepare the rings one after the other */
 static pthread_mutex_t ar_prefork_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -82,6 +91,7 @@ static void ar_xwake_atfork_child(void)
 	ar_internal_close(ar_xep);
 	ar_xep = -1;
 	ar_xsleepers = NULL;
+	atomic_store_explicit(&ar_xtake_owed, false, memory_order_relaxed);
 	pthread_mutex_init(&ar_xlock, NULL);
 	pthread_mutex_init(&ar_prefork_lock, NULL);
 }
@@ -474,6 +484,41 @@ void ar_xwake_take(struct ar_waiter *self)
 	if (batch != stack)
 		free(batch);
 	errno = e;
+}
+
+/*
+ * A waiter's sleep ended with ar_xep readable. The event is taken, and
+ * the process's other sleepers woken (ar_xwake_take()), unless this
+ * waiter is the only one: then the take waits for the process's next
+ * sleep (ar_xwake_settle()), off the path from a post to its waiter.
+ */
+void ar_xwake_seen(struct ar_waiter *self)
+{
+	bool alone;
+
+	pthread_mutex_lock(&ar_xlock);
+	alone = ar_xsleepers == self && !self->xnext;
+	if (alone)
+		atomic_store_explicit(&ar_xtake_owed, true, memory_order_relaxed);
+	pthread_mutex_unlock(&ar_xlock);
+	if (!alone)
+		ar_xwake_take(self);
+}
+
+/*
+ * Before a sleep on ar_xep (listed already): an event left untaken is
+ * taken, and the others woken. True then: the caller looks at its ring
+ * again rather than sleep, as its look may have come before the post
+ * that wrote the event.
+ */
+bool ar_xwake_settle(struct ar_waiter *self)
+{
+	/* relaxed: set under ar_xlock, which this waiter's listing took after */
+	if (!atomic_load_explicit(&ar_xtake_owed, memory_order_relaxed) ||
+	    !atomic_exchange_explicit(&ar_xtake_owed, false, memory_order_relaxed))
+		return false;
+	ar_xwake_take(self);
+	return true;
 }
 
 /*

@@ -51,5 +51,7 @@ void ar_xwake_post(struct ar_uctx *ctx);
 int ar_xsleeper_add(struct ar_waiter *w);
 void ar_xsleeper_del(struct ar_waiter *w);
 void ar_xwake_take(struct ar_waiter *self);
+void ar_xwake_seen(struct ar_waiter *self);
+bool ar_xwake_settle(struct ar_waiter *self);
 
 #endif

@@ -218,6 +218,8 @@ static int ar_wait_sleep(struct ar_uctx *ctx, struct ar_waiter *w,
 			return 1;
 		}
 		xfd = w->xep;
+		if (xfd >= 0 && ar_xwake_settle(w))
+			return 1;	/* not a sleep: look again */
 		/*
 		 * Each second asleep, a look for requests of processes
 		 * that are gone, which post nothing themselves (fork.c):
@@ -288,7 +290,7 @@ static int ar_wait_sleep(struct ar_uctx *ctx, struct ar_waiter *w,
 	}
 	ret = ar_waiter_sleep(w, wake_at, sigmask, afd, pfd, xfd, &xready);
 	if (xready)
-		ar_xwake_take(w);
+		ar_xwake_seen(w);
 	if (look && ret == -ETIMEDOUT) {
 		ar_xslot_sweep(ctx);
 		ret = 1;	/* not the wait's own deadline: look again */
