@@ -288,9 +288,7 @@ static bool ar_xcancel_detach(struct ar_ureq *req, const struct ar_cancel *c,
 	struct ar_uctx *ctx = req->ctx;
 	struct ar_ushared *sh = ar_sh(ctx);
 	struct ar_xslot *me;
-	uint64_t one = 1;
 	unsigned n;
-	int e;
 
 	if (!ar_ring_forked(ctx) || !req->xslot || sh->xcancel_fd < 0 ||
 	    req->link || req->lt || (req->flags & AR_REQ_F_ARM_LT))
@@ -309,9 +307,7 @@ static bool ar_xcancel_detach(struct ar_ureq *req, const struct ar_cancel *c,
 	ar_ctx_unlock(ctx);
 	if (!n)
 		return false;
-	e = errno;
-	(void)!write(sh->xcancel_fd, &one, sizeof(one));
-	errno = e;
+	ar_xcancel_post(ctx);
 	/* no CQE here: the entry's answers post it */
 	ar_req_complete(req, 0, 0);
 	return true;
@@ -329,7 +325,6 @@ bool ar_xcancel_answer_locked(struct ar_uctx *ctx, unsigned i, int r)
 	struct ar_xslot *x = &sh->xslots[i];
 	unsigned from = x->xc_from - 1;
 	struct ar_xslot *cs = &sh->xslots[from];
-	struct ar_cqe_big zero = { 0, 0 };
 
 	ar_lockdep_assert_held(ctx);
 	x->xc_from = 0;
@@ -337,12 +332,8 @@ bool ar_xcancel_answer_locked(struct ar_uctx *ctx, unsigned i, int r)
 		cs->xc_res = cs->xc_all ? cs->xc_res + 1 : r;
 	if (--cs->xc_pending)
 		return false;
-	if (!(cs->xc_skip && cs->xc_res >= 0)) {
-		if (cs->cqe32)
-			ar_cq_post_big_locked(ctx, cs->user_data, cs->xc_res, 0, &zero);
-		else
-			ar_cq_post_locked(ctx, cs->user_data, cs->xc_res, 0);
-	}
+	if (!(cs->xc_skip && cs->xc_res >= 0))
+		ar_xslot_post_locked(ctx, cs, cs->xc_res);
 	ar_xslot_free_locked(ctx, from);
 	return true;
 }

@@ -407,6 +407,16 @@ void ar_xwake_post(struct ar_uctx *ctx)
 	errno = e;
 }
 
+/* a cancel marked requests of other processes: every process's readiness epoll fds get an edge */
+void ar_xcancel_post(struct ar_uctx *ctx)
+{
+	uint64_t one = 1;
+	int e = errno;
+
+	(void)!write(ar_sh(ctx)->xcancel_fd, &one, sizeof(one));
+	errno = e;
+}
+
 /*
  * A thread of this process goes to sleep on a forked ring (waitq.c): on
  * the list the taker of an event wakes, and the fd to sleep on besides
@@ -588,11 +598,9 @@ void ar_xslot_put_locked(struct ar_uctx *ctx, struct ar_ureq *req)
 	ar_lockdep_assert_held(ctx);
 	if (__builtin_expect(sh->xslots[i].xc_from != 0, 0))
 		ar_xcancel_answer_locked(ctx, i, -ENOENT);
-	__atomic_store_n(&sh->xslots[i].pid, 0, __ATOMIC_RELAXED);
-	__atomic_store_n(&sh->xslots_used, sh->xslots_used - 1, __ATOMIC_RELAXED);
+	ar_xslot_free_locked(ctx, i);
+	/* relaxed: a sleeper's hint, as in ar_xslot_set_locked() */
 	__atomic_store_n(&ctx->xslots_mine, ctx->xslots_mine - 1, __ATOMIC_RELAXED);
-	if (i < sh->xslot_hint)
-		sh->xslot_hint = i;
 	req->xslot = 0;
 }
 
@@ -637,12 +645,16 @@ __u64 ar_xslot_next_timer(const struct ar_uctx *ctx)
 	return __atomic_load_n(&ar_sh(ctx)->xtimer_next, __ATOMIC_RELAXED);
 }
 
-/* a detached cancel's entry goes, its CQE posted (cancel.c); under lock */
+/*
+ * Entry i is free again: its request completed, its process is gone, or
+ * (a detached cancel's or TIMEOUT's) its CQE was posted. Under lock.
+ */
 void ar_xslot_free_locked(struct ar_uctx *ctx, unsigned i)
 {
 	struct ar_ushared *sh = ar_sh(ctx);
 
 	ar_lockdep_assert_held(ctx);
+	/* relaxed: read by ar_xslot_sweep()'s look and by sleepers (wait.c) */
 	__atomic_store_n(&sh->xslots[i].pid, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&sh->xslots_used, sh->xslots_used - 1, __ATOMIC_RELAXED);
 	if (i < sh->xslot_hint)
@@ -678,18 +690,25 @@ void ar_xslot_submitted(struct ar_uctx *ctx)
 
 #define AR_SWEEP_PIDS	16
 
+/* entry x's CQE, posted by whichever process sees it end: res, no flags */
+void ar_xslot_post_locked(struct ar_uctx *ctx, const struct ar_xslot *x, int res)
+{
+	struct ar_cqe_big zero = { 0, 0 };
+
+	if (x->cqe32)
+		ar_cq_post_big_locked(ctx, x->user_data, res, 0, &zero);
+	else
+		ar_cq_post_locked(ctx, x->user_data, res, 0);
+}
+
 /* a detached TIMEOUT is due: -ETIME, counted as the expired are (timeout.c) */
 static void ar_xslot_timer_post_locked(struct ar_uctx *ctx, struct ar_xslot *x)
 {
 	struct ar_ushared *sh = ar_sh(ctx);
-	struct ar_cqe_big zero = { 0, 0 };
 
 	/* one writer (under the lock); read without it by waiters */
 	__atomic_store_n(&sh->cq_timeouts, sh->cq_timeouts + 1, __ATOMIC_RELAXED);
-	if (x->cqe32)
-		ar_cq_post_big_locked(ctx, x->user_data, -ETIME, 0, &zero);
-	else
-		ar_cq_post_locked(ctx, x->user_data, -ETIME, 0);
+	ar_xslot_post_locked(ctx, x, -ETIME);
 	ar_xslot_free_locked(ctx, (unsigned)(x - sh->xslots));
 }
 
@@ -706,14 +725,14 @@ void ar_xslot_sweep(struct ar_uctx *ctx)
 	struct ar_ushared *sh = ar_sh(ctx);
 	pid_t seen[AR_SWEEP_PIDS], dead[AR_SWEEP_PIDS], pid;
 	unsigned nseen = 0, ndead = 0, i, j, hi;
-	struct ar_cqe_big zero = { 0, 0 };
-	__u64 now = ar_now_ns(), next = 0;
+	__u64 now = ar_now_ns(), next = 0, first;
 	bool posted = false, due;
 	int e = errno;
 
 	if (!sh->xslots)
 		return;
-	due = ar_xslot_next_timer(ctx) && ar_xslot_next_timer(ctx) <= now;
+	first = ar_xslot_next_timer(ctx);
+	due = first && first <= now;
 	/* the look, without the lock: the section below decides */
 	hi = __atomic_load_n(&sh->xslots_hi, __ATOMIC_RELAXED);
 	for (i = 0; i < hi && nseen < AR_SWEEP_PIDS; i++) {
@@ -754,14 +773,8 @@ void ar_xslot_sweep(struct ar_uctx *ctx)
 		/* a cancel waiting on it: found, it ends -ECANCELED */
 		if (x->xc_from)
 			ar_xcancel_answer_locked(ctx, i, 0);
-		if (x->cqe32)
-			ar_cq_post_big_locked(ctx, x->user_data, -ECANCELED, 0, &zero);
-		else
-			ar_cq_post_locked(ctx, x->user_data, -ECANCELED, 0);
-		__atomic_store_n(&x->pid, 0, __ATOMIC_RELAXED);
-		__atomic_store_n(&sh->xslots_used, sh->xslots_used - 1, __ATOMIC_RELAXED);
-		if (i < sh->xslot_hint)
-			sh->xslot_hint = i;
+		ar_xslot_post_locked(ctx, x, -ECANCELED);
+		ar_xslot_free_locked(ctx, i);
 		posted = true;
 	}
 	/* relaxed: a sleeper's hint; the lock orders it with the entries */

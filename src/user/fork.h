@@ -39,6 +39,7 @@ void ar_xslot_take_locked(struct ar_uctx *ctx, struct ar_ureq *req);
 void ar_xslot_put_locked(struct ar_uctx *ctx, struct ar_ureq *req);
 void ar_xslot_detach_locked(struct ar_uctx *ctx, struct ar_ureq *req);
 void ar_xslot_free_locked(struct ar_uctx *ctx, unsigned i);
+void ar_xslot_post_locked(struct ar_uctx *ctx, const struct ar_xslot *x, int res);
 void ar_xslot_timer_locked(struct ar_uctx *ctx, struct ar_ureq *req,
 			   __u64 deadline);
 __u64 ar_xslot_next_timer(const struct ar_uctx *ctx);
@@ -48,6 +49,7 @@ void ar_xslot_submitted(struct ar_uctx *ctx);
 #define AR_XSWEEP_NS	1000000000ULL	/* a forked ring's waiter looks each second */
 
 void ar_xwake_post(struct ar_uctx *ctx);
+void ar_xcancel_post(struct ar_uctx *ctx);
 int ar_xsleeper_add(struct ar_waiter *w);
 void ar_xsleeper_del(struct ar_waiter *w);
 void ar_xwake_take(struct ar_waiter *self);

@@ -119,15 +119,6 @@ static struct ar_poll *ar_poll_of(struct ar_uctx *ctx)
  * (ar_xcancel_serve()). Nothing reads the eventfd: each write is an
  * edge in every process's epoll fds.
  */
-static void ar_poll_xcancel_poke(int fd)
-{
-	uint64_t one = 1;
-	int e = errno;
-
-	(void)!write(fd, &one, sizeof(one));
-	errno = e;
-}
-
 static void ar_poll_xcancel_add(struct ar_uctx *ctx, struct ar_poll *p)
 {
 	struct epoll_event ev = {
@@ -144,7 +135,7 @@ static void ar_poll_xcancel_add(struct ar_uctx *ctx, struct ar_poll *p)
 		p->xcancel_in = !epoll_ctl(p->epfd, EPOLL_CTL_ADD, fd, &ev);
 		/* a cancel that marked and wrote before: an edge to find it */
 		if (p->xcancel_in)
-			ar_poll_xcancel_poke(fd);
+			ar_xcancel_post(ctx);
 	}
 	pthread_mutex_unlock(&p->ctl_lock);
 }

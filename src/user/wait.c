@@ -204,7 +204,7 @@ static int ar_wait_sleep(struct ar_uctx *ctx, struct ar_waiter *w,
 {
 	bool forked = ar_ring_forked(ctx), xready = false, look = false;
 	int ret, afd, pfd, xfd = -1;
-	__u64 t0, cap;
+	__u64 t0, cap, timer;
 
 	/*
 	 * A forked ring: other processes' posts wake it through xep
@@ -227,8 +227,9 @@ static int ar_wait_sleep(struct ar_uctx *ctx, struct ar_waiter *w,
 		 */
 		cap = ar_now_ns() + AR_XSWEEP_NS;
 		/* or when a TIMEOUT of a process that exited is due */
-		if (ar_xslot_next_timer(ctx) && ar_xslot_next_timer(ctx) < cap)
-			cap = ar_xslot_next_timer(ctx);
+		timer = ar_xslot_next_timer(ctx);
+		if (timer && timer < cap)
+			cap = timer;
 		if (ar_xslot_others(ctx) && (!wake_at || wake_at > cap)) {
 			wake_at = cap;
 			look = true;
