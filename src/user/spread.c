@@ -18,7 +18,11 @@
  *     last request (about a futex sleep/wake round trip: waking it
  *     costs that much again), then sleeps on a futex. It is
  *     woken for a batch of AR_SPREAD_WAKE_MIN or more; smaller batches
- *     are shared only while it is awake.
+ *     are shared only while it is awake;
+ *   - a helper only pays with a CPU nobody else wants: when its poll
+ *     finds another thread waiting for its CPU, or it wakes too late to
+ *     find work AR_SPREAD_MISSES times in a row, batches stay with their
+ *     submitters but for one in AR_SPREAD_PROBE, which looks again.
  *
  * Only requests that stand alone are shared: no link, drain,
  * IOSQE_ASYNC or IOSQE_BUFFER_SELECT, and not while ANYRING_FAULTS rules apply (their nth and
@@ -34,6 +38,7 @@
  * are issued after it, in order.
  */
 #include <errno.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <unistd.h>
 #include "user/backend.h"
@@ -51,6 +56,9 @@
 #define AR_SPREAD_MIN		2	/* shared while the helper is awake */
 #define AR_SPREAD_WAKE_MIN	8	/* worth waking the helper for */
 #define AR_SPREAD_SPIN_NS	50000	/* the helper's poll for the next batch */
+#define AR_SPREAD_MISSES	4	/* idle runs in a row before the backoff */
+#define AR_SPREAD_PROBE		16	/* in backoff: every 16th batch wakes it */
+#define AR_SPREAD_YIELD_NS	10000	/* a yield this long: another thread ran */
 
 struct ar_spread {
 	struct ar_uctx *ctx;
@@ -64,6 +72,11 @@ struct ar_spread {
 	/* threads in ar_spread_run() (futex): claiming or issuing requests */
 	atomic_uint active;
 	atomic_uint sync_waiters;	/* threads in ar_spread_sync() asleep on active */
+	/* helper runs in a row that issued nothing (capped); a hint */
+	atomic_uint misses;
+	/* the helper's last poll gave its CPU to another thread; a hint */
+	atomic_bool crowded;
+	atomic_uint batches;		/* batches seen in backoff; a hint */
 	_Atomic(struct ar_ureq *) q[AR_SPREAD_Q];
 };
 
@@ -160,21 +173,40 @@ static bool ar_spread_exiting(struct ar_spread *sp)
 	return atomic_load_explicit(&sp->exiting, memory_order_acquire);
 }
 
-/* poll for work for AR_SPREAD_SPIN_NS; true if some came */
+/*
+ * Poll for work for AR_SPREAD_SPIN_NS; true if some came. Every 64 looks
+ * the thread yields its CPU: a yield that takes long means another
+ * thread ran meanwhile, so more threads want the CPUs than there are,
+ * and the poll only takes one from them. It ends then, and the helper
+ * counts as crowded until a poll finds its CPU its own (relaxed: a hint
+ * for the submitters, ar_spread_backoff()).
+ */
 static bool ar_spread_poll(struct ar_spread *sp)
 {
-	__u64 end = ar_now_ns() + AR_SPREAD_SPIN_NS;
+	__u64 start = ar_now_ns(), now;
 	unsigned n = 0;
+	bool crowded = false;
 
 	while (!ar_spread_pending(sp)) {
 		if (ar_spread_exiting(sp))
-			return false;
-		/* the clock every 16 polls */
-		if (!(++n & 15) && ar_now_ns() >= end)
-			return false;
+			break;
+		/* the clock every 16 looks, a yield every 64 */
+		if (!(++n & 15)) {
+			now = ar_now_ns();
+			if (now - start >= AR_SPREAD_SPIN_NS)
+				break;
+			if (!(n & 63)) {
+				sched_yield();
+				if (ar_now_ns() - now >= AR_SPREAD_YIELD_NS) {
+					crowded = true;
+					break;
+				}
+			}
+		}
 		ar_cpu_relax();
 	}
-	return true;
+	atomic_store_explicit(&sp->crowded, crowded, memory_order_relaxed);
+	return !crowded && ar_spread_pending(sp);
 }
 
 static void *ar_spread_thread(void *arg)
@@ -185,10 +217,21 @@ static void *ar_spread_thread(void *arg)
 
 	while (!ar_spread_exiting(sp)) {
 		n = ar_spread_run(sp);
-		if (n)
+		/*
+		 * Poll for the next batch only after a run that issued
+		 * something: one that found the submitter had taken it all
+		 * was late (the CPUs are busy), and its spin would only take
+		 * a CPU from the submitters. Relaxed: misses is a hint.
+		 */
+		if (n) {
 			ar_stat_add(sp->ctx, spread_issued, n);
-		if (n || ar_spread_poll(sp))
-			continue;
+			atomic_store_explicit(&sp->misses, 0, memory_order_relaxed);
+			if (ar_spread_poll(sp))
+				continue;
+		} else if (atomic_load_explicit(&sp->misses, memory_order_relaxed) <
+			   AR_SPREAD_MISSES) {
+			atomic_fetch_add_explicit(&sp->misses, 1, memory_order_relaxed);
+		}
 		/* seq_cst: pairs with the pusher's (see ar_spread_pending) */
 		atomic_store_explicit(&sp->sleeping, 1, memory_order_seq_cst);
 		if (!ar_spread_pending(sp) && !ar_spread_exiting(sp))
@@ -281,6 +324,26 @@ static bool ar_spread_barrier(const struct ar_ureq *req)
 	return ar_issue_defs[req->opcode].spread_barrier;
 }
 
+/*
+ * Is the helper asleep, and either crowded in its last poll
+ * (ar_spread_poll()) or AR_SPREAD_MISSES runs in a row too late to find
+ * anything left to issue? More threads want the CPUs than there are:
+ * the helper's share of a batch then only costs the submitters a CPU.
+ * Only every
+ * AR_SPREAD_PROBE-th batch is shared, to find out whether it still is
+ * so. Relaxed: hints, and a lost update only moves a probe.
+ */
+static bool ar_spread_backoff(struct ar_spread *sp)
+{
+	if (!atomic_load_explicit(&sp->sleeping, memory_order_relaxed) ||
+	    (atomic_load_explicit(&sp->misses, memory_order_relaxed) <
+	     AR_SPREAD_MISSES &&
+	     !atomic_load_explicit(&sp->crowded, memory_order_relaxed)))
+		return false;
+	return atomic_fetch_add_explicit(&sp->batches, 1, memory_order_relaxed) %
+	       AR_SPREAD_PROBE;
+}
+
 /* does the ready list hold enough requests worth sharing? */
 static bool ar_spread_wanted(struct ar_uctx *ctx, struct ar_ureq *ready)
 {
@@ -292,6 +355,8 @@ static bool ar_spread_wanted(struct ar_uctx *ctx, struct ar_ureq *ready)
 	    ctx->exiting)
 		return false;
 	sp = __atomic_load_n(&ctx->spread, __ATOMIC_ACQUIRE);
+	if (sp && ar_spread_backoff(sp))
+		return false;
 	need = sp && !atomic_load_explicit(&sp->sleeping, memory_order_relaxed) ?
 	       AR_SPREAD_MIN : AR_SPREAD_WAKE_MIN;
 	for (; ready && n < need && !ar_spread_barrier(ready);
