@@ -6,7 +6,8 @@
  * end of the file is short; a linked read -> write chain; reads beside a
  * TIMEOUT reaped by waits with timeouts; closing a ring with direct I/O
  * in flight completes it first. On a plain ring and on a
- * SINGLE_ISSUER | DEFER_TASKRUN one. Then IOPOLL rings (plain, HYBRID,
+ * SINGLE_ISSUER | DEFER_TASKRUN one. Then batches of 32 reads, two of
+ * them bad, 1024 in flight on a ring of 32: each read once. Then IOPOLL rings (plain, HYBRID,
  * SQPOLL): polled writes at depth 16, half from a registered buffer,
  * reaped by GETEVENTS for all of them, read back; a polled read completes
  * or is refused (-EOPNOTSUPP) as the device's queue allows; exit with
@@ -292,11 +293,84 @@ static bool t_iopoll(int fd, unsigned flags)
 	return true;
 }
 
+#define PLUG_READS	1024
+#define PLUG_BATCH	32
+
+/*
+ * More O_DIRECT reads in flight than the ring's AIO context holds, in
+ * batches of 32 that are submitted without a reap between them: on the
+ * user engine each batch goes to AIO in one io_submit() (the submit's
+ * plug), which takes part of it once the context is full; the rest is
+ * issued the usual way. The CQ (64) overflows into the backlog. Every
+ * read completes once, with its block or its error.
+ */
+#ifndef RWF_ATOMIC
+#define RWF_ATOMIC	0x00000040
+#endif
+
+/*
+ * Two bad reads a batch: one with RWF_ATOMIC, which only a write may
+ * have (io_submit() refuses it, -EOPNOTSUPP, and stops there: the rest
+ * go in a second call), one into an unmapped buffer, which the kernel
+ * finds during the I/O (-EFAULT).
+ */
+static int t_plug_want(unsigned i)
+{
+	return i % PLUG_BATCH == 5 ? -EOPNOTSUPP :
+	       i % PLUG_BATCH == 17 ? -EFAULT : BS;
+}
+
+static void t_plug_full(int fd)
+{
+	unsigned char *buf, *rd, seen[PLUG_READS] = { 0 };
+	struct io_uring_cqe *cqe;
+	struct io_uring ring;
+	unsigned i, j, b;
+
+	CHECK_EQ(posix_memalign((void **)&buf, BS, (size_t)NBLK * BS), 0);
+	CHECK_EQ(posix_memalign((void **)&rd, BS, (size_t)PLUG_READS * BS), 0);
+	for (b = 0; b < NBLK; b++)
+		t_fill(buf + (size_t)b * BS, b + 7);
+	CHECK_EQ(pwrite(fd, buf, (size_t)NBLK * BS, 0), (ssize_t)NBLK * BS);
+	memset(rd, 0, (size_t)PLUG_READS * BS);
+	t_ring(&ring, PLUG_BATCH, NULL);
+	for (i = 0; i < PLUG_READS; i += PLUG_BATCH) {
+		for (j = i; j < i + PLUG_BATCH; j++) {
+			struct io_uring_sqe *sqe = io_uring_get_sqe(&ring);
+
+			CHECK(sqe != NULL);
+			io_uring_prep_read(sqe, fd, t_plug_want(j) == -EFAULT ?
+					   (void *)4096UL : rd + (size_t)j * BS,
+					   BS, (__u64)(j % NBLK) * BS);
+			if (t_plug_want(j) == -EOPNOTSUPP)
+				sqe->rw_flags = RWF_ATOMIC;
+			sqe->user_data = j;
+		}
+		CHECK_EQ(io_uring_submit(&ring), PLUG_BATCH);
+	}
+	for (i = 0; i < PLUG_READS; i++) {
+		CHECK_EQ(io_uring_wait_cqe(&ring, &cqe), 0);
+		CHECK(cqe->user_data < PLUG_READS);
+		CHECK_EQ(cqe->res, t_plug_want((unsigned)cqe->user_data));
+		CHECK_EQ(seen[cqe->user_data]++, 0);
+		io_uring_cqe_seen(&ring, cqe);
+	}
+	CHECK_EQ(io_uring_cq_ready(&ring), 0);
+	for (i = 0; i < PLUG_READS; i++)
+		if (t_plug_want(i) == BS)
+			CHECK(!memcmp(rd + (size_t)i * BS,
+				      buf + (size_t)(i % NBLK) * BS, BS));
+	io_uring_queue_exit(&ring);
+	free(buf);
+	free(rd);
+}
+
 int main(void)
 {
 	int fd = t_open_direct();
 
 	t_main(fd, 0);
+	t_plug_full(fd);
 	/* the event-loop-free shape of bench/targets' enter rows */
 	t_main(fd, IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN);
 	if (t_iopoll(fd, 0)) {

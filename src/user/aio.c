@@ -620,6 +620,31 @@ int ar_aio_submit(struct ar_uctx *ctx, struct iocb *cb, bool hold)
 	return ret;
 }
 
+/*
+ * Queue n filled iocbs in one io_submit(), each with its hold taken
+ * (ar_aio_hold()). How many the kernel took, from the first; it stops
+ * at the first it refuses. -errno when it took none: that first one's
+ * hold is dropped.
+ */
+int ar_aio_submit_many(struct ar_uctx *ctx, struct iocb **cbs, unsigned n)
+{
+	struct ar_aio *a = ar_aio_get(ctx);
+	int e = errno;
+	long ret;
+
+	for (unsigned i = 0; i < n; i++) {
+		cbs[i]->aio_flags |= IOCB_FLAG_RESFD;
+		cbs[i]->aio_resfd = (__u32)a->efd;
+	}
+	ret = ar_io_submit(a->id, (long)n, cbs);
+	if (ret <= 0) {
+		ret = ret ? -errno : -EAGAIN;
+		atomic_fetch_sub_explicit(&a->inflight, 1, memory_order_relaxed);
+	}
+	errno = e;
+	return (int)ret;
+}
+
 /* ask the kernel to cancel a queued iocb; its event comes either way */
 void ar_aio_cancel(struct ar_uctx *ctx, struct iocb *cb)
 {

@@ -27,6 +27,11 @@ void ar_aio_hold(struct ar_uctx *ctx, unsigned n);
 void ar_aio_unhold(struct ar_uctx *ctx);
 /* queue a filled iocb (hold: take its hold here); 0, or -errno, hold dropped */
 int ar_aio_submit(struct ar_uctx *ctx, struct iocb *cb, bool hold);
+/*
+ * queue n filled iocbs in one call, their holds taken: how many went in,
+ * from the first, or -errno when none did (the first's hold dropped)
+ */
+int ar_aio_submit_many(struct ar_uctx *ctx, struct iocb **cbs, unsigned n);
 /* ask the kernel to cancel a queued iocb; its event comes either way */
 void ar_aio_cancel(struct ar_uctx *ctx, struct iocb *cb);
 

@@ -29,6 +29,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/uio.h>
+#include <linux/aio_abi.h>
 #include "user/types.h"
 #include "user/iopoll.h"
 
@@ -134,6 +135,42 @@ void ar_backend_devices_live(int delta);
 
 /* direct.c: the AIO event of an IOPOLL ring's read or write (aio.c) */
 void ar_direct_reaped(struct ar_ureq *req);
+
+/*
+ * direct.c: a submit's plug, as the kernel's blk_plug around
+ * io_submit_sqes(). The O_DIRECT reads and writes a submit queues in
+ * AIO are held, then go in one io_submit() when its requests are issued
+ * (or AR_DIRECT_PLUG are held), so the block layer gets them together.
+ * One plug per thread at a time is in use: the innermost, for its ring.
+ */
+#define AR_DIRECT_PLUG		32
+struct ar_direct_plug {
+	struct ar_uctx *ctx;
+	struct ar_direct_plug *outer;
+	unsigned nr;
+	struct iocb *cbs[AR_DIRECT_PLUG];
+	struct ar_ureq *refused, **refused_tail;	/* issued again at the end */
+};
+extern __thread struct ar_direct_plug *ar_direct_cur_plug;
+void ar_direct_plug_finish(struct ar_direct_plug *p);
+
+static inline void ar_direct_plug_begin(struct ar_uctx *ctx,
+					struct ar_direct_plug *p)
+{
+	p->ctx = ctx;
+	p->nr = 0;
+	p->refused = NULL;
+	p->refused_tail = &p->refused;
+	p->outer = ar_direct_cur_plug;
+	ar_direct_cur_plug = p;
+}
+
+static inline void ar_direct_plug_end(struct ar_direct_plug *p)
+{
+	ar_direct_cur_plug = p->outer;
+	if (__builtin_expect(p->nr != 0, 0))
+		ar_direct_plug_finish(p);
+}
 
 /* buffered.c: fsync(2), fdatasync(2), sync_file_range(2) in a worker */
 int ar_buffered_fsync(struct ar_ureq *req, const struct ar_sync_io *s,

@@ -597,6 +597,7 @@ static void ar_submit_issue(struct ar_uctx *ctx, struct ar_ureq *ready,
 	struct ar_ureq *req, *next;
 	bool counted = ar_submit_counts(ctx);
 	struct ar_poll_batch requeued;
+	struct ar_direct_plug plug;
 	bool spread;
 
 	/* completions from other threads meanwhile wait for the end (tw.c) */
@@ -609,10 +610,12 @@ static void ar_submit_issue(struct ar_uctx *ctx, struct ar_ureq *ready,
 	if (ready->next)	/* a batch: worth a look (spread.c) */
 		ready = ar_spread_offer(ctx, ready, &spread);
 	ar_poll_batch_begin(ctx, &requeued);
+	ar_direct_plug_begin(ctx, &plug);
 	for (req = ready; req; req = next) {
 		next = req->next;
 		ar_req_queue(req);
 	}
+	ar_direct_plug_end(&plug);
 	ar_poll_batch_end(&requeued);
 	if (spread)
 		ar_spread_help(ctx);

@@ -187,7 +187,7 @@ struct ar_kbuf_sel {
 
 /* a request's private areas: its opcode's (ar_req_data) and its backend's */
 #define AR_REQ_OPDATA		104
-#define AR_REQ_BEDATA		104
+#define AR_REQ_BEDATA		112
 
 /* io_kiocb */
 struct ar_ureq {

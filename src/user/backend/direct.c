@@ -13,6 +13,7 @@
 #include "user/types.h"
 #include "user/backend.h"
 #include "user/iopoll.h"
+#include "user/submit.h"
 #include "lib/clock.h"
 
 /*
@@ -25,6 +26,9 @@
 struct ar_direct_req {
 	struct iocb cb;
 	struct ar_iopoll_entry ip;
+	/* held in a plug: its state before the device, and its issue's flags */
+	unsigned char prev;
+	unsigned char issue_flags;
 };
 
 _Static_assert(sizeof(struct ar_direct_req) <= AR_REQ_BEDATA,
@@ -35,11 +39,84 @@ static struct ar_direct_req *ar_direct_req(struct ar_ureq *req)
 	return ar_req_backend(req);
 }
 
+__thread struct ar_direct_plug *ar_direct_cur_plug;
+
+/* AIO refused the request: back to the state it had, off the polled list */
+static void ar_direct_refused(struct ar_ureq *req, enum ar_req_state prev)
+{
+	struct ar_direct_req *d = ar_direct_req(req);
+
+	ar_req_device_refused(req, prev);
+	if (d->ip.polled) {
+		ar_iopoll_del(req->ctx, &d->ip, false);
+		d->ip.polled = false;
+	}
+}
+
+/*
+ * Submit what the plug holds. An iocb AIO refuses (a full context, a
+ * file without AIO) goes back to its state before the device and on the
+ * refused list, issued again once the plug is gone (ar_direct_plug_end()):
+ * then it is submitted alone, and takes the usual path if refused again.
+ */
+static void ar_direct_plug_flush(struct ar_direct_plug *p)
+{
+	struct ar_ureq *req;
+	unsigned i = 0;
+	int ret;
+
+	while (i < p->nr) {
+		ret = ar_aio_submit_many(p->ctx, p->cbs + i, p->nr - i);
+		if (ret > 0) {
+			i += (unsigned)ret;
+			continue;
+		}
+		/* cbs[i] refused, its hold dropped: the rest are tried again */
+		req = (struct ar_ureq *)(unsigned long)p->cbs[i++]->aio_data;
+		ar_direct_refused(req, ar_direct_req(req)->prev);
+		req->next = NULL;
+		*p->refused_tail = req;
+		p->refused_tail = &req->next;
+	}
+	p->nr = 0;
+}
+
+/* the plug's end (ar_direct_plug_end(), no longer current): submit, retry the refused */
+void ar_direct_plug_finish(struct ar_direct_plug *p)
+{
+	struct ar_ureq *req, *next;
+
+	ar_direct_plug_flush(p);
+	for (req = p->refused; req; req = next) {
+		next = req->next;
+		ar_req_issue(req, ar_direct_req(req)->issue_flags);
+	}
+}
+
+/* Held in this thread's plug for its ring (taking its hold), if there is one. */
+static bool ar_direct_plug_add(struct ar_ureq *req, enum ar_req_state prev,
+			       unsigned issue_flags)
+{
+	struct ar_direct_plug *p = ar_direct_cur_plug;
+	struct ar_direct_req *d = ar_direct_req(req);
+
+	if (!p || p->ctx != req->ctx)
+		return false;
+	if (p->nr == AR_DIRECT_PLUG)
+		ar_direct_plug_flush(p);
+	d->prev = (unsigned char)prev;
+	d->issue_flags = (unsigned char)issue_flags;
+	ar_aio_hold(req->ctx, 1);
+	p->cbs[p->nr++] = &d->cb;
+	return true;
+}
+
 /*
  * Queue a read or write on an O_DIRECT file: AR_ISSUE_QUEUED, or
  * -EOPNOTSUPP when AIO cannot take it (the caller goes on as before).
  */
-static int ar_aio_rw(struct ar_ureq *req, const struct ar_rw_io *io)
+static int ar_aio_rw(struct ar_ureq *req, const struct ar_rw_io *io,
+		     unsigned issue_flags)
 {
 	struct ar_direct_req *d = ar_direct_req(req);
 	struct iocb *cb = &d->cb;
@@ -69,13 +146,10 @@ static int ar_aio_rw(struct ar_ureq *req, const struct ar_rw_io *io)
 	}
 	/* in the device: neither a worker's nor cancellable, as block I/O in flight */
 	prev = ar_req_to_device(req);
-	if (!ar_aio_submit(ctx, cb, true))
+	if (ar_direct_plug_add(req, prev, issue_flags) ||
+	    !ar_aio_submit(ctx, cb, true))
 		return AR_ISSUE_QUEUED;
-	ar_req_device_refused(req, prev);
-	if (d->ip.polled) {
-		ar_iopoll_del(ctx, &d->ip, false);
-		d->ip.polled = false;
-	}
+	ar_direct_refused(req, prev);
 	/* the context is full, or the file refused AIO: the usual path */
 	return -EOPNOTSUPP;
 }
@@ -118,7 +192,8 @@ static int ar_direct_rw(struct ar_ureq *req, struct ar_rw_io *io,
 			unsigned issue_flags)
 {
 	if ((issue_flags & AR_ISSUE_NONBLOCK) && !(io->rw_flags & RWF_NOWAIT) &&
-	    io->off >= 0 && !io->done && ar_aio_rw(req, io) == AR_ISSUE_QUEUED)
+	    io->off >= 0 && !io->done &&
+	    ar_aio_rw(req, io, issue_flags) == AR_ISSUE_QUEUED)
 		return AR_ISSUE_QUEUED;
 	return ar_buffered_backend.rw(req, io, issue_flags);
 }
