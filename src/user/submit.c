@@ -598,24 +598,30 @@ static void ar_submit_issue(struct ar_uctx *ctx, struct ar_ureq *ready,
 	bool counted = ar_submit_counts(ctx);
 	struct ar_poll_batch requeued;
 	struct ar_direct_plug plug;
-	bool spread;
+	bool spread, plugged;
 
 	/* completions from other threads meanwhile wait for the end (tw.c) */
 	if (counted)
 		atomic_fetch_add_explicit(&ctx->in_submit, 1, memory_order_seq_cst);
 	if (owned)
 		ctx->submit_state.waiter_nr = wait_nr;
-	/* issue=spread: the helper takes part of a batch (spread.c) */
+	/*
+	 * A batch: issue=spread's helper may take part of it (spread.c),
+	 * and its O_DIRECT I/O goes to AIO in one call (backend.h).
+	 */
 	spread = false;
-	if (ready->next)	/* a batch: worth a look (spread.c) */
+	plugged = ready->next != NULL;
+	if (plugged)
 		ready = ar_spread_offer(ctx, ready, &spread);
 	ar_poll_batch_begin(ctx, &requeued);
-	ar_direct_plug_begin(ctx, &plug);
+	if (plugged)
+		ar_direct_plug_begin(ctx, &plug);
 	for (req = ready; req; req = next) {
 		next = req->next;
 		ar_req_queue(req);
 	}
-	ar_direct_plug_end(&plug);
+	if (plugged)
+		ar_direct_plug_end(&plug);
 	ar_poll_batch_end(&requeued);
 	if (spread)
 		ar_spread_help(ctx);
