@@ -268,6 +268,7 @@ static int ar_req_acct(struct ar_ureq *req)
 	if (!req->file.be && !(req->flags & AR_REQ_F_FIXED_FILE))
 		ar_req_assign_file(req);
 	ar_req_file_recheck(req);
+	req->flags |= AR_REQ_F_FILE_FRESH;
 	return req->file.be && req->file.be->unbound ? AR_IOWQ_UNBOUND :
 						      AR_IOWQ_BOUND;
 }

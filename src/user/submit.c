@@ -1045,7 +1045,15 @@ void ar_req_issue(struct ar_ureq *req, unsigned issue_flags)
 		}
 	}
 	if ((issue_flags & AR_ISSUE_WORKER) && (def->pollin || def->pollout)) {
-		ar_req_file_recheck(req);
+		/*
+		 * The file as it is now, unless it was looked at as the
+		 * request went to io-wq: the kernel's request holds the file
+		 * it had at submit, and a worker that picks it up at once
+		 * would only make the same two system calls again.
+		 */
+		if (!(req->flags & AR_REQ_F_FILE_FRESH))
+			ar_req_file_recheck(req);
+		req->flags &= ~AR_REQ_F_FILE_FRESH;
 		events = ar_req_poll_events(req);
 		if (events)
 			issue_flags |= AR_ISSUE_NONBLOCK;

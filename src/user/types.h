@@ -151,6 +151,8 @@ struct ar_restrictions {
 /* SEND_ZC, SENDMSG_ZC (ops/net.c): a NOTIF CQE follows the result's (complete.c) */
 #define AR_REQ_F_NOTIF		(1U << 24)
 #define AR_REQ_F_NOTIF_COPIED	(1U << 25)	/* its res: IORING_NOTIF_USAGE_ZC_COPIED */
+/* its plain fd's kind looked at afresh as it went to io-wq (iowq.c ar_req_acct) */
+#define AR_REQ_F_FILE_FRESH	(1U << 26)
 
 /* a request's place, for cancellation */
 enum ar_req_state {
