@@ -456,6 +456,76 @@ static void t_xcancel(void)
 	close(back[1]);
 }
 
+static int t_sync_cancel(struct io_uring *ring, __u64 ud, int flags)
+{
+	struct io_uring_sync_cancel_reg reg;
+
+	memset(&reg, 0, sizeof(reg));
+	reg.addr = ud;
+	reg.flags = (__u32)flags;
+	reg.timeout.tv_sec = -1;
+	reg.timeout.tv_nsec = -1;
+	return io_uring_register_sync_cancel(ring, &reg);
+}
+
+/*
+ * IORING_REGISTER_SYNC_CANCEL in the parent, of reads its child has in
+ * flight while it blocks in read(2): by user_data, then ALL (a count),
+ * then a user_data nobody has (-ENOENT). Each read ends -ECANCELED.
+ */
+static void t_xsync_cancel(void)
+{
+	struct io_uring ring;
+	static char buf[3][8];
+	int p[2], go[2], back[2], res[32], status;
+	pid_t pid;
+	char c;
+
+	t_ring(&ring, 16, NULL);
+	CHECK(!pipe(p));
+	CHECK(!pipe(go));
+	CHECK(!pipe(back));
+	fflush(stdout);
+	pid = fork();
+	CHECK(pid >= 0);
+	if (!pid) {
+		struct io_uring_sqe *sqe;
+
+		for (int i = 0; i < 3; i++) {
+			sqe = io_uring_get_sqe(&ring);
+			io_uring_prep_read(sqe, p[0], buf[i], sizeof(buf[i]), 0);
+			sqe->user_data = i ? 12 : 11;
+		}
+		if (io_uring_submit(&ring) != 3)
+			_exit(2);
+		/* only the parent holds back's write end: its exit ends the read */
+		close(back[1]);
+		if (write(go[1], "s", 1) != 1 || read(back[0], &c, 1) != 1)
+			_exit(3);
+		_exit(0);
+	}
+	CHECK_EQ(read(go[0], &c, 1), 1);
+	CHECK_EQ(t_sync_cancel(&ring, 11, 0), 0);
+	CHECK_EQ(t_sync_cancel(&ring, 12, IORING_ASYNC_CANCEL_ALL), 2);
+	CHECK_EQ(t_sync_cancel(&ring, 7, 0), -ENOENT);
+	memset(res, 0x55, sizeof(res));
+	t_reap_into(&ring, 3, res);
+	CHECK_EQ(res[11], -ECANCELED);
+	CHECK_EQ(res[12], -ECANCELED);
+	CHECK_EQ(io_uring_cq_ready(&ring), 0);
+	CHECK_EQ(write(back[1], "g", 1), 1);
+	CHECK_EQ(waitpid(pid, &status, 0), pid);
+	CHECK(WIFEXITED(status));
+	CHECK_EQ(WEXITSTATUS(status), 0);
+	io_uring_queue_exit(&ring);
+	close(p[0]);
+	close(p[1]);
+	close(go[0]);
+	close(go[1]);
+	close(back[0]);
+	close(back[1]);
+}
+
 static void t_exit_timeout(void)
 {
 	struct __kernel_timespec ts = { .tv_sec = 0, .tv_nsec = 100000000 };
@@ -516,6 +586,9 @@ int main(void)
 	t_xcancel();
 	printf("cancels of another process's requests, by user_data and ALL "
 	       "(%s)\n", t_engine());
+	t_xsync_cancel();
+	printf("REGISTER_SYNC_CANCEL of another process's requests (%s)\n",
+	       t_engine());
 	t_exit_timeout();
 	printf("a TIMEOUT outlives its process's exit(): -ETIME (%s)\n",
 	       t_engine());

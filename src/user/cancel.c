@@ -30,6 +30,8 @@
 #include "user/rsrc.h"
 #include "user/spread.h"
 #include "user/fork.h"
+#include "lib/thread.h"
+#include "lib/clock.h"
 
 #define AR_CANCEL_FLAGS (IORING_ASYNC_CANCEL_ALL | IORING_ASYNC_CANCEL_FD | \
 	IORING_ASYNC_CANCEL_ANY | IORING_ASYNC_CANCEL_FD_FIXED |	\
@@ -332,6 +334,12 @@ bool ar_xcancel_answer_locked(struct ar_uctx *ctx, unsigned i, int r)
 		cs->xc_res = cs->xc_all ? cs->xc_res + 1 : r;
 	if (--cs->xc_pending)
 		return false;
+	/* a sync cancel's: its caller reads the answer, if it is still there */
+	if (cs->xc_sync) {
+		if (cs->xc_sync == AR_XC_SYNC_LEFT || ar_tid_gone(cs->xc_waiter))
+			ar_xslot_free_locked(ctx, from);
+		return false;
+	}
 	if (!(cs->xc_skip && cs->xc_res >= 0))
 		ar_xslot_post_locked(ctx, cs, cs->xc_res);
 	ar_xslot_free_locked(ctx, from);
@@ -396,9 +404,65 @@ int ar_async_cancel_issue(struct ar_ureq *req, unsigned issue_flags)
 	return AR_ISSUE_QUEUED;
 }
 
+#define AR_XCANCEL_SYNC_POLL_US	1000	/* a sync cancel's look for answers */
+
+/*
+ * A sync cancel that found nothing of its own (res: the count, with
+ * all) on a forked ring: the matches of other processes are marked for
+ * an entry of its own, and it waits for their answers as an ASYNC_CANCEL's
+ * CQE would (ar_xcancel_detach()), looking for processes that are gone
+ * meanwhile. Their answer, res if nothing was marked, or -ETIME at the
+ * deadline (0: none); then the entry is the last answer's to free.
+ */
+static int ar_xcancel_sync(struct ar_uctx *ctx, const struct ar_cancel *c,
+			   int res, bool all, __u64 deadline)
+{
+	struct ar_ushared *sh = ar_sh(ctx);
+	struct ar_xslot *me;
+	unsigned s, n = 0;
+
+	if (sh->xcancel_fd < 0)
+		return res;
+	ar_ctx_lock(ctx);
+	s = ar_xslot_get_sync_locked(ctx);
+	if (s)
+		n = ar_xcancel_mark_locked(ctx, c, s - 1, all);
+	if (!n) {
+		if (s)
+			ar_xslot_free_locked(ctx, s - 1);
+		ar_ctx_unlock(ctx);
+		return res;
+	}
+	me = &sh->xslots[s - 1];
+	me->xc_pending = n;
+	me->xc_res = all ? res : -ENOENT;
+	me->xc_all = all;
+	ar_ctx_unlock(ctx);
+	ar_xcancel_post(ctx);
+	for (;;) {
+		ar_ctx_lock(ctx);
+		if (!me->xc_pending) {
+			res = me->xc_res;
+			ar_xslot_free_locked(ctx, s - 1);
+			ar_ctx_unlock(ctx);
+			return res;
+		}
+		if (deadline && ar_now_ns() >= deadline) {
+			me->xc_sync = AR_XC_SYNC_LEFT;
+			ar_ctx_unlock(ctx);
+			return -ETIME;
+		}
+		ar_ctx_unlock(ctx);
+		/* a process that is gone answers "found" (fork.c) */
+		ar_xslot_sweep(ctx);
+		usleep(AR_XCANCEL_SYNC_POLL_US);
+	}
+}
+
 /*
  * IORING_REGISTER_SYNC_CANCEL: cancel and wait. A match a worker is
  * running is waited for (up to the timeout, -ETIME) rather than reported.
+ * On a forked ring, other processes' requests too (ar_xcancel_sync()).
  */
 int ar_sync_cancel(struct ar_uctx *ctx, const void *arg)
 {
@@ -407,6 +471,7 @@ int ar_sync_cancel(struct ar_uctx *ctx, const void *arg)
 	struct ar_ureq *done;
 	__u64 deadline = 0;
 	unsigned i;
+	bool all;
 	int ret;
 
 	_Static_assert(sizeof(*reg) == sizeof(struct io_uring_sync_cancel_reg),
@@ -429,6 +494,7 @@ int ar_sync_cancel(struct ar_uctx *ctx, const void *arg)
 	if ((c.flags & IORING_ASYNC_CANCEL_FD) &&
 	    !(c.flags & IORING_ASYNC_CANCEL_FD_FIXED) && fcntl(c.fd, F_GETFD) < 0)
 		return -EBADF;
+	all = c.flags & (IORING_ASYNC_CANCEL_ALL | IORING_ASYNC_CANCEL_ANY);
 	if (reg->timeout.tv_sec != -1 || reg->timeout.tv_nsec != -1)
 		deadline = ar_now_ns() + (__u64)reg->timeout.tv_sec * 1000000000ULL +
 			   (__u64)reg->timeout.tv_nsec;
@@ -439,6 +505,9 @@ int ar_sync_cancel(struct ar_uctx *ctx, const void *arg)
 		done = NULL;
 		ret = ar_cancel_run(ctx, &c, NULL, &done);
 		ar_cancel_complete(done);
+		if (__builtin_expect(ar_ring_forked(ctx), 0) &&
+		    (all ? ret >= 0 : ret == -ENOENT))
+			ret = ar_xcancel_sync(ctx, &c, ret, all, deadline);
 		if (ret != -EALREADY)
 			return ret;
 		/* a worker is finishing the match: wait for it, then look again */

@@ -540,35 +540,73 @@ bool ar_xwake_settle(struct ar_waiter *self)
  * (below xslots_hi, the part of the mapping that has memory) stay as
  * few as the requests that were in flight at once.
  */
-static void ar_xslot_set_locked(struct ar_uctx *ctx, struct ar_ureq *req,
-				bool cqe32, int fd)
+/* the lowest free entry, its fields cleared, taken by pid: 1 + its index, or 0 */
+static unsigned ar_xslot_get_locked(struct ar_uctx *ctx, pid_t pid)
 {
 	struct ar_ushared *sh = ar_sh(ctx);
 	struct ar_xslot *x;
 
-	req->xslot = 0;
 	for (unsigned i = sh->xslot_hint; i < sh->xslots_nr; i++) {
 		x = &sh->xslots[i];
 		if (__atomic_load_n(&x->pid, __ATOMIC_RELAXED))
 			continue;
-		x->user_data = req->user_data;
-		x->cqe32 = cqe32;
-		x->fd = fd;
-		x->opcode = req->opcode;
-		x->xc_from = 0;
+		x->user_data = 0;
+		x->cqe32 = 0;
+		x->fd = -1;
+		x->opcode = 0;
+		x->xc_all = x->xc_skip = x->xc_sync = 0;
+		x->xc_from = x->xc_pending = 0;
+		x->xc_res = 0;
+		x->xc_waiter = 0;
 		x->deadline = 0;
 		/* relaxed: read by sleepers deciding on their look (wait.c) */
 		__atomic_store_n(&sh->xslots_used, sh->xslots_used + 1, __ATOMIC_RELAXED);
-		__atomic_store_n(&ctx->xslots_mine, ctx->xslots_mine + 1, __ATOMIC_RELAXED);
 		/* relaxed: read by ar_xslot_sweep()'s look without the lock */
-		__atomic_store_n(&x->pid, ctx->pid, __ATOMIC_RELAXED);
-		req->xslot = i + 1;
+		__atomic_store_n(&x->pid, pid, __ATOMIC_RELAXED);
 		sh->xslot_hint = i + 1;
 		if (i + 1 > sh->xslots_hi)
 			/* relaxed: read by ar_xslot_sweep()'s look */
 			__atomic_store_n(&sh->xslots_hi, i + 1, __ATOMIC_RELAXED);
-		return;
+		return i + 1;
 	}
+	return 0;
+}
+
+static void ar_xslot_set_locked(struct ar_uctx *ctx, struct ar_ureq *req,
+				bool cqe32, int fd)
+{
+	struct ar_xslot *x;
+
+	req->xslot = ar_xslot_get_locked(ctx, ctx->pid);
+	if (!req->xslot)
+		return;
+	x = &ar_sh(ctx)->xslots[req->xslot - 1];
+	x->user_data = req->user_data;
+	x->cqe32 = cqe32;
+	x->fd = fd;
+	x->opcode = req->opcode;
+	/* relaxed: read by sleepers deciding on their look (wait.c) */
+	__atomic_store_n(&ctx->xslots_mine, ctx->xslots_mine + 1, __ATOMIC_RELAXED);
+}
+
+/*
+ * An entry for a REGISTER_SYNC_CANCEL of this process that waits for the
+ * answers of others (cancel.c): no request's, so detached from the
+ * start. 1 + its index, or 0 when the table is full.
+ */
+unsigned ar_xslot_get_sync_locked(struct ar_uctx *ctx)
+{
+	unsigned s;
+
+	ar_lockdep_assert_held(ctx);
+	if (!ar_sh(ctx)->xslots)
+		return 0;
+	s = ar_xslot_get_locked(ctx, AR_XSLOT_DETACHED);
+	if (s) {
+		ar_sh(ctx)->xslots[s - 1].xc_sync = AR_XC_SYNC_WAITED;
+		ar_sh(ctx)->xslots[s - 1].xc_waiter = ctx->pid;
+	}
+	return s;
 }
 
 /* a request being submitted: its submitter owns it */

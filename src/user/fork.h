@@ -39,6 +39,7 @@ void ar_xslot_take_locked(struct ar_uctx *ctx, struct ar_ureq *req);
 void ar_xslot_put_locked(struct ar_uctx *ctx, struct ar_ureq *req);
 void ar_xslot_detach_locked(struct ar_uctx *ctx, struct ar_ureq *req);
 void ar_xslot_free_locked(struct ar_uctx *ctx, unsigned i);
+unsigned ar_xslot_get_sync_locked(struct ar_uctx *ctx);
 void ar_xslot_post_locked(struct ar_uctx *ctx, const struct ar_xslot *x, int res);
 void ar_xslot_timer_locked(struct ar_uctx *ctx, struct ar_ureq *req,
 			   __u64 deadline);

@@ -317,13 +317,17 @@ struct ar_xslot {
 	__u8 opcode;
 	/* a detached cancel: answers a count (ALL, ANY); IOSQE_CQE_SKIP_SUCCESS */
 	__u8 xc_all, xc_skip;
+	__u8 xc_sync;		/* AR_XC_SYNC_*: a REGISTER_SYNC_CANCEL's (cancel.c) */
 	__u32 xc_from;		/* a target: 1 + the detached cancel's entry */
 	__u32 xc_pending;	/* a detached cancel: targets yet to answer */
 	__s32 xc_res;		/* ... and its answer so far */
+	pid_t xc_waiter;	/* a sync cancel's process, waiting for the answers */
 	/* a detached TIMEOUT of a process that exited: its ar_now_ns() deadline */
 	__u64 deadline;
 };
 #define AR_XSLOT_DETACHED	((pid_t)-1)
+#define AR_XC_SYNC_WAITED	1	/* its caller reads the answer, then frees it */
+#define AR_XC_SYNC_LEFT		2	/* its caller is gone (-ETIME): the last answer frees it */
 
 /* a CQE the CQ had no room for, on the overflow backlog (complete.c) */
 struct ar_cq_overflow {
