@@ -526,6 +526,81 @@ static void t_xsync_cancel(void)
 	close(back[1]);
 }
 
+/*
+ * A TIMEOUT of another process, cancelled: the owner has nothing armed
+ * for readiness, only the timer. The child's, cancelled by the parent
+ * while the child blocks in read(2); then the parent's, armed before the
+ * fork, cancelled by a child. Each: the cancel 0, the TIMEOUT -ECANCELED
+ * (not -ETIME ten seconds later).
+ */
+static void t_xcancel_timeout(void)
+{
+	struct __kernel_timespec ts = { .tv_sec = 10 };
+	struct io_uring_sqe *sqe;
+	struct io_uring ring;
+	int go[2], back[2], res[16], status;
+	pid_t pid;
+	char c;
+
+	t_ring(&ring, 16, NULL);
+	CHECK(!pipe(go));
+	CHECK(!pipe(back));
+	fflush(stdout);
+	pid = fork();
+	CHECK(pid >= 0);
+	if (!pid) {
+		sqe = io_uring_get_sqe(&ring);
+		io_uring_prep_timeout(sqe, &ts, 0, 0);
+		sqe->user_data = 13;
+		if (io_uring_submit(&ring) != 1)
+			_exit(2);
+		close(back[1]);
+		if (write(go[1], "s", 1) != 1 || read(back[0], &c, 1) != 1)
+			_exit(3);
+		_exit(0);
+	}
+	CHECK_EQ(read(go[0], &c, 1), 1);
+	t_sq_resync(&ring);
+	t_prep_cancel(&ring, 13, 0, 14);
+	CHECK_EQ(io_uring_submit(&ring), 1);
+	memset(res, 0x55, sizeof(res));
+	t_reap_into(&ring, 2, res);
+	CHECK_EQ(res[14], 0);
+	CHECK_EQ(res[13], -ECANCELED);
+	CHECK_EQ(write(back[1], "g", 1), 1);
+	CHECK_EQ(waitpid(pid, &status, 0), pid);
+	CHECK(WIFEXITED(status));
+	CHECK_EQ(WEXITSTATUS(status), 0);
+
+	/* the other way: armed before the fork */
+	t_sq_resync(&ring);
+	sqe = io_uring_get_sqe(&ring);
+	io_uring_prep_timeout(sqe, &ts, 0, 0);
+	sqe->user_data = 13;
+	CHECK_EQ(io_uring_submit(&ring), 1);
+	fflush(stdout);
+	pid = fork();
+	CHECK(pid >= 0);
+	if (!pid) {
+		t_sq_resync(&ring);
+		t_prep_cancel(&ring, 13, 0, 14);
+		_exit(io_uring_submit(&ring) == 1 ? 0 : 2);
+	}
+	CHECK_EQ(waitpid(pid, &status, 0), pid);
+	CHECK(WIFEXITED(status));
+	CHECK_EQ(WEXITSTATUS(status), 0);
+	memset(res, 0x55, sizeof(res));
+	t_reap_into(&ring, 2, res);
+	CHECK_EQ(res[14], 0);
+	CHECK_EQ(res[13], -ECANCELED);
+	CHECK_EQ(io_uring_cq_ready(&ring), 0);
+	io_uring_queue_exit(&ring);
+	close(go[0]);
+	close(go[1]);
+	close(back[0]);
+	close(back[1]);
+}
+
 static void t_exit_timeout(void)
 {
 	struct __kernel_timespec ts = { .tv_sec = 0, .tv_nsec = 100000000 };
@@ -586,6 +661,9 @@ int main(void)
 	t_xcancel();
 	printf("cancels of another process's requests, by user_data and ALL "
 	       "(%s)\n", t_engine());
+	t_xcancel_timeout();
+	printf("a TIMEOUT of another process, cancelled at once (%s)\n",
+	       t_engine());
 	t_xsync_cancel();
 	printf("REGISTER_SYNC_CANCEL of another process's requests (%s)\n",
 	       t_engine());

@@ -51,6 +51,7 @@
 #include "user/ctx.h"
 #include "user/lock.h"
 #include "user/poll.h"
+#include "user/svc.h"
 #include "user/aio.h"
 #include "user/iowq.h"
 #include "user/submit.h"
@@ -185,6 +186,13 @@ void ar_user_prefork(void *obj)
 		ar_ctx_unlock(ctx);
 		/* the readiness epoll fd this process has already */
 		ar_poll_xcancel_watch(ctx);
+		/*
+		 * or its service thread makes one (svc.c), for the answers
+		 * to other processes' cancels of its timers; started is a
+		 * hint: a thread that starts later sees the flag
+		 */
+		if (__atomic_load_n(&ctx->svc.started, __ATOMIC_RELAXED))
+			ar_svc_kick(ctx);
 		/* waiters asleep already sleep again, counted for other processes */
 		if (ar_wake_has_sleepers(&ctx->cq_waiters))
 			ar_waitq_wake(ctx, true);

@@ -198,6 +198,17 @@ static struct ar_poll *ar_poll_get(struct ar_uctx *ctx)
 	return p;
 }
 
+/*
+ * A forked ring's service thread makes the readiness backend, so that
+ * the process answers other processes' cancels of its timers at once
+ * (ar_xcancel_serve()) even with nothing armed for readiness.
+ */
+void ar_poll_xcancel_ensure(struct ar_uctx *ctx)
+{
+	if (!ar_poll_of(ctx))
+		(void)ar_poll_get(ctx);
+}
+
 /* fd's entry, made if need be; under ctx->lock */
 static struct ar_pollent *ar_pollent_get_locked(struct ar_poll *p, int fd)
 {

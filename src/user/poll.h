@@ -123,6 +123,7 @@ static inline int ar_req_app_fd(const struct ar_ureq *req)
 }
 /* the ring was forked: watch the family's cancel eventfd (poll.c) */
 void ar_poll_xcancel_watch(struct ar_uctx *ctx);
+void ar_poll_xcancel_ensure(struct ar_uctx *ctx);
 /* Take an armed request off its fd; true if it was armed. Under ctx->lock. */
 bool ar_poll_disarm_locked(struct ar_ureq *req);
 /*

@@ -27,6 +27,7 @@
 #include "engine/engine.h"
 #include "user/ringfd.h"
 #include "user/poll.h"
+#include "user/fork.h"
 
 #define AR_SVC_REAP_GRACE_NS	20000	/* a waiter's head start */
 #define AR_SVC_BLIND_NS		4000000	/* a look while a waiter reaps */
@@ -184,6 +185,17 @@ static void *ar_svc_main(void *arg)
 	fds[1].events = POLLIN;
 	ar_ctx_lock(ctx);
 	while (!svc->exiting) {
+		/*
+		 * Forked (a fork's prepare kicks this thread): the readiness
+		 * backend, which watches the family's cancel eventfd. Its
+		 * start kicks this thread, so the next look sleeps on it.
+		 */
+		if (__builtin_expect(ar_ring_forked(ctx), 0) &&
+		    !__atomic_load_n(&svc->poll, __ATOMIC_ACQUIRE)) {
+			ar_ctx_unlock(ctx);
+			ar_poll_xcancel_ensure(ctx);
+			ar_ctx_lock(ctx);
+		}
 		tsp = NULL;
 		due = svc->timers ? svc->timers->deadline_ns : 0;
 		if (svc->fdcheck_ns && (!due || svc->fdcheck_ns < due))
