@@ -586,6 +586,26 @@ static void ar_submit_issue_flush(struct ar_uctx *ctx)
 	}
 }
 
+static inline void ar_submit_queue_list(struct ar_ureq *ready)
+{
+	struct ar_ureq *req, *next;
+
+	for (req = ready; req; req = next) {
+		next = req->next;
+		ar_req_queue(req);
+	}
+}
+
+/* a batch's requests, its O_DIRECT I/O held in the plug until the end */
+static void ar_submit_queue_plugged(struct ar_uctx *ctx, struct ar_ureq *ready)
+{
+	struct ar_direct_plug plug;
+
+	ar_direct_plug_begin(ctx, &plug);
+	ar_submit_queue_list(ready);
+	ar_direct_plug_end(&plug);
+}
+
 /*
  * Issue a submit's requests. owned: this thread claimed ctx->submit_state
  * (wait_nr, block=waiter's look, goes there); else its completions go
@@ -594,10 +614,8 @@ static void ar_submit_issue_flush(struct ar_uctx *ctx)
 static void ar_submit_issue(struct ar_uctx *ctx, struct ar_ureq *ready,
 			    unsigned wait_nr, bool owned)
 {
-	struct ar_ureq *req, *next;
 	bool counted = ar_submit_counts(ctx);
 	struct ar_poll_batch requeued;
-	struct ar_direct_plug plug;
 	bool spread, plugged;
 
 	/* completions from other threads meanwhile wait for the end (tw.c) */
@@ -615,13 +633,9 @@ static void ar_submit_issue(struct ar_uctx *ctx, struct ar_ureq *ready,
 		ready = ar_spread_offer(ctx, ready, &spread);
 	ar_poll_batch_begin(ctx, &requeued);
 	if (plugged)
-		ar_direct_plug_begin(ctx, &plug);
-	for (req = ready; req; req = next) {
-		next = req->next;
-		ar_req_queue(req);
-	}
-	if (plugged)
-		ar_direct_plug_end(&plug);
+		ar_submit_queue_plugged(ctx, ready);
+	else
+		ar_submit_queue_list(ready);
 	ar_poll_batch_end(&requeued);
 	if (spread)
 		ar_spread_help(ctx);
