@@ -188,11 +188,14 @@ void ar_user_prefork(void *obj)
 		ar_poll_xcancel_watch(ctx);
 		/*
 		 * or its service thread makes one (svc.c), for the answers
-		 * to other processes' cancels of its timers; started is a
-		 * hint: a thread that starts later sees the flag
+		 * to other processes' cancels of its timers: kicked to look
+		 * (a thread that starts later sees the flag). Under its
+		 * start lock, which keeps its eventfd open (ar_svc_exit()).
 		 */
-		if (__atomic_load_n(&ctx->svc.started, __ATOMIC_RELAXED))
+		pthread_mutex_lock(&ctx->svc.start_lock);
+		if (ctx->svc.started && !ctx->svc.exiting)
 			ar_svc_kick(ctx);
+		pthread_mutex_unlock(&ctx->svc.start_lock);
 		/* waiters asleep already sleep again, counted for other processes */
 		if (ar_wake_has_sleepers(&ctx->cq_waiters))
 			ar_waitq_wake(ctx, true);
