@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <semaphore.h>
 #include <time.h>
 #include <unistd.h>
 #include <sys/prctl.h>
@@ -18,9 +19,24 @@
 
 __thread unsigned ar_hook_off;
 
+/*
+ * Under ASan, ar_thread_create() returns once the new thread runs. The
+ * ASan runtime of Debian 12's GCC allocates as a thread starts and does
+ * not lock its allocator around fork(): a program that forks right
+ * after its first ring setup (which starts the release thread) would
+ * give its child a locked allocator, and the child would hang at its
+ * first allocation. glibc's malloc has no such window.
+ */
+#if defined(__SANITIZE_ADDRESS__)
+#define AR_THREAD_WAIT_START	1
+#else
+#define AR_THREAD_WAIT_START	0
+#endif
+
 struct ar_thread_start {
 	void *(*fn)(void *);
 	void *arg;
+	sem_t started;		/* AR_THREAD_WAIT_START: posted once it runs */
 };
 
 /* a library thread's polls are the library's (ar_hook_off) */
@@ -28,7 +44,10 @@ static void *ar_thread_main(void *p)
 {
 	struct ar_thread_start st = *(struct ar_thread_start *)p;
 
-	free(p);
+	if (AR_THREAD_WAIT_START)
+		sem_post(&((struct ar_thread_start *)p)->started);
+	else
+		free(p);
 	ar_hook_off_enter();
 	return st.fn(st.arg);
 }
@@ -43,11 +62,19 @@ int ar_thread_create(pthread_t *tid, void *(*fn)(void *), void *arg)
 		return EAGAIN;
 	st->fn = fn;
 	st->arg = arg;
+	if (AR_THREAD_WAIT_START)
+		sem_init(&st->started, 0, 0);
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	ret = pthread_create(tid, NULL, ar_thread_main, st);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (ret)
+	if (AR_THREAD_WAIT_START) {
+		/* glibc's sem_post() is done with the semaphore when sem_wait() returns */
+		while (!ret && sem_wait(&st->started) && errno == EINTR)
+			;
+		sem_destroy(&st->started);
+	}
+	if (ret || AR_THREAD_WAIT_START)
 		free(st);
 	return ret;
 }

@@ -26,6 +26,8 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -85,15 +87,67 @@ static struct ar_uctx *ar_release_fdchecks;
 #define AR_FDCHECK_FIRST_MS	1
 #define AR_FDCHECK_MAX_MS	64
 
+/*
+ * A fork while this thread frees or allocates memory. glibc's malloc
+ * locks its arenas around fork(), but the ASan runtime of Debian 12's
+ * GCC does not lock its allocator: a child forked while this thread is
+ * in it inherits the allocator locked, and hangs at its first
+ * allocation (api-procs under ASan, about 1 run in 60 on a busy
+ * machine). Under ASan, a fork waits for this thread's batch of work
+ * (ending rings, freeing entries) to end, and the thread starts none
+ * while a fork is on the way. The wait is bounded (100 ms): the batch
+ * may itself wait for a lock the forking thread holds in another
+ * prepare handler. busy and forking: Dekker's pattern, seq_cst.
+ */
+#if defined(__SANITIZE_ADDRESS__)
+#define AR_RELEASE_FORK_QUIET	1
+#else
+#define AR_RELEASE_FORK_QUIET	0
+#endif
+#define AR_RELEASE_FORK_WAIT_US	100
+#define AR_RELEASE_FORK_WAITS	1000
+
+static atomic_bool ar_release_busy;
+static atomic_uint ar_release_forking;	/* forks on the way (threads may fork at once) */
+
+static void ar_release_work_begin(void)
+{
+	if (!AR_RELEASE_FORK_QUIET)
+		return;
+	for (;;) {
+		/* seq_cst: pairs with the prepare's store of forking, then load of busy */
+		atomic_store_explicit(&ar_release_busy, true, memory_order_seq_cst);
+		if (!atomic_load_explicit(&ar_release_forking, memory_order_seq_cst))
+			return;
+		atomic_store_explicit(&ar_release_busy, false, memory_order_seq_cst);
+		while (atomic_load_explicit(&ar_release_forking, memory_order_relaxed))
+			usleep(AR_RELEASE_FORK_WAIT_US);
+	}
+}
+
+static void ar_release_work_end(void)
+{
+	if (AR_RELEASE_FORK_QUIET)
+		atomic_store_explicit(&ar_release_busy, false, memory_order_seq_cst);
+}
+
 /* the parent's thread is not the child's: the child makes its own */
 static void ar_release_atfork_prepare(void)
 {
+	if (AR_RELEASE_FORK_QUIET) {
+		atomic_fetch_add_explicit(&ar_release_forking, 1, memory_order_seq_cst);
+		for (int i = 0; i < AR_RELEASE_FORK_WAITS &&
+		     atomic_load_explicit(&ar_release_busy, memory_order_seq_cst); i++)
+			usleep(AR_RELEASE_FORK_WAIT_US);
+	}
 	pthread_mutex_lock(&ar_release_lock);
 }
 
 static void ar_release_atfork_parent(void)
 {
 	pthread_mutex_unlock(&ar_release_lock);
+	if (AR_RELEASE_FORK_QUIET)
+		atomic_fetch_sub_explicit(&ar_release_forking, 1, memory_order_relaxed);
 }
 
 static void ar_release_atfork_child(void)
@@ -115,6 +169,8 @@ static void ar_release_atfork_child(void)
 	 */
 	ar_release_still_mapped = NULL;
 	ar_release_fdchecks = NULL;
+	atomic_store_explicit(&ar_release_busy, false, memory_order_relaxed);
+	atomic_store_explicit(&ar_release_forking, 0, memory_order_relaxed);
 	pthread_mutex_unlock(&ar_release_lock);
 }
 
@@ -303,6 +359,7 @@ static void *ar_release_main(void *arg)
 		n = epoll_wait(ep, ev, AR_RELEASE_BATCH, tmo);
 		if (n < 0 && errno != EINTR)
 			return NULL;	/* EBADF: the set is gone (cannot happen) */
+		ar_release_work_begin();
 		if (n > 0)
 			ar_release_batch(ev, n);
 		ar_release_fdcheck_run();
@@ -312,6 +369,7 @@ static void *ar_release_main(void *arg)
 			ar_release_look_again();
 			last = now;
 		}
+		ar_release_work_end();
 	}
 }
 
