@@ -639,6 +639,7 @@ int ar_aio_submit_many(struct ar_uctx *ctx, struct iocb **cbs, unsigned n)
 	ret = ar_io_submit(a->id, (long)n, cbs);
 	if (ret <= 0) {
 		ret = ret ? -errno : -EAGAIN;
+		/* relaxed: no event will come for it, so no reap pairs with it */
 		atomic_fetch_sub_explicit(&a->inflight, 1, memory_order_relaxed);
 	}
 	errno = e;

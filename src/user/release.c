@@ -120,6 +120,7 @@ static void ar_release_work_begin(void)
 		if (!atomic_load_explicit(&ar_release_forking, memory_order_seq_cst))
 			return;
 		atomic_store_explicit(&ar_release_busy, false, memory_order_seq_cst);
+		/* relaxed: the loop above decides, with seq_cst */
 		while (atomic_load_explicit(&ar_release_forking, memory_order_relaxed))
 			usleep(AR_RELEASE_FORK_WAIT_US);
 	}
@@ -146,6 +147,7 @@ static void ar_release_atfork_prepare(void)
 static void ar_release_atfork_parent(void)
 {
 	pthread_mutex_unlock(&ar_release_lock);
+	/* relaxed: the thread only waits while it sees a fork; it looks again */
 	if (AR_RELEASE_FORK_QUIET)
 		atomic_fetch_sub_explicit(&ar_release_forking, 1, memory_order_relaxed);
 }
@@ -169,6 +171,7 @@ static void ar_release_atfork_child(void)
 	 */
 	ar_release_still_mapped = NULL;
 	ar_release_fdchecks = NULL;
+	/* relaxed: the child has one thread; its release thread is made later */
 	atomic_store_explicit(&ar_release_busy, false, memory_order_relaxed);
 	atomic_store_explicit(&ar_release_forking, 0, memory_order_relaxed);
 	pthread_mutex_unlock(&ar_release_lock);
