@@ -357,6 +357,31 @@ static void t_prep_cancel(struct io_uring *ring, __u64 target, int flags,
 	sqe->user_data = ud;
 }
 
+/*
+ * A child's side of a handshake: tell the parent its requests are in,
+ * then block in read(2) until the parent lets it go. Only the parent
+ * holds back's write end, so the parent's exit ends the read too.
+ */
+static int t_child_hold(int go[2], int back[2])
+{
+	char c;
+
+	close(back[1]);
+	return write(go[1], "s", 1) == 1 && read(back[0], &c, 1) == 1 ? 0 : 3;
+}
+
+/* the parent's side: let the child go (back >= 0), then it exits 0 */
+static void t_child_end(pid_t pid, int back)
+{
+	int status;
+
+	if (back >= 0)
+		CHECK_EQ(write(back, "g", 1), 1);
+	CHECK_EQ(waitpid(pid, &status, 0), pid);
+	CHECK(WIFEXITED(status));
+	CHECK_EQ(WEXITSTATUS(status), 0);
+}
+
 static int t_xcancel_child(struct io_uring *ring)
 {
 	int res[16];
@@ -390,6 +415,7 @@ static void t_xcancel(void)
 	static char buf[4][8];
 	int p[2], go[2], back[2], res[16], status;
 	pid_t pid;
+	char c;
 
 	t_ring(&ring, 16, NULL);
 	CHECK(!pipe(p));
@@ -419,23 +445,15 @@ static void t_xcancel(void)
 	pid = fork();
 	CHECK(pid >= 0);
 	if (!pid) {
-		char c;
-
 		t_sq_resync(&ring);
 		sqe = io_uring_get_sqe(&ring);
 		io_uring_prep_read(sqe, p[0], buf[0], sizeof(buf[0]), 0);
 		sqe->user_data = 9;
 		if (io_uring_submit(&ring) != 1)
 			_exit(2);
-		if (write(go[1], "s", 1) != 1 || read(back[0], &c, 1) != 1)
-			_exit(3);
-		_exit(0);
+		_exit(t_child_hold(go, back));
 	}
-	{
-		char c;
-
-		CHECK_EQ(read(go[0], &c, 1), 1);
-	}
+	CHECK_EQ(read(go[0], &c, 1), 1);
 	t_sq_resync(&ring);
 	t_prep_cancel(&ring, 9, 0, 10);
 	CHECK_EQ(io_uring_submit(&ring), 1);
@@ -443,10 +461,7 @@ static void t_xcancel(void)
 	t_reap_into(&ring, 2, res);
 	CHECK_EQ(res[10], 0);
 	CHECK_EQ(res[9], -ECANCELED);
-	CHECK_EQ(write(back[1], "g", 1), 1);
-	CHECK_EQ(waitpid(pid, &status, 0), pid);
-	CHECK(WIFEXITED(status));
-	CHECK_EQ(WEXITSTATUS(status), 0);
+	t_child_end(pid, back[1]);
 	io_uring_queue_exit(&ring);
 	close(p[0]);
 	close(p[1]);
@@ -477,7 +492,7 @@ static void t_xsync_cancel(void)
 {
 	struct io_uring ring;
 	static char buf[3][8];
-	int p[2], go[2], back[2], res[32], status;
+	int p[2], go[2], back[2], res[32];
 	pid_t pid;
 	char c;
 
@@ -498,11 +513,7 @@ static void t_xsync_cancel(void)
 		}
 		if (io_uring_submit(&ring) != 3)
 			_exit(2);
-		/* only the parent holds back's write end: its exit ends the read */
-		close(back[1]);
-		if (write(go[1], "s", 1) != 1 || read(back[0], &c, 1) != 1)
-			_exit(3);
-		_exit(0);
+		_exit(t_child_hold(go, back));
 	}
 	CHECK_EQ(read(go[0], &c, 1), 1);
 	CHECK_EQ(t_sync_cancel(&ring, 11, 0), 0);
@@ -513,10 +524,7 @@ static void t_xsync_cancel(void)
 	CHECK_EQ(res[11], -ECANCELED);
 	CHECK_EQ(res[12], -ECANCELED);
 	CHECK_EQ(io_uring_cq_ready(&ring), 0);
-	CHECK_EQ(write(back[1], "g", 1), 1);
-	CHECK_EQ(waitpid(pid, &status, 0), pid);
-	CHECK(WIFEXITED(status));
-	CHECK_EQ(WEXITSTATUS(status), 0);
+	t_child_end(pid, back[1]);
 	io_uring_queue_exit(&ring);
 	close(p[0]);
 	close(p[1]);
@@ -538,7 +546,7 @@ static void t_xcancel_timeout(void)
 	struct __kernel_timespec ts = { .tv_sec = 10 };
 	struct io_uring_sqe *sqe;
 	struct io_uring ring;
-	int go[2], back[2], res[16], status;
+	int go[2], back[2], res[16];
 	pid_t pid;
 	char c;
 
@@ -554,10 +562,7 @@ static void t_xcancel_timeout(void)
 		sqe->user_data = 13;
 		if (io_uring_submit(&ring) != 1)
 			_exit(2);
-		close(back[1]);
-		if (write(go[1], "s", 1) != 1 || read(back[0], &c, 1) != 1)
-			_exit(3);
-		_exit(0);
+		_exit(t_child_hold(go, back));
 	}
 	CHECK_EQ(read(go[0], &c, 1), 1);
 	t_sq_resync(&ring);
@@ -567,10 +572,7 @@ static void t_xcancel_timeout(void)
 	t_reap_into(&ring, 2, res);
 	CHECK_EQ(res[14], 0);
 	CHECK_EQ(res[13], -ECANCELED);
-	CHECK_EQ(write(back[1], "g", 1), 1);
-	CHECK_EQ(waitpid(pid, &status, 0), pid);
-	CHECK(WIFEXITED(status));
-	CHECK_EQ(WEXITSTATUS(status), 0);
+	t_child_end(pid, back[1]);
 
 	/* the other way: armed before the fork */
 	t_sq_resync(&ring);
@@ -586,9 +588,7 @@ static void t_xcancel_timeout(void)
 		t_prep_cancel(&ring, 13, 0, 14);
 		_exit(io_uring_submit(&ring) == 1 ? 0 : 2);
 	}
-	CHECK_EQ(waitpid(pid, &status, 0), pid);
-	CHECK(WIFEXITED(status));
-	CHECK_EQ(WEXITSTATUS(status), 0);
+	t_child_end(pid, -1);
 	memset(res, 0x55, sizeof(res));
 	t_reap_into(&ring, 2, res);
 	CHECK_EQ(res[14], 0);

@@ -191,6 +191,7 @@ static void *ar_svc_main(void *arg)
 		 * start kicks this thread, so the next look sleeps on it.
 		 */
 		if (__builtin_expect(ar_ring_forked(ctx), 0) &&
+		    /* acquire pairs with the release in ar_poll_get() */
 		    !__atomic_load_n(&svc->poll, __ATOMIC_ACQUIRE)) {
 			ar_ctx_unlock(ctx);
 			ar_poll_xcancel_ensure(ctx);
