@@ -26,7 +26,8 @@ run_one() {
 	0)  pass=$((pass + 1)); printf '  PASS %-28s %3ss\n' "$tname" "$secs" ;;
 	77) skip=$((skip + 1)); printf '  SKIP %-28s %s\n' "$tname" "$(tail -n 1 "$log")" ;;
 	124|137) fail=$((fail + 1)); failed="$failed $tname"
-	    printf '  FAIL %-28s timed out after %ss\n' "$tname" "$T_TIMEOUT" ;;
+	    printf '  FAIL %-28s timed out after %ss\n' "$tname" "$T_TIMEOUT"
+	    sed 's/^/       | /' "$log" | tail -n 25 ;;
 	*)  fail=$((fail + 1)); failed="$failed $tname"
 	    printf '  FAIL %-28s exit %s\n' "$tname" "$rc"
 	    sed 's/^/       | /' "$log" | tail -n 25 ;;
