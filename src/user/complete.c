@@ -646,6 +646,27 @@ bool ar_req_post_more(struct ar_ureq *req, int res, unsigned cflags)
 	return posted;
 }
 
+/*
+ * A multishot request's 32-byte CQE (the kernel's io_req_post_cqe32()),
+ * posted as ar_req_post_more() posts, except that where the CQ has no
+ * room it goes to the overflow backlog: its caller took what it reports
+ * from a queue it cannot put it back on (ops/cmd_net.c).
+ */
+void ar_req_post_more_big(struct ar_ureq *req, int res, unsigned cflags,
+			  const struct ar_cqe_big *big)
+{
+	struct ar_uctx *ctx = req->ctx;
+	struct ar_comp_batch b;
+
+	ar_batch_init(&b);
+	ar_ctx_lock(ctx);
+	ar_cq_post_big_locked(ctx, req->user_data, res, cflags, big);
+	b.posted = true;
+	ar_complete_timeouts_locked(ctx, &b);
+	ar_ctx_unlock(ctx);
+	ar_batch_finish(ctx, &b, ar_req_state(req) == AR_REQ_RUNNING);
+}
+
 /* count-based timeouts satisfied by what was just posted complete with 0 */
 void ar_complete_timeouts_due_locked(struct ar_uctx *ctx,
 				     struct ar_comp_batch *b)

@@ -29,6 +29,8 @@ void ar_req_complete_gather(struct ar_comp_list *l, struct ar_ureq *req,
 			    int res, unsigned cflags);
 void ar_req_complete_gathered(struct ar_uctx *ctx, struct ar_comp_list *l);
 bool ar_req_post_more(struct ar_ureq *req, int res, unsigned cflags);
+void ar_req_post_more_big(struct ar_ureq *req, int res, unsigned cflags,
+			  const struct ar_cqe_big *big);
 void ar_complete_locked(struct ar_uctx *ctx, struct ar_ureq *req,
 			struct ar_comp_batch *b);
 void ar_complete_timeouts_due_locked(struct ar_uctx *ctx,

@@ -685,6 +685,8 @@ static __u32 ar_req_poll_events(struct ar_ureq *req)
 
 	if (def->poll_events)
 		return ar_req_data(req, struct ar_poll_add)->events;
+	if (ar_unlikely(req->flags & AR_REQ_F_POLL_ERR))
+		return EPOLLERR;
 	if ((!def->pollin && !def->pollout) || !req->file.be ||
 	    !req->file.be->pollable)
 		return 0;

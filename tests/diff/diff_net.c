@@ -20,6 +20,7 @@
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <linux/net_tstamp.h>
 #include <unistd.h>
 #include <stdbool.h>
 #include "harness.h"
@@ -1274,6 +1275,84 @@ static int check_sock_cmd(struct diff_ctx *c, const struct diff_cqe *cqe,
 	return 0;
 }
 
+/* ---- TX_TIMESTAMP: a socket's transmit timestamps, multishot ---- */
+
+#define TS_FLAGS	(SOF_TIMESTAMPING_SOFTWARE | SOF_TIMESTAMPING_OPT_ID | \
+			 SOF_TIMESTAMPING_TX_SOFTWARE | SOF_TIMESTAMPING_TX_SCHED)
+#define TS_CMD		4	/* SOCKET_URING_OP_TX_TIMESTAMP */
+
+/* a UDP socket sending to slot 1 with SO_TIMESTAMPING flags, n datagrams sent */
+static int ts_sender(struct diff_ctx *c, unsigned flags, int n)
+{
+	int fd = track(c, socket(AF_INET, SOCK_DGRAM, 0), "socket");
+
+	if (fd < 0)
+		return -1;
+	if (connect(fd, (struct sockaddr *)addr_slot(c, 1), sizeof(struct sockaddr_in)) ||
+	    setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPING, &flags, sizeof(flags)))
+		return diff_fail(c, "timestamping: %s", strerror(errno));
+	while (n--)
+		if (send(fd, "abcdefghij", 10, 0) != 10)
+			return diff_fail(c, "send: %s", strerror(errno));
+	return fd;
+}
+
+/*
+ * val[0], val[1] UDP on 127.0.0.1; val[2] sent two datagrams with
+ * timestamps that leave the packet out (OPT_TSONLY): four in its error
+ * queue, SCHED and SND for each (loopback takes both in send()); val[3]
+ * sent one with timestamps that carry the packet, which the command
+ * leaves in the queue.
+ */
+static int setup_tx_ts(struct diff_ctx *c)
+{
+	if (setup_udp(c))
+		return -1;
+	c->val[2] = ts_sender(c, TS_FLAGS | SOF_TIMESTAMPING_OPT_TSONLY, 2);
+	if (c->val[2] < 0)
+		return -1;
+	c->val[3] = ts_sender(c, TS_FLAGS, 1);
+	return c->val[3] < 0 ? -1 : 0;
+}
+
+/* the timestamps already queued, on val[3] none, on val[0] none (not asked) */
+static int fill_tx_ts(struct io_uring *ring, struct diff_ctx *c)
+{
+	sock_cmd(ring, c, 1, c->val[2], TS_CMD, 0, 0, NULL, 0);
+	sock_cmd(ring, c, 2, c->val[3], TS_CMD, 0, 0, NULL, 0);
+	sock_cmd(ring, c, 3, c->val[0], TS_CMD, 0, 0, NULL, 0);
+	sock_cmd(ring, c, 4, c->dirfd, TS_CMD, 0, 0, NULL, 0);	/* -EOPNOTSUPP */
+	return 0;
+}
+
+/* a datagram sent while it waits: two more (keys 2), then all cancelled */
+static int after_tx_ts(struct io_uring *ring, struct diff_ctx *c)
+{
+	if (diff_reap(ring, c, 5))
+		return -1;
+	if (send(c->val[2], "abcdefghij", 10, 0) != 10)
+		return diff_fail(c, "send: %s", strerror(errno));
+	if (diff_reap(ring, c, 2))
+		return -1;
+	diff_prep_cancel(ring, c, 11, 1, 0);
+	diff_prep_cancel(ring, c, 12, 2, 0);
+	diff_prep_cancel(ring, c, 13, 3, 0);
+	return diff_submit_rest(ring, c);
+}
+
+/* val[3]'s timestamp with its packet is still queued */
+static int check_tx_ts(struct diff_ctx *c, const struct diff_cqe *cqe,
+		       unsigned nr)
+{
+	char buf[128];
+
+	(void)cqe;
+	(void)nr;
+	diff_note(c, NOTE, recv(c->val[3], buf, sizeof(buf),
+				MSG_ERRQUEUE | MSG_DONTWAIT) > 0);
+	return 0;
+}
+
 /* ---- the fuzzer's findings (tests/fuzz/findings) ---- */
 
 /*
@@ -1685,6 +1764,17 @@ const struct scenario diff_net[] = {
 		.order = ORDER_ANY,
 		.known = { { 1, 3 }, { 3, 4 }, { 5, 0 }, { 27, -EOPNOTSUPP },
 			   { 28, 3 }, { NOTE, SOCK_STREAM }, { NOTE + 1, 1 } },
+	}, {
+		.name = "net_tx_timestamp",
+		.setup_flags = IORING_SETUP_CQE32,
+		.setup = setup_tx_ts,
+		.fill = fill_tx_ts,
+		.after_submit = after_tx_ts,
+		.check = check_tx_ts,
+		.nr_cqes = 13,
+		.order = ORDER_ANY,
+		.known = { { 4, -EOPNOTSUPP }, { 11, 0 }, { 12, 0 }, { 13, 0 },
+			   { NOTE, 1 } },
 	}, {
 		.name = "found_shutdown_error_link",
 		.entries = 16,

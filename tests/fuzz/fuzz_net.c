@@ -2,8 +2,8 @@
 /*
  * fuzz_net.c - the opcodes of the readiness era in the fuzzer: SEND, RECV,
  * POLL_ADD, SHUTDOWN, SOCKET, PROVIDE_BUFFERS, REMOVE_BUFFERS, FTRUNCATE,
- * FSETXATTR, FGETXATTR, EPOLL_CTL, URING_CMD (SIOCINQ/SIOCOUTQ), ACCEPT,
- * LISTEN, BIND and PIPE. An op byte from FZ_NET_OP_BYTE (0xe0) to 0xef
+ * FSETXATTR, FGETXATTR, EPOLL_CTL, URING_CMD (SIOCINQ, SIOCOUTQ,
+ * TX_TIMESTAMP), ACCEPT, LISTEN, BIND and PIPE. An op byte from FZ_NET_OP_BYTE (0xe0) to 0xef
  * picks them; no stored input had an op byte in 0xda..0xfa, so every
  * one decodes as before.
  *
@@ -88,6 +88,8 @@
 #define FZ_ACCEPT_POLL_FIRST	(1U << 2)	/* IORING_ACCEPT_POLL_FIRST */
 #define FZ_SIOCINQ	0	/* SOCKET_URING_OP_SIOCINQ */
 #define FZ_SIOCOUTQ	1	/* SOCKET_URING_OP_SIOCOUTQ */
+/* its rings have 16-byte CQEs: -EINVAL on a socket, at once */
+#define FZ_TX_TIMESTAMP	4	/* SOCKET_URING_OP_TX_TIMESTAMP */
 #define FZ_PBUF_BASE	(7 * FZ_BUFSZ)	/* provided buffers: arena buf 7 */
 #define FZ_OP_EPOLL_WAIT	59	/* IORING_OP_EPOLL_WAIT */
 #define FZ_OP_FUTEX_WAIT	51	/* IORING_OP_FUTEX_WAIT */
@@ -187,7 +189,7 @@ static const uint32_t epoll_events[] = {
 	EPOLLIN | EPOLLONESHOT, 0,
 };
 static const uint32_t uring_cmds[] = {
-	FZ_SIOCINQ, FZ_SIOCOUTQ, FZ_SIOCINQ, FZ_SIOCOUTQ, 99,
+	FZ_SIOCINQ, FZ_SIOCOUTQ, FZ_TX_TIMESTAMP, FZ_SIOCOUTQ, 99,
 };
 static const int zc_fds[] = {
 	FZ_FD_SA, FZ_FD_SB, FZ_FD_TU, FZ_FD_TL, FZ_FD_F0, FZ_FD_PIPE_W,

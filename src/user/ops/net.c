@@ -57,7 +57,6 @@
 #include <linux/sockios.h>
 #include "lib/sysraw.h"
 #include "lib/uaccess.h"
-#include "user/ops/uring_cmd.h"
 #include "user/ops/net.h"
 #include "user/complete.h"
 #include "user/kbuf.h"
@@ -2115,90 +2114,4 @@ int ar_msg_issue(struct ar_ureq *req, unsigned issue_flags)
 	else if (m->done)
 		ret = m->done;
 	return ar_net_done(req, (int)ret, cflags, fail);
-}
-
-/*
- * URING_CMD on a socket (the kernel's io_uring_cmd_sock()), reached from
- * uring_cmd.c's ar_uring_cmd_issue() for a socket file: SIOCINQ, SIOCOUTQ,
- * SOL_SOCKET getsockopt (the result is optlen) and setsockopt, their
- * arguments as prep took them from the SQE (level and optname in addr,
- * optlen in file_index, optval in addr3). SIOCINQ/SIOCOUTQ on a
- * socket whose protocol has no ioctl (unix) answer -EOPNOTSUPP, as the
- * kernel. TX_TIMESTAMP is not done (D75).
- */
-enum {
-	AR_SOCK_OP_SIOCINQ,
-	AR_SOCK_OP_SIOCOUTQ,
-	AR_SOCK_OP_GETSOCKOPT,
-	AR_SOCK_OP_SETSOCKOPT,
-	AR_SOCK_OP_TX_TIMESTAMP,
-};
-
-/* an inet socket (its protocol has an ioctl)? */
-static int ar_sock_cmd_check(struct ar_ureq *req, bool *inet)
-{
-	int domain, ret;
-
-	if (req->ctx->flags & IORING_SETUP_IOPOLL)
-		return -EOPNOTSUPP;	/* no ->uring_cmd_iopoll */
-	ret = ar_sockopt_int(req->fd, SO_DOMAIN, &domain);
-	if (ret == -EBADF)
-		return ret;
-	if (ret)
-		return -EOPNOTSUPP;
-	*inet = domain == AF_INET || domain == AF_INET6;
-	return 0;
-}
-
-/* SIOCINQ/SIOCOUTQ go to sk_prot->ioctl, which inet protocols have, unix not */
-static int ar_sock_cmd_ioctl(int fd, bool inet, unsigned long what)
-{
-	int arg = 0;
-
-	if (!inet)
-		return -EOPNOTSUPP;
-	if (ioctl(fd, what, &arg))
-		return -errno;
-	return arg;
-}
-
-int ar_uring_cmd_sock(struct ar_ureq *req, const struct ar_uring_cmd *uc,
-		      unsigned issue_flags)
-{
-	__u32 level = (__u32)uc->addr, optname = (__u32)(uc->addr >> 32);
-	socklen_t optlen = uc->file_index;
-	__u64 optval = uc->addr3;
-	bool inet = false;
-	int ret = ar_sock_cmd_check(req, &inet);
-
-	(void)issue_flags;
-	if (ret)
-		return ret;
-	switch (uc->cmd_op) {
-	case AR_SOCK_OP_SIOCINQ:
-		return ar_sock_cmd_ioctl(req->fd, inet, SIOCINQ);
-	case AR_SOCK_OP_SIOCOUTQ:
-		return ar_sock_cmd_ioctl(req->fd, inet, SIOCOUTQ);
-	case AR_SOCK_OP_GETSOCKOPT:
-		if (level != SOL_SOCKET)
-			return -EOPNOTSUPP;
-		if ((int)optlen < 0)
-			return -EINVAL;
-		/* optval is the application's: getsockopt(2) answers -EFAULT */
-		ret = (int)ar_raw_syscall6(SYS_getsockopt, req->fd, SOL_SOCKET,
-					   (long)optname, (long)optval,
-					   (long)&optlen, 0);
-		return ret ? ret : (int)optlen;
-	case AR_SOCK_OP_SETSOCKOPT:
-		return (int)ar_raw_syscall6(SYS_setsockopt, req->fd, (long)level,
-					    (long)optname, (long)optval,
-					    (long)optlen, 0);
-	case AR_SOCK_OP_TX_TIMESTAMP:
-		/* needs 32-byte CQEs (-EINVAL without, measured); not done here: D75 */
-		if (!(req->ctx->flags & IORING_SETUP_CQE32))
-			return -EINVAL;
-		return -EOPNOTSUPP;
-	default:
-		return -EOPNOTSUPP;
-	}
 }

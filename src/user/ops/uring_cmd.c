@@ -3,7 +3,7 @@
  * uring_cmd.c - URING_CMD, as the kernel's io_uring/uring_cmd.c.
  *
  * Prep makes Linux 6.18's checks in its order. No file this engine
- * serves has ->uring_cmd but sockets (ops/net.c, ar_uring_cmd_sock()) and
+ * serves has ->uring_cmd but sockets (ops/cmd_net.c, ar_uring_cmd_sock()) and
  * /dev/null (0): -EOPNOTSUPP.
  */
 #include <errno.h>
@@ -37,17 +37,6 @@ int ar_uring_cmd_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe)
 	uc->addr = sqe->addr;
 	uc->addr3 = sqe->addr3;
 	return 0;
-}
-
-/* ops/net.c replaces this: until then sockets answer as other files */
-__attribute__((weak)) int ar_uring_cmd_sock(struct ar_ureq *req,
-					    const struct ar_uring_cmd *uc,
-					    unsigned issue_flags)
-{
-	(void)req;
-	(void)uc;
-	(void)issue_flags;
-	return -EOPNOTSUPP;
 }
 
 /*

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * uring_cmd.h - URING_CMD (uring_cmd.c), and the socket commands
- * net.c serves for it.
+ * cmd_net.c serves for it.
  */
 #ifndef ANYRING_USER_OPS_URING_CMD_H
 #define ANYRING_USER_OPS_URING_CMD_H
@@ -21,7 +21,7 @@ struct ar_uring_cmd {
 
 /*
  * URING_CMD on a socket (the kernel's io_uring_cmd_sock(): SIOCINQ,
- * SIOCOUTQ, GETSOCKOPT, SETSOCKOPT): the hook ops/net.c defines.
+ * SIOCOUTQ, GETSOCKOPT, SETSOCKOPT, TX_TIMESTAMP): ops/cmd_net.c.
  */
 int ar_uring_cmd_sock(struct ar_ureq *req, const struct ar_uring_cmd *uc,
 		      unsigned issue_flags);
