@@ -4,12 +4,14 @@
  * readable once a CQE is there (event loops epoll it); a wait is
  * interrupted by a signal (-EINTR) and by one its sigmask unblocks;
  * io_uring_queue_exit with requests in flight (a pipe read, a timer, a
- * blocked worker) returns and leaves no thread and no fd behind.
+ * blocked worker) returns and leaves no thread and no fd behind; work
+ * handed to io-wq one request at a time reuses its idle workers.
  */
 #include <dirent.h>
 #include <stdbool.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 #include "test.h"
@@ -188,10 +190,52 @@ static void t_exit_in_flight(void)
 	CHECK_EQ(t_count("/proc/self/fd"), fds);
 }
 
+/*
+ * Work handed to io-wq one request at a time is served by the workers
+ * already there, unbounded (4000 RECVs on a socket) and bounded (4000
+ * NOPs) alike: a few threads, not one per handoff. The user engine once
+ * counted a wakeup as still owed to its idle workers after the worker
+ * woken had taken it, so most handoffs made a thread while the others
+ * slept on (500 to 700 threads here after the RECVs). The bound is far
+ * above what a sequential loop needs, even where a woken worker is slow
+ * to run.
+ */
+static void t_worker_reuse(void)
+{
+	struct io_uring_cqe *cqe;
+	struct io_uring ring;
+	int sv[2], kernel, before, i;
+	char c;
+
+	t_ring(&ring, 4, NULL);
+	CHECK(!socketpair(AF_UNIX, SOCK_DGRAM, 0, sv));
+	before = t_threads(&kernel);
+	for (i = 0; i < 8000; i++) {
+		struct io_uring_sqe *sqe = t_sqe(&ring);
+
+		if (i >= 4000) {
+			io_uring_prep_nop(sqe);
+		} else {
+			CHECK_EQ(send(sv[1], "x", 1, 0), 1);
+			io_uring_prep_recv(sqe, sv[0], &c, 1, 0);
+		}
+		sqe->flags |= IOSQE_ASYNC;
+		CHECK_EQ(io_uring_submit_and_wait(&ring, 1), 1);
+		CHECK_EQ(io_uring_peek_cqe(&ring, &cqe), 0);
+		CHECK_EQ(cqe->res, i >= 4000 ? 0 : 1);
+		io_uring_cqe_seen(&ring, cqe);
+	}
+	CHECK(t_threads(&kernel) - before < 32);
+	io_uring_queue_exit(&ring);
+	close(sv[0]);
+	close(sv[1]);
+}
+
 int main(void)
 {
 	t_ring_fd_poll();
 	t_eintr();
 	t_exit_in_flight();
+	t_worker_reuse();
 	return 0;
 }

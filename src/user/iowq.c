@@ -212,7 +212,15 @@ static void *ar_worker_main(void *arg)
 					  1000000ULL) == -ETIMEDOUT;
 		pthread_mutex_lock(&wq->lock);
 		wq->nr_idle[w->acct]--;
-		/* a wakeup meant for an idle worker: this one takes it */
+		/*
+		 * A wakeup claimed for an idle worker: this one took it,
+		 * whoever it was claimed for. Each claim's futex wake ends
+		 * one wait (or finds the word moved before one began); left
+		 * claimed, it would make the next work spawn a worker while
+		 * this one sleeps on.
+		 */
+		if (wq->nr_wakeups[w->acct])
+			wq->nr_wakeups[w->acct]--;
 		if (wq->nr_wakeups[w->acct] > wq->nr_idle[w->acct])
 			wq->nr_wakeups[w->acct] = wq->nr_idle[w->acct];
 		if (timed_out && !wq->q[w->acct].head)
