@@ -78,15 +78,17 @@ int ar_cancel_extract_locked(struct ar_ureq *req)
 		/*
 		 * Issued again after readiness (poll.h): marked, it ends
 		 * -ECANCELED where it would wait again. A POLL_ADD always
-		 * does, as the kernel's poll cancel (1: found, it ends by
-		 * itself); another request may end with its result first,
-		 * as one a worker runs (-EALREADY).
+		 * does, as the kernel's poll cancel, and so does a request
+		 * that ends only when cancelled (TX_TIMESTAMP): found, it
+		 * ends by itself; another request may end with its result
+		 * first, as one a worker runs (-EALREADY).
 		 */
 		if (!(req->poll_flags & AR_POLLF_BUSY))
 			return -ENOENT;
 		req->poll_flags |= AR_POLLF_CANCEL;
-		return ar_issue_defs[req->opcode].poll_events ? AR_CANCEL_OWN :
-								-EALREADY;
+		return ar_issue_defs[req->opcode].poll_events ||
+		       (req->poll_flags & AR_POLLF_CANCEL_ONLY) ? AR_CANCEL_OWN :
+								  -EALREADY;
 	case AR_REQ_ARMED:
 		/* a timeout's timer: a LINK_TIMEOUT goes with its target only */
 		if (ar_issue_defs[req->opcode].timer)

@@ -541,7 +541,8 @@ int ar_poll_arm(struct ar_ureq *req, __u32 events)
 	int ret, fd;
 	bool idle;
 
-	__u8 excl = events & EPOLLEXCLUSIVE ? AR_POLLF_EXCL : 0;
+	__u8 pf = (events & EPOLLEXCLUSIVE ? AR_POLLF_EXCL : 0) |
+		  (req->flags & AR_REQ_F_POLL_ERR ? AR_POLLF_CANCEL_ONLY : 0);
 
 	if (req->flags & AR_REQ_F_POLLED) {
 		ret = ar_poll_rearm(req);
@@ -581,7 +582,7 @@ int ar_poll_arm(struct ar_ureq *req, __u32 events)
 		return 0;	/* its link timeout cancelled it instead */
 	idle = !ent->head;
 	req->poll_events = events;
-	req->poll_flags = AR_POLLF_BUSY | excl;
+	req->poll_flags = AR_POLLF_BUSY | pf;
 	req->flags |= AR_REQ_F_POLLED;
 	ar_pollent_add_locked(p, ent, req);
 	ar_req_set_state(req, AR_REQ_ISSUING);

@@ -105,6 +105,8 @@ static inline void ar_poll_batch_end(struct ar_poll_batch *b)
 #define AR_POLLF_EXCL		(1U << 3)	/* EPOLLEXCLUSIVE: one per edge */
 #define AR_POLLF_AIO		(1U << 4)	/* armed through AIO, on no fd's list (aiopoll.h) */
 #define AR_POLLF_FIRED		(1U << 5)	/* ... whose event came while it was armed */
+/* it ends only when cancelled (AR_REQ_F_POLL_ERR): one found busy is found */
+#define AR_POLLF_CANCEL_ONLY	(1U << 6)
 
 /* ar_poll_arm()'s answer besides 0 and -errno: try the operation again now */
 #define AR_POLL_RETRY		1

@@ -992,12 +992,13 @@ static bool ar_req_queue_async(struct ar_ureq *req, unsigned issue_flags,
 	}
 	/*
 	 * Issued again after readiness, and it will not wait again: off its
-	 * fd. A POLL_ADD a cancel found meanwhile ends as cancelled (the
-	 * cancel reported it found: cancel.c). QUEUED: not ours to look at
-	 * (poll.h: not an answer after readiness).
+	 * fd. A POLL_ADD or TX_TIMESTAMP a cancel found meanwhile ends as
+	 * cancelled (the cancel reported it found: cancel.c). QUEUED: not
+	 * ours to look at (poll.h: not an answer after readiness).
 	 */
 	if (*ret != AR_ISSUE_QUEUED && (req->flags & AR_REQ_F_POLLED) &&
-	    ar_poll_done(req) && def->poll_events)
+	    ar_poll_done(req) &&
+	    (def->poll_events || (req->flags & AR_REQ_F_POLL_ERR)))
 		*ret = -ECANCELED;
 	if (*ret == AR_ISSUE_PUNT) {
 		if (!worker && !ar_req_waiter_blocks(req)) {

@@ -153,7 +153,7 @@ struct ar_restrictions {
 #define AR_REQ_F_NOTIF_COPIED	(1U << 25)	/* its res: IORING_NOTIF_USAGE_ZC_COPIED */
 /* its plain fd's kind looked at afresh as it went to io-wq (iowq.c ar_req_acct) */
 #define AR_REQ_F_FILE_FRESH	(1U << 26)
-/* waits for POLLERR, whatever its opcode polls for (TX_TIMESTAMP: ops/cmd_net.c) */
+/* waits for POLLERR and ends only when cancelled (TX_TIMESTAMP: ops/cmd_net.c) */
 #define AR_REQ_F_POLL_ERR	(1U << 27)
 
 /* a request's place, for cancellation */
