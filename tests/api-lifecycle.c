@@ -5,7 +5,8 @@
  * interrupted by a signal (-EINTR) and by one its sigmask unblocks;
  * io_uring_queue_exit with requests in flight (a pipe read, a timer, a
  * blocked worker) returns and leaves no thread and no fd behind; work
- * handed to io-wq one request at a time reuses its idle workers.
+ * handed to io-wq one request at a time reuses its idle workers, and
+ * writes to one file take one worker.
  */
 #include <dirent.h>
 #include <stdbool.h>
@@ -231,11 +232,55 @@ static void t_worker_reuse(void)
 	close(sv[1]);
 }
 
+/*
+ * Writes to one file handed to io-wq in one submit are io-wq's hashed
+ * work: one worker streams them in order, and no other is woken for them
+ * (each would find the file's bucket taken and sleep again). One worker
+ * at most, and the file holds every write where it was asked.
+ */
+static void t_hashed_writes(void)
+{
+	char path[] = "/var/tmp/anyring-hash-XXXXXX", buf[32][64], back[64];
+	struct io_uring_params p = { 0 };
+	struct io_uring_cqe *cqe;
+	struct io_uring ring;
+	int fd, kernel, before, i;
+
+	t_ring(&ring, 32, &p);
+	fd = mkstemp(path);
+	CHECK(fd >= 0);
+	unlink(path);
+	before = t_threads(&kernel);
+	for (i = 0; i < 32; i++) {
+		struct io_uring_sqe *sqe = t_sqe(&ring);
+
+		memset(buf[i], 'a' + i % 26, sizeof(buf[i]));
+		io_uring_prep_write(sqe, fd, buf[i], sizeof(buf[i]),
+				    (__u64)i * sizeof(buf[i]));
+		sqe->flags |= IOSQE_ASYNC;
+	}
+	CHECK_EQ(io_uring_submit_and_wait(&ring, 32), 32);
+	for (i = 0; i < 32; i++) {
+		CHECK_EQ(io_uring_peek_cqe(&ring, &cqe), 0);
+		CHECK_EQ(cqe->res, (int)sizeof(buf[0]));
+		io_uring_cqe_seen(&ring, cqe);
+	}
+	CHECK(t_threads(&kernel) - before <= 1);
+	for (i = 0; i < 32; i++) {
+		CHECK_EQ(pread(fd, back, sizeof(back), i * sizeof(back)),
+			 (long long)sizeof(back));
+		CHECK(!memcmp(back, buf[i], sizeof(back)));
+	}
+	close(fd);
+	io_uring_queue_exit(&ring);
+}
+
 int main(void)
 {
 	t_ring_fd_poll();
 	t_eintr();
 	t_exit_in_flight();
 	t_worker_reuse();
+	t_hashed_writes();
 	return 0;
 }

@@ -92,6 +92,30 @@ static bool ar_hash_busy(const struct ar_iowq *wq, unsigned hash)
 }
 
 /*
+ * Is req, just queued, a hashed write that a worker will come to without
+ * a wakeup of its own? Its bucket is busy (the worker writing it takes it
+ * next), or a write of its bucket waits before it: whichever worker takes
+ * that one streams the bucket and takes this one after, as io-wq's
+ * hashed work runs. A wakeup for it would end in a worker that finds the
+ * bucket busy and sleeps again. Under wq->lock.
+ */
+static bool ar_hash_follows(const struct ar_iowq *wq, int acct,
+			    const struct ar_ureq *req)
+{
+	unsigned hash = acct == AR_IOWQ_BOUND ? ar_req_hash(req) : 0;
+	const struct ar_ureq *r;
+
+	if (!hash)
+		return false;
+	if (ar_hash_busy(wq, hash))
+		return true;
+	for (r = wq->q[acct].head; r && r != req; r = r->next)
+		if (ar_req_hash(r) == hash)
+			return true;
+	return false;
+}
+
+/*
  * The work a worker takes next, under wq->lock: after a hashed write, the
  * next one of its bucket (nobody was woken for those: they wait for this
  * worker, ar_iowq_enqueue()); else the first whose bucket no worker is
@@ -370,8 +394,7 @@ void ar_iowq_enqueue(struct ar_uctx *ctx, struct ar_ureq *req, bool linked)
 	}
 	ar_stat_add(ctx, worker_handoffs, 1);
 	ar_req_list_add(&wq->q[acct].head, &wq->q[acct].tail, req);
-	/* a write whose bucket a worker is writing: that worker takes it next */
-	if (acct != AR_IOWQ_BOUND || !ar_hash_busy(wq, ar_req_hash(req)))
+	if (!ar_hash_follows(wq, acct, req))
 		wake = ar_iowq_wake_locked(wq, acct);
 	done = ar_iowq_take_exited(wq);
 	pthread_mutex_unlock(&wq->lock);
