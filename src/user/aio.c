@@ -16,7 +16,8 @@
  *     edge-triggered, ar_aio_sleep(); others in ppoll());
  *   - a reaper thread per ring covers the time nobody waits, on rings
  *     whose CQEs appear without entering; it gives a waiting thread the
- *     first go. A DEFER_TASKRUN ring has none: as the kernel's deferred
+ *     first go, and leaves a completion to the waiters asleep on the
+ *     eventfd (ar_aio_reaper_sleep()). A DEFER_TASKRUN ring has none: as the kernel's deferred
  *     task work, its AIO completions are posted when its task waits (and
  *     a reaper woken by every completion would cost the waiter a second
  *     wakeup on the same eventfd). With IORING_SETUP_TASKRUN_FLAG the
@@ -71,12 +72,15 @@ struct ar_aio {
 	struct ar_aio_ring *ring;
 	int efd;
 	int epfd;			/* the owner's sleep (ar_aio_sleep()); -1: none */
+	int reaper_ep;			/* the reaper's sleep; -1: none */
 	struct ar_waiter *owner;	/* set once, under reap_lock */
 	bool no_owner;			/* its eventfd could not be added */
 	bool ep_failed;			/* the epoll sleep was refused */
 	unsigned nr;			/* the events the context was made for */
 	pthread_mutex_t reap_lock;	/* one consumer of the ring at a time */
 	atomic_uint inflight;
+	/* waiters asleep in ppoll() on efd, which reap what wakes them */
+	atomic_uint sleepers;
 	atomic_bool exiting;
 	pthread_t reaper;
 	bool has_reaper;
@@ -246,25 +250,86 @@ unsigned ar_aio_reap_ring(struct ar_uctx *ctx)
 unsigned ar_aio_sleep_prepare(struct ar_uctx *ctx, int *fd)
 {
 	struct ar_aio *a = ar_aio_get(ctx);
+	unsigned n;
 
 	*fd = -1;
 	if (!a || !atomic_load_explicit(&a->inflight, memory_order_relaxed))
 		return 0;
+	/*
+	 * Counted before the drain and the reap: a completion the reaper
+	 * leaves to this thread (ar_aio_reaper()) signalled before the
+	 * drain is seen by the reap; one after it ends the sleep. seq_cst:
+	 * the count is in one order with the reaper's load of it, which
+	 * follows its wakeup by the completion's signal.
+	 */
+	atomic_fetch_add_explicit(&a->sleepers, 1, memory_order_seq_cst);
 	ar_efd_drain(a->efd);
 	*fd = a->efd;
-	return ar_aio_reap(a, true);
+	n = ar_aio_reap(a, true);
+	if (n) {
+		ar_aio_sleep_done(ctx);	/* no sleep: this thread looks again */
+		*fd = -1;
+	}
+	return n;
+}
+
+/*
+ * The sleep on the eventfd is over. A completion whose signal the
+ * reaper left to this thread is in the ring: reaped here, the reap lock
+ * waited for, as in the prepare (a holder may be past its last look, and
+ * the reaper will not come for it). seq_cst: the count's drop is in one
+ * order with the reaper's load of it; the look at the ring follows it.
+ */
+void ar_aio_sleep_done(struct ar_uctx *ctx)
+{
+	struct ar_aio *a = ar_aio_get(ctx);
+
+	atomic_fetch_sub_explicit(&a->sleepers, 1, memory_order_seq_cst);
+	if (__atomic_load_n(&a->ring->head, __ATOMIC_RELAXED) !=
+	    __atomic_load_n(&a->ring->tail, __ATOMIC_ACQUIRE))
+		ar_aio_reap(a, true);
 }
 
 /*
  * The reaper's sleep until completions signal the eventfd, which it
  * drains: true when it did (then it reaps: a completion after the drain
- * signals again). A blocking read does both; else poll(), then a read.
+ * signals again).
+ *
+ * Where it can, in an epoll set of its own with the eventfd edge-
+ * triggered, which wakes it on each signal without draining: a signal
+ * that comes while a waiter sleeps on the eventfd (a->sleepers) is left
+ * to it, undrained, for the waiter's ppoll() to see and the waiter to
+ * reap; the reaper sleeps again at once, where it would have slept out
+ * a waiter's head start and found the completion reaped. Without the
+ * set: a blocking read does both, else poll(), then a read.
  */
+static int ar_aio_reaper_epoll(int efd)
+{
+	struct epoll_event ev = { .events = EPOLLIN | EPOLLET };
+	int fd = ar_internal_claim(ar_fd_high(epoll_create1(EPOLL_CLOEXEC)));
+
+	if (fd >= 0 && epoll_ctl(fd, EPOLL_CTL_ADD, efd, &ev)) {
+		ar_internal_close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
 static bool ar_aio_reaper_sleep(struct ar_aio *a)
 {
 	struct pollfd pfd = { .fd = a->efd, .events = POLLIN };
+	struct epoll_event ev;
 	uint64_t v;
 
+	if (a->reaper_ep >= 0) {
+		if (epoll_wait(a->reaper_ep, &ev, 1, -1) != 1)
+			return false;
+		/* seq_cst: pairs with the waiters' count (ar_aio_sleep_prepare()) */
+		if (atomic_load_explicit(&a->sleepers, memory_order_seq_cst))
+			return false;
+		ar_efd_drain(a->efd);
+		return true;
+	}
 	if (ar_aio_efd_blocks)
 		return read(a->efd, &v, sizeof(v)) == sizeof(v);
 	if (poll(&pfd, 1, 100) <= 0)
@@ -538,6 +603,7 @@ static struct ar_aio *ar_aio_create(struct ar_uctx *ctx)
 	if (!a)
 		goto refused;
 	a->ctx = ctx;
+	a->reaper_ep = -1;
 	if (!ar_aio_pool_take(a, nr) && ar_aio_setup_kctx(a, nr))
 		goto refused;
 	/* without it, every waiter sleeps in ppoll() */
@@ -553,8 +619,10 @@ static struct ar_aio *ar_aio_create(struct ar_uctx *ctx)
 		return cur;
 	}
 	/* read at ring exit only, which follows every enter */
-	if (ar_aio_needs_reaper(ctx))
+	if (ar_aio_needs_reaper(ctx)) {
+		a->reaper_ep = ar_aio_reaper_epoll(a->efd);
 		a->has_reaper = !ar_thread_create(&a->reaper, ar_aio_reaper, a);
+	}
 	return a;
 refused:
 	free(a);
@@ -669,15 +737,15 @@ void ar_aio_exit(struct ar_uctx *ctx)
 
 	atomic_store_explicit(&a->exiting, true, memory_order_release);
 	/*
-	 * The reaper sleeps in read() or poll() on the eventfd: a write ends
-	 * the sleep now (the read has no timeout), and it sees exiting (the
-	 * flag's release store, before the write, pairs with its acquire
-	 * load after the sleep).
+	 * The reaper sleeps on the eventfd: a write ends the sleep now (it
+	 * has no timeout), and it sees exiting (the flag's release store,
+	 * before the write, pairs with its acquire load after the sleep).
 	 */
 	if (a->has_reaper) {
 		(void)!write(a->efd, &one, sizeof(one));
 		pthread_join(a->reaper, NULL);
 	}
+	ar_internal_close(a->reaper_ep);
 	pfd.fd = a->efd;
 	pfd.events = POLLIN;
 	/* acquire pairs with the reapers' release decrement */
@@ -714,6 +782,7 @@ void ar_aio_forget(struct ar_uctx *ctx)
 	if (a) {
 		ar_internal_close(a->efd);
 		ar_internal_close(a->epfd);
+		ar_internal_close(a->reaper_ep);
 		free(a);	/* the child's copy; its ring stayed with the parent's mm */
 	}
 	ctx->aio = NULL;

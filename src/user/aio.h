@@ -45,6 +45,8 @@ unsigned ar_aio_reap_ring(struct ar_uctx *ctx);
  * completions (or -1), and what was already there is completed; how many.
  */
 unsigned ar_aio_sleep_prepare(struct ar_uctx *ctx, int *fd);
+/* ... and that sleep is over (after every *fd >= 0 the prepare gave) */
+void ar_aio_sleep_done(struct ar_uctx *ctx);
 /*
  * A sleep for AIO completions alone, in one system call: 1 reaped (look
  * again), 0 woken, -ETIMEDOUT, -EINTR; -EAGAIN: not here, the caller

@@ -290,6 +290,8 @@ static int ar_wait_sleep(struct ar_uctx *ctx, struct ar_waiter *w,
 		}
 	}
 	ret = ar_waiter_sleep(w, wake_at, sigmask, afd, pfd, xfd, &xready);
+	if (afd >= 0)
+		ar_aio_sleep_done(ctx);
 	if (xready)
 		ar_xwake_seen(w);
 	if (look && ret == -ETIMEDOUT) {
