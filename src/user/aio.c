@@ -296,16 +296,26 @@ void ar_aio_sleep_done(struct ar_uctx *ctx)
  * signals again).
  *
  * Where it can, in an epoll set of its own with the eventfd edge-
- * triggered, which wakes it on each signal without draining: a signal
- * that comes while a waiter sleeps on the eventfd (a->sleepers) is left
- * to it, undrained, for the waiter's ppoll() to see and the waiter to
- * reap; the reaper sleeps again at once, where it would have slept out
- * a waiter's head start and found the completion reaped. Without the
- * set: a blocking read does both, else poll(), then a read.
+ * triggered, which wakes it on each signal without draining:
+ *  - The eventfd is EPOLLEXCLUSIVE there, as in the owner's set, made
+ *    first (ar_aio_create()): a signal wakes the first exclusive wait
+ *    that has a sleeper, so an owner asleep in its set takes it alone
+ *    and the reaper is not woken at all.
+ *  - A signal that does reach it while a waiter sleeps on the eventfd
+ *    (a->sleepers: the owner, or a waiter in ppoll(), which every
+ *    signal wakes) is left to that waiter, undrained, for its sleep to
+ *    see and for it to reap; the reaper sleeps again at once, where it
+ *    would have slept out a waiter's head start and found the
+ *    completion reaped.
+ * An edge that comes while the reaper is awake waits in its set for its
+ * next sleep. Without the set: a blocking read does both, else poll(),
+ * then a read.
  */
 static int ar_aio_reaper_epoll(int efd)
 {
-	struct epoll_event ev = { .events = EPOLLIN | EPOLLET };
+	struct epoll_event ev = {
+		.events = EPOLLIN | EPOLLET | EPOLLEXCLUSIVE,
+	};
 	int fd = ar_internal_claim(ar_fd_high(epoll_create1(EPOLL_CLOEXEC)));
 
 	if (fd >= 0 && epoll_ctl(fd, EPOLL_CTL_ADD, efd, &ev)) {
@@ -353,8 +363,9 @@ static bool ar_aio_reaper_sleep(struct ar_aio *a)
 
 static int ar_aio_epoll_create(int efd)
 {
+	/* exclusive, queued before the reaper's: ar_aio_reaper_sleep() */
 	struct epoll_event ev = {
-		.events = EPOLLIN | EPOLLET,
+		.events = EPOLLIN | EPOLLET | EPOLLEXCLUSIVE,
 		.data.u64 = AR_AIO_EP_AIO,
 	};
 	int fd = ar_internal_claim(ar_fd_high(epoll_create1(EPOLL_CLOEXEC)));
@@ -440,11 +451,16 @@ int ar_aio_sleep(struct ar_uctx *ctx, struct ar_waiter *w,
 	    !atomic_load_explicit(&a->inflight, memory_order_relaxed) ||
 	    !ar_aio_own(a, w))
 		return -EAGAIN;
+	/* counted asleep on the eventfd, as in ar_aio_sleep_prepare() */
+	atomic_fetch_add_explicit(&a->sleepers, 1, memory_order_seq_cst);
 	/* waited for, as in ar_aio_sleep_prepare(): the holder may be past its last look */
 	n = ar_aio_reap(a, true);
-	if (n)
+	if (n) {
+		ar_aio_sleep_done(ctx);
 		return 1;
+	}
 	ret = ar_aio_epoll_sleep(a, deadline_ns, sigmask, evs);
+	ar_aio_sleep_done(ctx);
 	if (ret == -ETIMEDOUT || ret == -EINTR)
 		return ret;
 	if (ret < 0) {
@@ -740,8 +756,13 @@ void ar_aio_exit(struct ar_uctx *ctx)
 	 * The reaper sleeps on the eventfd: a write ends the sleep now (it
 	 * has no timeout), and it sees exiting (the flag's release store,
 	 * before the write, pairs with its acquire load after the sleep).
+	 * The owner's set lets the eventfd go first: an owner still asleep
+	 * there (a thread that waits on the ring as it ends) would take the
+	 * write from the reaper's exclusive wait.
 	 */
 	if (a->has_reaper) {
+		if (a->epfd >= 0)
+			epoll_ctl(a->epfd, EPOLL_CTL_DEL, a->efd, NULL);
 		(void)!write(a->efd, &one, sizeof(one));
 		pthread_join(a->reaper, NULL);
 	}
