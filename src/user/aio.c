@@ -17,10 +17,9 @@
  *   - a reaper thread per ring covers the time nobody waits, on rings
  *     whose CQEs appear without entering; it gives a waiting thread the
  *     first go, and leaves a completion to the waiters asleep on the
- *     eventfd (ar_aio_reaper_sleep()). A DEFER_TASKRUN ring has none: as the kernel's deferred
- *     task work, its AIO completions are posted when its task waits (and
- *     a reaper woken by every completion would cost the waiter a second
- *     wakeup on the same eventfd). With IORING_SETUP_TASKRUN_FLAG the
+ *     eventfd (ar_aio_reaper_sleep()). A DEFER_TASKRUN ring has none:
+ *     as the kernel's deferred task work, its AIO completions are
+ *     posted when its task waits. With IORING_SETUP_TASKRUN_FLAG the
  *     reaper stays, as it is what raises IORING_SQ_TASKRUN.
  * Whoever drains the eventfd reaps the ring after draining, waiting for
  * the reap lock (ar_aio_sleep_prepare()), so a completion is never
@@ -79,7 +78,7 @@ struct ar_aio {
 	unsigned nr;			/* the events the context was made for */
 	pthread_mutex_t reap_lock;	/* one consumer of the ring at a time */
 	atomic_uint inflight;
-	/* waiters asleep in ppoll() on efd, which reap what wakes them */
+	/* waiters asleep on efd (the owner, in ppoll()), which reap after */
 	atomic_uint sleepers;
 	atomic_bool exiting;
 	pthread_t reaper;
