@@ -284,6 +284,11 @@ void ar_aio_sleep_done(struct ar_uctx *ctx)
 	struct ar_aio *a = ar_aio_get(ctx);
 
 	atomic_fetch_sub_explicit(&a->sleepers, 1, memory_order_seq_cst);
+	/*
+	 * After the drop (a full barrier): the tail's acquire pairs with the
+	 * kernel's publishing of it, after the event, in aio_complete();
+	 * head is this process's own, read relaxed as in the peek above.
+	 */
 	if (__atomic_load_n(&a->ring->head, __ATOMIC_RELAXED) !=
 	    __atomic_load_n(&a->ring->tail, __ATOMIC_ACQUIRE))
 		ar_aio_reap(a, true);

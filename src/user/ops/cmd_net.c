@@ -17,7 +17,6 @@
  * docs/semantics.md D75 says what that changes.
  */
 #include <errno.h>
-#include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <netinet/in.h>
@@ -27,6 +26,7 @@
 #include <linux/sockios.h>
 #include "lib/sysraw.h"
 #include "user/complete.h"
+#include "user/ops/net.h"
 #include "user/ops/uring_cmd.h"
 #include "user/types.h"
 
@@ -46,13 +46,13 @@ enum {
 /* an inet socket (its protocol has an ioctl)? */
 static int ar_sock_cmd_check(struct ar_ureq *req, bool *inet)
 {
-	socklen_t len = sizeof(int);
-	int domain;
+	int domain, ret;
 
 	if (req->ctx->flags & IORING_SETUP_IOPOLL)
 		return -EOPNOTSUPP;	/* no ->uring_cmd_iopoll */
-	if (getsockopt(req->fd, SOL_SOCKET, SO_DOMAIN, &domain, &len))
-		return errno == EBADF ? -EBADF : -EOPNOTSUPP;
+	ret = ar_sockopt_int(req->fd, SO_DOMAIN, &domain);
+	if (ret)
+		return ret == -EBADF ? -EBADF : -EOPNOTSUPP;
 	*inet = domain == AF_INET || domain == AF_INET6;
 	return 0;
 }
@@ -78,10 +78,9 @@ static int ar_sock_cmd_ioctl(int fd, bool inet, unsigned long what)
  */
 static unsigned ar_tx_ts_flags(int fd)
 {
-	socklen_t len = sizeof(int);
 	int flags;
 
-	if (getsockopt(fd, SOL_SOCKET, SO_TIMESTAMPING, &flags, &len))
+	if (ar_sockopt_int(fd, SO_TIMESTAMPING, &flags))
 		return 0;
 	if (!(flags & SOF_TIMESTAMPING_OPT_TSONLY) ||
 	    !(flags & (SOF_TIMESTAMPING_SOFTWARE | SOF_TIMESTAMPING_RAW_HARDWARE)))

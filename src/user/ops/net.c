@@ -116,13 +116,6 @@ static long ar_sys_recvmsg(int fd, struct msghdr *m, unsigned flags)
 	return ar_raw_syscall6(SYS_recvmsg, fd, (long)m, (long)flags, 0, 0, 0);
 }
 
-static int ar_sockopt_int(int fd, int opt, int *v)
-{
-	socklen_t len = sizeof(*v);
-
-	return getsockopt(fd, SOL_SOCKET, opt, v, &len) ? -errno : 0;
-}
-
 /* the socket's kind into *kind (once); -ENOTSOCK, -EBADF */
 static int ar_net_kind(int fd, __u8 *kind)
 {

@@ -6,7 +6,17 @@
 #ifndef ANYRING_USER_OPS_NET_H
 #define ANYRING_USER_OPS_NET_H
 
+#include <errno.h>
+#include <sys/socket.h>
 #include "user/types.h"
+
+/* an int SOL_SOCKET option of fd into *v: 0 or -errno (net.c, cmd_net.c) */
+static inline int ar_sockopt_int(int fd, int opt, int *v)
+{
+	socklen_t len = sizeof(*v);
+
+	return getsockopt(fd, SOL_SOCKET, opt, v, &len) ? -errno : 0;
+}
 
 int ar_socket_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe);
 int ar_socket_issue(struct ar_ureq *req, unsigned issue_flags);
