@@ -348,14 +348,75 @@ static void t_eventfd(bool async)
 	io_uring_queue_exit(&ring);
 }
 
+/*
+ * A ring (the watcher) polls what a second ring's completion makes
+ * readable: the second's ring fd, or its registered eventfd. The kernel
+ * runs the watcher's poll as task work of the thread that armed it,
+ * on its way out of the enter that posted, so the watcher's CQE is
+ * there when io_uring_submit() on the second ring returns, with no
+ * enter on the watcher (liburing's poll test). A DEFER_TASKRUN watcher
+ * would wait for its own enter instead; the second ring may be one.
+ */
+static void t_watch_one(unsigned flags, bool by_eventfd)
+{
+	struct io_uring_params p = { .flags = flags };
+	struct io_uring ring, watcher;
+	struct io_uring_sqe *sqe;
+	struct io_uring_cqe *cqe;
+	int efd = -1, fd;
+
+	t_ring(&ring, 8, &p);
+	t_ring(&watcher, 8, NULL);
+	fd = ring.ring_fd;
+	if (by_eventfd) {
+		efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+		CHECK(efd >= 0);
+		CHECK_EQ(io_uring_register_eventfd(&ring, efd), 0);
+		fd = efd;
+	}
+	sqe = io_uring_get_sqe(&watcher);
+	io_uring_prep_poll_add(sqe, fd, POLLIN);
+	sqe->user_data = 1;
+	CHECK_EQ(io_uring_submit(&watcher), 1);
+	CHECK_EQ(io_uring_cq_ready(&watcher), 0);
+
+	sqe = io_uring_get_sqe(&ring);
+	io_uring_prep_nop(sqe);
+	sqe->user_data = 2;
+	CHECK_EQ(io_uring_submit(&ring), 1);
+	/* no enter on the watcher: its CQE came with the submit's return */
+	CHECK_EQ(io_uring_cq_ready(&watcher), 1);
+	CHECK_EQ(io_uring_peek_cqe(&watcher, &cqe), 0);
+	CHECK_EQ(cqe->user_data, 1);
+	CHECK(cqe->res & POLLIN);
+	io_uring_cqe_seen(&watcher, cqe);
+
+	if (efd >= 0)
+		close(efd);
+	io_uring_queue_exit(&watcher);
+	io_uring_queue_exit(&ring);
+}
+
+static void t_watch(void)
+{
+	unsigned defer = IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN;
+
+	t_watch_one(0, false);
+	t_watch_one(defer, false);
+	t_watch_one(0, true);
+	t_watch_one(defer, true);
+}
+
 int main(void)
 {
 	for (int m = 0; m < T_NR; m++)
 		t_ringfd((enum t_method)m);
 	t_eventfd(false);
 	t_eventfd(true);
+	t_watch();
 	printf("ring fd readable while CQEs wait, for poll, select, epoll (LT, "
-	       "ET) and POLL_ADD; registered eventfd signals as the kernel's "
-	       "(%s)\n", t_engine());
+	       "ET) and POLL_ADD; registered eventfd signals as the kernel's; "
+	       "a ring polling another's fd has its CQE at the submit's "
+	       "return (%s)\n", t_engine());
 	return 0;
 }

@@ -32,6 +32,7 @@
 #include "user/poll.h"
 #include "user/aio.h"
 #include "user/timeout.h"
+#include "engine/engine.h"
 
 #define AR_AIOPOLL_CHUNK	64
 
@@ -46,12 +47,18 @@ struct ar_aiopoll_chunk {
 	struct ar_aiopoll ap[AR_AIOPOLL_CHUNK];
 };
 
+/*
+ * A user ring's fd stays with epoll, whose edge is queued within the
+ * write that makes it (AIO's poll may complete later, from a kworker):
+ * the enter that posts to the ring then reaps it (ar_poll_run_others()).
+ */
 bool ar_aiopoll_wanted(const struct ar_ureq *req, __u32 events)
 {
 	return ar_issue_defs[req->opcode].poll_events && req->file.aio_poll &&
 	       !(events & EPOLLEXCLUSIVE) &&
 	       !ar_req_data(req, struct ar_poll_add)->multi &&
-	       !__atomic_load_n(&req->ctx->aio_refused, __ATOMIC_RELAXED);
+	       !__atomic_load_n(&req->ctx->aio_refused, __ATOMIC_RELAXED) &&
+	       !ar_engine_obj(ar_req_app_fd(req), &ar_user_engine);
 }
 
 /* a chunk of free iocbs onto the list; false: no memory */

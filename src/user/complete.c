@@ -280,6 +280,7 @@ static void ar_eventfd_signal(struct ar_uctx *ctx, bool from_worker,
 			return;
 	}
 	(void)!write(efd, &one, sizeof(one));
+	ar_poll_readied = true;
 }
 
 /*

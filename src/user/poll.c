@@ -84,6 +84,9 @@ struct ar_poll {
 	int epfd;
 	pthread_mutex_t ctl_lock;
 	pthread_mutex_t reap_lock;
+	/* reapers issuing what they took, after reap_lock: under it */
+	unsigned issuing;
+	pthread_cond_t issued;		/* ... dropped to 0 */
 	struct ar_pollent **ents;	/* by fd: ctx->lock */
 	unsigned nr_ents;
 	atomic_uint nr_armed;		/* on the lists: a sleeper's hint */
@@ -163,7 +166,83 @@ static struct ar_poll *ar_poll_create(void)
 	}
 	pthread_mutex_init(&p->ctl_lock, NULL);
 	pthread_mutex_init(&p->reap_lock, NULL);
+	pthread_cond_init(&p->issued, NULL);
 	return p;
+}
+
+/*
+ * The process's rings with a readiness backend, for the task work of an
+ * enter (ar_poll_run_others()). Changed at a backend's birth and end
+ * only; a ring on it holds its own reference still (ar_poll_exit() takes
+ * it off before the ring's end lets go), so a look under the lock may
+ * take another.
+ */
+static struct {
+	pthread_mutex_t lock;
+	struct ar_uctx **rings;
+	unsigned nr, cap;
+} ar_pollers = { .lock = PTHREAD_MUTEX_INITIALIZER };
+static pthread_once_t ar_pollers_once = PTHREAD_ONCE_INIT;
+/* this thread made a file readable that a poll may wait for */
+__thread bool ar_poll_readied;
+
+/*
+ * The parent's rings are not the child's: each forked one joins again
+ * with its own backend. The lock may have been held by a thread of the
+ * parent: made anew.
+ */
+static void ar_pollers_atfork_child(void)
+{
+	pthread_mutex_init(&ar_pollers.lock, NULL);
+	__atomic_store_n(&ar_pollers.nr, 0, __ATOMIC_RELAXED);
+}
+
+static void ar_pollers_init(void)
+{
+	pthread_atfork(NULL, NULL, ar_pollers_atfork_child);
+}
+
+static void ar_pollers_add(struct ar_uctx *ctx)
+{
+	struct ar_uctx **r;
+
+	/* relaxed: the flag is the list's own, changed under no other order */
+	if (atomic_load_explicit(&ctx->on_pollers, memory_order_relaxed) ||
+	    atomic_exchange_explicit(&ctx->on_pollers, true, memory_order_relaxed))
+		return;
+	pthread_once(&ar_pollers_once, ar_pollers_init);
+	pthread_mutex_lock(&ar_pollers.lock);
+	if (ar_pollers.nr == ar_pollers.cap) {
+		r = realloc(ar_pollers.rings,
+			    (ar_pollers.cap * 2 + 4) * sizeof(*r));
+		if (!r)
+			goto out;	/* only its own enters run its polls' work */
+		ar_pollers.rings = r;
+		ar_pollers.cap = ar_pollers.cap * 2 + 4;
+	}
+	ar_pollers.rings[ar_pollers.nr] = ctx;
+	/* relaxed: ar_poll_run_others()' hint, looked at again under the lock */
+	__atomic_store_n(&ar_pollers.nr, ar_pollers.nr + 1, __ATOMIC_RELAXED);
+out:
+	pthread_mutex_unlock(&ar_pollers.lock);
+}
+
+static void ar_pollers_del(struct ar_uctx *ctx)
+{
+	unsigned i;
+
+	if (!atomic_exchange_explicit(&ctx->on_pollers, false, memory_order_relaxed))
+		return;
+	pthread_mutex_lock(&ar_pollers.lock);
+	for (i = 0; i < ar_pollers.nr; i++) {
+		if (ar_pollers.rings[i] == ctx) {
+			ar_pollers.rings[i] = ar_pollers.rings[ar_pollers.nr - 1];
+			__atomic_store_n(&ar_pollers.nr, ar_pollers.nr - 1,
+					 __ATOMIC_RELAXED);
+			break;
+		}
+	}
+	pthread_mutex_unlock(&ar_pollers.lock);
 }
 
 /* the ring's backend, made on first use, with the service thread behind it */
@@ -189,8 +268,10 @@ static struct ar_poll *ar_poll_get(struct ar_uctx *ctx)
 		made = p != NULL;
 	}
 	pthread_mutex_unlock(&ctx->svc.start_lock);
-	if (made)
+	if (made) {
 		ar_poll_xcancel_add(ctx, p);
+		ar_pollers_add(ctx);
+	}
 	if (p && ar_svc_start(ctx))
 		return NULL;
 	if (made)
@@ -780,16 +861,23 @@ static int ar_poll_issue_ready(struct ar_uctx *ctx, struct ar_poll *p,
 	return nr;
 }
 
-int ar_poll_try_reap(struct ar_uctx *ctx)
+/*
+ * The reap: the edges epoll holds, dispatched under reap_lock (waited
+ * for with sync, else tried: -EBUSY), their requests issued after it.
+ * sync also waits for the issues of other reapers that took edges
+ * before: what epoll held is then all posted.
+ */
+static int ar_poll_reap_locking(struct ar_uctx *ctx, struct ar_poll *p,
+				bool sync)
 {
-	struct ar_poll *p = ar_poll_of(ctx);
 	struct epoll_event evs[AR_POLL_BATCH];
 	struct ar_ureq *ready = NULL;
+	bool issuing;
 	int n;
 
-	if (!p)
-		return 0;
-	if (pthread_mutex_trylock(&p->reap_lock))
+	if (sync)
+		pthread_mutex_lock(&p->reap_lock);
+	else if (pthread_mutex_trylock(&p->reap_lock))
 		return -EBUSY;
 	/*
 	 * The owner asleep on the epoll fd reaps what comes (ar_poll_sleep()).
@@ -806,14 +894,34 @@ int ar_poll_try_reap(struct ar_uctx *ctx)
 	/* the fd changes only under reap_lock (ar_poll_exit()) */
 	n = p->epfd >= 0 ? epoll_wait(p->epfd, evs, AR_POLL_BATCH, 0) : 0;
 	if (n <= 0) {
+		while (sync && p->issuing)
+			pthread_cond_wait(&p->issued, &p->reap_lock);
 		pthread_mutex_unlock(&p->reap_lock);
 		return 0;
 	}
 	/* the owner's wake, taken here: its next sleep does not begin */
 	if (ar_poll_dispatch_evs(ctx, p, evs, n, &ready))
 		p->wake_seen = true;
+	issuing = ready != NULL;
+	p->issuing += issuing;
 	pthread_mutex_unlock(&p->reap_lock);
-	return ar_poll_issue_ready(ctx, p, evs, n, ready);
+	n = ar_poll_issue_ready(ctx, p, evs, n, ready);
+	if (!issuing && !sync)
+		return n;
+	pthread_mutex_lock(&p->reap_lock);
+	if (issuing && !--p->issuing)
+		pthread_cond_broadcast(&p->issued);
+	while (sync && p->issuing)
+		pthread_cond_wait(&p->issued, &p->reap_lock);
+	pthread_mutex_unlock(&p->reap_lock);
+	return n;
+}
+
+int ar_poll_try_reap(struct ar_uctx *ctx)
+{
+	struct ar_poll *p = ar_poll_of(ctx);
+
+	return p ? ar_poll_reap_locking(ctx, p, false) : 0;
 }
 
 /*
@@ -963,6 +1071,66 @@ unsigned ar_poll_reap_armed_slow(struct ar_uctx *ctx)
 	return n > 0 ? (unsigned)n : 0;
 }
 
+/* at most this many rings a round, and rounds an enter */
+#define AR_POLL_OTHERS		16
+#define AR_POLL_OTHER_ROUNDS	4
+
+/* one round: the rings other than self with requests armed */
+static bool ar_poll_run_round(struct ar_uctx *self)
+{
+	struct ar_uctx *got[AR_POLL_OTHERS], *c;
+	unsigned i, n = 0;
+
+	pthread_mutex_lock(&ar_pollers.lock);
+	for (i = 0; i < ar_pollers.nr && n < AR_POLL_OTHERS; i++) {
+		c = ar_pollers.rings[i];
+		/* acquire pairs with the release that sets dead in ar_user_end() */
+		if (c == self || ar_poll_task_reaps(c) ||
+		    atomic_load_explicit(&c->dead, memory_order_acquire) ||
+		    ar_poll_armed_fd(ar_poll_of(c)) < 0)
+			continue;
+		ar_uctx_get(c);
+		got[n++] = c;
+	}
+	pthread_mutex_unlock(&ar_pollers.lock);
+	for (i = 0; i < n; i++) {
+		c = got[i];
+		(void)ar_poll_reap_locking(c, ar_poll_of(c), true);
+		ar_uctx_put(c);
+	}
+	return n > 0;
+}
+
+/*
+ * The task work an enter ends with, for readiness it made itself: a
+ * CQE posted here made a ring fd or an eventfd readable, and another
+ * ring of the process polls it. The kernel's poll wakeup queues that
+ * ring's work for the task that armed it, which runs it on its way out
+ * of this system call, so the CQE is there when the enter returns
+ * (liburing's poll test, a ring polling a second ring's fd). Here the
+ * enter reaps those rings' epoll sets, which the write filled before it
+ * returned. Rounds, bounded: a CQE posted by a round may ready more.
+ * DEFER_TASKRUN rings are left to their own task's wait, as the kernel
+ * leaves them. Polls armed by other threads are reaped here too, where
+ * the kernel would interrupt their task: the service thread's work,
+ * done sooner.
+ */
+void ar_poll_run_others(struct ar_uctx *self)
+{
+	unsigned r, nr;
+
+	for (r = 0; r < AR_POLL_OTHER_ROUNDS && ar_poll_readied; r++) {
+		ar_poll_readied = false;
+		/* relaxed: hints, the round looks under the lock */
+		nr = __atomic_load_n(&ar_pollers.nr, __ATOMIC_RELAXED);
+		if (!nr || (nr == 1 && atomic_load_explicit(&self->on_pollers,
+							     memory_order_relaxed)) ||
+		    !ar_poll_run_round(self))
+			break;
+	}
+	ar_poll_readied = false;
+}
+
 /*
  * Counted while asleep, so that the service thread leaves the epoll fd
  * to it (svc.c). Relaxed: a hint either way; a stale count costs the
@@ -1013,6 +1181,7 @@ void ar_poll_exit(struct ar_uctx *ctx)
 
 	if (!p)
 		return;
+	ar_pollers_del(ctx);
 	pthread_mutex_lock(&p->reap_lock);
 	fd = p->epfd;
 	__atomic_store_n(&p->epfd, -1, __ATOMIC_RELAXED);
@@ -1033,6 +1202,11 @@ void ar_poll_forget(struct ar_uctx *ctx)
 	free(ctx->poll_hash);
 	ctx->poll_hash = NULL;
 	ctx->svc.poll = NULL;
+	/*
+	 * Off the list without its lock, which a parent's thread may have
+	 * held at the fork: the child's list starts empty (atfork, above)
+	 */
+	atomic_store_explicit(&ctx->on_pollers, false, memory_order_relaxed);
 	if (!p)
 		return;
 	ar_internal_close(p->epfd);
@@ -1059,6 +1233,7 @@ void ar_poll_free(struct ar_uctx *ctx)
 		ar_waiter_put(p->owner);
 	pthread_mutex_destroy(&p->ctl_lock);
 	pthread_mutex_destroy(&p->reap_lock);
+	pthread_cond_destroy(&p->issued);
 	free(p);
 	ctx->svc.poll = NULL;
 }

@@ -180,6 +180,12 @@ static inline unsigned ar_poll_reap_armed(struct ar_uctx *ctx)
 	return __atomic_load_n(&ctx->svc.poll, __ATOMIC_RELAXED) ?
 	       ar_poll_reap_armed_slow(ctx) : 0;
 }
+/*
+ * Set by a thread that made a ring fd or an eventfd readable; the end
+ * of its enter runs other rings' polls that wait for it.
+ */
+extern __thread bool ar_poll_readied;
+void ar_poll_run_others(struct ar_uctx *self);
 /* ring exit, after every armed request was cancelled; and the last free */
 void ar_poll_exit(struct ar_uctx *ctx);
 void ar_poll_free(struct ar_uctx *ctx);

@@ -26,6 +26,7 @@
 #include "user/tw.h"
 #include "user/ctx.h"
 #include "user/svc.h"
+#include "user/poll.h"
 
 /* rings whose fd was signalled since a look; each holds a reference */
 static _Atomic(struct ar_uctx *) ar_signalled;
@@ -180,8 +181,10 @@ static const struct ar_ringfd_ops ar_ring_fd_ops = {
 
 void ar_ring_fd_signal(struct ar_uctx *ctx)
 {
-	if (!ar_ringfd_signal(&ar_sh(ctx)->rfd, &ctx->ring_fd, &ar_ring_fd_ops, ctx) ||
-	    !ar_ring_fd_lookable(ctx))
+	if (!ar_ringfd_signal(&ar_sh(ctx)->rfd, &ctx->ring_fd, &ar_ring_fd_ops, ctx))
+		return;
+	ar_poll_readied = true;
+	if (!ar_ring_fd_lookable(ctx))
 		return;
 	/*
 	 * A program the trap serves may poll the ring fd with raw system

@@ -428,6 +428,7 @@ struct ar_uctx {
 	/* its readiness: ar_sh()'s rfd (ringfd.c, lib/ringfd.h) */
 	struct ar_uctx *rfd_next;	/* on ringfd.c's list of signalled rings */
 	atomic_bool rfd_listed;		/* on it, holding a reference */
+	atomic_bool on_pollers;		/* on poll.c's list of rings with polls */
 	atomic_bool rfd_hooked;		/* seen going into an epoll set */
 	atomic_bool rfd_et;		/* edge-triggered there */
 	atomic_uint rfd_clearing;	/* this process's threads in a clear (ringfd.c) */

@@ -623,6 +623,8 @@ static int ar_enter_ring(struct ar_uctx *ctx, unsigned to_submit,
 	 * multishot POLL_ADD armed on a ready file reports the file as it
 	 * is at that wait, not at its submit (liburing's poll test).
 	 */
+	if (ar_poll_readied)
+		ar_poll_run_others(ctx);
 	if (!(ctx->flags & IORING_SETUP_DEFER_TASKRUN) ||
 	    (flags & IORING_ENTER_GETEVENTS))
 		ar_poll_reap_armed(ctx);
