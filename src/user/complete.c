@@ -7,6 +7,7 @@
  * eventfd.
  */
 #include <errno.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -327,6 +328,29 @@ void ar_ring_signal(struct ar_uctx *ctx, bool from_worker)
 {
 	ar_ring_fd_signal(ctx);
 	ar_eventfd_signal(ctx, from_worker, false);
+}
+
+/*
+ * Readiness found for a DEFER_TASKRUN ring's task (poll.c): as
+ * ar_ring_signal(), but a registered eventfd that is readable already
+ * is not signalled again. When the readiness came from that eventfd
+ * itself (a READ of it on the ring, made ready by a CQE's signal), the
+ * kernel's second signal is raised inside the first one's wakeup, where
+ * an eventfd cannot be signalled, and is deferred (call_rcu), so the
+ * task's read finds the first alone; here it would race the read. A
+ * loop that watches the eventfd is woken by the signal already there,
+ * and enters the ring, which reaps the readiness.
+ */
+void ar_ring_signal_ready(struct ar_uctx *ctx)
+{
+	/* relaxed: a look; ar_eventfd_signal() loads it again with acquire */
+	struct pollfd pfd = { .fd = __atomic_load_n(&ctx->eventfd, __ATOMIC_RELAXED),
+			      .events = POLLIN };
+
+	ar_ring_fd_signal(ctx);
+	if (pfd.fd >= 0 && poll(&pfd, 1, 0) == 1 && (pfd.revents & POLLIN))
+		return;
+	ar_eventfd_signal(ctx, true, false);
 }
 
 /*

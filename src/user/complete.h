@@ -53,6 +53,8 @@ void ar_cq_post_locked(struct ar_uctx *ctx, __u64 user_data, int res,
 void ar_cq_flush_overflow_list(struct ar_uctx *ctx);
 void ar_cq_wake(struct ar_uctx *ctx, bool from_worker);
 void ar_ring_signal(struct ar_uctx *ctx, bool from_worker);
+/* ... for readiness a DEFER_TASKRUN ring's task reaps: not a readable eventfd */
+void ar_ring_signal_ready(struct ar_uctx *ctx);
 
 /*
  * The calls each enter and wait makes usually find nothing to do: each

@@ -1032,7 +1032,7 @@ unsigned ar_poll_reap(struct ar_uctx *ctx)
 		if (!atomic_load_explicit(&p->sleepers, memory_order_relaxed) &&
 		    !atomic_exchange_explicit(&p->deferred, true,
 					      memory_order_relaxed)) {
-			ar_ring_signal(ctx, true);
+			ar_ring_signal_ready(ctx);
 			/*
 			 * The task may wait in the ring without the epoll fd
 			 * (it went to sleep before anything was armed, as
