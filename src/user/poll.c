@@ -266,12 +266,13 @@ static struct ar_poll *ar_poll_get(struct ar_uctx *ctx)
 		if (p)
 			__atomic_store_n(&ctx->svc.poll, p, __ATOMIC_SEQ_CST);
 		made = p != NULL;
+		/* under start_lock: before ar_svc_exit() sees exiting, so its del follows */
+		if (made)
+			ar_pollers_add(ctx);
 	}
 	pthread_mutex_unlock(&ctx->svc.start_lock);
-	if (made) {
+	if (made)
 		ar_poll_xcancel_add(ctx, p);
-		ar_pollers_add(ctx);
-	}
 	if (p && ar_svc_start(ctx))
 		return NULL;
 	if (made)
@@ -1224,6 +1225,7 @@ void ar_poll_free(struct ar_uctx *ctx)
 
 	free(ctx->poll_hash);
 	ctx->poll_hash = NULL;
+	ar_pollers_del(ctx);	/* a ring whose setup failed had no end */
 	if (!p)
 		return;
 	for (i = 0; i < p->nr_ents; i++)
