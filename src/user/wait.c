@@ -623,6 +623,7 @@ static int ar_enter_ring(struct ar_uctx *ctx, unsigned to_submit,
 	 * multishot POLL_ADD armed on a ready file reports the file as it
 	 * is at that wait, not at its submit (liburing's poll test).
 	 */
+	/* and other rings' polls on what this enter made readable (poll.c) */
 	if (ar_poll_readied)
 		ar_poll_run_others(ctx);
 	if (!(ctx->flags & IORING_SETUP_DEFER_TASKRUN) ||
@@ -639,6 +640,9 @@ static int ar_enter_ring(struct ar_uctx *ctx, unsigned to_submit,
 			ret2 = ar_cqring_wait(ctx, min_complete, &w);
 		if (!ret)
 			ret = ret2;
+		/* ... and what the wait's task work made readable */
+		if (ar_poll_readied)
+			ar_poll_run_others(ctx);
 	}
 	return ret;
 }
