@@ -215,8 +215,12 @@ static void ar_pollers_add(struct ar_uctx *ctx)
 	if (ar_pollers.nr == ar_pollers.cap) {
 		r = realloc(ar_pollers.rings,
 			    (ar_pollers.cap * 2 + 4) * sizeof(*r));
-		if (!r)
-			goto out;	/* only its own enters run its polls' work */
+		if (!r) {
+			/* off: only its own enters run its polls' work */
+			atomic_store_explicit(&ctx->on_pollers, false,
+					      memory_order_relaxed);
+			goto out;
+		}
 		ar_pollers.rings = r;
 		ar_pollers.cap = ar_pollers.cap * 2 + 4;
 	}
