@@ -116,6 +116,24 @@ bool ar_file_plain_regular(int fd);
  * cannot see an fd closed and its number reused (file.c).
  */
 void ar_req_file_recheck(struct ar_ureq *req);
+/*
+ * One submit's requests, queued by this thread: a look at an fd is
+ * taken once for all of them (file.c). begin returns what end restores;
+ * a request other than a read or write issued meanwhile (a CLOSE) ends
+ * what was seen (submit.c).
+ */
+struct ar_file_seen {
+	bool active;		/* in a batch */
+	bool valid;		/* fd, kind and ihash are a look of this batch */
+	__u8 ihash;
+	int fd;
+	unsigned kind;
+};
+extern __thread struct ar_file_seen ar_file_seen;
+
+bool ar_file_batch_begin(void);
+void ar_file_batch_end(bool was);
+
 /* a buffered write on req's file refused RWF_NOWAIT: remember it (file.c) */
 void ar_file_note_write_blocks(struct ar_ureq *req);
 /*

@@ -292,7 +292,9 @@ static struct ar_spread *ar_spread_get(struct ar_uctx *ctx)
  * Is the request worth sharing? A standalone read or write whose backend
  * does the I/O in the issuing thread (->spread): a backend that queues
  * it (direct, a device) does so in well under a microsecond, so a second
- * thread would only add its cost.
+ * thread would only add its cost. So does a write to a file whose
+ * buffered writes refuse RWF_NOWAIT (wr_blocks): it goes to io-wq
+ * without a try.
  */
 static bool ar_spread_ok(struct ar_ureq *req)
 {
@@ -307,6 +309,8 @@ static bool ar_spread_ok(struct ar_ureq *req)
 		return false;
 	/* a registered file's fd: taken now rather than at issue (idempotent) */
 	if (ar_req_assign_file(req))
+		return false;
+	if (ar_issue_defs[req->opcode].hash_reg_file && req->file.wr_blocks)
 		return false;
 	return req->file.be->spread;
 }

@@ -596,14 +596,19 @@ static inline void ar_submit_queue_list(struct ar_ureq *ready)
 	}
 }
 
-/* a batch's requests, its O_DIRECT I/O held in the plug until the end */
+/*
+ * A batch's requests, its O_DIRECT I/O held in the plug until the end,
+ * and a look at an fd taken once for all of them (file.c)
+ */
 static void ar_submit_queue_plugged(struct ar_uctx *ctx, struct ar_ureq *ready)
 {
 	struct ar_direct_plug plug;
+	bool was = ar_file_batch_begin();
 
 	ar_direct_plug_begin(ctx, &plug);
 	ar_submit_queue_list(ready);
 	ar_direct_plug_end(&plug);
+	ar_file_batch_end(was);
 }
 
 /*
@@ -1118,10 +1123,20 @@ static int ar_req_file_before_lt(struct ar_ureq *req)
 	return 0;
 }
 
+/* a request other than a read or write (a CLOSE) ends a batch's looks */
+static inline void ar_file_batch_issue(const struct ar_ureq *req)
+{
+	if (ar_unlikely(ar_file_seen.valid) && !ar_issue_defs[req->opcode].spread)
+		ar_file_seen.valid = false;
+}
+
 /* io_queue_sqe, past the drain check: forced async, or the inline attempt */
 void ar_req_queue_nodrain(struct ar_ureq *req, unsigned issue_flags)
 {
-	int ret = ar_req_file_before_lt(req);
+	int ret;
+
+	ar_file_batch_issue(req);
+	ret = ar_req_file_before_lt(req);
 
 	if (ret) {
 		ar_req_complete(req, ret, 0);

@@ -34,6 +34,15 @@
  * A registered file is resolved once, at registration, on the engine's
  * own duplicate of the fd, which nobody else can close: its answer is
  * kept in the rsrc node.
+ *
+ * While a submitting thread queues one submit's requests (ar_file_batch_
+ * begin/end), a look at an fd is taken once: the requests after it that
+ * look at the same fd again (a batch of writes to one file, each punted
+ * to io-wq) take its answer. The kernel too resolves each request's file
+ * in its own turn of one io_uring_enter; an fd closed and its number
+ * reused by another thread during that call may be seen by any of them,
+ * here by none. A request of the batch other than a read or write (a
+ * CLOSE) ends what the batch has seen.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -81,6 +90,9 @@ static _Atomic(struct ar_file_chunk *) ar_file_table[AR_FILE_CHUNKS];
 static _Atomic(unsigned) ar_file_gen = 1;
 static _Atomic(unsigned) ar_file_nr_cached;	/* slots ever filled */
 static __thread unsigned ar_file_lookups;
+
+/* the submitting thread's last look in the batch it queues (backend.h) */
+__thread struct ar_file_seen ar_file_seen;
 
 static const struct ar_backend *ar_devices[AR_FILE_DEVICES_MAX];
 static unsigned ar_nr_devices;
@@ -290,6 +302,13 @@ static unsigned ar_file_probe_store(int fd, _Atomic(uint32_t) *slot,
 {
 	unsigned kind = ar_file_probe(fd, ihash), old;
 
+	if (ar_file_seen.active) {
+		ar_file_seen.valid = true;
+		ar_file_seen.fd = fd;
+		ar_file_seen.kind = kind;
+		ar_file_seen.ihash = *ihash;
+	}
+
 	if (slot && (kind & AR_FILE_TYPE_MASK) != AR_FILE_NONE) {
 		/* the same kind again keeps what its writes taught */
 		old = atomic_load_explicit(slot, memory_order_relaxed);
@@ -430,11 +449,30 @@ void ar_req_file_recheck(struct ar_ureq *req)
 	/* a registered file's and a device's answers are exact */
 	if (req->file_node || req->file.dev || !req->file.be)
 		return;
+	if (ar_file_seen.valid && ar_file_seen.fd == req->fd) {
+		ar_file_set(&req->file, ar_file_seen.kind, ar_file_seen.ihash);
+		return;
+	}
 	gen = atomic_load_explicit(&ar_file_gen, memory_order_relaxed) &
 	      AR_FILE_GEN_MASK;
 	kind = ar_file_probe_store(req->fd, ar_file_slot(req->fd, false), gen,
 				   &ihash);
 	ar_file_set(&req->file, kind, ihash);
+}
+
+bool ar_file_batch_begin(void)
+{
+	bool was = ar_file_seen.active;
+
+	ar_file_seen.active = true;
+	ar_file_seen.valid = false;
+	return was;
+}
+
+void ar_file_batch_end(bool was)
+{
+	ar_file_seen.active = was;
+	ar_file_seen.valid = false;
 }
 
 
