@@ -449,6 +449,61 @@ static void t_eventfd_self_read(void)
 	}
 }
 
+/*
+ * A DEFER_TASKRUN ring's POLL_ADD on an eventfd that the program then
+ * writes: the kernel queues the task's local work at the wakeup, so a
+ * poll(2) made next finds the ring fd readable and, with TASKRUN_FLAG,
+ * IORING_SQ_TASKRUN up, while the CQ stays empty until the task enters
+ * (liburing's defer-taskrun, test_flag). The task's enter posts the CQE
+ * and the flag comes down. Rounds, each with a fresh ring and eventfd.
+ */
+#define T_DEFER_READY_ROUNDS	100
+
+static void t_defer_ready(bool flag)
+{
+	struct io_uring_params p = {
+		.flags = IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN |
+			 (flag ? IORING_SETUP_TASKRUN_FLAG : 0),
+	};
+	struct io_uring ring;
+	struct io_uring_sqe *sqe;
+	struct io_uring_cqe *cqe;
+	struct pollfd pfd;
+	uint64_t one = 1;
+	int efd, r;
+
+	for (r = 0; r < T_DEFER_READY_ROUNDS; r++) {
+		t_ring(&ring, 8, &p);
+		efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+		CHECK(efd >= 0);
+		sqe = io_uring_get_sqe(&ring);
+		io_uring_prep_poll_add(sqe, efd, POLLIN);
+		sqe->user_data = 7;
+		CHECK_EQ(io_uring_submit(&ring), 1);
+		pfd = (struct pollfd){ .fd = ring.ring_fd, .events = POLLIN };
+		CHECK_EQ(poll(&pfd, 1, 0), 0);
+		CHECK_EQ(write(efd, &one, sizeof(one)), (ssize_t)sizeof(one));
+		pfd = (struct pollfd){ .fd = ring.ring_fd, .events = POLLIN };
+		CHECK_EQ(poll(&pfd, 1, 0), 1);
+		CHECK_EQ(io_uring_cq_ready(&ring), 0);
+		if (flag)
+			CHECK(IO_URING_READ_ONCE(*ring.sq.kflags) & IORING_SQ_TASKRUN);
+		/* with the flag a peek enters; without, a wait does */
+		if (flag)
+			CHECK_EQ(io_uring_peek_cqe(&ring, &cqe), 0);
+		else
+			CHECK_EQ(io_uring_wait_cqe(&ring, &cqe), 0);
+		CHECK_EQ(cqe->user_data, 7);
+		CHECK(cqe->res & POLLIN);
+		io_uring_cqe_seen(&ring, cqe);
+		if (flag)
+			CHECK(!(IO_URING_READ_ONCE(*ring.sq.kflags) &
+				IORING_SQ_TASKRUN));
+		io_uring_queue_exit(&ring);
+		close(efd);
+	}
+}
+
 static void t_watch(void)
 {
 	unsigned defer = IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN;
@@ -467,9 +522,12 @@ int main(void)
 	t_eventfd(true);
 	t_watch();
 	t_eventfd_self_read();
+	t_defer_ready(false);
+	t_defer_ready(true);
 	printf("ring fd readable while CQEs wait, for poll, select, epoll (LT, "
 	       "ET) and POLL_ADD; registered eventfd signals as the kernel's; "
 	       "a ring polling another's fd has its CQE at the submit's "
-	       "return; a ring reading its own eventfd reads 1 (%s)\n", t_engine());
+	       "return; a ring reading its own eventfd reads 1; a DEFER_TASKRUN "
+	       "ring's readiness shows at the next poll (%s)\n", t_engine());
 	return 0;
 }

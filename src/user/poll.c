@@ -37,7 +37,10 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/epoll.h>
+#include <sys/syscall.h>
 #include "lib/wake.h"
+#include "lib/sysraw.h"
+#include "lib/thread.h"
 #include "user/types.h"
 #include "user/opdef.h"
 #include "user/lock.h"
@@ -49,6 +52,7 @@
 #include "user/submit.h"
 #include "user/complete.h"
 #include "user/timeout.h"
+#include "user/tw.h"
 #include "engine/engine.h"
 #include "user/wait.h"
 #include "user/waitq.h"
@@ -91,7 +95,12 @@ struct ar_poll {
 	unsigned nr_ents;
 	atomic_uint nr_armed;		/* on the lists: a sleeper's hint */
 	atomic_uint sleepers;		/* waiters asleep on epfd (svc.c's hint) */
-	atomic_bool deferred;		/* readiness left to the task (DEFER) */
+	/*
+	 * readiness left to the task (DEFER_TASKRUN), told and not reaped
+	 * yet; set by a teller and reset by a reap, each under tell_lock
+	 */
+	atomic_bool deferred;
+	pthread_mutex_t tell_lock;
 	/*
 	 * The waiter whose eventfd is in the epoll set (AR_POLL_WAKE_TAG),
 	 * so that it sleeps in epoll_wait() itself: set once under
@@ -166,6 +175,7 @@ static struct ar_poll *ar_poll_create(void)
 	}
 	pthread_mutex_init(&p->ctl_lock, NULL);
 	pthread_mutex_init(&p->reap_lock, NULL);
+	pthread_mutex_init(&p->tell_lock, NULL);
 	pthread_cond_init(&p->issued, NULL);
 	return p;
 }
@@ -181,6 +191,7 @@ static struct {
 	pthread_mutex_t lock;
 	struct ar_uctx **rings;
 	unsigned nr, cap;
+	unsigned nr_task;	/* of them, DEFER_TASKRUN rings (ar_poll_prepoll()) */
 } ar_pollers = { .lock = PTHREAD_MUTEX_INITIALIZER };
 static pthread_once_t ar_pollers_once = PTHREAD_ONCE_INIT;
 /* this thread made a file readable that a poll may wait for */
@@ -195,6 +206,7 @@ static void ar_pollers_atfork_child(void)
 {
 	pthread_mutex_init(&ar_pollers.lock, NULL);
 	__atomic_store_n(&ar_pollers.nr, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&ar_pollers.nr_task, 0, __ATOMIC_RELAXED);
 }
 
 static void ar_pollers_init(void)
@@ -227,6 +239,10 @@ static void ar_pollers_add(struct ar_uctx *ctx)
 	ar_pollers.rings[ar_pollers.nr] = ctx;
 	/* relaxed: ar_poll_run_others()' hint, looked at again under the lock */
 	__atomic_store_n(&ar_pollers.nr, ar_pollers.nr + 1, __ATOMIC_RELAXED);
+	/* the same for ar_poll_prepoll() */
+	if (ar_poll_task_reaps(ctx))
+		__atomic_store_n(&ar_pollers.nr_task, ar_pollers.nr_task + 1,
+				 __ATOMIC_RELAXED);
 out:
 	pthread_mutex_unlock(&ar_pollers.lock);
 }
@@ -243,6 +259,10 @@ static void ar_pollers_del(struct ar_uctx *ctx)
 			ar_pollers.rings[i] = ar_pollers.rings[ar_pollers.nr - 1];
 			__atomic_store_n(&ar_pollers.nr, ar_pollers.nr - 1,
 					 __ATOMIC_RELAXED);
+			if (ar_poll_task_reaps(ctx))
+				__atomic_store_n(&ar_pollers.nr_task,
+						 ar_pollers.nr_task - 1,
+						 __ATOMIC_RELAXED);
 			break;
 		}
 	}
@@ -894,10 +914,24 @@ static int ar_poll_reap_locking(struct ar_uctx *ctx, struct ar_poll *p,
 		pthread_mutex_unlock(&p->reap_lock);
 		return -EBUSY;
 	}
-	/* relaxed: a hint for svc.c's sleep (ar_poll_has_sleepers()) */
-	atomic_store_explicit(&p->deferred, false, memory_order_relaxed);
 	/* the fd changes only under reap_lock (ar_poll_exit()) */
 	n = p->epfd >= 0 ? epoll_wait(p->epfd, evs, AR_POLL_BATCH, 0) : 0;
+	/*
+	 * What the task was told of is taken: a hint for svc.c's sleep
+	 * (ar_poll_has_sleepers()), and what keeps a TASKRUN_FLAG ring's
+	 * IORING_SQ_TASKRUN up. After the take and under tell_lock: a
+	 * teller that found the edges there before the take told before
+	 * this reset, and one after it finds none (or new ones, which it
+	 * tells anew). seq_cst, before the flag comes down
+	 * (ar_tw_flag_settle()).
+	 */
+	if (ar_poll_task_reaps(ctx)) {
+		pthread_mutex_lock(&p->tell_lock);
+		if (atomic_exchange_explicit(&p->deferred, false,
+					     memory_order_seq_cst))
+			ar_tw_flag_settle(ctx, true);
+		pthread_mutex_unlock(&p->tell_lock);
+	}
 	if (n <= 0) {
 		while (sync && p->issuing)
 			pthread_cond_wait(&p->issued, &p->reap_lock);
@@ -1008,10 +1042,10 @@ int ar_poll_sleep(struct ar_uctx *ctx, struct ar_waiter *w, __u64 deadline_ns,
 }
 
 /*
- * DEFER_TASKRUN (without TASKRUN_FLAG, whose IORING_SQ_TASKRUN would have
- * to show this work): readiness is the task's local work, which the
- * kernel runs only when the task enters to wait, telling the ring fd and
- * a registered eventfd when it is queued. Every enter here reaps it
+ * DEFER_TASKRUN: readiness is the task's local work, which the kernel
+ * runs only when the task enters to wait, telling the ring fd, a
+ * registered eventfd and, with TASKRUN_FLAG, IORING_SQ_TASKRUN when it
+ * is queued (io_req_local_work_add()). Every enter here reaps it
  * (ar_enter_ring(), ar_wait_sleep()), so the service thread need not
  * issue it: it tells the ring, as ar_tw_add() does for queued work, and
  * leaves the epoll fd alone until the task has reaped (has_sleepers).
@@ -1023,7 +1057,87 @@ int ar_poll_sleep(struct ar_uctx *ctx, struct ar_waiter *w, __u64 deadline_ns,
 bool ar_poll_task_reaps(struct ar_uctx *ctx)
 {
 	return (ctx->flags & IORING_SETUP_DEFER_TASKRUN) &&
-	       !(ctx->flags & (IORING_SETUP_TASKRUN_FLAG | IORING_SETUP_IOPOLL));
+	       !(ctx->flags & IORING_SETUP_IOPOLL);
+}
+
+bool ar_poll_deferred(struct ar_uctx *ctx)
+{
+	struct ar_poll *p = ar_poll_of(ctx);
+
+	/* seq_cst: pairs with the flag's RMWs (ar_tw_flag_settle()) */
+	return p && atomic_load_explicit(&p->deferred, memory_order_seq_cst);
+}
+
+static int ar_poll_armed_fd(struct ar_poll *p)
+{
+	if (!p || !atomic_load_explicit(&p->nr_armed, memory_order_relaxed))
+		return -1;
+	/* relaxed: a sleep on a number closed at exit only ends early */
+	return __atomic_load_n(&p->epfd, __ATOMIC_RELAXED);
+}
+
+/*
+ * Does the epoll fd hold an edge, as the service thread's sleep sees it
+ * (armed requests' or the owner waiter's)? Raw: libc's poll() is a hook.
+ */
+static bool ar_poll_epfd_ready(struct ar_poll *p)
+{
+	/* relaxed: a look at a number closed at exit only ends early */
+	struct pollfd pfd = { .fd = __atomic_load_n(&p->epfd, __ATOMIC_RELAXED),
+			      .events = POLLIN };
+	struct timespec now = { 0, 0 };
+
+	/* a number closed at the ring's exit polls POLLNVAL: not ready */
+	return pfd.fd >= 0 &&
+	       ar_raw_syscall6(SYS_ppoll, (long)&pfd, 1, (long)&now, 0, 0, 0) == 1 &&
+	       (pfd.revents & POLLIN);
+}
+
+/*
+ * Readiness is there for the task of a DEFER_TASKRUN ring: tell it, once
+ * until it reaps (p->deferred). Not while a waiter sleeps on the epoll
+ * fd: it reaps that itself. sync (the program about to poll): if another
+ * thread is telling, wait for it, so that the fd polls as the kernel's
+ * when this returns; else (the service thread) a telling done or under
+ * way is enough.
+ */
+static void ar_poll_tell_task(struct ar_uctx *ctx, struct ar_poll *p,
+			      bool sync)
+{
+	if (atomic_load_explicit(&p->sleepers, memory_order_relaxed) ||
+	    (!sync && atomic_load_explicit(&p->deferred, memory_order_relaxed)))
+		return;
+	pthread_mutex_lock(&p->tell_lock);
+	/*
+	 * The edge that sent the caller here may have been reaped by the
+	 * task since (the service thread's look comes late): still there,
+	 * or nothing to tell.
+	 */
+	if (atomic_load_explicit(&p->deferred, memory_order_relaxed) ||
+	    !ar_poll_epfd_ready(p))
+		goto out;
+	/* seq_cst, before the flag goes up: pairs with ar_tw_flag_settle() */
+	atomic_store_explicit(&p->deferred, true, memory_order_seq_cst);
+	/* before the signals: a loop they wake sees the flag */
+	if (ctx->flags & IORING_SETUP_TASKRUN_FLAG)
+		__atomic_fetch_or(&ctx->rings->sq_flags, IORING_SQ_TASKRUN,
+				  __ATOMIC_SEQ_CST);
+	ar_ring_signal_ready(ctx);
+	/*
+	 * The task may wait in the ring without the epoll fd (it went to
+	 * sleep before anything was armed, as when io-wq arms an
+	 * IOSQE_ASYNC request): woken, it looks again and reaps, as the
+	 * kernel's io_req_local_work_add() wakes it. The barrier pairs with
+	 * the waiter's ar_wake_mb() between its registration
+	 * (ar_waitq_add()) and its look at what is armed
+	 * (ar_poll_sleep_begin()): either it sleeps on the epoll fd or it
+	 * is seen here.
+	 */
+	ar_wake_mb();
+	if (ar_wake_has_sleepers(&ctx->cq_waiters))
+		ar_waitq_wake(ctx, true);	/* no CQE to judge by */
+out:
+	pthread_mutex_unlock(&p->tell_lock);
 }
 
 /* the service thread's reap (svc.c) */
@@ -1033,38 +1147,11 @@ unsigned ar_poll_reap(struct ar_uctx *ctx)
 	int n;
 
 	if (p && ar_poll_task_reaps(ctx)) {
-		/* a waiter asleep on the epoll fd reaps it itself */
-		if (!atomic_load_explicit(&p->sleepers, memory_order_relaxed) &&
-		    !atomic_exchange_explicit(&p->deferred, true,
-					      memory_order_relaxed)) {
-			ar_ring_signal_ready(ctx);
-			/*
-			 * The task may wait in the ring without the epoll fd
-			 * (it went to sleep before anything was armed, as
-			 * when io-wq arms an IOSQE_ASYNC request): woken, it
-			 * looks again and reaps, as the kernel's
-			 * io_req_local_work_add() wakes it. The barrier pairs
-			 * with the waiter's ar_wake_mb() between its
-			 * registration (ar_waitq_add()) and its look at what
-			 * is armed (ar_poll_sleep_begin()): either it sleeps
-			 * on the epoll fd or it is seen here.
-			 */
-			ar_wake_mb();
-			if (ar_wake_has_sleepers(&ctx->cq_waiters))
-				ar_waitq_wake(ctx, true);	/* no CQE to judge by */
-		}
+		ar_poll_tell_task(ctx, p, false);
 		return 0;
 	}
 	n = ar_poll_try_reap(ctx);
 	return n > 0 ? (unsigned)n : 0;
-}
-
-static int ar_poll_armed_fd(struct ar_poll *p)
-{
-	if (!p || !atomic_load_explicit(&p->nr_armed, memory_order_relaxed))
-		return -1;
-	/* relaxed: a sleep on a number closed at exit only ends early */
-	return __atomic_load_n(&p->epfd, __ATOMIC_RELAXED);
 }
 
 unsigned ar_poll_reap_armed_slow(struct ar_uctx *ctx)
@@ -1134,6 +1221,55 @@ void ar_poll_run_others(struct ar_uctx *self)
 			break;
 	}
 	ar_poll_readied = false;
+}
+
+/*
+ * A thread of the program is about to sleep on fds, or to look at them
+ * (ringfd.c ar_user_prepoll()): a DEFER_TASKRUN ring whose armed files
+ * are ready is told now, as the kernel queued its local work at the
+ * wakeup: its ring fd and registered eventfd poll readable and, with
+ * TASKRUN_FLAG, IORING_SQ_TASKRUN is up (liburing's defer-taskrun: an
+ * eventfd written, then polled, then the flag). The service thread
+ * tells it too, a moment later. One poll(2) of each such ring's epoll
+ * fd, at most AR_POLL_OTHERS rings.
+ */
+void ar_poll_prepoll(void)
+{
+	struct ar_uctx *got[AR_POLL_OTHERS], *c;
+	unsigned i, n = 0;
+	struct ar_poll *p;
+
+	/* relaxed: a hint, looked at again under the lock */
+	if (!__atomic_load_n(&ar_pollers.nr_task, __ATOMIC_RELAXED))
+		return;
+	pthread_mutex_lock(&ar_pollers.lock);
+	for (i = 0; i < ar_pollers.nr && n < AR_POLL_OTHERS; i++) {
+		c = ar_pollers.rings[i];
+		p = ar_poll_of(c);
+		/* acquire pairs with the release that sets dead in ar_user_end() */
+		if (!ar_poll_task_reaps(c) ||
+		    atomic_load_explicit(&c->dead, memory_order_acquire) ||
+		    ar_poll_armed_fd(p) < 0)
+			continue;
+		ar_uctx_get(c);
+		got[n++] = c;
+	}
+	pthread_mutex_unlock(&ar_pollers.lock);
+	for (i = 0; i < n; i++) {
+		c = got[i];
+		p = ar_poll_of(c);
+		if (atomic_load_explicit(&p->deferred, memory_order_relaxed)) {
+			/* told, or being told: the telling is done after this */
+			pthread_mutex_lock(&p->tell_lock);
+			pthread_mutex_unlock(&p->tell_lock);
+		} else if (ar_poll_epfd_ready(p)) {
+			/* the engine's own poll inside is not the program's */
+			ar_hook_off_enter();
+			ar_poll_tell_task(c, p, true);
+			ar_hook_off_leave();
+		}
+		ar_uctx_put(c);
+	}
 }
 
 /*
@@ -1239,6 +1375,7 @@ void ar_poll_free(struct ar_uctx *ctx)
 		ar_waiter_put(p->owner);
 	pthread_mutex_destroy(&p->ctl_lock);
 	pthread_mutex_destroy(&p->reap_lock);
+	pthread_mutex_destroy(&p->tell_lock);
 	pthread_cond_destroy(&p->issued);
 	free(p);
 	ctx->svc.poll = NULL;

@@ -145,6 +145,10 @@ bool ar_poll_send_behind(struct ar_ureq *req);
 unsigned ar_poll_reap(struct ar_uctx *ctx);
 /* is readiness the task's own, reaped only where it enters (DEFER_TASKRUN)? */
 bool ar_poll_task_reaps(struct ar_uctx *ctx);
+/* ... and was the task told of readiness it has not reaped yet? */
+bool ar_poll_deferred(struct ar_uctx *ctx);
+/* the program is about to poll: tell DEFER_TASKRUN rings of readiness */
+void ar_poll_prepoll(void);
 /* ... or -EBUSY: another thread is reaping (it dispatches what is ready) */
 int ar_poll_try_reap(struct ar_uctx *ctx);
 /*

@@ -292,6 +292,8 @@ void ar_user_prepoll(void)
 	/* a hint for ar_ring_fd_signal(): relaxed, stored once */
 	if (!atomic_load_explicit(&ar_prepoll_seen, memory_order_relaxed))
 		atomic_store_explicit(&ar_prepoll_seen, true, memory_order_relaxed);
+	/* readiness a DEFER_TASKRUN ring's task is to be told of (poll.c) */
+	ar_poll_prepoll();
 	/* a look without the exchange; the exchange below is the acquire */
 	if (!atomic_load_explicit(&ar_signalled, memory_order_relaxed))
 		return;

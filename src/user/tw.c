@@ -23,6 +23,7 @@
 #include "user/lock.h"
 #include "user/complete.h"
 #include "user/tw.h"
+#include "user/poll.h"
 #include "user/wait.h"
 #include "user/waitq.h"
 #include "lib/thread.h"
@@ -61,6 +62,27 @@ static void ar_punt_kick(struct ar_uctx *ctx)
 	pthread_mutex_lock(&pt->lock);
 	pthread_mutex_unlock(&pt->lock);
 	pthread_cond_signal(&pt->cond);
+}
+
+/*
+ * IORING_SQ_TASKRUN comes down for what the caller is about to run: the
+ * task list, or (list_waits) a DEFER_TASKRUN ring's readiness, its
+ * p->deferred already lowered. It goes up again for the other kind if
+ * that is still waiting: a pusher that finds the list non-empty does not
+ * raise it, nor does a readiness told before. seq_cst RMW, then seq_cst
+ * loads: pairs with the push's seq_cst CAS (before its raise) and with
+ * ar_poll_tell_task()'s seq_cst exchange of deferred (before its raise),
+ * so either this sees the work or its raise comes after this clear.
+ */
+void ar_tw_flag_settle(struct ar_uctx *ctx, bool list_waits)
+{
+	__atomic_fetch_and(&ctx->rings->sq_flags, ~IORING_SQ_TASKRUN,
+			   __ATOMIC_SEQ_CST);
+	if ((list_waits &&
+	     atomic_load_explicit(&ctx->tw_head, memory_order_seq_cst)) ||
+	    ar_poll_deferred(ctx))
+		__atomic_fetch_or(&ctx->rings->sq_flags, IORING_SQ_TASKRUN,
+				  __ATOMIC_SEQ_CST);
 }
 
 /* Queue a finished request (res, cflags set); false: post it inline. */
@@ -177,8 +199,7 @@ unsigned ar_tw_run_list(struct ar_uctx *ctx)
 
 	/* cleared before the list is taken: a push after it sets it again */
 	if (!ctx->punt && ar_tw_flag(ctx))
-		__atomic_fetch_and(&ctx->rings->sq_flags, ~IORING_SQ_TASKRUN,
-				   __ATOMIC_RELEASE);
+		ar_tw_flag_settle(ctx, false);
 	ar_batch_init(&b);
 	/*
 	 * The list is taken under the CQ lock: two runners (the punt

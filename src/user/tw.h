@@ -17,6 +17,8 @@ int ar_tw_set_policy(struct ar_uctx *ctx, unsigned complete);
 void ar_tw_stop_punt(struct ar_uctx *ctx);
 void ar_tw_submit_end_run(struct ar_uctx *ctx);
 void ar_tw_exit(struct ar_uctx *ctx);
+/* IORING_SQ_TASKRUN down, up again for work still waiting (tw.c) */
+void ar_tw_flag_settle(struct ar_uctx *ctx, bool list_waits);
 
 /*
  * complete=deferred or single: completions from other threads wait for
