@@ -335,12 +335,8 @@ static void test_clock_and_waits(void)
 	CHECK_EQ(io_uring_set_iowait(&ring, false), -EOPNOTSUPP);
 	ring.features |= IORING_FEAT_NO_IOWAIT;
 
-	/*
-	 * a registered wait: the kernel has no region registered, so
-	 * -EFAULT; the user engine lacks the enter flag: -EINVAL
-	 */
-	CHECK_EQ(io_uring_submit_and_wait_reg(&ring, &cqe, 1, 0),
-		 ENGINE(-EFAULT, -EINVAL));
+	/* a registered wait with no region registered: -EFAULT */
+	CHECK_EQ(io_uring_submit_and_wait_reg(&ring, &cqe, 1, 0), -EFAULT);
 	CHECK_EQ(io_uring_register_wait_reg(&ring, NULL, 0), -EINVAL);
 	io_uring_queue_exit(&ring);
 }
@@ -366,8 +362,8 @@ static void test_registers(void)
 	/* memory regions, zero-copy rx, BPF filters */
 	memset(region, 0, sizeof(region));
 	CHECK_EQ(io_uring_register_region(&ring, NULL), -EINVAL);
-	CHECK_EQ(io_uring_register_region(&ring, (void *)region),
-		 ENGINE(-EFAULT, -EINVAL));
+	/* a region descriptor at address 0 */
+	CHECK_EQ(io_uring_register_region(&ring, (void *)region), -EFAULT);
 	memset(ifq, 0, sizeof(ifq));
 	CHECK_EQ(io_uring_register_ifq(&ring, (void *)ifq),
 		 ENGINE(-EINVAL, -EINVAL));
@@ -550,6 +546,145 @@ static void test_queue_init_mem(void)
 	unsetenv("ANYRING_ENGINE");
 }
 
+/* struct io_uring_mem_region_reg and struct io_uring_region_desc (6.13) */
+struct t_region_reg {
+	__u64 region_uptr, flags, resv[2];
+};
+
+struct t_region_desc {
+	__u64 user_addr, size;
+	__u32 flags, id;
+	__u64 mmap_offset, resv[4];
+};
+
+#define T_REGION_USER		1U	/* IORING_MEM_REGION_TYPE_USER */
+#define T_REGION_WAIT_ARG	1U	/* IORING_MEM_REGION_REG_WAIT_ARG */
+
+/* register a region on a fresh ring (disabled or not); the answer */
+static int t_region_try(struct t_region_desc *rd, __u64 flags, bool disabled)
+{
+	struct t_region_reg mr = { .region_uptr = (uintptr_t)rd, .flags = flags };
+	struct io_uring_params p = {
+		.flags = disabled ? IORING_SETUP_R_DISABLED : 0,
+	};
+	struct io_uring ring;
+	int ret;
+
+	t_ring(&ring, 8, &p);
+	ret = io_uring_register_region(&ring, (void *)&mr);
+	io_uring_queue_exit(&ring);
+	return ret;
+}
+
+/* a wait at byte offset off of the region, argument size sz */
+static int t_wait_at(struct io_uring *ring, unsigned long off, size_t sz)
+{
+	return io_uring_enter2((unsigned)ring->ring_fd, 0, 1,
+			       IORING_ENTER_GETEVENTS | IORING_ENTER_EXT_ARG |
+			       IORING_ENTER_EXT_ARG_REG, (void *)off, sz);
+}
+
+/*
+ * Registered wait regions (IORING_REGISTER_MEM_REGION with
+ * IORING_MEM_REGION_REG_WAIT_ARG, IORING_ENTER_EXT_ARG_REG), both
+ * engines the same answers: the descriptor's checks, the region only
+ * while the ring is disabled, one region a ring, then waits by index:
+ * the timeout inline, an index past the region or an offset not a
+ * multiple of a long -EFAULT, a wrong size or unknown flags -EINVAL, a
+ * sigmask of the wrong size -EINVAL, a CQE ending the wait. The
+ * engine's own memory (no TYPE_USER) gets its mmap offset back.
+ */
+static void test_wait_regions(void)
+{
+	struct io_uring_params p = { .flags = IORING_SETUP_R_DISABLED };
+	const long page = 4096;
+	struct t_region_desc rd;
+	struct t_region_reg mr;
+	struct ar_reg_wait *rw;
+	struct io_uring_cqe *cqe;
+	struct io_uring ring;
+	sigset_t sig;
+	char *buf, *ro;
+
+	buf = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ro = mmap(NULL, page, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHECK(buf != MAP_FAILED && ro != MAP_FAILED);
+
+	/* the descriptor, as io_create_region() checks it */
+	rd = (struct t_region_desc){ .user_addr = (uintptr_t)buf, .size = page,
+				     .flags = T_REGION_USER };
+	CHECK_EQ(t_region_try(&rd, T_REGION_WAIT_ARG, false), -EINVAL);
+	CHECK_EQ(t_region_try(&rd, 2, true), -EINVAL);
+	rd.resv[1] = 1;
+	CHECK_EQ(t_region_try(&rd, T_REGION_WAIT_ARG, true), -EINVAL);
+	rd.resv[1] = 0;
+	rd.flags = 2 | T_REGION_USER;
+	CHECK_EQ(t_region_try(&rd, T_REGION_WAIT_ARG, true), -EINVAL);
+	rd.flags = 0;		/* the engine's memory, with an address */
+	CHECK_EQ(t_region_try(&rd, T_REGION_WAIT_ARG, true), -EFAULT);
+	rd.flags = T_REGION_USER;
+	rd.size = 0;
+	CHECK_EQ(t_region_try(&rd, T_REGION_WAIT_ARG, true), -EINVAL);
+	rd.size = page;
+	rd.id = 1;
+	CHECK_EQ(t_region_try(&rd, T_REGION_WAIT_ARG, true), -EINVAL);
+	rd.id = 0;
+	rd.user_addr += 16;
+	CHECK_EQ(t_region_try(&rd, T_REGION_WAIT_ARG, true), -EINVAL);
+	rd.user_addr = (uintptr_t)ro;
+	CHECK_EQ(t_region_try(&rd, T_REGION_WAIT_ARG, true), -EFAULT);
+	rd.user_addr = (uintptr_t)buf;
+	CHECK_EQ(t_region_try(&rd, 0, false), 0);
+
+	/* the engine's memory: its mmap offset comes back */
+	rd = (struct t_region_desc){ .size = page };
+	CHECK_EQ(t_region_try(&rd, T_REGION_WAIT_ARG, true), 0);
+	CHECK_EQ(rd.mmap_offset, AR_MAP_OFF_PARAM_REGION);
+
+	/* wait arguments in the program's memory: two pages, 128 entries */
+	t_ring(&ring, 8, &p);
+	rd = (struct t_region_desc){ .user_addr = (uintptr_t)buf,
+				     .size = 2 * page, .flags = T_REGION_USER };
+	mr = (struct t_region_reg){ .region_uptr = (uintptr_t)&rd,
+				    .flags = T_REGION_WAIT_ARG };
+	CHECK_EQ(io_uring_register_region(&ring, (void *)&mr), 0);
+	CHECK_EQ(rd.mmap_offset, 0);
+	CHECK_EQ(io_uring_register_region(&ring, (void *)&mr), -EBUSY);
+	CHECK_EQ(io_uring_enable_rings(&ring), 0);
+	rw = (struct ar_reg_wait *)buf;
+	memset(buf, 0, 2 * page);
+	rw[0].flags = AR_REG_WAIT_TS;
+	rw[0].ts.tv_nsec = 1000000;
+	rw[127] = rw[0];
+	CHECK_EQ(io_uring_submit_and_wait_reg(&ring, &cqe, 1, 0), -ETIME);
+	CHECK_EQ(io_uring_submit_and_wait_reg(&ring, &cqe, 1, 127), -ETIME);
+	CHECK_EQ(io_uring_submit_and_wait_reg(&ring, &cqe, 1, 128), -EFAULT);
+	CHECK_EQ(t_wait_at(&ring, 4, sizeof(*rw)), -EFAULT);
+	CHECK_EQ(t_wait_at(&ring, 0UL - sizeof(long), sizeof(*rw)), -EFAULT);
+	CHECK_EQ(t_wait_at(&ring, 0, sizeof(*rw) - 8), -EINVAL);
+	rw[1].flags = 2;
+	CHECK_EQ(io_uring_submit_and_wait_reg(&ring, &cqe, 1, 1), -EINVAL);
+	rw[1] = rw[0];
+	sigemptyset(&sig);
+	rw[1].sigmask = (uintptr_t)&sig;
+	rw[1].sigmask_sz = 1;
+	CHECK_EQ(io_uring_submit_and_wait_reg(&ring, &cqe, 1, 1), -EINVAL);
+	rw[1].sigmask_sz = sizeof(long);
+	CHECK_EQ(io_uring_submit_and_wait_reg(&ring, &cqe, 1, 1), -ETIME);
+	/* a CQE ends it (liburing answers the count submitted, and the CQE) */
+	rw[2].flags = AR_REG_WAIT_TS;
+	rw[2].ts.tv_sec = 5;
+	io_uring_prep_nop(io_uring_get_sqe(&ring));
+	CHECK_EQ(io_uring_submit_and_wait_reg(&ring, &cqe, 1, 2), 1);
+	CHECK(cqe != NULL);
+	CHECK_EQ(cqe->res, 0);
+	io_uring_cqe_seen(&ring, cqe);
+	io_uring_queue_exit(&ring);
+	munmap(buf, 2 * page);
+	munmap(ro, page);
+}
+
 int main(void)
 {
 	struct io_uring_params p;
@@ -573,6 +708,7 @@ int main(void)
 	test_registers();
 	test_blind();
 	test_queue_init_mem();
+	test_wait_regions();
 	printf("newer API on %s%s: ok\n", t_engine(),
 	       denied ? " (io_uring denied)" : "");
 	return 0;

@@ -173,6 +173,11 @@ struct ar_reg_wait {
 };
 _Static_assert(sizeof(struct ar_reg_wait) == 64, "reg_wait layout");
 
+/* struct io_uring_reg_wait's flags: ts is set (IORING_REG_WAIT_TS) */
+#define AR_REG_WAIT_TS			(1U << 0)
+/* mmap offset of the parameter region (IORING_MAP_OFF_PARAM_REGION, 6.13) */
+#define AR_MAP_OFF_PARAM_REGION		0x20000000ULL
+
 /* mmap offset of a kernel-allocated buffer ring (IOU_PBUF_RING_MMAP, 6.4) */
 #define AR_OFF_PBUF_RING		0x80000000ULL
 #define AR_OFF_PBUF_SHIFT		16

@@ -77,14 +77,15 @@ bool ar_trap_active(void)
  * anywhere but the site. A ring mmap is how every io_uring program maps
  * one (liburing, fio, libuv, Rust's io-uring crate, Zig, Go's): shared,
  * populated, writable, of an fd at 0, IORING_OFF_CQ_RING,
- * IORING_OFF_SQES or a buffer ring's IORING_OFF_PBUF_RING. Requiring all of that keeps other programs' mmaps
+ * IORING_OFF_SQES, a buffer ring's IORING_OFF_PBUF_RING or the parameter
+ * region's IORING_MAP_OFF_PARAM_REGION. Requiring all of that keeps other programs' mmaps
  * (and those of a child without libanyring, which inherits the filter
  * but not the handler) out of the trap; for the same reason nothing
  * else is trapped (docs/trap.md). Another architecture (a 32-bit
  * program) and x32 calls pass untouched.
  */
-#define AR_F_TRAP	25
-#define AR_F_ALLOW	26
+#define AR_F_TRAP	26
+#define AR_F_ALLOW	27
 /* a jump from instruction at to instruction to */
 #define TO(at, to)	((to) - (at) - 1)
 
@@ -116,10 +117,11 @@ static int ar_trap_filter(struct sock_filter *f, size_t max)
 		/* 21 */ JSET((__u32)AR_OFF_PBUF_RING, TO(21, AR_F_TRAP), 0),
 		/* 22 */ JEQ(IORING_OFF_SQ_RING, TO(22, AR_F_TRAP), 0),
 		/* 23 */ JEQ(IORING_OFF_CQ_RING, TO(23, AR_F_TRAP), 0),
-		/* 24 */ JEQ(IORING_OFF_SQES, TO(24, AR_F_TRAP),
-			     TO(24, AR_F_ALLOW)),
-		/* 25 */ RET(SECCOMP_RET_TRAP | AR_TRAP_DATA),
-		/* 26 */ RET(SECCOMP_RET_ALLOW),
+		/* 24 */ JEQ(IORING_OFF_SQES, TO(24, AR_F_TRAP), 0),
+		/* 25 */ JEQ((__u32)AR_MAP_OFF_PARAM_REGION, TO(25, AR_F_TRAP),
+			     TO(25, AR_F_ALLOW)),
+		/* 26 */ RET(SECCOMP_RET_TRAP | AR_TRAP_DATA),
+		/* 27 */ RET(SECCOMP_RET_ALLOW),
 	};
 
 	_Static_assert(sizeof(prog) / sizeof(prog[0]) == AR_F_ALLOW + 1,

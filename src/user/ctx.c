@@ -32,6 +32,7 @@
 #include "user/wait.h"
 #include "user/iowq.h"
 #include "user/kbuf.h"
+#include "user/region.h"
 #include "user/svc.h"
 #include "user/poll.h"
 #include "user/aiopoll.h"
@@ -625,6 +626,7 @@ void ar_uctx_free(struct ar_uctx *ctx)
 	}
 	ar_req_cache_free(ctx);
 	ar_kbuf_free(ctx);
+	ar_region_free(ctx);
 	ar_iowq_free(&ctx->iowq);
 	ar_poll_free(ctx);
 	ar_aiopoll_free(ctx);
@@ -966,6 +968,13 @@ static long ar_user_mmap_raw(void *obj, void *addr, size_t len, int prot,
 		if (!src)
 			return -ENOMEM;
 		(void)max;
+		goto map;
+	}
+	/* the parameter region the engine allocated (region.c) */
+	if (ctx && off == (off_t)AR_MAP_OFF_PARAM_REGION) {
+		src = ar_region_mmap(ctx, len);
+		if (!src)
+			return -EINVAL;
 		goto map;
 	}
 	/* io_uring_validate_mmap_request(): a NO_MMAP ring has nothing to map */

@@ -30,6 +30,7 @@
 #include "engine/engine.h"
 #include "user/cred.h"
 #include "user/wait.h"
+#include "user/region.h"
 
 #define AR_RESTRICTION_LAST	4
 
@@ -791,8 +792,10 @@ static int ar_register_ring(struct ar_uctx *ctx, unsigned opcode,
 		return !arg || nr != 1 ? -EINVAL : ar_reg_clone_buffers(ctx, arg);
 	case AR_REGISTER_RESIZE_RINGS:
 		return !arg || nr != 1 ? -EINVAL : ar_user_resize_rings(ctx, marg);
+	case AR_REGISTER_MEM_REGION:
+		return !arg || nr != 1 ? -EINVAL : ar_reg_mem_region(ctx, marg);
 	default:
-		/* NAPI, ZCRX, MEM_REGION */
+		/* NAPI, ZCRX */
 		ar_debug("user engine: io_uring_register opcode %u not supported",
 			 opcode);
 		return -EINVAL;

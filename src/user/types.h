@@ -459,6 +459,17 @@ struct ar_uctx {
 	struct ar_ureq *submit_link_last;
 	struct ar_rsrc_table files, bufs;
 	struct ar_restrictions *restrictions;
+	/*
+	 * the parameter region (region.c): set once, under uring_lock; its
+	 * wait arguments only while the ring is disabled, before any wait
+	 */
+	struct ar_region {
+		void *base;		/* where the engine reads it */
+		size_t size;		/* 0: none registered */
+		size_t wait_size;	/* REG_WAIT_ARG: its size, else 0 */
+		struct ar_pinned *pin;	/* the program's pages, pinned */
+		bool kernel_mem;	/* the engine's, for the program's mmap */
+	} param_region;
 	unsigned personality_next;
 	/* the personalities' credentials by id (cred.h), uring_lock */
 	struct ar_cred **pers;

@@ -30,12 +30,13 @@
 #include "user/aio.h"
 #include "user/poll.h"
 #include "user/query.h"
+#include "user/region.h"
 #include "lib/uaccess.h"
 
 #define AR_ENTER_KNOWN (IORING_ENTER_GETEVENTS | IORING_ENTER_SQ_WAKEUP | \
 	IORING_ENTER_SQ_WAIT | IORING_ENTER_EXT_ARG |			\
 	IORING_ENTER_REGISTERED_RING | IORING_ENTER_ABS_TIMER |		\
-	IORING_ENTER_NO_IOWAIT)
+	IORING_ENTER_EXT_ARG_REG | IORING_ENTER_NO_IOWAIT)
 
 __u64 ar_user_enter_flags(void)
 {
@@ -84,15 +85,11 @@ static bool ar_wait_iopoll(const struct ar_uctx *ctx)
  * reads it (io_validate_ext_arg): there a timespec that cannot be read
  * means no timeout rather than -EFAULT.
  */
-static int ar_get_wait_ts(struct ar_uctx *ctx, unsigned flags, __u64 uts,
-			  struct ar_wait_arg *w)
+static void ar_wait_deadline(struct ar_uctx *ctx, unsigned flags,
+			     struct __kernel_timespec ts, struct ar_wait_arg *w)
 {
-	struct __kernel_timespec ts;
 	__s64 ns;
 
-	if (ar_copy_from_user(&ts, (const void *)(unsigned long)uts,
-			      sizeof(ts)))
-		return ar_wait_iopoll(ctx) ? 0 : -EFAULT;
 	/*
 	 * Like the kernel, no range check: the value is taken as a sum of
 	 * nanoseconds; a time at or before now has already expired.
@@ -107,6 +104,44 @@ static int ar_get_wait_ts(struct ar_uctx *ctx, unsigned flags, __u64 uts,
 	else
 		w->deadline_ns = (__u64)ns > UINT64_MAX / 2 ? UINT64_MAX / 2 :
 				 ar_now_ns() + (__u64)ns;
+}
+
+static int ar_get_wait_ts(struct ar_uctx *ctx, unsigned flags, __u64 uts,
+			  struct ar_wait_arg *w)
+{
+	struct __kernel_timespec ts;
+
+	if (ar_copy_from_user(&ts, (const void *)(unsigned long)uts,
+			      sizeof(ts)))
+		return ar_wait_iopoll(ctx) ? 0 : -EFAULT;
+	ar_wait_deadline(ctx, flags, ts, w);
+	return 0;
+}
+
+/*
+ * IORING_ENTER_EXT_ARG_REG: arg is the byte offset of a struct
+ * io_uring_reg_wait in the registered wait region (region.c), whose
+ * timeout is inline. IOPOLL's wait takes no argument: -EINVAL there,
+ * as io_validate_ext_arg().
+ */
+static int ar_get_wait_reg(struct ar_uctx *ctx, unsigned flags,
+			   const void *arg, size_t argsz, struct ar_wait_arg *w)
+{
+	struct ar_reg_wait rw;
+	int ret;
+
+	if (ar_wait_iopoll(ctx) || argsz != sizeof(rw))
+		return -EINVAL;
+	ret = ar_region_wait_arg(ctx, (unsigned long)arg, &rw);
+	if (ret)
+		return ret;
+	if (rw.flags & ~AR_REG_WAIT_TS)
+		return -EINVAL;
+	w->min_wait_ns = (__u64)rw.min_wait_usec * 1000;
+	w->usigmask = (const void *)(unsigned long)rw.sigmask;
+	w->sigmask_sz = rw.sigmask_sz;
+	if (rw.flags & AR_REG_WAIT_TS)
+		ar_wait_deadline(ctx, flags, rw.ts, w);
 	return 0;
 }
 
@@ -134,6 +169,8 @@ static int ar_get_wait_arg(struct ar_uctx *ctx, unsigned flags,
 		w->sigmask_sz = argsz;
 		return 0;
 	}
+	if (flags & IORING_ENTER_EXT_ARG_REG)
+		return ar_get_wait_reg(ctx, flags, arg, argsz, w);
 	if (argsz != sizeof(ea))
 		return -EINVAL;
 	if (ar_copy_from_user(&ea, arg, sizeof(ea)))
