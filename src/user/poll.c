@@ -887,6 +887,21 @@ static int ar_poll_issue_ready(struct ar_uctx *ctx, struct ar_poll *p,
 }
 
 /*
+ * The edges a DEFER_TASKRUN ring's task was told of are taken (a reap,
+ * or the owner's sleep on the epoll fd): what it was told goes, a hint
+ * for svc.c's sleep (ar_poll_has_sleepers()) and what keeps a
+ * TASKRUN_FLAG ring's IORING_SQ_TASKRUN up. seq_cst, before the flag
+ * comes down (ar_tw_flag_settle()); the task list keeps it up unless
+ * the punt thread runs it, which leaves the flag alone. Under tell_lock.
+ */
+static void ar_poll_untell_locked(struct ar_uctx *ctx, struct ar_poll *p)
+{
+	if (atomic_exchange_explicit(&p->deferred, false, memory_order_seq_cst) &&
+	    (ctx->flags & IORING_SETUP_TASKRUN_FLAG))
+		ar_tw_flag_settle(ctx, !ctx->punt);
+}
+
+/*
  * The reap: the edges epoll holds, dispatched under reap_lock (waited
  * for with sync, else tried: -EBUSY), their requests issued after it.
  * sync also waits for the issues of other reapers that took edges
@@ -897,7 +912,7 @@ static int ar_poll_reap_locking(struct ar_uctx *ctx, struct ar_poll *p,
 {
 	struct epoll_event evs[AR_POLL_BATCH];
 	struct ar_ureq *ready = NULL;
-	bool issuing;
+	bool issuing, task;
 	int n;
 
 	if (sync)
@@ -914,22 +929,18 @@ static int ar_poll_reap_locking(struct ar_uctx *ctx, struct ar_poll *p,
 		pthread_mutex_unlock(&p->reap_lock);
 		return -EBUSY;
 	}
+	/*
+	 * A DEFER_TASKRUN ring's take of the edges and the reset of what its
+	 * task was told are one step under tell_lock: a telling is before
+	 * both, or after both and about edges that came after the take.
+	 */
+	task = ar_poll_task_reaps(ctx);
+	if (task)
+		pthread_mutex_lock(&p->tell_lock);
 	/* the fd changes only under reap_lock (ar_poll_exit()) */
 	n = p->epfd >= 0 ? epoll_wait(p->epfd, evs, AR_POLL_BATCH, 0) : 0;
-	/*
-	 * What the task was told of is taken: a hint for svc.c's sleep
-	 * (ar_poll_has_sleepers()), and what keeps a TASKRUN_FLAG ring's
-	 * IORING_SQ_TASKRUN up. After the take and under tell_lock: a
-	 * teller that found the edges there before the take told before
-	 * this reset, and one after it finds none (or new ones, which it
-	 * tells anew). seq_cst, before the flag comes down
-	 * (ar_tw_flag_settle()).
-	 */
-	if (ar_poll_task_reaps(ctx)) {
-		pthread_mutex_lock(&p->tell_lock);
-		if (atomic_exchange_explicit(&p->deferred, false,
-					     memory_order_seq_cst))
-			ar_tw_flag_settle(ctx, true);
+	if (task) {
+		ar_poll_untell_locked(ctx, p);
 		pthread_mutex_unlock(&p->tell_lock);
 	}
 	if (n <= 0) {
@@ -1034,6 +1045,12 @@ int ar_poll_sleep(struct ar_uctx *ctx, struct ar_waiter *w, __u64 deadline_ns,
 		return n == -ETIMEDOUT || n == -EINTR ? n : 0;
 	}
 	woken = ar_poll_dispatch_evs(ctx, p, evs, n, &ready);
+	/* the edges taken: what the task was told of goes (no telling while it slept) */
+	if (ar_poll_task_reaps(ctx)) {
+		pthread_mutex_lock(&p->tell_lock);
+		ar_poll_untell_locked(ctx, p);
+		pthread_mutex_unlock(&p->tell_lock);
+	}
 	/* pairs with the acquire in ar_poll_try_reap(): dispatched first */
 	atomic_store_explicit(&p->ep_sleeper, false, memory_order_release);
 	if (woken)
@@ -1094,6 +1111,24 @@ static bool ar_poll_epfd_ready(struct ar_poll *p)
 }
 
 /*
+ * tell_lock for a program thread in a poll hook, which may be a signal
+ * handler's poll on a thread that holds it: tried a bounded number of
+ * times, yielding, so the handler never waits on its own thread. A
+ * holder that keeps it longer (descheduled) leaves the telling to it.
+ */
+#define AR_POLL_TELL_TRIES	64
+
+static bool ar_poll_tell_trylock(struct ar_poll *p)
+{
+	for (unsigned i = 0; i < AR_POLL_TELL_TRIES; i++) {
+		if (!pthread_mutex_trylock(&p->tell_lock))
+			return true;
+		sched_yield();
+	}
+	return false;
+}
+
+/*
  * Readiness is there for the task of a DEFER_TASKRUN ring: tell it, once
  * until it reaps (p->deferred). Not while a waiter sleeps on the epoll
  * fd: it reaps that itself. sync (the program about to poll): if another
@@ -1107,11 +1142,14 @@ static void ar_poll_tell_task(struct ar_uctx *ctx, struct ar_poll *p,
 	if (atomic_load_explicit(&p->sleepers, memory_order_relaxed) ||
 	    (!sync && atomic_load_explicit(&p->deferred, memory_order_relaxed)))
 		return;
-	pthread_mutex_lock(&p->tell_lock);
+	if (!sync)
+		pthread_mutex_lock(&p->tell_lock);
+	else if (!ar_poll_tell_trylock(p))
+		return;
 	/*
 	 * The edge that sent the caller here may have been reaped by the
 	 * task since (the service thread's look comes late): still there,
-	 * or nothing to tell.
+	 * or nothing to tell. A ring past ar_poll_exit() has no epoll fd.
 	 */
 	if (atomic_load_explicit(&p->deferred, memory_order_relaxed) ||
 	    !ar_poll_epfd_ready(p))
@@ -1146,7 +1184,12 @@ unsigned ar_poll_reap(struct ar_uctx *ctx)
 	struct ar_poll *p = ar_poll_of(ctx);
 	int n;
 
-	if (p && ar_poll_task_reaps(ctx)) {
+	/*
+	 * With nothing armed the edge is an idle fd's or the owner waiter's:
+	 * nothing for the task, and no reap of its would take it. Taken
+	 * here (the service thread would wake for it again), issuing none.
+	 */
+	if (p && ar_poll_task_reaps(ctx) && ar_poll_armed_fd(p) >= 0) {
 		ar_poll_tell_task(ctx, p, false);
 		return 0;
 	}
@@ -1156,9 +1199,12 @@ unsigned ar_poll_reap(struct ar_uctx *ctx)
 
 unsigned ar_poll_reap_armed_slow(struct ar_uctx *ctx)
 {
+	struct ar_poll *p = ar_poll_of(ctx);
 	int n = 0;
 
-	if (ar_poll_armed_fd(ar_poll_of(ctx)) >= 0)
+	/* or the task was told of edges that are still to be taken */
+	if (ar_poll_armed_fd(p) >= 0 ||
+	    (p && atomic_load_explicit(&p->deferred, memory_order_relaxed)))
 		n = ar_poll_try_reap(ctx);
 	return n > 0 ? (unsigned)n : 0;
 }
@@ -1231,7 +1277,9 @@ void ar_poll_run_others(struct ar_uctx *self)
  * TASKRUN_FLAG, IORING_SQ_TASKRUN is up (liburing's defer-taskrun: an
  * eventfd written, then polled, then the flag). The service thread
  * tells it too, a moment later. One poll(2) of each such ring's epoll
- * fd, at most AR_POLL_OTHERS rings.
+ * fd, at most AR_POLL_OTHERS rings. Its locks are only tried: a signal
+ * handler's poll on a thread that holds one leaves the telling to the
+ * service thread.
  */
 void ar_poll_prepoll(void)
 {
@@ -1242,7 +1290,9 @@ void ar_poll_prepoll(void)
 	/* relaxed: a hint, looked at again under the lock */
 	if (!__atomic_load_n(&ar_pollers.nr_task, __ATOMIC_RELAXED))
 		return;
-	pthread_mutex_lock(&ar_pollers.lock);
+	/* a signal handler's poll may interrupt a holder: never wait for it */
+	if (pthread_mutex_trylock(&ar_pollers.lock))
+		return;
 	for (i = 0; i < ar_pollers.nr && n < AR_POLL_OTHERS; i++) {
 		c = ar_pollers.rings[i];
 		p = ar_poll_of(c);
@@ -1260,8 +1310,8 @@ void ar_poll_prepoll(void)
 		p = ar_poll_of(c);
 		if (atomic_load_explicit(&p->deferred, memory_order_relaxed)) {
 			/* told, or being told: the telling is done after this */
-			pthread_mutex_lock(&p->tell_lock);
-			pthread_mutex_unlock(&p->tell_lock);
+			if (ar_poll_tell_trylock(p))
+				pthread_mutex_unlock(&p->tell_lock);
 		} else if (ar_poll_epfd_ready(p)) {
 			/* the engine's own poll inside is not the program's */
 			ar_hook_off_enter();
@@ -1324,8 +1374,16 @@ void ar_poll_exit(struct ar_uctx *ctx)
 		return;
 	ar_pollers_del(ctx);
 	pthread_mutex_lock(&p->reap_lock);
+	/*
+	 * Under tell_lock too: a telling (a program thread's poll hook, which
+	 * may have picked the ring before its end) is over, and a later one
+	 * finds no epoll fd and tells nothing: the eventfd and the ring fd's
+	 * other end, closed after this, are no longer written (ctx.c).
+	 */
+	pthread_mutex_lock(&p->tell_lock);
 	fd = p->epfd;
 	__atomic_store_n(&p->epfd, -1, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&p->tell_lock);
 	pthread_mutex_unlock(&p->reap_lock);
 	if (fd >= 0)
 		ar_internal_close(fd);

@@ -293,8 +293,8 @@ static struct ar_spread *ar_spread_get(struct ar_uctx *ctx)
  * does the I/O in the issuing thread (->spread): a backend that queues
  * it (direct, a device) does so in well under a microsecond, so a second
  * thread would only add its cost. So does a write to a file whose
- * buffered writes refuse RWF_NOWAIT (wr_blocks): it goes to io-wq
- * without a try.
+ * buffered writes refused RWF_NOWAIT before (wr_blocks): unless the
+ * SQE asks for RWF_NOWAIT itself, it goes to io-wq without a try.
  */
 static bool ar_spread_ok(struct ar_ureq *req)
 {

@@ -70,9 +70,10 @@ static void ar_punt_kick(struct ar_uctx *ctx)
  * p->deferred already lowered. It goes up again for the other kind if
  * that is still waiting: a pusher that finds the list non-empty does not
  * raise it, nor does a readiness told before. seq_cst RMW, then seq_cst
- * loads: pairs with the push's seq_cst CAS (before its raise) and with
- * ar_poll_tell_task()'s seq_cst exchange of deferred (before its raise),
- * so either this sees the work or its raise comes after this clear.
+ * loads: pairs with the push's seq_cst CAS (before its raise, an RMW on
+ * sq_flags after this one's or before it) and with ar_poll_tell_task()'s
+ * seq_cst store of deferred (before its raise), so either this sees the
+ * work or its raise comes after this clear.
  */
 void ar_tw_flag_settle(struct ar_uctx *ctx, bool list_waits)
 {

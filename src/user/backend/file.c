@@ -40,9 +40,12 @@
  * look at the same fd again (a batch of writes to one file, each punted
  * to io-wq) take its answer. The kernel too resolves each request's file
  * in its own turn of one io_uring_enter; an fd closed and its number
- * reused by another thread during that call may be seen by any of them,
- * here by none. A request of the batch other than a read or write (a
- * CLOSE) ends what the batch has seen.
+ * reused by another thread during that call (or by a CLOSE and an
+ * OPENAT of the batch that io-wq runs meanwhile, IOSQE_ASYNC) may be
+ * seen by any of them, here by none: what the look decides (wait for
+ * readiness or a worker, IOPOLL's refusal) is then the old file's. A
+ * request of the batch other than a read or write (a CLOSE) ends what
+ * the batch has seen.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -302,13 +305,6 @@ static unsigned ar_file_probe_store(int fd, _Atomic(uint32_t) *slot,
 {
 	unsigned kind = ar_file_probe(fd, ihash), old;
 
-	if (ar_file_seen.active) {
-		ar_file_seen.valid = true;
-		ar_file_seen.fd = fd;
-		ar_file_seen.kind = kind;
-		ar_file_seen.ihash = *ihash;
-	}
-
 	if (slot && (kind & AR_FILE_TYPE_MASK) != AR_FILE_NONE) {
 		/* the same kind again keeps what its writes taught */
 		old = atomic_load_explicit(slot, memory_order_relaxed);
@@ -321,6 +317,13 @@ static unsigned ar_file_probe_store(int fd, _Atomic(uint32_t) *slot,
 						  memory_order_relaxed);
 		atomic_store_explicit(slot, (uint32_t)(gen << AR_FILE_KIND_BITS | kind),
 				      memory_order_relaxed);
+	}
+	/* the batch's look (with what the entry's writes taught) */
+	if (ar_file_seen.active) {
+		ar_file_seen.valid = true;
+		ar_file_seen.fd = fd;
+		ar_file_seen.kind = kind;
+		ar_file_seen.ihash = *ihash;
 	}
 	return kind;
 }
