@@ -6,7 +6,9 @@
  * personalities in sqe->personality, restrictions on an R_DISABLED ring
  * (allowed and refused opcodes, SQE flags allowed and required, register
  * opcodes, bad restriction lists, a ring not disabled), submitting
- * before the ring is enabled, and the probe of the implemented opcodes.
+ * before the ring is enabled, the probe of the implemented opcodes, and
+ * the registered wait region (its descriptor's checks, one a ring, only
+ * on a disabled ring, waits by offset in and out of it).
  * Register results and "the eventfd is readable" (yes/no, never a count)
  * are notes.
  */
@@ -16,6 +18,7 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 #include "harness.h"
+#include "compat.h"
 
 #define NOTE		1000	/* register results, in order */
 #define NOTE_READABLE	1100	/* the eventfd polls readable */
@@ -494,7 +497,116 @@ static int fill_query_sizes(struct io_uring *ring, struct diff_ctx *c)
 	return 0;
 }
 
+/* struct io_uring_mem_region_reg and struct io_uring_region_desc (6.13) */
+struct region_reg {
+	__u64 region_uptr, flags, resv[2];
+};
+
+struct region_desc {
+	__u64 user_addr, size;
+	__u32 flags, id;
+	__u64 mmap_offset, resv[4];
+};
+
+#define REGION_USER	1U	/* IORING_MEM_REGION_TYPE_USER */
+#define REGION_WAIT	1U	/* IORING_MEM_REGION_REG_WAIT_ARG */
+
+/* the wait arguments: two pages, 128 entries */
+static struct ar_reg_wait waits[128] __attribute__((aligned(4096)));
+
+static int region_register(struct io_uring *ring, struct region_desc *rd,
+			   __u64 flags)
+{
+	struct region_reg mr = { .region_uptr = (uintptr_t)rd, .flags = flags };
+
+	return io_uring_register(ring->ring_fd, AR_REGISTER_MEM_REGION, &mr, 1);
+}
+
+/* a wait at byte offset off, argument size sz: its answer */
+static int region_wait(struct io_uring *ring, unsigned long off, size_t sz)
+{
+	return io_uring_enter2(ring->ring_fd, 0, 1, IORING_ENTER_GETEVENTS |
+			       IORING_ENTER_EXT_ARG | IORING_ENTER_EXT_ARG_REG,
+			       (void *)off, sz);
+}
+
+/*
+ * R_DISABLED: bad region descriptors (each refused, so the ring has
+ * none), the wait region, a second one (-EBUSY), then waits by offset:
+ * in range with a 1 ms timeout, past the end, not a multiple of a long,
+ * the wrong size, unknown entry flags, a sigmask of the wrong size.
+ */
+static int fill_wait_region(struct io_uring *ring, struct diff_ctx *c)
+{
+	struct region_desc rd = { .user_addr = (uintptr_t)waits,
+				  .size = sizeof(waits), .flags = REGION_USER };
+	const size_t w = sizeof(waits[0]);
+
+	note(c, region_register(ring, &rd, 2));
+	rd.resv[0] = 1;
+	note(c, region_register(ring, &rd, REGION_WAIT));
+	rd.resv[0] = 0;
+	rd.flags = 0;
+	note(c, region_register(ring, &rd, REGION_WAIT));
+	rd.flags = REGION_USER;
+	rd.size = 100;
+	note(c, region_register(ring, &rd, REGION_WAIT));
+	rd.size = sizeof(waits);
+	rd.user_addr = 0;
+	note(c, region_register(ring, &rd, REGION_WAIT));
+	rd.user_addr = (uintptr_t)waits;
+	note(c, region_register(ring, &rd, REGION_WAIT));
+	note(c, (int)rd.mmap_offset);
+	note(c, region_register(ring, &rd, REGION_WAIT));
+	note(c, io_uring_enable_rings(ring));
+	memset(waits, 0, sizeof(waits));
+	waits[0].flags = AR_REG_WAIT_TS;
+	waits[0].ts.tv_nsec = 1000000;
+	waits[127] = waits[0];
+	waits[1] = waits[0];
+	waits[1].flags |= 2;
+	waits[2] = waits[0];
+	waits[2].sigmask = (uintptr_t)&waits[3];
+	waits[2].sigmask_sz = 1;
+	note(c, region_wait(ring, 0, w));
+	note(c, region_wait(ring, 127 * w, w));
+	note(c, region_wait(ring, 128 * w, w));
+	note(c, region_wait(ring, 4, w));
+	note(c, region_wait(ring, 0, w - 8));
+	note(c, region_wait(ring, w, w));
+	note(c, region_wait(ring, 2 * w, w));
+	diff_prep_nop(ring, c, 1, 0);
+	return 0;
+}
+
+/* a ring not disabled: no wait region, and a wait finds none */
+static int fill_wait_region_enabled(struct io_uring *ring, struct diff_ctx *c)
+{
+	struct region_desc rd = { .user_addr = (uintptr_t)waits,
+				  .size = sizeof(waits), .flags = REGION_USER };
+
+	note(c, region_wait(ring, 0, sizeof(waits[0])));
+	note(c, region_register(ring, &rd, REGION_WAIT));
+	note(c, region_register(ring, &rd, 0));
+	note(c, region_wait(ring, 0, sizeof(waits[0])));
+	diff_prep_nop(ring, c, 1, 0);
+	return 0;
+}
+
 const struct scenario diff_register[] = {
+	{
+		.name = "ctl_wait_region",
+		.setup_flags = IORING_SETUP_R_DISABLED,
+		.fill = fill_wait_region,
+		.nr_cqes = 1,
+		.known = { { NOTE + 5, 0 }, { NOTE + 7, -EBUSY },
+			   { NOTE + 9, -ETIME }, { NOTE + 11, -EFAULT } },
+	}, {
+		.name = "ctl_wait_region_enabled_ring",
+		.fill = fill_wait_region_enabled,
+		.nr_cqes = 1,
+		.known = { { NOTE, -EFAULT }, { NOTE + 1, -EINVAL } },
+	},
 	{
 		.name = "register_query",
 		.fill = fill_query,
