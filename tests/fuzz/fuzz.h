@@ -180,6 +180,11 @@ struct fz_cfg {
 	 * docs/semantics.md D2); the parent waits, then exits the ring
 	 */
 	int fork;
+	/*
+	 * the ring is made disabled, given a registered wait region and
+	 * enabled; the harness's waits go through it (IORING_ENTER_EXT_ARG_REG)
+	 */
+	int wait_reg;
 };
 
 struct fz_batch {
@@ -239,6 +244,7 @@ struct fz_result {
 	int init_ret;
 	int reg_files_ret, reg_bufs_ret;
 	int reg_pbuf_ret;		/* the incremental buffer ring (reg_bufs) */
+	int wait_reg_ret;		/* the wait region and enable (wait_reg) */
 	int submit[FZ_MAX_SUBMITS];
 	unsigned nr_submit;
 	unsigned queued;		/* SQEs handed to the engine */

@@ -124,8 +124,9 @@ static void print_run(const struct fz_batch *b, const struct fz_result *r)
 	unsigned i, n = normalize(b, r, norm);
 
 	printf("  %s: setup %d, register files %d buffers %d buffer ring %d, "
-	       "%u queued, submit:", r->engine, r->init_ret, r->reg_files_ret,
-	       r->reg_bufs_ret, r->reg_pbuf_ret, r->queued);
+	       "wait region %d, %u queued, submit:", r->engine, r->init_ret,
+	       r->reg_files_ret, r->reg_bufs_ret, r->reg_pbuf_ret,
+	       r->wait_reg_ret, r->queued);
 	for (i = 0; i < r->nr_submit; i++)
 		printf(" %d", r->submit[i]);
 	printf(", reap error %d, %u CQEs, %u parks cancelled, %d fds left, "
@@ -172,6 +173,8 @@ static const char *differ(const struct fz_batch *b, const struct fz_result *a,
 		return "register files result";
 	if (a->reg_bufs_ret != c->reg_bufs_ret)
 		return "register buffers result";
+	if (a->wait_reg_ret != c->wait_reg_ret)
+		return "wait region registration result";
 	if (a->reg_pbuf_ret != c->reg_pbuf_ret)
 		return "register buffer ring result";
 	if (a->queued != c->queued || a->nr_submit != c->nr_submit ||

@@ -444,6 +444,8 @@ void fz_decode(const uint8_t *data, size_t size, struct fz_batch *b)
 	b->nr = cfg % FZ_MAX_SQES + 1;
 	/* the count byte's high nibble 3: in a forked child (1 in 16) */
 	b->cfg.fork = (cfg >> 4) == 3;
+	/* ... 5: waits through a registered wait region (1 in 16) */
+	b->cfg.wait_reg = (cfg >> 4) == 5;
 
 	for (i = 0; i < b->nr; i++) {
 		struct fz_sqe *s = &b->sqe[i];

@@ -211,9 +211,10 @@ void fz_print_batch(const struct fz_batch *b)
 	};
 	unsigned i;
 
-	printf("ring: sq_entries=%u cq_entries=%u setup_flags=0x%x%s%s%s\n",
+	printf("ring: sq_entries=%u cq_entries=%u setup_flags=0x%x%s%s%s%s\n",
 	       b->cfg.sq_entries, b->cfg.cq_entries, b->cfg.setup_flags,
 	       b->cfg.fork ? " +run in a forked child" : "",
+	       b->cfg.wait_reg ? " +waits through a registered wait region" : "",
 	       b->cfg.reg_files ? " +registered files {f0,f1,pipe_r,pipe_w,"
 	       "-1,-1,-1,-1}" : "",
 	       b->cfg.reg_bufs ? " +registered buffers {arena+16384:8192,"

@@ -765,6 +765,63 @@ static int cancel_parks(struct io_uring *ring, const struct fz_batch *b,
 	return missed;
 }
 
+/*
+ * The registered wait region of a wait_reg batch (fuzz.h): one page of
+ * struct io_uring_reg_wait, the harness's waits use entry 0. Both
+ * engines' rings use it in turn.
+ */
+struct reg_wait {			/* struct io_uring_reg_wait (6.13) */
+	struct __kernel_timespec ts;
+	__u32 min_wait_usec, flags;
+	__u64 sigmask;
+	__u32 sigmask_sz, pad[3];
+	__u64 pad2[2];
+};
+
+#define REG_WAIT_TS		1U	/* IORING_REG_WAIT_TS */
+#define REGISTER_MEM_REGION	34	/* IORING_REGISTER_MEM_REGION */
+
+/* liburing 2.10's; declared here for older headers */
+int io_uring_submit_and_wait_reg(struct io_uring *ring,
+				 struct io_uring_cqe **cqe_ptr,
+				 unsigned wait_nr, int reg_index);
+
+static struct reg_wait wait_region[4096 / sizeof(struct reg_wait)]
+	__attribute__((aligned(4096)));
+
+/* struct io_uring_mem_region_reg and struct io_uring_region_desc (6.13) */
+struct region_desc {
+	__u64 user_addr, size;
+	__u32 flags, id;
+	__u64 mmap_offset, resv[4];
+};
+
+static int register_wait_region(struct io_uring *ring)
+{
+	struct region_desc rd = { .user_addr = (uintptr_t)wait_region,
+				  .size = sizeof(wait_region), .flags = 1 };
+	__u64 mr[4] = { (uintptr_t)&rd, 1 /* REG_WAIT_ARG */, 0, 0 };
+	int ret;
+
+	ret = io_uring_register(ring->ring_fd, REGISTER_MEM_REGION, mr, 1);
+	return ret ? ret : io_uring_enable_rings(ring);
+}
+
+/* a wait for one CQE, at most ts: io_uring_wait_cqe_timeout()'s answers */
+static int wait_one(struct io_uring *ring, const struct fz_batch *b,
+		    struct io_uring_cqe **cqe, struct __kernel_timespec *ts)
+{
+	int ret;
+
+	if (!b->cfg.wait_reg)
+		return io_uring_wait_cqe_timeout(ring, cqe, ts);
+	memset(&wait_region[0], 0, sizeof(wait_region[0]));
+	wait_region[0].ts = *ts;
+	wait_region[0].flags = REG_WAIT_TS;
+	ret = io_uring_submit_and_wait_reg(ring, cqe, 1, 0);
+	return ret > 0 ? 0 : ret;	/* a count submitted */
+}
+
 static void reap(struct io_uring *ring, const struct fz_batch *b,
 		 struct fz_result *r, int pipe_r)
 {
@@ -807,7 +864,7 @@ static void reap(struct io_uring *ring, const struct fz_batch *b,
 		ts.tv_sec = left / 1000000;
 		ts.tv_nsec = (left % 1000000) * 1000;
 		cqe = NULL;
-		ret = io_uring_wait_cqe_timeout(ring, &cqe, &ts);
+		ret = wait_one(ring, b, &cqe, &ts);
 		if (ret == -ETIME || ret == -EINTR)
 			continue;
 		if (ret < 0 || !cqe) {
@@ -1038,6 +1095,8 @@ void fz_run(const struct fz_batch *b, const char *engine,
 
 	memset(&p, 0, sizeof(p));
 	p.flags = b->cfg.setup_flags;
+	if (b->cfg.wait_reg)
+		p.flags |= IORING_SETUP_R_DISABLED;
 	if (b->cfg.cq_entries) {
 		p.flags |= IORING_SETUP_CQSIZE;
 		p.cq_entries = b->cfg.cq_entries;
@@ -1063,6 +1122,8 @@ void fz_run(const struct fz_batch *b, const char *engine,
 		r->reg_bufs_ret = io_uring_register_buffers(&ring, e->reg_iov, 2);
 		r->reg_pbuf_ret = register_inc_ring(&ring, e);
 	}
+	if (b->cfg.wait_reg)
+		r->wait_reg_ret = register_wait_region(&ring);
 	if (b->cfg.fork)
 		run_forked(e, b, &ring, r);
 	else

@@ -15,7 +15,9 @@
  * unmapped, running into an unmapped page, non-canonical, read-only, a
  * path longer than PATH_MAX: fuzz_bad.c). Requests only touch the run's
  * own temp dir, fds and memory, and the bad-pointer pool. One batch in
- * 16 runs in a forked child of the process that made the ring.
+ * 16 runs in a forked child of the process that made the ring, and one
+ * in 16 has its CQEs waited for through a registered wait region
+ * (IORING_ENTER_EXT_ARG_REG, on a ring made disabled).
  * fuzz_order.c turns the races the kernel itself has into NOPs (or leaves
  * their CQEs out), then the batch runs on each engine (fuzz_run.c) and the
  * runs are compared (fuzz_compare.c): CQEs, submit results, fds left
