@@ -124,8 +124,9 @@ static int ar_get_wait_ts(struct ar_uctx *ctx, unsigned flags, __u64 uts,
  * timeout is inline. IOPOLL's wait takes no argument: -EINVAL there,
  * as io_validate_ext_arg().
  */
-static int ar_get_wait_reg(struct ar_uctx *ctx, unsigned flags,
-			   const void *arg, size_t argsz, struct ar_wait_arg *w)
+static __attribute__((noinline, cold))
+int ar_get_wait_reg(struct ar_uctx *ctx, unsigned flags, const void *arg,
+		    size_t argsz, struct ar_wait_arg *w)
 {
 	struct ar_reg_wait rw;
 	int ret;
