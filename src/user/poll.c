@@ -1132,9 +1132,9 @@ static bool ar_poll_tell_trylock(struct ar_poll *p)
  * Readiness is there for the task of a DEFER_TASKRUN ring: tell it, once
  * until it reaps (p->deferred). Not while a waiter sleeps on the epoll
  * fd: it reaps that itself. sync (the program about to poll): if another
- * thread is telling, wait for it, so that the fd polls as the kernel's
- * when this returns; else (the service thread) a telling done or under
- * way is enough.
+ * thread is telling, wait for it (bounded: ar_poll_tell_trylock()), so
+ * that the fd polls as the kernel's when this returns; else (the service
+ * thread) a telling done or under way is enough.
  */
 static void ar_poll_tell_task(struct ar_uctx *ctx, struct ar_poll *p,
 			      bool sync)
