@@ -546,24 +546,12 @@ static void test_queue_init_mem(void)
 	unsetenv("ANYRING_ENGINE");
 }
 
-/* struct io_uring_mem_region_reg and struct io_uring_region_desc (6.13) */
-struct t_region_reg {
-	__u64 region_uptr, flags, resv[2];
-};
-
-struct t_region_desc {
-	__u64 user_addr, size;
-	__u32 flags, id;
-	__u64 mmap_offset, resv[4];
-};
-
-#define T_REGION_USER		1U	/* IORING_MEM_REGION_TYPE_USER */
-#define T_REGION_WAIT_ARG	1U	/* IORING_MEM_REGION_REG_WAIT_ARG */
-
 /* register a region on a fresh ring (disabled or not); the answer */
-static int t_region_try(struct t_region_desc *rd, __u64 flags, bool disabled)
+static int t_region_try(struct ar_region_desc *rd, __u64 flags, bool disabled)
 {
-	struct t_region_reg mr = { .region_uptr = (uintptr_t)rd, .flags = flags };
+	struct ar_mem_region_reg mr = {
+		.region_uptr = (uintptr_t)rd, .flags = flags,
+	};
 	struct io_uring_params p = {
 		.flags = disabled ? IORING_SETUP_R_DISABLED : 0,
 	};
@@ -598,8 +586,8 @@ static void test_wait_regions(void)
 {
 	struct io_uring_params p = { .flags = IORING_SETUP_R_DISABLED };
 	const long page = 4096;
-	struct t_region_desc rd;
-	struct t_region_reg mr;
+	struct ar_region_desc rd;
+	struct ar_mem_region_reg mr;
 	struct ar_reg_wait *rw;
 	struct io_uring_cqe *cqe;
 	struct io_uring ring;
@@ -612,42 +600,43 @@ static void test_wait_regions(void)
 	CHECK(buf != MAP_FAILED && ro != MAP_FAILED);
 
 	/* the descriptor, as io_create_region() checks it */
-	rd = (struct t_region_desc){ .user_addr = (uintptr_t)buf, .size = page,
-				     .flags = T_REGION_USER };
-	CHECK_EQ(t_region_try(&rd, T_REGION_WAIT_ARG, false), -EINVAL);
+	rd = (struct ar_region_desc){ .user_addr = (uintptr_t)buf, .size = page,
+				     .flags = AR_MEM_REGION_TYPE_USER };
+	CHECK_EQ(t_region_try(&rd, AR_MEM_REGION_REG_WAIT_ARG, false), -EINVAL);
 	CHECK_EQ(t_region_try(&rd, 2, true), -EINVAL);
 	rd.resv[1] = 1;
-	CHECK_EQ(t_region_try(&rd, T_REGION_WAIT_ARG, true), -EINVAL);
+	CHECK_EQ(t_region_try(&rd, AR_MEM_REGION_REG_WAIT_ARG, true), -EINVAL);
 	rd.resv[1] = 0;
-	rd.flags = 2 | T_REGION_USER;
-	CHECK_EQ(t_region_try(&rd, T_REGION_WAIT_ARG, true), -EINVAL);
+	rd.flags = 2 | AR_MEM_REGION_TYPE_USER;
+	CHECK_EQ(t_region_try(&rd, AR_MEM_REGION_REG_WAIT_ARG, true), -EINVAL);
 	rd.flags = 0;		/* the engine's memory, with an address */
-	CHECK_EQ(t_region_try(&rd, T_REGION_WAIT_ARG, true), -EFAULT);
-	rd.flags = T_REGION_USER;
+	CHECK_EQ(t_region_try(&rd, AR_MEM_REGION_REG_WAIT_ARG, true), -EFAULT);
+	rd.flags = AR_MEM_REGION_TYPE_USER;
 	rd.size = 0;
-	CHECK_EQ(t_region_try(&rd, T_REGION_WAIT_ARG, true), -EINVAL);
+	CHECK_EQ(t_region_try(&rd, AR_MEM_REGION_REG_WAIT_ARG, true), -EINVAL);
 	rd.size = page;
 	rd.id = 1;
-	CHECK_EQ(t_region_try(&rd, T_REGION_WAIT_ARG, true), -EINVAL);
+	CHECK_EQ(t_region_try(&rd, AR_MEM_REGION_REG_WAIT_ARG, true), -EINVAL);
 	rd.id = 0;
 	rd.user_addr += 16;
-	CHECK_EQ(t_region_try(&rd, T_REGION_WAIT_ARG, true), -EINVAL);
+	CHECK_EQ(t_region_try(&rd, AR_MEM_REGION_REG_WAIT_ARG, true), -EINVAL);
 	rd.user_addr = (uintptr_t)ro;
-	CHECK_EQ(t_region_try(&rd, T_REGION_WAIT_ARG, true), -EFAULT);
+	CHECK_EQ(t_region_try(&rd, AR_MEM_REGION_REG_WAIT_ARG, true), -EFAULT);
 	rd.user_addr = (uintptr_t)buf;
 	CHECK_EQ(t_region_try(&rd, 0, false), 0);
 
 	/* the engine's memory: its mmap offset comes back */
-	rd = (struct t_region_desc){ .size = page };
-	CHECK_EQ(t_region_try(&rd, T_REGION_WAIT_ARG, true), 0);
+	rd = (struct ar_region_desc){ .size = page };
+	CHECK_EQ(t_region_try(&rd, AR_MEM_REGION_REG_WAIT_ARG, true), 0);
 	CHECK_EQ(rd.mmap_offset, AR_MAP_OFF_PARAM_REGION);
 
 	/* wait arguments in the program's memory: two pages, 128 entries */
 	t_ring(&ring, 8, &p);
-	rd = (struct t_region_desc){ .user_addr = (uintptr_t)buf,
-				     .size = 2 * page, .flags = T_REGION_USER };
-	mr = (struct t_region_reg){ .region_uptr = (uintptr_t)&rd,
-				    .flags = T_REGION_WAIT_ARG };
+	rd = (struct ar_region_desc){ .user_addr = (uintptr_t)buf,
+				      .size = 2 * page,
+				      .flags = AR_MEM_REGION_TYPE_USER };
+	mr = (struct ar_mem_region_reg){ .region_uptr = (uintptr_t)&rd,
+				    .flags = AR_MEM_REGION_REG_WAIT_ARG };
 	CHECK_EQ(io_uring_register_region(&ring, (void *)&mr), 0);
 	CHECK_EQ(rd.mmap_offset, 0);
 	CHECK_EQ(io_uring_register_region(&ring, (void *)&mr), -EBUSY);

@@ -173,6 +173,25 @@ struct ar_reg_wait {
 };
 _Static_assert(sizeof(struct ar_reg_wait) == 64, "reg_wait layout");
 
+/* struct io_uring_mem_region_reg (IORING_REGISTER_MEM_REGION, 6.13) */
+struct ar_mem_region_reg {
+	__u64 region_uptr;	/* struct ar_region_desc * */
+	__u64 flags;		/* AR_MEM_REGION_REG_WAIT_ARG */
+	__u64 resv[2];
+};
+#define AR_MEM_REGION_REG_WAIT_ARG	1U
+
+/* struct io_uring_region_desc */
+struct ar_region_desc {
+	__u64 user_addr;
+	__u64 size;
+	__u32 flags;		/* AR_MEM_REGION_TYPE_USER */
+	__u32 id;
+	__u64 mmap_offset;
+	__u64 resv[4];
+};
+#define AR_MEM_REGION_TYPE_USER		1U
+
 /* struct io_uring_reg_wait's flags: ts is set (IORING_REG_WAIT_TS) */
 #define AR_REG_WAIT_TS			(1U << 0)
 /* mmap offset of the parameter region (IORING_MAP_OFF_PARAM_REGION, 6.13) */

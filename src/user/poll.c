@@ -1213,23 +1213,38 @@ unsigned ar_poll_reap_armed_slow(struct ar_uctx *ctx)
 #define AR_POLL_OTHERS		16
 #define AR_POLL_OTHER_ROUNDS	4
 
-/* one round: the rings other than self with requests armed */
-static bool ar_poll_run_round(struct ar_uctx *self)
+/*
+ * Under ar_pollers.lock: up to AR_POLL_OTHERS live rings other than self
+ * with requests armed, DEFER_TASKRUN ones (task) or the others, each
+ * with a reference the caller puts.
+ */
+static unsigned ar_pollers_pick(struct ar_uctx **got, struct ar_uctx *self,
+				bool task)
 {
-	struct ar_uctx *got[AR_POLL_OTHERS], *c;
+	struct ar_uctx *c;
 	unsigned i, n = 0;
 
-	pthread_mutex_lock(&ar_pollers.lock);
 	for (i = 0; i < ar_pollers.nr && n < AR_POLL_OTHERS; i++) {
 		c = ar_pollers.rings[i];
 		/* acquire pairs with the release that sets dead in ar_user_end() */
-		if (c == self || ar_poll_task_reaps(c) ||
+		if (c == self || ar_poll_task_reaps(c) != task ||
 		    atomic_load_explicit(&c->dead, memory_order_acquire) ||
 		    ar_poll_armed_fd(ar_poll_of(c)) < 0)
 			continue;
 		ar_uctx_get(c);
 		got[n++] = c;
 	}
+	return n;
+}
+
+/* one round: the rings other than self with requests armed */
+static bool ar_poll_run_round(struct ar_uctx *self)
+{
+	struct ar_uctx *got[AR_POLL_OTHERS], *c;
+	unsigned i, n;
+
+	pthread_mutex_lock(&ar_pollers.lock);
+	n = ar_pollers_pick(got, self, false);
 	pthread_mutex_unlock(&ar_pollers.lock);
 	for (i = 0; i < n; i++) {
 		c = got[i];
@@ -1284,8 +1299,8 @@ void ar_poll_run_others(struct ar_uctx *self)
 void ar_poll_prepoll(void)
 {
 	struct ar_uctx *got[AR_POLL_OTHERS], *c;
-	unsigned i, n = 0;
 	struct ar_poll *p;
+	unsigned i, n;
 
 	/* relaxed: a hint, looked at again under the lock */
 	if (!__atomic_load_n(&ar_pollers.nr_task, __ATOMIC_RELAXED))
@@ -1293,17 +1308,7 @@ void ar_poll_prepoll(void)
 	/* a signal handler's poll may interrupt a holder: never wait for it */
 	if (pthread_mutex_trylock(&ar_pollers.lock))
 		return;
-	for (i = 0; i < ar_pollers.nr && n < AR_POLL_OTHERS; i++) {
-		c = ar_pollers.rings[i];
-		p = ar_poll_of(c);
-		/* acquire pairs with the release that sets dead in ar_user_end() */
-		if (!ar_poll_task_reaps(c) ||
-		    atomic_load_explicit(&c->dead, memory_order_acquire) ||
-		    ar_poll_armed_fd(p) < 0)
-			continue;
-		ar_uctx_get(c);
-		got[n++] = c;
-	}
+	n = ar_pollers_pick(got, NULL, true);
 	pthread_mutex_unlock(&ar_pollers.lock);
 	for (i = 0; i < n; i++) {
 		c = got[i];

@@ -23,24 +23,6 @@
 #include "user/lock.h"
 #include "user/region.h"
 
-/* struct io_uring_mem_region_reg and struct io_uring_region_desc (6.13) */
-struct ar_mem_region_reg {
-	__u64 region_uptr;
-	__u64 flags;
-	__u64 resv[2];
-};
-
-struct ar_region_desc {
-	__u64 user_addr;
-	__u64 size;
-	__u32 flags;
-	__u32 id;
-	__u64 mmap_offset;
-	__u64 resv[4];
-};
-
-#define AR_MEM_REGION_TYPE_USER		1U	/* IORING_MEM_REGION_TYPE_USER */
-#define AR_MEM_REGION_REG_WAIT_ARG	1U	/* IORING_MEM_REGION_REG_WAIT_ARG */
 #define AR_REGION_PAGE			4096ULL
 
 static bool ar_zero(const __u64 *v, unsigned n)

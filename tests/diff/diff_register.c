@@ -497,27 +497,15 @@ static int fill_query_sizes(struct io_uring *ring, struct diff_ctx *c)
 	return 0;
 }
 
-/* struct io_uring_mem_region_reg and struct io_uring_region_desc (6.13) */
-struct region_reg {
-	__u64 region_uptr, flags, resv[2];
-};
-
-struct region_desc {
-	__u64 user_addr, size;
-	__u32 flags, id;
-	__u64 mmap_offset, resv[4];
-};
-
-#define REGION_USER	1U	/* IORING_MEM_REGION_TYPE_USER */
-#define REGION_WAIT	1U	/* IORING_MEM_REGION_REG_WAIT_ARG */
-
 /* the wait arguments: two pages, 128 entries */
 static struct ar_reg_wait waits[128] __attribute__((aligned(4096)));
 
-static int region_register(struct io_uring *ring, struct region_desc *rd,
+static int region_register(struct io_uring *ring, struct ar_region_desc *rd,
 			   __u64 flags)
 {
-	struct region_reg mr = { .region_uptr = (uintptr_t)rd, .flags = flags };
+	struct ar_mem_region_reg mr = {
+		.region_uptr = (uintptr_t)rd, .flags = flags,
+	};
 
 	return io_uring_register(ring->ring_fd, AR_REGISTER_MEM_REGION, &mr, 1);
 }
@@ -538,26 +526,27 @@ static int region_wait(struct io_uring *ring, unsigned long off, size_t sz)
  */
 static int fill_wait_region(struct io_uring *ring, struct diff_ctx *c)
 {
-	struct region_desc rd = { .user_addr = (uintptr_t)waits,
-				  .size = sizeof(waits), .flags = REGION_USER };
+	struct ar_region_desc rd = { .user_addr = (uintptr_t)waits,
+				     .size = sizeof(waits),
+				     .flags = AR_MEM_REGION_TYPE_USER };
 	const size_t w = sizeof(waits[0]);
 
 	note(c, region_register(ring, &rd, 2));
 	rd.resv[0] = 1;
-	note(c, region_register(ring, &rd, REGION_WAIT));
+	note(c, region_register(ring, &rd, AR_MEM_REGION_REG_WAIT_ARG));
 	rd.resv[0] = 0;
 	rd.flags = 0;
-	note(c, region_register(ring, &rd, REGION_WAIT));
-	rd.flags = REGION_USER;
+	note(c, region_register(ring, &rd, AR_MEM_REGION_REG_WAIT_ARG));
+	rd.flags = AR_MEM_REGION_TYPE_USER;
 	rd.size = 100;
-	note(c, region_register(ring, &rd, REGION_WAIT));
+	note(c, region_register(ring, &rd, AR_MEM_REGION_REG_WAIT_ARG));
 	rd.size = sizeof(waits);
 	rd.user_addr = 0;
-	note(c, region_register(ring, &rd, REGION_WAIT));
+	note(c, region_register(ring, &rd, AR_MEM_REGION_REG_WAIT_ARG));
 	rd.user_addr = (uintptr_t)waits;
-	note(c, region_register(ring, &rd, REGION_WAIT));
+	note(c, region_register(ring, &rd, AR_MEM_REGION_REG_WAIT_ARG));
 	note(c, (int)rd.mmap_offset);
-	note(c, region_register(ring, &rd, REGION_WAIT));
+	note(c, region_register(ring, &rd, AR_MEM_REGION_REG_WAIT_ARG));
 	note(c, io_uring_enable_rings(ring));
 	memset(waits, 0, sizeof(waits));
 	waits[0].flags = AR_REG_WAIT_TS;
@@ -582,11 +571,12 @@ static int fill_wait_region(struct io_uring *ring, struct diff_ctx *c)
 /* a ring not disabled: no wait region, and a wait finds none */
 static int fill_wait_region_enabled(struct io_uring *ring, struct diff_ctx *c)
 {
-	struct region_desc rd = { .user_addr = (uintptr_t)waits,
-				  .size = sizeof(waits), .flags = REGION_USER };
+	struct ar_region_desc rd = { .user_addr = (uintptr_t)waits,
+				     .size = sizeof(waits),
+				     .flags = AR_MEM_REGION_TYPE_USER };
 
 	note(c, region_wait(ring, 0, sizeof(waits[0])));
-	note(c, region_register(ring, &rd, REGION_WAIT));
+	note(c, region_register(ring, &rd, AR_MEM_REGION_REG_WAIT_ARG));
 	note(c, region_register(ring, &rd, 0));
 	note(c, region_wait(ring, 0, sizeof(waits[0])));
 	diff_prep_nop(ring, c, 1, 0);
