@@ -23,9 +23,12 @@
  */
 #include <poll.h>
 #include <pthread.h>
+#include <fcntl.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/select.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
 #include "test.h"
 
 #define T_WAIT_MS	10000
@@ -504,6 +507,227 @@ static void t_defer_ready(bool flag)
 	}
 }
 
+/*
+ * A multishot POLL_ADD on a file the program writes and then reads
+ * itself, with no enter between (liburing's poll-mshot-overflow and
+ * poll-mshot-wake). The kernel's wakeup queues the poll's task work at
+ * the write, which runs on the write's way out: the CQE is posted
+ * before the read takes what the file had. Each way of reading: read(),
+ * readv(), eventfd_read(), recv(), recvmsg(); then a peek finds one
+ * CQE per round, with MORE.
+ */
+enum t_take { T_READ, T_READV, T_EVENTFD_READ, T_RECV, T_RECVMSG, T_TAKE_NR };
+
+static const char *const t_take_names[T_TAKE_NR] = {
+	"read", "readv", "eventfd_read", "recv", "recvmsg",
+};
+
+#define T_TAKE_ROUNDS	50
+
+static void t_take_pair(enum t_take how, int fds[2])
+{
+	if (how == T_EVENTFD_READ) {
+		fds[0] = fds[1] = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+		CHECK(fds[0] >= 0);
+	} else if (how == T_RECV || how == T_RECVMSG) {
+		CHECK_EQ(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, fds), 0);
+	} else {
+		CHECK_EQ(pipe2(fds, O_NONBLOCK | O_CLOEXEC), 0);
+	}
+}
+
+static void t_take_one(enum t_take how, int fds[2])
+{
+	uint64_t v = 1;
+	eventfd_t ev;
+	struct iovec iov = { .iov_base = &v, .iov_len = sizeof(v) };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
+
+	CHECK_EQ(write(fds[1], &v, sizeof(v)), (ssize_t)sizeof(v));
+	switch (how) {
+	case T_READ:
+		CHECK_EQ(read(fds[0], &v, sizeof(v)), (ssize_t)sizeof(v));
+		break;
+	case T_READV:
+		CHECK_EQ(readv(fds[0], &iov, 1), (ssize_t)sizeof(v));
+		break;
+	case T_EVENTFD_READ:
+		CHECK_EQ(eventfd_read(fds[0], &ev), 0);
+		CHECK_EQ(ev, 1);
+		break;
+	case T_RECV:
+		CHECK_EQ(recv(fds[0], &v, sizeof(v), 0), (ssize_t)sizeof(v));
+		break;
+	default:
+		CHECK_EQ(recvmsg(fds[0], &m, 0), (ssize_t)sizeof(v));
+		break;
+	}
+}
+
+static void t_take_close(enum t_take how, int fds[2])
+{
+	close(fds[0]);
+	if (how != T_EVENTFD_READ)
+		close(fds[1]);
+}
+
+static void t_read_takes(enum t_take how)
+{
+	struct io_uring ring;
+	struct io_uring_sqe *sqe;
+	struct io_uring_cqe *cqe;
+	int fds[2], r;
+
+	t_ring(&ring, 8, NULL);
+	t_take_pair(how, fds);
+	sqe = io_uring_get_sqe(&ring);
+	io_uring_prep_poll_multishot(sqe, fds[0], POLLIN);
+	sqe->user_data = 1;
+	CHECK_EQ(io_uring_submit(&ring), 1);
+	for (r = 0; r < T_TAKE_ROUNDS; r++) {
+		t_take_one(how, fds);
+		CHECK_EQ(io_uring_peek_cqe(&ring, &cqe), 0);
+		CHECK_EQ(cqe->user_data, 1);
+		CHECK(cqe->res & POLLIN);
+		CHECK(cqe->flags & IORING_CQE_F_MORE);
+		io_uring_cqe_seen(&ring, cqe);
+		CHECK_EQ(io_uring_cq_ready(&ring), 0);
+	}
+	io_uring_queue_exit(&ring);
+	t_take_close(how, fds);
+}
+
+/*
+ * The same with a CQ of 2 and 8 rounds before the first look: two CQEs
+ * with MORE, then the poll ends, its final CQE in the overflow list.
+ */
+static void t_read_takes_overflow(void)
+{
+	struct io_uring_params p = { .flags = IORING_SETUP_CQSIZE, .cq_entries = 2 };
+	struct io_uring ring;
+	struct io_uring_sqe *sqe;
+	struct io_uring_cqe *cqe;
+	unsigned n = 0;
+	int fds[2], r;
+
+	t_ring(&ring, 2, &p);
+	t_take_pair(T_READ, fds);
+	sqe = io_uring_get_sqe(&ring);
+	io_uring_prep_poll_multishot(sqe, fds[0], POLLIN);
+	sqe->user_data = 1;
+	CHECK_EQ(io_uring_submit(&ring), 1);
+	for (r = 0; r < 8; r++)
+		t_take_one(T_READ, fds);
+	while (!io_uring_peek_cqe(&ring, &cqe)) {
+		CHECK_EQ(cqe->user_data, 1);
+		CHECK_EQ(cqe->res, POLLIN);
+		CHECK_EQ(!!(cqe->flags & IORING_CQE_F_MORE), n < 2);
+		io_uring_cqe_seen(&ring, cqe);
+		n++;
+	}
+	CHECK_EQ(n, 3);
+	io_uring_queue_exit(&ring);
+	t_take_close(T_READ, fds);
+}
+
+/*
+ * A multishot POLL_ADD on the ring's own registered eventfd: its first
+ * CQE signals the eventfd, and the kernel's wakeup from an io_uring
+ * signal (EPOLL_URING_WAKE) makes the poll oneshot, so a final CQE
+ * (POLLIN, no MORE) follows at once. An async eventfd is not signalled
+ * by the poll's CQEs: the poll stays multishot.
+ */
+static void t_own_eventfd(bool async)
+{
+	struct io_uring ring;
+	struct io_uring_sqe *sqe;
+	struct io_uring_cqe *cqe;
+	uint64_t v = 1;
+	int efd, r;
+
+	t_ring(&ring, 8, NULL);
+	efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	CHECK(efd >= 0);
+	CHECK_EQ(async ? io_uring_register_eventfd_async(&ring, efd) :
+		 io_uring_register_eventfd(&ring, efd), 0);
+	sqe = io_uring_get_sqe(&ring);
+	io_uring_prep_poll_multishot(sqe, efd, POLLIN);
+	sqe->user_data = 1;
+	CHECK_EQ(io_uring_submit(&ring), 1);
+	for (r = 0; r < (async ? 3 : 1); r++) {
+		CHECK_EQ(write(efd, &v, sizeof(v)), (ssize_t)sizeof(v));
+		CHECK_EQ(read(efd, &v, sizeof(v)), (ssize_t)sizeof(v));
+		CHECK_EQ(io_uring_peek_cqe(&ring, &cqe), 0);
+		CHECK_EQ(cqe->user_data, 1);
+		CHECK_EQ(cqe->res, POLLIN);
+		CHECK(cqe->flags & IORING_CQE_F_MORE);
+		io_uring_cqe_seen(&ring, cqe);
+	}
+	if (!async) {
+		CHECK_EQ(io_uring_peek_cqe(&ring, &cqe), 0);
+		CHECK_EQ(cqe->user_data, 1);
+		CHECK_EQ(cqe->res, POLLIN);
+		CHECK(!(cqe->flags & IORING_CQE_F_MORE));
+		io_uring_cqe_seen(&ring, cqe);
+	}
+	CHECK_EQ(io_uring_cq_ready(&ring), 0);
+	io_uring_queue_exit(&ring);
+	close(efd);
+}
+
+/*
+ * The same poll, readied by the eventfd signal of a NOP's CQE alone: the
+ * wakeup is io_uring's, so the poll's one CQE is its final one, and a
+ * POLL_REMOVE finds nothing armed.
+ */
+static void t_own_eventfd_nop(void)
+{
+	struct io_uring ring;
+	struct io_uring_sqe *sqe;
+	struct io_uring_cqe *cqe;
+	bool nop = false, poll = false;
+	int efd, i;
+
+	t_ring(&ring, 8, NULL);
+	efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	CHECK(efd >= 0);
+	CHECK_EQ(io_uring_register_eventfd(&ring, efd), 0);
+	sqe = io_uring_get_sqe(&ring);
+	io_uring_prep_poll_multishot(sqe, efd, POLLIN);
+	sqe->user_data = 1;
+	CHECK_EQ(io_uring_submit(&ring), 1);
+	sqe = io_uring_get_sqe(&ring);
+	io_uring_prep_nop(sqe);
+	sqe->user_data = 2;
+	CHECK_EQ(io_uring_submit(&ring), 1);
+	for (i = 0; i < 2; i++) {
+		struct __kernel_timespec ts = { .tv_sec = T_WAIT_MS / 1000 };
+
+		CHECK_EQ(io_uring_wait_cqe_timeout(&ring, &cqe, &ts), 0);
+		if (cqe->user_data == 2) {
+			CHECK(!nop);
+			nop = true;
+		} else {
+			CHECK_EQ(cqe->user_data, 1);
+			CHECK(!poll);
+			poll = true;
+			CHECK_EQ(cqe->res, POLLIN);
+			CHECK(!(cqe->flags & IORING_CQE_F_MORE));
+		}
+		io_uring_cqe_seen(&ring, cqe);
+	}
+	sqe = io_uring_get_sqe(&ring);
+	io_uring_prep_poll_remove(sqe, 1);
+	sqe->user_data = 3;
+	CHECK_EQ(io_uring_submit_and_wait(&ring, 1), 1);
+	CHECK_EQ(io_uring_peek_cqe(&ring, &cqe), 0);
+	CHECK_EQ(cqe->user_data, 3);
+	CHECK_EQ(cqe->res, -ENOENT);
+	io_uring_cqe_seen(&ring, cqe);
+	io_uring_queue_exit(&ring);
+	close(efd);
+}
+
 static void t_watch(void)
 {
 	unsigned defer = IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN;
@@ -524,10 +748,20 @@ int main(void)
 	t_eventfd_self_read();
 	t_defer_ready(false);
 	t_defer_ready(true);
+	for (int h = 0; h < T_TAKE_NR; h++) {
+		t_read_takes((enum t_take)h);
+		printf("multishot poll's CQE posted before the program's %s "
+		       "took the data\n", t_take_names[h]);
+	}
+	t_read_takes_overflow();
+	t_own_eventfd(false);
+	t_own_eventfd(true);
+	t_own_eventfd_nop();
 	printf("ring fd readable while CQEs wait, for poll, select, epoll (LT, "
 	       "ET) and POLL_ADD; registered eventfd signals as the kernel's; "
 	       "a ring polling another's fd has its CQE at the submit's "
 	       "return; a ring reading its own eventfd reads 1; a DEFER_TASKRUN "
-	       "ring's readiness shows at the next poll (%s)\n", t_engine());
+	       "ring's readiness shows at the next poll; a multishot poll on the ring's "
+	       "own eventfd ends after its first CQE (%s)\n", t_engine());
 	return 0;
 }

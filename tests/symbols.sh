@@ -4,7 +4,8 @@
 # map (tests/data/liburing-2.15.symbols: no more, no fewer), and nothing
 # else but anyring's own ANYRING_* node and, unversioned, the libc
 # functions that a program sleeps on fds with (src/engine/pollhook.c: a
-# user ring's fd is brought up to date first); so does the drop-in that
+# user ring's fd is brought up to date first) or reads an fd with (the
+# readiness a ring's poll waits for is reaped first); so does the drop-in that
 # anyring-liburing installs in liburing.so.2's place, whose soname is
 # liburing.so.2. io_uring_enable_rings and io_uring_register_restrictions
 # keep their old ANYRING_0.1 versions, as non-default aliases.
@@ -46,8 +47,9 @@ else
 	: > "$tmp/ref"
 fi
 
-# the poll hooks: unversioned ("Base"), so they bind versioned references
-HOOKS="poll ppoll __poll_chk __ppoll_chk select pselect epoll_wait epoll_pwait epoll_pwait2 epoll_ctl syscall"
+# the poll and read hooks: unversioned ("Base"), so they bind versioned references
+HOOKS="poll ppoll __poll_chk __ppoll_chk select pselect epoll_wait epoll_pwait epoll_pwait2 epoll_ctl syscall
+read __read_chk readv recv __recv_chk recvfrom __recvfrom_chk recvmsg recvmmsg eventfd_read"
 # the ANYRING_0.1 versions liburing 2.4's node took over
 ALIASES="io_uring_enable_rings io_uring_register_restrictions"
 

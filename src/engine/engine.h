@@ -109,6 +109,13 @@ struct ar_engine {
 	 */
 	void (*prepoll)(void);
 	/*
+	 * ... or to read fd (libc's read and receive families): an engine
+	 * whose readiness is looked at after the fact takes what fd's
+	 * wakeup was for before the read can consume it. Called only while
+	 * ar_preread_armed is not 0. NULL: nothing.
+	 */
+	void (*preread)(int fd);
+	/*
 	 * The engine's rings live in this process's memory and threads: a
 	 * forked child cannot use its inherited copies (engine.c gives them
 	 * to ar_forked_engine).
@@ -125,6 +132,13 @@ struct ar_engine {
 
 extern const struct ar_engine ar_kernel_engine;
 extern const struct ar_engine ar_user_engine;
+
+/*
+ * fds whose reads an engine's preread wants to hear of, over the
+ * process (the user engine's armed readiness waits): a read of an fd
+ * while it is 0 costs one load (pollhook.c). Relaxed: see poll.c.
+ */
+extern atomic_uint ar_preread_armed;
 
 /*
  * engine.c's table of claimed fds: two-level (chunks of fds allocated on

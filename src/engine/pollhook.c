@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * pollhook.c - the program is about to sleep on fds.
+ * pollhook.c - the program is about to sleep on fds, or to read one.
  *
  * The kernel works out a ring fd's readiness when the fd is polled. A
  * user ring's fd is an eventfd, which cannot look at the CQ by itself,
@@ -19,6 +19,13 @@
  *
  * Not seen: polls made with raw system calls (the Go runtime's); for
  * those the user engine keeps a slower look of its own (svc.c).
+ *
+ * libc's read and receive families are defined the same way: the
+ * program is about to read an fd, which may take the readiness a ring's
+ * poll waits for before the engine has looked at it (struct ar_engine's
+ * preread). Their libc functions are looked up at load only: a read
+ * made before that (another library's constructor) is the system call
+ * itself, as a lookup there could reenter an allocator that reads.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -26,8 +33,12 @@
 #include <signal.h>
 #include <stddef.h>
 #include <unistd.h>
+#include <stdlib.h>
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/select.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
 #include <sys/syscall.h>
 #include "engine/engine.h"
 #include "lib/thread.h"
@@ -36,7 +47,10 @@
 
 enum {
 	AR_POLL, AR_PPOLL, AR_POLL_CHK, AR_PPOLL_CHK, AR_SELECT, AR_PSELECT,
-	AR_EPOLL_WAIT, AR_EPOLL_PWAIT, AR_EPOLL_PWAIT2, AR_EPOLL_CTL, AR_NR_HOOKS
+	AR_EPOLL_WAIT, AR_EPOLL_PWAIT, AR_EPOLL_PWAIT2, AR_EPOLL_CTL,
+	/* from here on, looked up at load only (ar_read_fn()) */
+	AR_READ, AR_READ_CHK, AR_READV, AR_RECV, AR_RECV_CHK, AR_RECVFROM,
+	AR_RECVFROM_CHK, AR_RECVMSG, AR_RECVMMSG, AR_EVENTFD_READ, AR_NR_HOOKS
 };
 
 static const char *const ar_hook_names[AR_NR_HOOKS] = {
@@ -50,6 +64,16 @@ static const char *const ar_hook_names[AR_NR_HOOKS] = {
 	[AR_EPOLL_PWAIT]	= "epoll_pwait",
 	[AR_EPOLL_PWAIT2]	= "epoll_pwait2",
 	[AR_EPOLL_CTL]		= "epoll_ctl",
+	[AR_READ]		= "read",
+	[AR_READ_CHK]		= "__read_chk",
+	[AR_READV]		= "readv",
+	[AR_RECV]		= "recv",
+	[AR_RECV_CHK]		= "__recv_chk",
+	[AR_RECVFROM]		= "recvfrom",
+	[AR_RECVFROM_CHK]	= "__recvfrom_chk",
+	[AR_RECVMSG]		= "recvmsg",
+	[AR_RECVMMSG]		= "recvmmsg",
+	[AR_EVENTFD_READ]	= "eventfd_read",
 };
 
 /* libc's functions; relaxed: every thread that looks them up stores the same */
@@ -230,4 +254,153 @@ AR_EXPORT int epoll_ctl(int epfd, int op, int fd, struct epoll_event *ev)
 	if (!ret)
 		ar_epoll_ctl_seen(op, fd, ev);
 	return ret;
+}
+
+/* ---- the read and receive families ---- */
+
+/* libc's, or NULL before the load's lookup (ar_pollhook_init()) */
+static inline void *ar_read_fn(int i)
+{
+	return atomic_load_explicit(&ar_real[i], memory_order_relaxed);
+}
+
+atomic_uint ar_preread_armed;
+
+/* the program is about to read fd: the engine takes readiness first */
+static inline void ar_preread(int fd)
+{
+	/* relaxed: a hint, see ar_preread_armed */
+	if (__builtin_expect(atomic_load_explicit(&ar_preread_armed,
+						  memory_order_relaxed), 0) &&
+	    !ar_hook_off && ar_user_engine.preread)
+		ar_user_engine.preread(fd);
+}
+
+/* glibc's _FORTIFY_SOURCE checks, declared only when the headers use them */
+ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen);
+ssize_t __recv_chk(int fd, void *buf, size_t n, size_t buflen, int flags);
+ssize_t __recvfrom_chk(int fd, void *__restrict buf, size_t n, size_t buflen,
+		       int flags, __SOCKADDR_ARG addr,
+		       socklen_t *__restrict addrlen);
+
+typedef ssize_t read_fn(int, void *, size_t);
+typedef ssize_t read_chk_fn(int, void *, size_t, size_t);
+typedef ssize_t readv_fn(int, const struct iovec *, int);
+typedef ssize_t recv_fn(int, void *, size_t, int);
+typedef ssize_t recv_chk_fn(int, void *, size_t, size_t, int);
+typedef ssize_t recvfrom_fn(int, void *__restrict, size_t, int,
+			    __SOCKADDR_ARG, socklen_t *__restrict);
+typedef ssize_t recvfrom_chk_fn(int, void *__restrict, size_t, size_t, int,
+				__SOCKADDR_ARG, socklen_t *__restrict);
+typedef ssize_t recvmsg_fn(int, struct msghdr *, int);
+typedef int recvmmsg_fn(int, struct mmsghdr *, unsigned, int,
+			struct timespec *);
+typedef int eventfd_read_fn(int, eventfd_t *);
+
+/* a _chk function's own check, before its libc function is known */
+static void ar_chk(size_t n, size_t buflen)
+{
+	if (n > buflen)
+		abort();
+}
+
+AR_EXPORT ssize_t read(int fd, void *buf, size_t n)
+{
+	read_fn *fn = (read_fn *)ar_read_fn(AR_READ);
+
+	ar_preread(fd);
+	return fn ? fn(fd, buf, n) : syscall(SYS_read, fd, buf, n);
+}
+
+AR_EXPORT ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen)
+{
+	read_chk_fn *fn = (read_chk_fn *)ar_read_fn(AR_READ_CHK);
+
+	ar_preread(fd);
+	if (fn)
+		return fn(fd, buf, n, buflen);
+	ar_chk(n, buflen);
+	return syscall(SYS_read, fd, buf, n);
+}
+
+AR_EXPORT ssize_t readv(int fd, const struct iovec *iov, int nr)
+{
+	readv_fn *fn = (readv_fn *)ar_read_fn(AR_READV);
+
+	ar_preread(fd);
+	return fn ? fn(fd, iov, nr) : syscall(SYS_readv, fd, iov, nr);
+}
+
+AR_EXPORT ssize_t recv(int fd, void *buf, size_t n, int flags)
+{
+	recv_fn *fn = (recv_fn *)ar_read_fn(AR_RECV);
+
+	ar_preread(fd);
+	return fn ? fn(fd, buf, n, flags) :
+	       syscall(SYS_recvfrom, fd, buf, n, flags, NULL, NULL);
+}
+
+AR_EXPORT ssize_t __recv_chk(int fd, void *buf, size_t n, size_t buflen,
+			     int flags)
+{
+	recv_chk_fn *fn = (recv_chk_fn *)ar_read_fn(AR_RECV_CHK);
+
+	ar_preread(fd);
+	if (fn)
+		return fn(fd, buf, n, buflen, flags);
+	ar_chk(n, buflen);
+	return syscall(SYS_recvfrom, fd, buf, n, flags, NULL, NULL);
+}
+
+AR_EXPORT ssize_t recvfrom(int fd, void *__restrict buf, size_t n, int flags,
+			   __SOCKADDR_ARG addr, socklen_t *__restrict addrlen)
+{
+	recvfrom_fn *fn = (recvfrom_fn *)ar_read_fn(AR_RECVFROM);
+
+	ar_preread(fd);
+	return fn ? fn(fd, buf, n, flags, addr, addrlen) :
+	       syscall(SYS_recvfrom, fd, buf, n, flags, addr, addrlen);
+}
+
+AR_EXPORT ssize_t __recvfrom_chk(int fd, void *__restrict buf, size_t n,
+				 size_t buflen, int flags, __SOCKADDR_ARG addr,
+				 socklen_t *__restrict addrlen)
+{
+	recvfrom_chk_fn *fn = (recvfrom_chk_fn *)ar_read_fn(AR_RECVFROM_CHK);
+
+	ar_preread(fd);
+	if (fn)
+		return fn(fd, buf, n, buflen, flags, addr, addrlen);
+	ar_chk(n, buflen);
+	return syscall(SYS_recvfrom, fd, buf, n, flags, addr, addrlen);
+}
+
+AR_EXPORT ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
+{
+	recvmsg_fn *fn = (recvmsg_fn *)ar_read_fn(AR_RECVMSG);
+
+	ar_preread(fd);
+	return fn ? fn(fd, msg, flags) : syscall(SYS_recvmsg, fd, msg, flags);
+}
+
+AR_EXPORT int recvmmsg(int fd, struct mmsghdr *vec, unsigned vlen, int flags,
+		       struct timespec *timeout)
+{
+	recvmmsg_fn *fn = (recvmmsg_fn *)ar_read_fn(AR_RECVMMSG);
+
+	ar_preread(fd);
+	return fn ? fn(fd, vec, vlen, flags, timeout) :
+	       (int)syscall(SYS_recvmmsg, fd, vec, vlen, flags, timeout);
+}
+
+/* glibc's eventfd_read() calls its own read(), not the program's */
+AR_EXPORT int eventfd_read(int fd, eventfd_t *value)
+{
+	eventfd_read_fn *fn = (eventfd_read_fn *)ar_read_fn(AR_EVENTFD_READ);
+
+	ar_preread(fd);
+	if (fn)
+		return fn(fd, value);
+	return syscall(SYS_read, fd, value, sizeof(*value)) == sizeof(*value) ?
+	       0 : -1;
 }

@@ -280,6 +280,8 @@ static void ar_eventfd_signal(struct ar_uctx *ctx, bool from_worker,
 					__ATOMIC_RELAXED) == tail)
 			return;
 	}
+	/* the polls of it learn it is an io_uring signal, before its edge */
+	ar_poll_uring_signal(__atomic_load_n(&ctx->eventfd_app, __ATOMIC_RELAXED));
 	(void)!write(efd, &one, sizeof(one));
 	ar_poll_readied = true;
 }

@@ -796,6 +796,7 @@ static int ar_user_create(unsigned entries, struct io_uring_params *p)
 	ctx->sq_entries = p->sq_entries;
 	ctx->cq_entries = p->cq_entries;
 	ctx->eventfd = -1;
+	ctx->eventfd_app = -1;
 	ctx->ring_fd = -1;
 	ctx->peer_fd = -1;
 	ctx->closed_fd = -1;
@@ -1137,7 +1138,10 @@ static int ar_user_close(void *obj, int fd)
 		ar_sys_close(fd);
 		return 0;
 	}
+	/* the engine's own reads and polls inside are not the program's */
+	ar_hook_off_enter();
 	ar_user_end(ctx, fd, true);
+	ar_hook_off_leave();
 	return 0;
 }
 
@@ -1295,6 +1299,7 @@ const struct ar_engine ar_user_engine = {
 	.cq_idle = ar_user_cq_idle,
 	.fd_polled = ar_user_fd_polled,
 	.prepoll = ar_user_prepoll,
+	.preread = ar_poll_preread,
 	.prefork = ar_user_prefork,
 	.forked = ar_user_forked,
 	.in_process = true,

@@ -198,6 +198,126 @@ static pthread_once_t ar_pollers_once = PTHREAD_ONCE_INIT;
 __thread bool ar_poll_readied;
 
 /*
+ * The fds with requests armed, over the process's rings: for each fd,
+ * how many rings list a request on it; their sum is ar_preread_armed
+ * (engine.h). ar_poll_preread()'s filter, so that a read of any other
+ * fd costs two loads. Relaxed throughout: a
+ * listing made before the read in the program's order (its own thread,
+ * or another that the program synchronized with) is seen; one made
+ * concurrently is as if made after the read. A forked child's counts
+ * are the parent's until its copies of the rings are forgotten
+ * (ar_poll_forget()): a read of such an fd only looks for nothing.
+ */
+#define AR_POLL_FD_MAP		65536
+
+struct ar_armed_slot {
+	atomic_uint nr;			/* rings listing a request on the fd */
+	atomic_uint uring_seq;		/* io_uring signals of it (ar_poll_uring_signal()) */
+};
+
+static struct {
+	/* fds listed, over every ring: ar_preread_armed (engine.h) */
+	atomic_uint big;		/* of them, past the map or without it */
+	_Atomic(struct ar_armed_slot *) map;	/* made at the first listing */
+} ar_armed_fds;
+static pthread_once_t ar_armed_fds_once = PTHREAD_ONCE_INIT;
+
+static void ar_armed_fds_init(void)
+{
+	/* pages never listed on are never touched */
+	atomic_store_explicit(&ar_armed_fds.map,
+			      calloc(AR_POLL_FD_MAP, sizeof(struct ar_armed_slot)),
+			      memory_order_release);
+}
+
+/* fd's listing in some ring came (by 1) or went (-1) */
+static void ar_armed_fd_count(int fd, int by)
+{
+	struct ar_armed_slot *map;
+
+	pthread_once(&ar_armed_fds_once, ar_armed_fds_init);
+	/* acquire pairs with the release in ar_armed_fds_init() */
+	map = atomic_load_explicit(&ar_armed_fds.map, memory_order_acquire);
+	if (map && fd >= 0 && fd < AR_POLL_FD_MAP)
+		atomic_fetch_add_explicit(&map[fd].nr, (unsigned)by,
+					  memory_order_relaxed);
+	else
+		atomic_fetch_add_explicit(&ar_armed_fds.big, (unsigned)by,
+					  memory_order_relaxed);
+	atomic_fetch_add_explicit(&ar_preread_armed, (unsigned)by,
+				  memory_order_relaxed);
+}
+
+static bool ar_armed_fd(int fd)
+{
+	struct ar_armed_slot *map;
+
+	if (!atomic_load_explicit(&ar_preread_armed, memory_order_relaxed))
+		return false;
+	/* acquire pairs with the release in ar_armed_fds_init() */
+	map = atomic_load_explicit(&ar_armed_fds.map, memory_order_acquire);
+	if (map && fd >= 0 && fd < AR_POLL_FD_MAP)
+		return atomic_load_explicit(&map[fd].nr, memory_order_relaxed);
+	return atomic_load_explicit(&ar_armed_fds.big, memory_order_relaxed);
+}
+
+/* fd's slot in the map, if it has one */
+static struct ar_armed_slot *ar_armed_slot(int fd)
+{
+	/* acquire pairs with the release in ar_armed_fds_init() */
+	struct ar_armed_slot *map = atomic_load_explicit(&ar_armed_fds.map,
+							 memory_order_acquire);
+
+	return map && fd >= 0 && fd < AR_POLL_FD_MAP ? &map[fd] : NULL;
+}
+
+/*
+ * A ring is about to signal its registered eventfd, which the program
+ * knows as fd: the kernel's signal wakes the file's polls with
+ * EPOLL_URING_WAKE, which makes a multishot POLL_ADD that takes the
+ * wakeup oneshot (io_poll_wake()), to break the loop of a CQE that
+ * readies the file that posts the next CQE. Counted here, before the
+ * write; the dispatch of the edge the write makes compares
+ * (ar_poll_uring_woken()). Only for an fd with requests armed: a poll
+ * armed later takes the count as it finds it. Release pairs with the
+ * dispatcher's acquire, through the eventfd write and epoll's wakeup.
+ */
+void ar_poll_uring_signal(int fd)
+{
+	struct ar_armed_slot *slot;
+
+	if (!ar_armed_fd(fd) || !(slot = ar_armed_slot(fd)))
+		return;
+	atomic_fetch_add_explicit(&slot->uring_seq, 1, memory_order_release);
+}
+
+/* fd's io_uring signals so far (0 without a slot) */
+static unsigned ar_poll_uring_seq(int fd)
+{
+	struct ar_armed_slot *slot = ar_armed_slot(fd);
+
+	/* acquire pairs with the release in ar_poll_uring_signal() */
+	return slot ? atomic_load_explicit(&slot->uring_seq, memory_order_acquire) : 0;
+}
+
+/*
+ * An edge on fd reaches req, a POLL_ADD: did an io_uring signal of fd
+ * come since its last edge? Its multishot ends with this one then,
+ * unless it is busy (the kernel's wakeup that finds the poll owned only
+ * has it look again). Under ctx->lock.
+ */
+static void ar_poll_uring_woken(struct ar_ureq *req, unsigned seq)
+{
+	struct ar_poll_add *pa = ar_req_data(req, struct ar_poll_add);
+	bool woken = pa->uring_seq != seq;
+
+	pa->uring_seq = seq;
+	if (woken && pa->multi && (pa->events & POLLIN) &&
+	    !(req->poll_flags & AR_POLLF_BUSY))
+		pa->multi = false;
+}
+
+/*
  * The parent's rings are not the child's: each forked one joins again
  * with its own backend. The lock may have been held by a thread of the
  * parent: made anew.
@@ -380,6 +500,8 @@ static __u32 ar_pollent_want(const struct ar_pollent *ent)
 static void ar_pollent_add_locked(struct ar_poll *p, struct ar_pollent *ent,
 				  struct ar_ureq *req)
 {
+	if (!ent->head)
+		ar_armed_fd_count(ar_req_app_fd(req), 1);
 	if (ent->head && ((req->poll_flags & AR_POLLF_EXCL) || ar_req_is_send(req))) {
 		req->poll_prev = ent->tail;
 		req->svc_next = NULL;
@@ -412,6 +534,8 @@ static void ar_pollent_del_locked(struct ar_poll *p, struct ar_ureq *req)
 		req->svc_next->poll_prev = req->poll_prev;
 	else
 		ent->tail = req->poll_prev;
+	if (!ent->head)
+		ar_armed_fd_count(ar_req_app_fd(req), -1);
 	req->svc_next = req->poll_prev = NULL;
 	ar_pollent_count(ent, req->poll_events, -1);
 	atomic_fetch_sub_explicit(&p->nr_armed, 1, memory_order_relaxed);
@@ -751,16 +875,20 @@ static void ar_poll_dispatch_locked(struct ar_poll *p, int fd, __u32 revents,
 	struct ar_pollent *ent = ar_pollent_find_locked(p, fd);
 	bool excl_woken = false;
 	struct ar_ureq *req;
+	unsigned seq;
 	__u32 mask;
 
 	if (!ent)
 		return;
 	if (!ent->head)
 		*idle_fd = fd;
+	seq = ar_poll_uring_seq(fd);
 	for (req = ent->head; req; req = req->svc_next) {
 		mask = revents & (req->poll_events | AR_POLL_UNMASK);
 		if (!mask)
 			continue;
+		if (req->opcode == IORING_OP_POLL_ADD)
+			ar_poll_uring_woken(req, seq);
 		/* the exclusive ones are last: the first takes the edge */
 		if (req->poll_flags & AR_POLLF_EXCL) {
 			if (excl_woken)
@@ -901,18 +1029,41 @@ static void ar_poll_untell_locked(struct ar_uctx *ctx, struct ar_poll *p)
 		ar_tw_flag_settle(ctx, !ctx->punt);
 }
 
+/* how a reap goes (ar_poll_reap_locking()) */
+enum {
+	/* wait for reap_lock and for the issues of reapers before */
+	AR_REAP_SYNC	= 1U << 0,
+	/* reap though the owner waiter sleeps on the epoll fd */
+	AR_REAP_FORCE	= 1U << 1,
+};
+
+/*
+ * The owner waiter's eventfd edge was taken by a reap that did not wait
+ * for its sleep to end (AR_REAP_FORCE): written again, so that the
+ * sleep still ends. Raw: no errno to keep, the engine's own write.
+ */
+static void ar_poll_rewake_owner(struct ar_poll *p)
+{
+	uint64_t one = 1;
+
+	/* the owner's eventfd stays open while registered (ar_poll_own_locked()) */
+	(void)ar_raw_syscall6(SYS_write, p->owner->efd, (long)&one,
+			      sizeof(one), 0, 0, 0);
+}
+
 /*
  * The reap: the edges epoll holds, dispatched under reap_lock (waited
- * for with sync, else tried: -EBUSY), their requests issued after it.
- * sync also waits for the issues of other reapers that took edges
- * before: what epoll held is then all posted.
+ * for with AR_REAP_SYNC, else tried: -EBUSY), their requests issued
+ * after it. SYNC also waits for the issues of other reapers that took
+ * edges before: what epoll held is then all posted. While the owner
+ * waiter sleeps on the epoll fd, it is the one reaper, unless FORCE.
  */
 static int ar_poll_reap_locking(struct ar_uctx *ctx, struct ar_poll *p,
-				bool sync)
+				unsigned how)
 {
 	struct epoll_event evs[AR_POLL_BATCH];
 	struct ar_ureq *ready = NULL;
-	bool issuing, task;
+	bool issuing, task, sync = how & AR_REAP_SYNC;
 	int n;
 
 	if (sync)
@@ -925,7 +1076,8 @@ static int ar_poll_reap_locking(struct ar_uctx *ctx, struct ar_poll *p,
 	 * (acquire here): a reaper that sees it clear sees those requests
 	 * dispatched.
 	 */
-	if (atomic_load_explicit(&p->ep_sleeper, memory_order_acquire)) {
+	if (!(how & AR_REAP_FORCE) &&
+	    atomic_load_explicit(&p->ep_sleeper, memory_order_acquire)) {
 		pthread_mutex_unlock(&p->reap_lock);
 		return -EBUSY;
 	}
@@ -949,9 +1101,17 @@ static int ar_poll_reap_locking(struct ar_uctx *ctx, struct ar_poll *p,
 		pthread_mutex_unlock(&p->reap_lock);
 		return 0;
 	}
-	/* the owner's wake, taken here: its next sleep does not begin */
-	if (ar_poll_dispatch_evs(ctx, p, evs, n, &ready))
-		p->wake_seen = true;
+	/*
+	 * The owner's wake, taken here: its next sleep does not begin; or,
+	 * asleep now (FORCE), it wakes from this one. Relaxed: a sleep that
+	 * ended meanwhile only wakes its next one early.
+	 */
+	if (ar_poll_dispatch_evs(ctx, p, evs, n, &ready)) {
+		if (atomic_load_explicit(&p->ep_sleeper, memory_order_relaxed))
+			ar_poll_rewake_owner(p);
+		else
+			p->wake_seen = true;
+	}
 	issuing = ready != NULL;
 	p->issuing += issuing;
 	pthread_mutex_unlock(&p->reap_lock);
@@ -967,11 +1127,24 @@ static int ar_poll_reap_locking(struct ar_uctx *ctx, struct ar_poll *p,
 	return n;
 }
 
+/*
+ * Wait for reapers that took edges before to finish issuing them: an
+ * edge taken is no longer in the epoll fd, and its CQE may not be
+ * posted yet.
+ */
+static void ar_poll_reap_wait(struct ar_poll *p)
+{
+	pthread_mutex_lock(&p->reap_lock);
+	while (p->issuing)
+		pthread_cond_wait(&p->issued, &p->reap_lock);
+	pthread_mutex_unlock(&p->reap_lock);
+}
+
 int ar_poll_try_reap(struct ar_uctx *ctx)
 {
 	struct ar_poll *p = ar_poll_of(ctx);
 
-	return p ? ar_poll_reap_locking(ctx, p, false) : 0;
+	return p ? ar_poll_reap_locking(ctx, p, 0) : 0;
 }
 
 /*
@@ -1248,7 +1421,7 @@ static bool ar_poll_run_round(struct ar_uctx *self)
 	pthread_mutex_unlock(&ar_pollers.lock);
 	for (i = 0; i < n; i++) {
 		c = got[i];
-		(void)ar_poll_reap_locking(c, ar_poll_of(c), true);
+		(void)ar_poll_reap_locking(c, ar_poll_of(c), AR_REAP_SYNC);
 		ar_uctx_put(c);
 	}
 	return n > 0;
@@ -1305,9 +1478,17 @@ void ar_poll_prepoll(void)
 	/* relaxed: a hint, looked at again under the lock */
 	if (!__atomic_load_n(&ar_pollers.nr_task, __ATOMIC_RELAXED))
 		return;
+	/*
+	 * The engine's own polls inside are not the program's; nor is a
+	 * signal handler's read meanwhile (ar_poll_preread() waits for
+	 * ar_pollers.lock)
+	 */
+	ar_hook_off_enter();
 	/* a signal handler's poll may interrupt a holder: never wait for it */
-	if (pthread_mutex_trylock(&ar_pollers.lock))
+	if (pthread_mutex_trylock(&ar_pollers.lock)) {
+		ar_hook_off_leave();
 		return;
+	}
 	n = ar_pollers_pick(got, NULL, true);
 	pthread_mutex_unlock(&ar_pollers.lock);
 	for (i = 0; i < n; i++) {
@@ -1318,13 +1499,80 @@ void ar_poll_prepoll(void)
 			if (ar_poll_tell_trylock(p))
 				pthread_mutex_unlock(&p->tell_lock);
 		} else if (ar_poll_epfd_ready(p)) {
-			/* the engine's own poll inside is not the program's */
-			ar_hook_off_enter();
 			ar_poll_tell_task(c, p, true);
-			ar_hook_off_leave();
 		}
 		ar_uctx_put(c);
 	}
+	ar_hook_off_leave();
+}
+
+/*
+ * A thread of the program is about to read fd, which a request of one
+ * of the process's rings waits on (the user engine's preread: libc's
+ * read and receive families, engine/pollhook.c). The kernel's wakeup
+ * took the file's readiness at the write that made it, and the poll's
+ * task work posts that mask even if the file has nothing left when it
+ * runs. epoll keeps no mask: it looks at the file again when its edges
+ * are reaped, and this read may take what the edge was for (liburing's
+ * poll-mshot-wake: an eventfd written, then read, then the wait). So
+ * the edges are reaped first, here: one ppoll(2) of the rings' epoll
+ * fds, and a reap of each that holds one, at most AR_POLL_OTHERS rings. Each ring's
+ * reap, or a look at it where ppoll() found nothing, waits for another
+ * reaper (the service thread) that took edges first, so that what they
+ * were for is posted when the read begins, as the kernel's task work is
+ * done when the write returns. A reap while the owner waiter sleeps on
+ * the epoll fd wakes it again.
+ *
+ * DEFER_TASKRUN rings are left alone: their requests are issued only
+ * where the task enters, and the engine has no place to keep a taken
+ * edge until then (docs/semantics.md D63). The locks are waited for:
+ * the thread holds none of the engine's, since a read made inside the
+ * engine (a signal handler's, on a thread in an enter or in the poll
+ * hook's look) skips all this (ar_hook_off).
+ */
+void ar_poll_preread(int fd)
+{
+	struct ar_uctx *got[AR_POLL_OTHERS];
+	struct pollfd pfd[AR_POLL_OTHERS];
+	struct timespec now = { 0, 0 };
+	struct ar_poll *p;
+	unsigned i, n, r;
+	bool issued;
+	long ready;
+
+	if (!ar_armed_fd(fd))
+		return;
+	/* the engine's own reads and polls inside are not the program's */
+	ar_hook_off_enter();
+	pthread_mutex_lock(&ar_pollers.lock);
+	n = ar_pollers_pick(got, NULL, false);
+	pthread_mutex_unlock(&ar_pollers.lock);
+	/* rounds, bounded: a CQE posted by one may ready more (an eventfd) */
+	for (r = 0; r < AR_POLL_OTHER_ROUNDS && n; r++) {
+		for (i = 0; i < n; i++) {
+			/* -1 once disarmed: ppoll() skips it */
+			pfd[i].fd = ar_poll_armed_fd(ar_poll_of(got[i]));
+			pfd[i].events = POLLIN;
+			pfd[i].revents = 0;
+		}
+		/* raw: libc's ppoll() is a hook */
+		ready = ar_raw_syscall6(SYS_ppoll, (long)pfd, n, (long)&now,
+					0, 0, 0);
+		issued = false;
+		for (i = 0; i < n; i++) {
+			p = ar_poll_of(got[i]);
+			if (ready > 0 && (pfd[i].revents & POLLIN))
+				issued |= ar_poll_reap_locking(got[i], p,
+						AR_REAP_SYNC | AR_REAP_FORCE) > 0;
+			else if (!r)
+				ar_poll_reap_wait(p);
+		}
+		if (!issued)
+			break;
+	}
+	for (i = 0; i < n; i++)
+		ar_uctx_put(got[i]);
+	ar_hook_off_leave();
 }
 
 /*
@@ -1415,8 +1663,11 @@ void ar_poll_forget(struct ar_uctx *ctx)
 		return;
 	ar_internal_close(p->epfd);
 	/* the copy's memory is the child's: freed, its owner waiter not put */
-	for (unsigned i = 0; i < p->nr_ents; i++)
+	for (unsigned i = 0; i < p->nr_ents; i++) {
+		if (p->ents[i] && p->ents[i]->head)
+			ar_armed_fd_count((int)i, -1);
 		free(p->ents[i]);
+	}
 	free(p->ents);
 	free(p);
 }
@@ -1431,8 +1682,12 @@ void ar_poll_free(struct ar_uctx *ctx)
 	ar_pollers_del(ctx);	/* a ring whose setup failed had no end */
 	if (!p)
 		return;
-	for (i = 0; i < p->nr_ents; i++)
+	for (i = 0; i < p->nr_ents; i++) {
+		/* none listed after the exit's cancels; a failed setup's too */
+		if (p->ents[i] && p->ents[i]->head)
+			ar_armed_fd_count((int)i, -1);
 		free(p->ents[i]);
+	}
 	free(p->ents);
 	if (p->owner)
 		ar_waiter_put(p->owner);
@@ -1519,6 +1774,32 @@ static int ar_poll_now(struct ar_ureq *req, __u32 events, __u32 *mask)
 }
 
 /*
+ * A multishot poll posted a CQE, which signals the ring's registered
+ * eventfd; is that the file it waits on (by the program's fd number)?
+ * The kernel's poll wakeup from an io_uring eventfd signal
+ * (EPOLL_URING_WAKE) makes a multishot poll oneshot, to break the loop
+ * of a CQE that readies the file that posts the next CQE
+ * (io_poll_wake()); the poll then completes with that wakeup's POLLIN.
+ * The signal comes after the poll's task work, so the wakeup finds it
+ * idle. Relaxed loads: the registration's fields are the program's
+ * business to order before its polls. Another ring's eventfd signal
+ * is not seen (docs/semantics.md D63).
+ */
+static bool ar_poll_own_eventfd(struct ar_ureq *req,
+				const struct ar_poll_add *pa)
+{
+	struct ar_uctx *ctx = req->ctx;
+
+	return (pa->events & POLLIN) &&
+	       __atomic_load_n(&ctx->eventfd, __ATOMIC_RELAXED) >= 0 &&
+	       __atomic_load_n(&ctx->eventfd_app, __ATOMIC_RELAXED) ==
+	       ar_req_app_fd(req) &&
+	       !ctx->eventfd_async &&
+	       !(IO_URING_READ_ONCE(ctx->rings->cq_flags) &
+		 IORING_CQ_EVENTFD_DISABLED);
+}
+
+/*
  * The first issue looks at the file (the kernel's vfs_poll at arming);
  * after readiness the reaper hands the events over (req->poll_res). A
  * multishot poll does not look first: arming registers it, which queues
@@ -1536,6 +1817,10 @@ int ar_poll_add_issue(struct ar_ureq *req, unsigned issue_flags)
 		if (pa->multi && !(req->flags & AR_REQ_F_POLLED)) {
 			if (fcntl(req->fd, F_GETFD) < 0)
 				return -EBADF;
+			/* io_uring signals before the arming are not its wakeups */
+			ar_ctx_lock(req->ctx);
+			pa->uring_seq = ar_poll_uring_seq(ar_req_app_fd(req));
+			ar_ctx_unlock(req->ctx);
 			return AR_ISSUE_AGAIN;
 		}
 		/*
@@ -1560,9 +1845,10 @@ int ar_poll_add_issue(struct ar_ureq *req, unsigned issue_flags)
 	if (!pa->multi)
 		return (int)mask;
 	/* stays armed; a full CQ ends it, the mask in its final CQE */
-	if (ar_req_post_more(req, (int)mask, IORING_CQE_F_MORE))
-		return AR_ISSUE_AGAIN;
-	return (int)mask;
+	if (!ar_req_post_more(req, (int)mask, IORING_CQE_F_MORE))
+		return (int)mask;
+	/* ... or its own CQE's eventfd signal: that wakeup's POLLIN */
+	return ar_poll_own_eventfd(req, pa) ? POLLIN : AR_ISSUE_AGAIN;
 }
 
 int ar_poll_remove_prep(struct ar_ureq *req, const struct io_uring_sqe *sqe)

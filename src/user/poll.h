@@ -149,6 +149,10 @@ bool ar_poll_task_reaps(struct ar_uctx *ctx);
 bool ar_poll_deferred(struct ar_uctx *ctx);
 /* the program is about to poll: tell DEFER_TASKRUN rings of readiness */
 void ar_poll_prepoll(void);
+/* ... or to read fd: readiness of requests armed on it is reaped first */
+void ar_poll_preread(int fd);
+/* a ring is about to signal its registered eventfd, the program's fd */
+void ar_poll_uring_signal(int fd);
 /* ... or -EBUSY: another thread is reaping (it dispatches what is ready) */
 int ar_poll_try_reap(struct ar_uctx *ctx);
 /*
@@ -199,6 +203,7 @@ void ar_poll_forget(struct ar_uctx *ctx);
 struct ar_poll_add {
 	__u32 events;		/* EPOLL* asked for (EXCLUSIVE too), plus AR_POLL_UNMASK */
 	bool multi;		/* IORING_POLL_ADD_MULTI */
+	unsigned uring_seq;	/* its fd's io_uring signals seen (poll.c): ctx->lock */
 	struct ar_aiopoll *ap;	/* its iocb while armed through AIO: ctx->lock */
 };
 

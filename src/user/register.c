@@ -137,6 +137,7 @@ static int ar_reg_eventfd(struct ar_uctx *ctx, const void *arg, unsigned nr,
 		return -EBUSY;
 	}
 	ctx->eventfd_async = async;
+	__atomic_store_n(&ctx->eventfd_app, fd, __ATOMIC_RELAXED);
 	/* as the kernel: CQEs posted before the registration signal nothing */
 	__atomic_store_n(&ctx->eventfd_tail, ar_sh(ctx)->cached_cq_tail, __ATOMIC_RELAXED);
 	/* release: eventfd_async and eventfd_tail are set before the fd is seen */
@@ -671,7 +672,10 @@ int ar_user_register(void *obj, unsigned fd, unsigned opcode,
 	opcode &= ~IORING_REGISTER_USE_REGISTERED_RING;
 	/* as the kernel's fdget: the ring stays while the call runs */
 	ar_uctx_get(ctx);
+	/* the engine's own reads and polls inside are not the program's */
+	ar_hook_off_enter();
 	ret = ar_register_ring(ctx, opcode, arg, marg, nr);
+	ar_hook_off_leave();
 	ar_uctx_put(ctx);
 	return ret;
 }

@@ -496,6 +496,7 @@ struct ar_uctx {
 	struct ar_ureq *timeouts;	/* count-based TIMEOUTs, in target order */
 	unsigned cancel_seq;
 	int eventfd;			/* registered eventfd (our dup), -1 if none */
+	int eventfd_app;		/* ... the program's fd it was registered by */
 	bool eventfd_async;
 	unsigned eventfd_tail;		/* the CQ tail it was last signalled for */
 	int *dead_evfds;		/* unregistered dups, closed at exit */

@@ -605,10 +605,9 @@ int ar_user_enter(void *obj, unsigned fd, unsigned to_submit,
 	/* a submit makes the thread an io_uring task (register.c) */
 	if (to_submit)
 		ar_user_task = true;
-	/* the engine's own polls inside skip the program's look (pollhook.c) */
+	/* the engine's own polls and reads inside skip the program's look (pollhook.c) */
 	ar_hook_off_enter();
 	ret = ar_enter_ring(ctx, to_submit, min_complete, flags, arg, argsz);
-	ar_hook_off_leave();
 	/*
 	 * A submit that does not wait and leaves the CQ empty: the ring fd
 	 * stops polling readable (D1), for programs that enter by hand and
@@ -619,6 +618,7 @@ int ar_user_enter(void *obj, unsigned fd, unsigned to_submit,
 	    IO_URING_READ_ONCE(ctx->rings->cq.head) ==
 	    IO_URING_READ_ONCE(ctx->rings->cq.tail))
 		ar_user_cq_idle(ctx);
+	ar_hook_off_leave();
 	ar_tw_current = prev;
 	if (!(flags & IORING_ENTER_REGISTERED_RING))
 		ar_uctx_put(ctx);
