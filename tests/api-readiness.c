@@ -598,6 +598,46 @@ static void t_read_takes(enum t_take how)
 }
 
 /*
+ * The same on a DEFER_TASKRUN ring: the kernel queues the task's local
+ * work at the write, with the mask the wakeup carried, and posts it at
+ * the task's next wait, after the read took the data. The CQ stays
+ * empty until then; with TASKRUN_FLAG, IORING_SQ_TASKRUN is up.
+ */
+static void t_read_takes_defer(bool flag)
+{
+	struct io_uring_params p = {
+		.flags = IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN |
+			 (flag ? IORING_SETUP_TASKRUN_FLAG : 0),
+	};
+	struct __kernel_timespec ts = { .tv_sec = T_WAIT_MS / 1000 };
+	struct io_uring ring;
+	struct io_uring_sqe *sqe;
+	struct io_uring_cqe *cqe;
+	int fds[2], r;
+
+	t_ring(&ring, 8, &p);
+	t_take_pair(T_READ, fds);
+	sqe = io_uring_get_sqe(&ring);
+	io_uring_prep_poll_multishot(sqe, fds[0], POLLIN);
+	sqe->user_data = 1;
+	CHECK_EQ(io_uring_submit(&ring), 1);
+	for (r = 0; r < T_TAKE_ROUNDS; r++) {
+		t_take_one(T_READ, fds);
+		CHECK_EQ(io_uring_cq_ready(&ring), 0);
+		if (flag)
+			CHECK(IO_URING_READ_ONCE(*ring.sq.kflags) & IORING_SQ_TASKRUN);
+		CHECK_EQ(io_uring_wait_cqe_timeout(&ring, &cqe, &ts), 0);
+		CHECK_EQ(cqe->user_data, 1);
+		CHECK_EQ(cqe->res, POLLIN);
+		CHECK(cqe->flags & IORING_CQE_F_MORE);
+		io_uring_cqe_seen(&ring, cqe);
+		CHECK_EQ(io_uring_cq_ready(&ring), 0);
+	}
+	io_uring_queue_exit(&ring);
+	t_take_close(T_READ, fds);
+}
+
+/*
  * The same with a CQ of 2 and 8 rounds before the first look: two CQEs
  * with MORE, then the poll ends, its final CQE in the overflow list.
  */
@@ -754,6 +794,8 @@ int main(void)
 		       "took the data\n", t_take_names[h]);
 	}
 	t_read_takes_overflow();
+	t_read_takes_defer(false);
+	t_read_takes_defer(true);
 	t_own_eventfd(false);
 	t_own_eventfd(true);
 	t_own_eventfd_nop();

@@ -111,6 +111,14 @@ struct ar_poll {
 	atomic_bool ep_sleeper;		/* the owner sleeps on epfd: no other reaps */
 	bool wake_seen;			/* another reaper took the owner's edge: reap_lock */
 	bool xcancel_in;		/* the family's cancel eventfd is in epfd: ctl_lock */
+	/*
+	 * DEFER_TASKRUN: edges a program thread's read took for the task
+	 * (ar_poll_hold()), their requests dispatched and not issued yet,
+	 * oldest first; and whether the cancel eventfd's edge was among
+	 * them. Under reap_lock; the task's next reap issues them.
+	 */
+	struct ar_ureq *held, **held_tail;
+	bool held_xcancel;
 };
 
 /* an edge of the owner's eventfd (an fd's events carry the fd, below 2^32) */
@@ -177,6 +185,7 @@ static struct ar_poll *ar_poll_create(void)
 	pthread_mutex_init(&p->reap_lock, NULL);
 	pthread_mutex_init(&p->tell_lock, NULL);
 	pthread_cond_init(&p->issued, NULL);
+	p->held_tail = &p->held;
 	return p;
 }
 
@@ -929,14 +938,14 @@ static void ar_poll_drop_idle(struct ar_uctx *ctx, struct ar_poll *p, int fd)
 
 /*
  * The edges epoll gave, taken by the caller as the one reaper: the
- * requests they are for onto *ready, the idle fds marked in evs (-1
- * otherwise). True if the owner's eventfd was among them.
+ * requests they are for appended at *tail (a list's end, NULL), the
+ * idle fds marked in evs (-1 otherwise). True if the owner's eventfd
+ * was among them.
  */
 static bool ar_poll_dispatch_evs(struct ar_uctx *ctx, struct ar_poll *p,
 				 struct epoll_event *evs, int n,
-				 struct ar_ureq **ready)
+				 struct ar_ureq **tail)
 {
-	struct ar_ureq **tail = ready;
 	bool woken = false;
 	int i, idle_fd;
 
@@ -1029,6 +1038,25 @@ static void ar_poll_untell_locked(struct ar_uctx *ctx, struct ar_poll *p)
 		ar_tw_flag_settle(ctx, !ctx->punt);
 }
 
+/*
+ * The requests held for the task (ar_poll_hold()), taken as the start
+ * of a reap's ready list: *tail is where the reap's own go. Under
+ * reap_lock.
+ */
+static struct ar_ureq *ar_poll_take_held_locked(struct ar_poll *p,
+						bool *xcancel,
+						struct ar_ureq ***tail)
+{
+	struct ar_ureq *held = p->held;
+
+	*xcancel = p->held_xcancel;
+	p->held_xcancel = false;
+	*tail = held ? p->held_tail : NULL;
+	p->held = NULL;
+	p->held_tail = &p->held;
+	return held;
+}
+
 /* how a reap goes (ar_poll_reap_locking()) */
 enum {
 	/* wait for reap_lock and for the issues of reapers before */
@@ -1062,8 +1090,8 @@ static int ar_poll_reap_locking(struct ar_uctx *ctx, struct ar_poll *p,
 				unsigned how)
 {
 	struct epoll_event evs[AR_POLL_BATCH];
-	struct ar_ureq *ready = NULL;
-	bool issuing, task, sync = how & AR_REAP_SYNC;
+	struct ar_ureq *ready = NULL, **tail;
+	bool issuing, task, sync = how & AR_REAP_SYNC, xcancel = false;
 	int n;
 
 	if (sync)
@@ -1095,7 +1123,13 @@ static int ar_poll_reap_locking(struct ar_uctx *ctx, struct ar_poll *p,
 		ar_poll_untell_locked(ctx, p);
 		pthread_mutex_unlock(&p->tell_lock);
 	}
-	if (n <= 0) {
+	if (n < 0)
+		n = 0;
+	/* edges held for the task come first: they are older */
+	ready = ar_poll_take_held_locked(p, &xcancel, &tail);
+	if (!ready)
+		tail = &ready;
+	if (!n && !ready && !xcancel) {
 		while (sync && p->issuing)
 			pthread_cond_wait(&p->issued, &p->reap_lock);
 		pthread_mutex_unlock(&p->reap_lock);
@@ -1106,7 +1140,7 @@ static int ar_poll_reap_locking(struct ar_uctx *ctx, struct ar_poll *p,
 	 * asleep now (FORCE), it wakes from this one. Relaxed: a sleep that
 	 * ended meanwhile only wakes its next one early.
 	 */
-	if (ar_poll_dispatch_evs(ctx, p, evs, n, &ready)) {
+	if (ar_poll_dispatch_evs(ctx, p, evs, n, tail)) {
 		if (atomic_load_explicit(&p->ep_sleeper, memory_order_relaxed))
 			ar_poll_rewake_owner(p);
 		else
@@ -1115,6 +1149,8 @@ static int ar_poll_reap_locking(struct ar_uctx *ctx, struct ar_poll *p,
 	issuing = ready != NULL;
 	p->issuing += issuing;
 	pthread_mutex_unlock(&p->reap_lock);
+	if (xcancel)
+		ar_xcancel_serve(ctx);
 	n = ar_poll_issue_ready(ctx, p, evs, n, ready);
 	if (!issuing && !sync)
 		return n;
@@ -1204,6 +1240,12 @@ int ar_poll_sleep(struct ar_uctx *ctx, struct ar_waiter *w, __u64 deadline_ns,
 		pthread_mutex_unlock(&p->reap_lock);
 		ar_waiter_drain(w);
 		return 0;
+	}
+	/* edges held for the task (ar_poll_hold()): issued, not slept on */
+	if (p->held || p->held_xcancel) {
+		pthread_mutex_unlock(&p->reap_lock);
+		n = ar_poll_reap_locking(ctx, p, 0);
+		return n > 0 ? n : 0;
 	}
 	/* relaxed: under reap_lock, which a reaper takes before its look */
 	atomic_store_explicit(&p->ep_sleeper, true, memory_order_relaxed);
@@ -1351,6 +1393,74 @@ out:
 	pthread_mutex_unlock(&p->tell_lock);
 }
 
+/*
+ * The task of a DEFER_TASKRUN ring has requests held (ar_poll_hold()):
+ * told as ar_poll_tell_task() tells it, without the look at the epoll
+ * fd, and a waiter asleep on that fd is woken too.
+ */
+static void ar_poll_tell_held(struct ar_uctx *ctx, struct ar_poll *p)
+{
+	pthread_mutex_lock(&p->tell_lock);
+	/* seq_cst, before the flag goes up: pairs with ar_tw_flag_settle() */
+	atomic_store_explicit(&p->deferred, true, memory_order_seq_cst);
+	if (ctx->flags & IORING_SETUP_TASKRUN_FLAG)
+		__atomic_fetch_or(&ctx->rings->sq_flags, IORING_SQ_TASKRUN,
+				  __ATOMIC_SEQ_CST);
+	ar_ring_signal_ready(ctx);
+	/* as in ar_poll_tell_task(): pairs with the waiter's ar_wake_mb() */
+	ar_wake_mb();
+	if (ar_wake_has_sleepers(&ctx->cq_waiters))
+		ar_waitq_wake(ctx, true);
+	pthread_mutex_unlock(&p->tell_lock);
+}
+
+/*
+ * A program thread's read may take what a DEFER_TASKRUN ring's edges
+ * are for (ar_poll_preread()): the edges are taken now and their
+ * requests dispatched, as the kernel's wakeup queues the task's local
+ * work with the mask it carried, and held until the task reaps, which
+ * issues them first (ar_poll_reap_locking(), ar_poll_sleep()). The
+ * task is told as for readiness still in the epoll fd, and a waiter
+ * asleep on the fd is woken: the held requests are not there.
+ */
+static void ar_poll_hold(struct ar_uctx *ctx, struct ar_poll *p)
+{
+	struct epoll_event evs[AR_POLL_BATCH];
+	struct ar_ureq **tail;
+	bool woken;
+	int n, i;
+
+	pthread_mutex_lock(&p->reap_lock);
+	/* the fd changes only under reap_lock (ar_poll_exit()) */
+	n = p->epfd >= 0 ? epoll_wait(p->epfd, evs, AR_POLL_BATCH, 0) : 0;
+	if (n <= 0) {
+		pthread_mutex_unlock(&p->reap_lock);
+		return;
+	}
+	for (i = 0; i < n; i++)
+		if (evs[i].data.u64 == AR_POLL_XCANCEL_TAG)
+			p->held_xcancel = true;
+	tail = p->held_tail;
+	woken = ar_poll_dispatch_evs(ctx, p, evs, n, tail);
+	/* the list's new end: the dispatch appended behind the old one */
+	while (*tail)
+		tail = &(*tail)->next;
+	p->held_tail = tail;
+	if (woken) {
+		if (atomic_load_explicit(&p->ep_sleeper, memory_order_relaxed))
+			ar_poll_rewake_owner(p);
+		else
+			p->wake_seen = true;
+	}
+	pthread_mutex_unlock(&p->reap_lock);
+	/* idle fds are dropped now; nothing else is issued here */
+	for (i = 0; i < n; i++)
+		if (evs[i].data.u64 != AR_POLL_XCANCEL_TAG &&
+		    (__s64)evs[i].data.u64 >= 0)
+			ar_poll_drop_idle(ctx, p, (int)evs[i].data.u64);
+	ar_poll_tell_held(ctx, p);
+}
+
 /* the service thread's reap (svc.c) */
 unsigned ar_poll_reap(struct ar_uctx *ctx)
 {
@@ -1387,17 +1497,17 @@ unsigned ar_poll_reap_armed_slow(struct ar_uctx *ctx)
 #define AR_POLL_OTHER_ROUNDS	4
 
 /*
- * Under ar_pollers.lock: up to AR_POLL_OTHERS live rings other than self
- * with requests armed, DEFER_TASKRUN ones (task) or the others, each
- * with a reference the caller puts.
+ * Under ar_pollers.lock: up to max live rings other than self with
+ * requests armed, DEFER_TASKRUN ones (task) or the others, each with a
+ * reference the caller puts.
  */
 static unsigned ar_pollers_pick(struct ar_uctx **got, struct ar_uctx *self,
-				bool task)
+				bool task, unsigned max)
 {
 	struct ar_uctx *c;
 	unsigned i, n = 0;
 
-	for (i = 0; i < ar_pollers.nr && n < AR_POLL_OTHERS; i++) {
+	for (i = 0; i < ar_pollers.nr && n < max; i++) {
 		c = ar_pollers.rings[i];
 		/* acquire pairs with the release that sets dead in ar_user_end() */
 		if (c == self || ar_poll_task_reaps(c) != task ||
@@ -1417,7 +1527,7 @@ static bool ar_poll_run_round(struct ar_uctx *self)
 	unsigned i, n;
 
 	pthread_mutex_lock(&ar_pollers.lock);
-	n = ar_pollers_pick(got, self, false);
+	n = ar_pollers_pick(got, self, false, AR_POLL_OTHERS);
 	pthread_mutex_unlock(&ar_pollers.lock);
 	for (i = 0; i < n; i++) {
 		c = got[i];
@@ -1489,7 +1599,7 @@ void ar_poll_prepoll(void)
 		ar_hook_off_leave();
 		return;
 	}
-	n = ar_pollers_pick(got, NULL, true);
+	n = ar_pollers_pick(got, NULL, true, AR_POLL_OTHERS);
 	pthread_mutex_unlock(&ar_pollers.lock);
 	for (i = 0; i < n; i++) {
 		c = got[i];
@@ -1523,9 +1633,9 @@ void ar_poll_prepoll(void)
  * done when the write returns. A reap while the owner waiter sleeps on
  * the epoll fd wakes it again.
  *
- * DEFER_TASKRUN rings are left alone: their requests are issued only
- * where the task enters, and the engine has no place to keep a taken
- * edge until then (docs/semantics.md D63). The locks are waited for:
+ * A DEFER_TASKRUN ring's requests are issued only where its task
+ * enters: their edges are taken and held for it (ar_poll_hold()), once,
+ * with no rounds (nothing is posted here). The locks are waited for:
  * the thread holds none of the engine's, since a read made inside the
  * engine (a signal handler's, on a thread in an enter or in the poll
  * hook's look) skips all this (ar_hook_off).
@@ -1536,7 +1646,7 @@ void ar_poll_preread(int fd)
 	struct pollfd pfd[AR_POLL_OTHERS];
 	struct timespec now = { 0, 0 };
 	struct ar_poll *p;
-	unsigned i, n, r;
+	unsigned i, n, nt, r;
 	bool issued;
 	long ready;
 
@@ -1545,8 +1655,16 @@ void ar_poll_preread(int fd)
 	/* the engine's own reads and polls inside are not the program's */
 	ar_hook_off_enter();
 	pthread_mutex_lock(&ar_pollers.lock);
-	n = ar_pollers_pick(got, NULL, false);
+	n = ar_pollers_pick(got, NULL, false, AR_POLL_OTHERS);
+	nt = ar_pollers_pick(got + n, NULL, true, AR_POLL_OTHERS - n);
 	pthread_mutex_unlock(&ar_pollers.lock);
+	/* DEFER_TASKRUN rings: what their edges are for is held for the task */
+	for (i = n; i < n + nt; i++) {
+		p = ar_poll_of(got[i]);
+		if (ar_poll_epfd_ready(p))
+			ar_poll_hold(got[i], p);
+		ar_uctx_put(got[i]);
+	}
 	/* rounds, bounded: a CQE posted by one may ready more (an eventfd) */
 	for (r = 0; r < AR_POLL_OTHER_ROUNDS && n; r++) {
 		for (i = 0; i < n; i++) {
@@ -1610,6 +1728,18 @@ int ar_poll_epfd(struct ar_uctx *ctx)
 	struct ar_poll *p = ar_poll_of(ctx);
 
 	return p ? __atomic_load_n(&p->epfd, __ATOMIC_RELAXED) : -1;
+}
+
+/*
+ * The ring ends: requests held for its task (ar_poll_hold()) are issued
+ * now, before the cancels, which would otherwise wait for their issue.
+ */
+void ar_poll_flush_held(struct ar_uctx *ctx)
+{
+	struct ar_poll *p = ar_poll_of(ctx);
+
+	if (p && ar_poll_task_reaps(ctx))
+		(void)ar_poll_reap_locking(ctx, p, AR_REAP_SYNC | AR_REAP_FORCE);
 }
 
 /*
