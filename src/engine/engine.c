@@ -18,6 +18,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include "engine/engine.h"
+#include "lib/thread.h"
 #include "lib/uaccess.h"
 
 /* the table (engine.h): chunks of fds, allocated on first claim */
@@ -117,9 +118,15 @@ static void ar_prefork_one(const struct ar_engine *e, void *obj, int fd)
 		e->prefork(obj);
 }
 
+/*
+ * The engines' locks are taken inside: a signal handler's read or poll
+ * meanwhile skips their looks (pollhook.c)
+ */
 static void ar_claim_prefork(void)
 {
+	ar_hook_off_enter();
 	ar_engine_each_ring(NULL, ar_prefork_one);
+	ar_hook_off_leave();
 	ar_claim_lock_take();
 }
 
@@ -440,6 +447,8 @@ static void ar_engine_atfork_child(void)
 	const struct ar_engine *e;
 	void *obj;
 
+	/* as in ar_claim_prefork() */
+	ar_hook_off_enter();
 	for (unsigned i = 0; i < AR_FD_CHUNKS; i++) {
 		c = atomic_load_explicit(&ar_fd_table[i], memory_order_relaxed);
 		for (unsigned j = 0; c && j < AR_FD_CHUNK; j++) {
@@ -454,6 +463,7 @@ static void ar_engine_atfork_child(void)
 					      memory_order_relaxed);
 		}
 	}
+	ar_hook_off_leave();
 }
 
 __attribute__((constructor))

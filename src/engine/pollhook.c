@@ -41,6 +41,7 @@
 #include <sys/uio.h>
 #include <sys/syscall.h>
 #include "engine/engine.h"
+#include "lib/sysraw.h"
 #include "lib/thread.h"
 #include "lib/uaccess.h"
 
@@ -304,12 +305,30 @@ static void ar_chk(size_t n, size_t buflen)
 		abort();
 }
 
+/*
+ * The system call itself, before the load's lookup or without a libc
+ * to find (a static program): raw, since libanyring's own syscall() is
+ * the trap's. -1 and errno for an error, as libc's functions.
+ */
+static long ar_sys(long nr, long a1, long a2, long a3, long a4, long a5,
+		   long a6)
+{
+	long ret = ar_raw_syscall6(nr, a1, a2, a3, a4, a5, a6);
+
+	if (ret < 0) {
+		errno = (int)-ret;
+		return -1;
+	}
+	return ret;
+}
+
 AR_EXPORT ssize_t read(int fd, void *buf, size_t n)
 {
 	read_fn *fn = (read_fn *)ar_read_fn(AR_READ);
 
 	ar_preread(fd);
-	return fn ? fn(fd, buf, n) : syscall(SYS_read, fd, buf, n);
+	return fn ? fn(fd, buf, n) :
+	       ar_sys(SYS_read, fd, (long)buf, (long)n, 0, 0, 0);
 }
 
 AR_EXPORT ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen)
@@ -320,7 +339,7 @@ AR_EXPORT ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen)
 	if (fn)
 		return fn(fd, buf, n, buflen);
 	ar_chk(n, buflen);
-	return syscall(SYS_read, fd, buf, n);
+	return ar_sys(SYS_read, fd, (long)buf, (long)n, 0, 0, 0);
 }
 
 AR_EXPORT ssize_t readv(int fd, const struct iovec *iov, int nr)
@@ -328,7 +347,8 @@ AR_EXPORT ssize_t readv(int fd, const struct iovec *iov, int nr)
 	readv_fn *fn = (readv_fn *)ar_read_fn(AR_READV);
 
 	ar_preread(fd);
-	return fn ? fn(fd, iov, nr) : syscall(SYS_readv, fd, iov, nr);
+	return fn ? fn(fd, iov, nr) :
+	       ar_sys(SYS_readv, fd, (long)iov, nr, 0, 0, 0);
 }
 
 AR_EXPORT ssize_t recv(int fd, void *buf, size_t n, int flags)
@@ -337,7 +357,7 @@ AR_EXPORT ssize_t recv(int fd, void *buf, size_t n, int flags)
 
 	ar_preread(fd);
 	return fn ? fn(fd, buf, n, flags) :
-	       syscall(SYS_recvfrom, fd, buf, n, flags, NULL, NULL);
+	       ar_sys(SYS_recvfrom, fd, (long)buf, (long)n, flags, 0, 0);
 }
 
 AR_EXPORT ssize_t __recv_chk(int fd, void *buf, size_t n, size_t buflen,
@@ -349,7 +369,7 @@ AR_EXPORT ssize_t __recv_chk(int fd, void *buf, size_t n, size_t buflen,
 	if (fn)
 		return fn(fd, buf, n, buflen, flags);
 	ar_chk(n, buflen);
-	return syscall(SYS_recvfrom, fd, buf, n, flags, NULL, NULL);
+	return ar_sys(SYS_recvfrom, fd, (long)buf, (long)n, flags, 0, 0);
 }
 
 AR_EXPORT ssize_t recvfrom(int fd, void *__restrict buf, size_t n, int flags,
@@ -359,7 +379,8 @@ AR_EXPORT ssize_t recvfrom(int fd, void *__restrict buf, size_t n, int flags,
 
 	ar_preread(fd);
 	return fn ? fn(fd, buf, n, flags, addr, addrlen) :
-	       syscall(SYS_recvfrom, fd, buf, n, flags, addr, addrlen);
+	       ar_sys(SYS_recvfrom, fd, (long)buf, (long)n, flags,
+		      (long)addr.__sockaddr__, (long)addrlen);
 }
 
 AR_EXPORT ssize_t __recvfrom_chk(int fd, void *__restrict buf, size_t n,
@@ -372,7 +393,8 @@ AR_EXPORT ssize_t __recvfrom_chk(int fd, void *__restrict buf, size_t n,
 	if (fn)
 		return fn(fd, buf, n, buflen, flags, addr, addrlen);
 	ar_chk(n, buflen);
-	return syscall(SYS_recvfrom, fd, buf, n, flags, addr, addrlen);
+	return ar_sys(SYS_recvfrom, fd, (long)buf, (long)n, flags,
+		      (long)addr.__sockaddr__, (long)addrlen);
 }
 
 AR_EXPORT ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
@@ -380,7 +402,8 @@ AR_EXPORT ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
 	recvmsg_fn *fn = (recvmsg_fn *)ar_read_fn(AR_RECVMSG);
 
 	ar_preread(fd);
-	return fn ? fn(fd, msg, flags) : syscall(SYS_recvmsg, fd, msg, flags);
+	return fn ? fn(fd, msg, flags) :
+	       ar_sys(SYS_recvmsg, fd, (long)msg, flags, 0, 0, 0);
 }
 
 AR_EXPORT int recvmmsg(int fd, struct mmsghdr *vec, unsigned vlen, int flags,
@@ -390,7 +413,8 @@ AR_EXPORT int recvmmsg(int fd, struct mmsghdr *vec, unsigned vlen, int flags,
 
 	ar_preread(fd);
 	return fn ? fn(fd, vec, vlen, flags, timeout) :
-	       (int)syscall(SYS_recvmmsg, fd, vec, vlen, flags, timeout);
+	       (int)ar_sys(SYS_recvmmsg, fd, (long)vec, vlen, flags,
+			   (long)timeout, 0);
 }
 
 /* glibc's eventfd_read() calls its own read(), not the program's */
@@ -401,6 +425,7 @@ AR_EXPORT int eventfd_read(int fd, eventfd_t *value)
 	ar_preread(fd);
 	if (fn)
 		return fn(fd, value);
-	return syscall(SYS_read, fd, value, sizeof(*value)) == sizeof(*value) ?
+	return ar_sys(SYS_read, fd, (long)value, sizeof(*value), 0, 0, 0) ==
+	       sizeof(*value) ?
 	       0 : -1;
 }

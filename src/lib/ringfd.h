@@ -130,7 +130,7 @@ static inline void ar_ringfd_send(int fd)
 	errno = e;
 }
 
-/* raw: libc's read() is a hook (engine/readhook.c); no errno touched */
+/* raw: libc's read() is a hook (engine/pollhook.c); no errno touched */
 static inline void ar_ringfd_read(int fd)
 {
 	uint64_t v;

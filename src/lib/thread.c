@@ -155,7 +155,8 @@ bool ar_tid_gone(pid_t pid)
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return errno == ENOENT;
-	n = read(fd, buf, sizeof(buf) - 1);
+	/* raw: libc's read() is a hook (engine/pollhook.c), and locks may be held here */
+	n = ar_raw_syscall6(SYS_read, fd, (long)buf, sizeof(buf) - 1, 0, 0, 0);
 	close(fd);
 	if (n <= 0)
 		return false;

@@ -5,6 +5,7 @@
 #ifndef ANYRING_LIB_THREAD_H
 #define ANYRING_LIB_THREAD_H
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -39,6 +40,32 @@ static inline void ar_hook_off_enter(void)
 static inline void ar_hook_off_leave(void)
 {
 	ar_hook_off--;
+}
+
+/*
+ * The engine's work on a program thread's way into one of libc's
+ * functions (engine/pollhook.c's hooks): ar_hook_off set, errno kept,
+ * and cancellation held off, so that a cancel of the thread never acts
+ * at a cancellation point inside (a lock held, a reference taken): it
+ * acts in libc's function after, as it would have.
+ */
+struct ar_quiet {
+	int err;
+	int cancel;
+};
+
+static inline void ar_quiet_enter(struct ar_quiet *q)
+{
+	q->err = errno;
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &q->cancel);
+	ar_hook_off_enter();
+}
+
+static inline void ar_quiet_leave(struct ar_quiet *q)
+{
+	ar_hook_off_leave();
+	pthread_setcancelstate(q->cancel, NULL);
+	errno = q->err;
 }
 
 /*

@@ -280,7 +280,10 @@ static void ar_eventfd_signal(struct ar_uctx *ctx, bool from_worker,
 					__ATOMIC_RELAXED) == tail)
 			return;
 	}
-	/* the polls of it learn it is an io_uring signal, before its edge */
+	/*
+	 * the polls of it learn it is an io_uring signal, before its edge;
+	 * relaxed: eventfd_app was published by the acquire load of efd
+	 */
 	ar_poll_uring_signal(__atomic_load_n(&ctx->eventfd_app, __ATOMIC_RELAXED));
 	(void)!write(efd, &one, sizeof(one));
 	ar_poll_readied = true;

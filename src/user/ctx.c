@@ -1082,8 +1082,11 @@ void ar_user_task_exit(const struct ar_engine *e, void *obj, int fd)
 
 	(void)e;
 	if (ar_ring_forked(ctx) && ctx->pid == getpid()) {
+		/* a signal handler's read meanwhile skips the look (pollhook.c) */
+		ar_hook_off_enter();
 		ar_timeout_hand_over(ctx);
 		ar_user_end(ctx, fd, false);
+		ar_hook_off_leave();
 	}
 }
 
@@ -1285,18 +1288,85 @@ bool ar_user_release(struct ar_uctx *ctx)
 	return true;
 }
 
+/*
+ * The engine's entries that a program thread runs with its locks taken
+ * run with ar_hook_off set (enter, register and close set it
+ * themselves): a signal handler's read or poll on the thread meanwhile
+ * skips the engine's look (engine/pollhook.c), which would wait for
+ * those locks.
+ */
+static int ar_user_setup_off(unsigned entries, struct io_uring_params *p)
+{
+	int ret;
+
+	ar_hook_off_enter();
+	ret = ar_user_setup(entries, p);
+	ar_hook_off_leave();
+	return ret;
+}
+
+static int ar_user_mmap_off(void *obj, int fd, struct io_uring_params *p,
+			    struct io_uring *ring)
+{
+	int ret;
+
+	ar_hook_off_enter();
+	ret = ar_user_mmap(obj, fd, p, ring);
+	ar_hook_off_leave();
+	return ret;
+}
+
+static void ar_user_unmap_off(struct io_uring *ring)
+{
+	ar_hook_off_enter();
+	ar_user_unmap(ring);
+	ar_hook_off_leave();
+}
+
+static long ar_user_mmap_raw_off(void *obj, void *addr, size_t len, int prot,
+				 int flags, off_t off)
+{
+	long ret;
+
+	ar_hook_off_enter();
+	ret = ar_user_mmap_raw(obj, addr, len, prot, flags, off);
+	ar_hook_off_leave();
+	return ret;
+}
+
+static int ar_user_policy_off(void *obj, const struct anyring_policy *set,
+			      struct anyring_policy *get)
+{
+	int ret;
+
+	ar_hook_off_enter();
+	ret = ar_user_policy(obj, set, get);
+	ar_hook_off_leave();
+	return ret;
+}
+
+static int ar_user_stats_off(void *obj, struct anyring_stats *st, bool reset)
+{
+	int ret;
+
+	ar_hook_off_enter();
+	ret = ar_user_stats(obj, st, reset);
+	ar_hook_off_leave();
+	return ret;
+}
+
 const struct ar_engine ar_user_engine = {
 	.name	= "user",
-	.setup	= ar_user_setup,
-	.mmap	= ar_user_mmap,
-	.unmap	= ar_user_unmap,
+	.setup	= ar_user_setup_off,
+	.mmap	= ar_user_mmap_off,
+	.unmap	= ar_user_unmap_off,
 	.enter	= ar_user_enter,
 	.reg	= ar_user_register,
 	.close	= ar_user_close,
-	.policy	= ar_user_policy,
-	.stats	= ar_user_stats,
+	.policy	= ar_user_policy_off,
+	.stats	= ar_user_stats_off,
 	.ring_index = ar_user_ring_index,
-	.mmap_raw = ar_user_mmap_raw,
+	.mmap_raw = ar_user_mmap_raw_off,
 	.cq_idle = ar_user_cq_idle,
 	.fd_polled = ar_user_fd_polled,
 	.prepoll = ar_user_prepoll,

@@ -90,6 +90,7 @@ struct ar_poll {
 	pthread_mutex_t reap_lock;
 	/* reapers issuing what they took, after reap_lock: under it */
 	unsigned issuing;
+	unsigned issued_nr;		/* ... how many have finished: under it */
 	pthread_cond_t issued;		/* ... dropped to 0 */
 	struct ar_pollent **ents;	/* by fd: ctx->lock */
 	unsigned nr_ents;
@@ -311,19 +312,21 @@ static unsigned ar_poll_uring_seq(int fd)
 
 /*
  * An edge on fd reaches req, a POLL_ADD: did an io_uring signal of fd
- * come since its last edge? Its multishot ends with this one then,
- * unless it is busy (the kernel's wakeup that finds the poll owned only
- * has it look again). Under ctx->lock.
+ * come since its last edge? Its multishot ends with this one then
+ * (true), unless it is busy (the kernel's wakeup that finds the poll
+ * owned only has it look again). Under ctx->lock.
  */
-static void ar_poll_uring_woken(struct ar_ureq *req, unsigned seq)
+static bool ar_poll_uring_woken(struct ar_ureq *req, unsigned seq)
 {
 	struct ar_poll_add *pa = ar_req_data(req, struct ar_poll_add);
 	bool woken = pa->uring_seq != seq;
 
 	pa->uring_seq = seq;
-	if (woken && pa->multi && (pa->events & POLLIN) &&
-	    !(req->poll_flags & AR_POLLF_BUSY))
-		pa->multi = false;
+	if (!woken || !pa->multi || !(pa->events & POLLIN) ||
+	    (req->poll_flags & AR_POLLF_BUSY))
+		return false;
+	pa->multi = false;
+	return true;
 }
 
 /*
@@ -896,14 +899,16 @@ static void ar_poll_dispatch_locked(struct ar_poll *p, int fd, __u32 revents,
 		mask = revents & (req->poll_events | AR_POLL_UNMASK);
 		if (!mask)
 			continue;
-		if (req->opcode == IORING_OP_POLL_ADD)
-			ar_poll_uring_woken(req, seq);
 		/* the exclusive ones are last: the first takes the edge */
 		if (req->poll_flags & AR_POLLF_EXCL) {
 			if (excl_woken)
 				break;
 			excl_woken = true;
 		}
+		/* an io_uring signal's wakeup carries POLLIN alone */
+		if (req->opcode == IORING_OP_POLL_ADD &&
+		    ar_poll_uring_woken(req, seq))
+			mask = POLLIN;
 		if (req->poll_flags & AR_POLLF_BUSY) {
 			req->poll_flags |= AR_POLLF_AGAIN;
 			continue;
@@ -1039,6 +1044,19 @@ static void ar_poll_untell_locked(struct ar_uctx *ctx, struct ar_poll *p)
 }
 
 /*
+ * Wait for the reapers issuing now to finish: as many finishes as there
+ * are issuers, or none issuing. Bounded: reapers that begin later only
+ * end the wait sooner (their finishes count too). Under reap_lock.
+ */
+static void ar_poll_issued_wait_locked(struct ar_poll *p)
+{
+	unsigned target = p->issued_nr + p->issuing;
+
+	while (p->issuing && (int)(p->issued_nr - target) < 0)
+		pthread_cond_wait(&p->issued, &p->reap_lock);
+}
+
+/*
  * The requests held for the task (ar_poll_hold()), taken as the start
  * of a reap's ready list: *tail is where the reap's own go. Under
  * reap_lock.
@@ -1130,8 +1148,8 @@ static int ar_poll_reap_locking(struct ar_uctx *ctx, struct ar_poll *p,
 	if (!ready)
 		tail = &ready;
 	if (!n && !ready && !xcancel) {
-		while (sync && p->issuing)
-			pthread_cond_wait(&p->issued, &p->reap_lock);
+		if (sync)
+			ar_poll_issued_wait_locked(p);
 		pthread_mutex_unlock(&p->reap_lock);
 		return 0;
 	}
@@ -1155,10 +1173,14 @@ static int ar_poll_reap_locking(struct ar_uctx *ctx, struct ar_poll *p,
 	if (!issuing && !sync)
 		return n;
 	pthread_mutex_lock(&p->reap_lock);
-	if (issuing && !--p->issuing)
+	if (issuing) {
+		/* each finish: a waiter counts them (ar_poll_issued_wait_locked()) */
+		p->issued_nr++;
+		p->issuing--;
 		pthread_cond_broadcast(&p->issued);
-	while (sync && p->issuing)
-		pthread_cond_wait(&p->issued, &p->reap_lock);
+	}
+	if (sync)
+		ar_poll_issued_wait_locked(p);
 	pthread_mutex_unlock(&p->reap_lock);
 	return n;
 }
@@ -1171,8 +1193,7 @@ static int ar_poll_reap_locking(struct ar_uctx *ctx, struct ar_poll *p,
 static void ar_poll_reap_wait(struct ar_poll *p)
 {
 	pthread_mutex_lock(&p->reap_lock);
-	while (p->issuing)
-		pthread_cond_wait(&p->issued, &p->reap_lock);
+	ar_poll_issued_wait_locked(p);
 	pthread_mutex_unlock(&p->reap_lock);
 }
 
@@ -1582,6 +1603,7 @@ void ar_poll_run_others(struct ar_uctx *self)
 void ar_poll_prepoll(void)
 {
 	struct ar_uctx *got[AR_POLL_OTHERS], *c;
+	struct ar_quiet q;
 	struct ar_poll *p;
 	unsigned i, n;
 
@@ -1593,10 +1615,10 @@ void ar_poll_prepoll(void)
 	 * signal handler's read meanwhile (ar_poll_preread() waits for
 	 * ar_pollers.lock)
 	 */
-	ar_hook_off_enter();
+	ar_quiet_enter(&q);
 	/* a signal handler's poll may interrupt a holder: never wait for it */
 	if (pthread_mutex_trylock(&ar_pollers.lock)) {
-		ar_hook_off_leave();
+		ar_quiet_leave(&q);
 		return;
 	}
 	n = ar_pollers_pick(got, NULL, true, AR_POLL_OTHERS);
@@ -1613,7 +1635,7 @@ void ar_poll_prepoll(void)
 		}
 		ar_uctx_put(c);
 	}
-	ar_hook_off_leave();
+	ar_quiet_leave(&q);
 }
 
 /*
@@ -1645,6 +1667,7 @@ void ar_poll_preread(int fd)
 	struct ar_uctx *got[AR_POLL_OTHERS];
 	struct pollfd pfd[AR_POLL_OTHERS];
 	struct timespec now = { 0, 0 };
+	struct ar_quiet q;
 	struct ar_poll *p;
 	unsigned i, n, nt, r;
 	bool issued;
@@ -1653,7 +1676,7 @@ void ar_poll_preread(int fd)
 	if (!ar_armed_fd(fd))
 		return;
 	/* the engine's own reads and polls inside are not the program's */
-	ar_hook_off_enter();
+	ar_quiet_enter(&q);
 	pthread_mutex_lock(&ar_pollers.lock);
 	n = ar_pollers_pick(got, NULL, false, AR_POLL_OTHERS);
 	nt = ar_pollers_pick(got + n, NULL, true, AR_POLL_OTHERS - n);
@@ -1690,7 +1713,7 @@ void ar_poll_preread(int fd)
 	}
 	for (i = 0; i < n; i++)
 		ar_uctx_put(got[i]);
-	ar_hook_off_leave();
+	ar_quiet_leave(&q);
 }
 
 /*
@@ -1911,15 +1934,20 @@ static int ar_poll_now(struct ar_ureq *req, __u32 events, __u32 *mask)
  * of a CQE that readies the file that posts the next CQE
  * (io_poll_wake()); the poll then completes with that wakeup's POLLIN.
  * The signal comes after the poll's task work, so the wakeup finds it
- * idle. Relaxed loads: the registration's fields are the program's
- * business to order before its polls. Another ring's eventfd signal
- * is not seen (docs/semantics.md D63).
+ * idle. Another ring's eventfd signal reaches the poll through
+ * ar_poll_uring_signal() instead.
  */
 static bool ar_poll_own_eventfd(struct ar_ureq *req,
 				const struct ar_poll_add *pa)
 {
 	struct ar_uctx *ctx = req->ctx;
 
+	/*
+	 * Relaxed, and eventfd_async read plain as ar_eventfd_signal() reads
+	 * it: a registration made before the poll's submit is seen through
+	 * the program's order (ar_reg_eventfd() stores them before the fd,
+	 * with release); one made concurrently may be missed, as if after
+	 */
 	return (pa->events & POLLIN) &&
 	       __atomic_load_n(&ctx->eventfd, __ATOMIC_RELAXED) >= 0 &&
 	       __atomic_load_n(&ctx->eventfd_app, __ATOMIC_RELAXED) ==

@@ -137,6 +137,7 @@ static int ar_reg_eventfd(struct ar_uctx *ctx, const void *arg, unsigned nr,
 		return -EBUSY;
 	}
 	ctx->eventfd_async = async;
+	/* relaxed: published with the fd's release store below */
 	__atomic_store_n(&ctx->eventfd_app, fd, __ATOMIC_RELAXED);
 	/* as the kernel: CQEs posted before the registration signal nothing */
 	__atomic_store_n(&ctx->eventfd_tail, ar_sh(ctx)->cached_cq_tail, __ATOMIC_RELAXED);
@@ -458,12 +459,15 @@ static void ar_ring_reg_dtor(void *arg)
 	unsigned i;
 
 	(void)arg;
+	/* a ring may end here: a signal handler's read skips the look (pollhook.c) */
+	ar_hook_off_enter();
 	for (i = 0; i < AR_RINGFD_REG_MAX; i++) {
 		if (ar_registered_rings[i]) {
 			ar_ring_reg_drop(ar_registered_rings[i]);
 			ar_registered_rings[i] = NULL;
 		}
 	}
+	ar_hook_off_leave();
 }
 
 /*

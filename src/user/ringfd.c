@@ -21,6 +21,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include "lib/ringfd.h"
+#include "lib/thread.h"
 #include "user/fork.h"
 #include "user/types.h"
 #include "user/tw.h"
@@ -248,7 +249,10 @@ void ar_user_cq_idle(void *obj)
 	    (__atomic_load_n(&ctx->eventfd, __ATOMIC_RELAXED) >= 0 &&
 	     !atomic_load_explicit(&ctx->rfd_hooked, memory_order_relaxed)))
 		return;
+	/* a signal handler's read meanwhile skips the look (pollhook.c) */
+	ar_hook_off_enter();
 	ar_ring_fd_clear(ctx);
+	ar_hook_off_leave();
 }
 
 /*
@@ -288,6 +292,7 @@ static bool ar_prepoll_one(struct ar_uctx *ctx)
 void ar_user_prepoll(void)
 {
 	struct ar_uctx *ctx, *next, *keep = NULL;
+	struct ar_quiet q;
 
 	/* a hint for ar_ring_fd_signal(): relaxed, stored once */
 	if (!atomic_load_explicit(&ar_prepoll_seen, memory_order_relaxed))
@@ -297,6 +302,8 @@ void ar_user_prepoll(void)
 	/* a look without the exchange; the exchange below is the acquire */
 	if (!atomic_load_explicit(&ar_signalled, memory_order_relaxed))
 		return;
+	/* no cancel acts and errno stays while rings are looked at */
+	ar_quiet_enter(&q);
 	/* acquire pairs with the pushers' release: their rfd_next */
 	ctx = atomic_exchange_explicit(&ar_signalled, NULL, memory_order_acquire);
 	for (; ctx; ctx = next) {
@@ -321,6 +328,7 @@ void ar_user_prepoll(void)
 	}
 	/* the kept ones go back on the list, their references with them */
 	ar_signalled_relink(keep);
+	ar_quiet_leave(&q);
 }
 
 /*
