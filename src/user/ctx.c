@@ -1040,7 +1040,7 @@ static void ar_user_end(struct ar_uctx *ctx, int fd, bool close_fd)
 	if (ctx->sqpoll)
 		ar_sqpoll_stop(ctx);
 	ar_spread_exit(ctx);
-	ar_poll_flush_held(ctx);
+	ar_poll_unhold(ctx);
 	ar_cancel_all(ctx);
 	ar_aio_exit(ctx);	/* AIO in flight completes: it cannot be cancelled */
 	/* the completion thread issues next links: stop it before io-wq */

@@ -1452,8 +1452,12 @@ static void ar_poll_hold(struct ar_uctx *ctx, struct ar_poll *p)
 	int n, i;
 
 	pthread_mutex_lock(&p->reap_lock);
-	/* the fd changes only under reap_lock (ar_poll_exit()) */
-	n = p->epfd >= 0 ? epoll_wait(p->epfd, evs, AR_POLL_BATCH, 0) : 0;
+	/*
+	 * A ring that is ending holds nothing more: its end's ar_poll_unhold()
+	 * takes reap_lock after dead is set (acquire pairs with that release)
+	 */
+	n = atomic_load_explicit(&ctx->dead, memory_order_acquire) ||
+	    p->epfd < 0 ? 0 : epoll_wait(p->epfd, evs, AR_POLL_BATCH, 0);
 	if (n <= 0) {
 		pthread_mutex_unlock(&p->reap_lock);
 		return;
@@ -1754,15 +1758,31 @@ int ar_poll_epfd(struct ar_uctx *ctx)
 }
 
 /*
- * The ring ends: requests held for its task (ar_poll_hold()) are issued
- * now, before the cancels, which would otherwise wait for their issue.
+ * The ring ends: requests held for its task (ar_poll_hold()) wait again,
+ * as if their edge had not come, so that the cancels find them armed
+ * (a held request's issue would wait for its issuer). Not issued: the
+ * program may have unmapped what they would use (its buffer ring).
  */
-void ar_poll_flush_held(struct ar_uctx *ctx)
+void ar_poll_unhold(struct ar_uctx *ctx)
 {
 	struct ar_poll *p = ar_poll_of(ctx);
+	struct ar_ureq *req, *next;
+	bool xcancel;
 
-	if (p && ar_poll_task_reaps(ctx))
-		(void)ar_poll_reap_locking(ctx, p, AR_REAP_SYNC | AR_REAP_FORCE);
+	if (!p)
+		return;
+	pthread_mutex_lock(&p->reap_lock);
+	req = ar_poll_take_held_locked(p, &xcancel, &(struct ar_ureq **){ NULL });
+	pthread_mutex_unlock(&p->reap_lock);
+	ar_ctx_lock(ctx);
+	for (; req; req = next) {
+		next = req->next;
+		req->next = NULL;
+		req->poll_flags &= ~(AR_POLLF_BUSY | AR_POLLF_AGAIN);
+		req->poll_res = 0;
+		ar_req_set_state(req, AR_REQ_ARMED);
+	}
+	ar_ctx_unlock(ctx);
 }
 
 /*

@@ -194,8 +194,8 @@ static inline unsigned ar_poll_reap_armed(struct ar_uctx *ctx)
  */
 extern __thread bool ar_poll_readied;
 void ar_poll_run_others(struct ar_uctx *self);
-/* the ring ends: what was held for its task is issued first */
-void ar_poll_flush_held(struct ar_uctx *ctx);
+/* the ring ends: what was held for its task waits again, to be cancelled */
+void ar_poll_unhold(struct ar_uctx *ctx);
 /* ring exit, after every armed request was cancelled; and the last free */
 void ar_poll_exit(struct ar_uctx *ctx);
 void ar_poll_free(struct ar_uctx *ctx);
