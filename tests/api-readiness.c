@@ -27,6 +27,7 @@
 #include <stdatomic.h>
 #include <fcntl.h>
 #include <sys/epoll.h>
+#include <sys/mman.h>
 #include <sys/eventfd.h>
 #include <sys/select.h>
 #include <sys/socket.h>
@@ -642,6 +643,65 @@ static void t_read_takes_defer(bool flag)
 }
 
 /*
+ * A DEFER_TASKRUN ring ends with a buffer-select RECV armed, its data
+ * come, a read of the socket having taken the edge for the task, and the
+ * buffer ring unmapped by the program first (liburing's recv-inc-ooo,
+ * which ends its ring so): the end cancels the RECV, which must not
+ * select a buffer from the unmapped ring.
+ */
+#define T_END_BUFS	8
+#define T_END_BGID	7
+
+static void t_end_unmapped(void)
+{
+	struct io_uring_params p = {
+		.flags = IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN,
+	};
+	static char bufs[T_END_BUFS][64];
+	struct io_uring_buf_reg reg = { 0 };
+	struct io_uring_buf_ring *br;
+	struct io_uring ring;
+	struct io_uring_sqe *sqe;
+	int fds[2], efd[2];
+	uint64_t v = 1;
+
+	t_ring(&ring, 8, &p);
+	br = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+		  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHECK(br != MAP_FAILED);
+	io_uring_buf_ring_init(br);
+	reg.ring_addr = (unsigned long)br;
+	reg.ring_entries = T_END_BUFS;
+	reg.bgid = T_END_BGID;
+	CHECK_EQ(io_uring_register_buf_ring(&ring, &reg, 0), 0);
+	for (int i = 0; i < T_END_BUFS; i++)
+		io_uring_buf_ring_add(br, bufs[i], sizeof(bufs[i]),
+				      (unsigned short)i,
+				      io_uring_buf_ring_mask(T_END_BUFS), i);
+	io_uring_buf_ring_advance(br, T_END_BUFS);
+	CHECK_EQ(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, fds), 0);
+	/* a multishot poll on an eventfd: its read is the look at the ring */
+	t_take_pair(T_EVENTFD_READ, efd);
+	sqe = io_uring_get_sqe(&ring);
+	io_uring_prep_poll_multishot(sqe, efd[0], POLLIN);
+	sqe->user_data = 1;
+	sqe = io_uring_get_sqe(&ring);
+	io_uring_prep_recv(sqe, fds[0], NULL, 0, 0);
+	sqe->flags |= IOSQE_BUFFER_SELECT;
+	sqe->buf_group = T_END_BGID;
+	sqe->user_data = 2;
+	CHECK_EQ(io_uring_submit(&ring), 2);
+	CHECK_EQ(write(fds[1], "x", 1), 1);
+	CHECK_EQ(write(efd[1], &v, sizeof(v)), (ssize_t)sizeof(v));
+	CHECK_EQ(read(efd[0], &v, sizeof(v)), (ssize_t)sizeof(v));
+	CHECK_EQ(munmap(br, 4096), 0);
+	io_uring_queue_exit(&ring);
+	close(fds[0]);
+	close(fds[1]);
+	t_take_close(T_EVENTFD_READ, efd);
+}
+
+/*
  * The same with a CQ of 2 and 8 rounds before the first look: two CQEs
  * with MORE, then the poll ends, its final CQE in the overflow list.
  */
@@ -874,6 +934,7 @@ int main(void)
 	t_read_takes_defer(false);
 	t_read_takes_defer(true);
 	t_read_cancelled();
+	t_end_unmapped();
 	t_own_eventfd(false);
 	t_own_eventfd(true);
 	t_own_eventfd_nop();

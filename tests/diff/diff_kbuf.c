@@ -1971,6 +1971,60 @@ static int check_bundle_inc_send(struct diff_ctx *c, const struct diff_cqe *cqe,
 	return diff_check_buf(c, got, want, sizeof(want), "the bundles");
 }
 
+/*
+ * Bundle SENDs that io-wq would run: IOSQE_ASYNC, or behind a drain, with
+ * a buffer of their own or from the group. io-wq runs no multishot
+ * request and arms a poll instead, which fails them -ECANCELED on a
+ * writable socket (6.18's io_wq_submit_work()); a plain SEND behind the
+ * drain is sent.
+ */
+static int fill_bundle_send_async(struct io_uring *ring, struct diff_ctx *c)
+{
+	struct io_uring_sqe *sqe;
+
+	diff_pattern(c->buf[1], 5 * RECV_BSZ, 6);
+	diff_pattern(c->buf[2], 16, 7);
+	bundle_ring(ring, c, 5);
+	sqe = diff_sqe(ring, c);
+	io_uring_prep_send(sqe, c->val[0], c->buf[2], 5, 0);
+	diff_tag(sqe, 1, IOSQE_ASYNC);
+	sqe->ioprio = RECVSEND_BUNDLE;
+	sqe = diff_sqe(ring, c);
+	io_uring_prep_send(sqe, c->val[0], NULL, 0, 0);
+	diff_tag(sqe, 2, IOSQE_ASYNC | IOSQE_BUFFER_SELECT);
+	sqe->buf_group = 1;
+	sqe->ioprio = RECVSEND_BUNDLE;
+	sqe = diff_sqe(ring, c);
+	io_uring_prep_nop(sqe);
+	diff_tag(sqe, 3, IOSQE_IO_DRAIN);
+	sqe = diff_sqe(ring, c);
+	io_uring_prep_send(sqe, c->val[0], c->buf[2], 5, 0);
+	diff_tag(sqe, 4, 0);
+	sqe->ioprio = RECVSEND_BUNDLE;
+	sqe = diff_sqe(ring, c);
+	io_uring_prep_nop(sqe);
+	diff_tag(sqe, 5, IOSQE_IO_DRAIN);
+	sqe = diff_sqe(ring, c);
+	io_uring_prep_send(sqe, c->val[0], c->buf[2], 5, 0);
+	diff_tag(sqe, 6, 0);
+	return 0;
+}
+
+static int check_bundle_send_async(struct diff_ctx *c,
+				   const struct diff_cqe *cqe, unsigned nr)
+{
+	char got[64], want[16];
+	ssize_t n;
+
+	(void)cqe;
+	(void)nr;
+	diff_pattern(want, sizeof(want), 7);
+	n = recv(c->val[1], got, sizeof(got), MSG_DONTWAIT);
+	if (n != 5)
+		return diff_fail(c, "received %zd bytes", n);
+	return diff_check_buf(c, got, want, 5, "the plain send");
+}
+
 /* negative lengths: -EINVAL for RECV and SEND; RECVMSG takes no bundle */
 static int fill_bundle_bad_len(struct io_uring *ring, struct diff_ctx *c)
 {
@@ -2417,6 +2471,12 @@ const struct scenario diff_kbuf[] = {
 		.check = check_bundle_send,
 		.nr_cqes = 3,
 		.order = ORDER_EXACT,
+	}, {
+		.name = "kbuf_bundle_send_async",
+		.setup = setup_pair,
+		.fill = fill_bundle_send_async,
+		.check = check_bundle_send_async,
+		.nr_cqes = 6,
 	}, {
 		.name = "kbuf_bundle_bad",
 		.setup = setup_pair_100,

@@ -1467,6 +1467,31 @@ static int ar_send_issue(struct ar_ureq *req, struct ar_sr *sr,
 }
 
 /*
+ * A bundle SEND is multishot (REQ_F_MULTISHOT, not REQ_F_APOLL_MULTISHOT)
+ * and io-wq runs no multishot request: io_wq_submit_work() arms a poll
+ * for it instead, whose arming fails it -ECANCELED when the socket is
+ * writable already (a oneshot poll ready at arming answers
+ * IO_APOLL_READY). So an IOSQE_ASYNC or drained bundle send fails
+ * -ECANCELED on a writable socket and waits on a full one, then sends
+ * as any bundle (measured on 6.18). 0: go on, or the answer.
+ */
+static int ar_send_bundle_worker(struct ar_ureq *req, struct ar_sr *sr,
+				 unsigned issue_flags)
+{
+	struct pollfd pfd = { .fd = req->fd, .events = POLLOUT };
+
+	if (!sr->send || sr->zc || !(sr->flags & AR_RECVSEND_BUNDLE) ||
+	    !(issue_flags & AR_ISSUE_WORKER) || (req->flags & AR_REQ_F_POLLED) ||
+	    ar_net_bad_fd(req))
+		return 0;
+	/* a worker's poll is the engine's own (ar_hook_off) */
+	if (poll(&pfd, 1, 0) == 1 &&
+	    (pfd.revents & (POLLOUT | POLLERR | POLLHUP)))
+		return -ECANCELED;
+	return AR_ISSUE_AGAIN;
+}
+
+/*
  * io_send, io_recv, io_send_zc: a partial MSG_WAITALL transfer on a
  * stream socket goes on (after readiness, or at once when blocking) and
  * reports the bytes done; other failures fail the request.
@@ -1476,6 +1501,10 @@ int ar_sendrecv_issue(struct ar_ureq *req, unsigned issue_flags)
 	struct ar_sr *sr = ar_req_data(req, struct ar_sr);
 	bool nonblock = issue_flags & AR_ISSUE_NONBLOCK;
 	long ret;
+
+	ret = ar_send_bundle_worker(req, sr, issue_flags);
+	if (ret)
+		return (int)ret;
 
 	if (sr->zc) {
 		ret = ar_zc_check(req, &sr->kind);
