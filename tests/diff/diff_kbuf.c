@@ -2477,6 +2477,7 @@ const struct scenario diff_kbuf[] = {
 		.fill = fill_bundle_send_async,
 		.check = check_bundle_send_async,
 		.nr_cqes = 6,
+		.order = ORDER_ANY,	/* two go to io-wq at once */
 	}, {
 		.name = "kbuf_bundle_bad",
 		.setup = setup_pair_100,
