@@ -1448,7 +1448,7 @@ static void ar_poll_hold(struct ar_uctx *ctx, struct ar_poll *p)
 {
 	struct epoll_event evs[AR_POLL_BATCH];
 	struct ar_ureq **tail;
-	bool woken;
+	bool woken, held;
 	int n, i;
 
 	pthread_mutex_lock(&p->reap_lock);
@@ -1477,13 +1477,16 @@ static void ar_poll_hold(struct ar_uctx *ctx, struct ar_poll *p)
 		else
 			p->wake_seen = true;
 	}
+	held = p->held || p->held_xcancel;
 	pthread_mutex_unlock(&p->reap_lock);
 	/* idle fds are dropped now; nothing else is issued here */
 	for (i = 0; i < n; i++)
 		if (evs[i].data.u64 != AR_POLL_XCANCEL_TAG &&
 		    (__s64)evs[i].data.u64 >= 0)
 			ar_poll_drop_idle(ctx, p, (int)evs[i].data.u64);
-	ar_poll_tell_held(ctx, p);
+	/* edges of idle fds or the owner's alone: nothing to tell */
+	if (held)
+		ar_poll_tell_held(ctx, p);
 }
 
 /* the service thread's reap (svc.c) */
