@@ -519,6 +519,16 @@ static void t_defer_ready(bool flag)
  * readv(), eventfd_read(), recv(), recvmsg(); then a peek finds one
  * CQE per round, with MORE.
  */
+/* a multishot POLL_ADD (user_data 1) of fd for POLLIN, submitted */
+static void t_arm_mshot(struct io_uring *ring, int fd)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+
+	io_uring_prep_poll_multishot(sqe, fd, POLLIN);
+	sqe->user_data = 1;
+	CHECK_EQ(io_uring_submit(ring), 1);
+}
+
 enum t_take { T_READ, T_READV, T_EVENTFD_READ, T_RECV, T_RECVMSG, T_TAKE_NR };
 
 static const char *const t_take_names[T_TAKE_NR] = {
@@ -577,16 +587,12 @@ static void t_take_close(enum t_take how, int fds[2])
 static void t_read_takes(enum t_take how)
 {
 	struct io_uring ring;
-	struct io_uring_sqe *sqe;
 	struct io_uring_cqe *cqe;
 	int fds[2], r;
 
 	t_ring(&ring, 8, NULL);
 	t_take_pair(how, fds);
-	sqe = io_uring_get_sqe(&ring);
-	io_uring_prep_poll_multishot(sqe, fds[0], POLLIN);
-	sqe->user_data = 1;
-	CHECK_EQ(io_uring_submit(&ring), 1);
+	t_arm_mshot(&ring, fds[0]);
 	for (r = 0; r < T_TAKE_ROUNDS; r++) {
 		t_take_one(how, fds);
 		CHECK_EQ(io_uring_peek_cqe(&ring, &cqe), 0);
@@ -614,16 +620,12 @@ static void t_read_takes_defer(bool flag)
 	};
 	struct __kernel_timespec ts = { .tv_sec = T_WAIT_MS / 1000 };
 	struct io_uring ring;
-	struct io_uring_sqe *sqe;
 	struct io_uring_cqe *cqe;
 	int fds[2], r;
 
 	t_ring(&ring, 8, &p);
 	t_take_pair(T_READ, fds);
-	sqe = io_uring_get_sqe(&ring);
-	io_uring_prep_poll_multishot(sqe, fds[0], POLLIN);
-	sqe->user_data = 1;
-	CHECK_EQ(io_uring_submit(&ring), 1);
+	t_arm_mshot(&ring, fds[0]);
 	for (r = 0; r < T_TAKE_ROUNDS; r++) {
 		t_take_one(T_READ, fds);
 		CHECK_EQ(io_uring_cq_ready(&ring), 0);
@@ -709,17 +711,13 @@ static void t_read_takes_overflow(void)
 {
 	struct io_uring_params p = { .flags = IORING_SETUP_CQSIZE, .cq_entries = 2 };
 	struct io_uring ring;
-	struct io_uring_sqe *sqe;
 	struct io_uring_cqe *cqe;
 	unsigned n = 0;
 	int fds[2], r;
 
 	t_ring(&ring, 2, &p);
 	t_take_pair(T_READ, fds);
-	sqe = io_uring_get_sqe(&ring);
-	io_uring_prep_poll_multishot(sqe, fds[0], POLLIN);
-	sqe->user_data = 1;
-	CHECK_EQ(io_uring_submit(&ring), 1);
+	t_arm_mshot(&ring, fds[0]);
 	for (r = 0; r < 8; r++)
 		t_take_one(T_READ, fds);
 	while (!io_uring_peek_cqe(&ring, &cqe)) {
@@ -780,17 +778,13 @@ static void t_read_cancelled(void)
 	struct io_uring_params p = { .flags = IORING_SETUP_CQSIZE, .cq_entries = 4096 };
 	struct t_cancel_arg a;
 	struct io_uring ring;
-	struct io_uring_sqe *sqe;
 	pthread_t tid;
 	int fds[2], r;
 
 	for (r = 0; r < T_CANCEL_ROUNDS; r++) {
 		t_ring(&ring, 8, &p);
 		t_take_pair(T_READ, fds);
-		sqe = io_uring_get_sqe(&ring);
-		io_uring_prep_poll_multishot(sqe, fds[0], POLLIN);
-		sqe->user_data = 1;
-		CHECK_EQ(io_uring_submit(&ring), 1);
+		t_arm_mshot(&ring, fds[0]);
 		a.ring = &ring;
 		a.fds = fds;
 		atomic_init(&a.rounds, 0);
@@ -817,7 +811,6 @@ static void t_read_cancelled(void)
 static void t_own_eventfd(bool async)
 {
 	struct io_uring ring;
-	struct io_uring_sqe *sqe;
 	struct io_uring_cqe *cqe;
 	uint64_t v = 1;
 	int efd, r;
@@ -827,10 +820,7 @@ static void t_own_eventfd(bool async)
 	CHECK(efd >= 0);
 	CHECK_EQ(async ? io_uring_register_eventfd_async(&ring, efd) :
 		 io_uring_register_eventfd(&ring, efd), 0);
-	sqe = io_uring_get_sqe(&ring);
-	io_uring_prep_poll_multishot(sqe, efd, POLLIN);
-	sqe->user_data = 1;
-	CHECK_EQ(io_uring_submit(&ring), 1);
+	t_arm_mshot(&ring, efd);
 	for (r = 0; r < (async ? 3 : 1); r++) {
 		CHECK_EQ(write(efd, &v, sizeof(v)), (ssize_t)sizeof(v));
 		CHECK_EQ(read(efd, &v, sizeof(v)), (ssize_t)sizeof(v));
@@ -869,10 +859,7 @@ static void t_own_eventfd_nop(void)
 	efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	CHECK(efd >= 0);
 	CHECK_EQ(io_uring_register_eventfd(&ring, efd), 0);
-	sqe = io_uring_get_sqe(&ring);
-	io_uring_prep_poll_multishot(sqe, efd, POLLIN);
-	sqe->user_data = 1;
-	CHECK_EQ(io_uring_submit(&ring), 1);
+	t_arm_mshot(&ring, efd);
 	sqe = io_uring_get_sqe(&ring);
 	io_uring_prep_nop(sqe);
 	sqe->user_data = 2;

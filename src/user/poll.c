@@ -823,6 +823,10 @@ int ar_poll_arm(struct ar_ureq *req, __u32 events)
 	if (ar_link_timeout_park_locked(req))
 		return 0;	/* its link timeout cancelled it instead */
 	idle = !ent->head;
+	/* io_uring signals before a POLL_ADD's arming are not its wakeups */
+	if (req->opcode == IORING_OP_POLL_ADD)
+		ar_req_data(req, struct ar_poll_add)->uring_seq =
+			ar_poll_uring_seq(fd);
 	req->poll_events = events;
 	req->poll_flags = AR_POLLF_BUSY | pf;
 	req->flags |= AR_REQ_F_POLLED;
@@ -999,15 +1003,15 @@ bool ar_poll_requeue(struct ar_ureq *req)
 	return true;
 }
 
-/* ... then, no longer the reaper: idle fds dropped, the requests issued */
-static int ar_poll_issue_ready(struct ar_uctx *ctx, struct ar_poll *p,
-			       struct epoll_event *evs, int n,
-			       struct ar_ureq *ready)
+/*
+ * The idle fds ar_poll_dispatch_evs() marked in evs are dropped, out of
+ * reap_lock; true if the cancel eventfd's edge was among them.
+ */
+static bool ar_poll_drop_idles(struct ar_uctx *ctx, struct ar_poll *p,
+			       const struct epoll_event *evs, int n)
 {
-	struct ar_poll_batch b;
-	struct ar_ureq *req, *next;
 	bool xcancel = false;
-	int i, nr = 0;
+	int i;
 
 	for (i = 0; i < n; i++) {
 		if (evs[i].data.u64 == AR_POLL_XCANCEL_TAG)
@@ -1015,8 +1019,20 @@ static int ar_poll_issue_ready(struct ar_uctx *ctx, struct ar_poll *p,
 		else if ((__s64)evs[i].data.u64 >= 0)
 			ar_poll_drop_idle(ctx, p, (int)evs[i].data.u64);
 	}
+	return xcancel;
+}
+
+/* ... then, no longer the reaper: idle fds dropped, the requests issued */
+static int ar_poll_issue_ready(struct ar_uctx *ctx, struct ar_poll *p,
+			       struct epoll_event *evs, int n,
+			       struct ar_ureq *ready)
+{
+	struct ar_poll_batch b;
+	struct ar_ureq *req, *next;
+	int nr = 0;
+
 	/* out of reap_lock: the cancelled complete, which may disarm */
-	if (xcancel)
+	if (ar_poll_drop_idles(ctx, p, evs, n))
 		ar_xcancel_serve(ctx);
 	ar_poll_batch_begin(ctx, &b);
 	for (req = ready; req; req = next) {
@@ -1098,6 +1114,20 @@ static void ar_poll_rewake_owner(struct ar_poll *p)
 }
 
 /*
+ * A reaper took the owner's eventfd edge: its next sleep does not
+ * begin; or, asleep now (a FORCE reap, a hold), it wakes from this one.
+ * Relaxed: a sleep that ended meanwhile only wakes its next one early.
+ * Under reap_lock.
+ */
+static void ar_poll_owner_edge_locked(struct ar_poll *p)
+{
+	if (atomic_load_explicit(&p->ep_sleeper, memory_order_relaxed))
+		ar_poll_rewake_owner(p);
+	else
+		p->wake_seen = true;
+}
+
+/*
  * The reap: the edges epoll holds, dispatched under reap_lock (waited
  * for with AR_REAP_SYNC, else tried: -EBUSY), their requests issued
  * after it. SYNC also waits for the issues of other reapers that took
@@ -1153,17 +1183,9 @@ static int ar_poll_reap_locking(struct ar_uctx *ctx, struct ar_poll *p,
 		pthread_mutex_unlock(&p->reap_lock);
 		return 0;
 	}
-	/*
-	 * The owner's wake, taken here: its next sleep does not begin; or,
-	 * asleep now (FORCE), it wakes from this one. Relaxed: a sleep that
-	 * ended meanwhile only wakes its next one early.
-	 */
-	if (ar_poll_dispatch_evs(ctx, p, evs, n, tail)) {
-		if (atomic_load_explicit(&p->ep_sleeper, memory_order_relaxed))
-			ar_poll_rewake_owner(p);
-		else
-			p->wake_seen = true;
-	}
+	/* the owner's wake, taken here */
+	if (ar_poll_dispatch_evs(ctx, p, evs, n, tail))
+		ar_poll_owner_edge_locked(p);
 	issuing = ready != NULL;
 	p->issuing += issuing;
 	pthread_mutex_unlock(&p->reap_lock);
@@ -1365,6 +1387,36 @@ static bool ar_poll_tell_trylock(struct ar_poll *p)
 }
 
 /*
+ * Tell the task of a DEFER_TASKRUN ring that it has readiness to reap:
+ * "told" (p->deferred), IORING_SQ_TASKRUN with TASKRUN_FLAG, its ring fd
+ * and registered eventfd signalled, a waiter in the ring woken. Under
+ * tell_lock.
+ */
+static void ar_poll_tell_locked(struct ar_uctx *ctx, struct ar_poll *p)
+{
+	/* seq_cst, before the flag goes up: pairs with ar_tw_flag_settle() */
+	atomic_store_explicit(&p->deferred, true, memory_order_seq_cst);
+	/* before the signals: a loop they wake sees the flag */
+	if (ctx->flags & IORING_SETUP_TASKRUN_FLAG)
+		__atomic_fetch_or(&ctx->rings->sq_flags, IORING_SQ_TASKRUN,
+				  __ATOMIC_SEQ_CST);
+	ar_ring_signal_ready(ctx);
+	/*
+	 * The task may wait in the ring without the epoll fd (it went to
+	 * sleep before anything was armed, as when io-wq arms an
+	 * IOSQE_ASYNC request): woken, it looks again and reaps, as the
+	 * kernel's io_req_local_work_add() wakes it. The barrier pairs with
+	 * the waiter's ar_wake_mb() between its registration
+	 * (ar_waitq_add()) and its look at what is armed
+	 * (ar_poll_sleep_begin()): either it sleeps on the epoll fd or it
+	 * is seen here.
+	 */
+	ar_wake_mb();
+	if (ar_wake_has_sleepers(&ctx->cq_waiters))
+		ar_waitq_wake(ctx, true);	/* no CQE to judge by */
+}
+
+/*
  * Readiness is there for the task of a DEFER_TASKRUN ring: tell it, once
  * until it reaps (p->deferred). Not while a waiter sleeps on the epoll
  * fd: it reaps that itself. sync (the program about to poll): if another
@@ -1387,51 +1439,22 @@ static void ar_poll_tell_task(struct ar_uctx *ctx, struct ar_poll *p,
 	 * task since (the service thread's look comes late): still there,
 	 * or nothing to tell. A ring past ar_poll_exit() has no epoll fd.
 	 */
-	if (atomic_load_explicit(&p->deferred, memory_order_relaxed) ||
-	    !ar_poll_epfd_ready(p))
-		goto out;
-	/* seq_cst, before the flag goes up: pairs with ar_tw_flag_settle() */
-	atomic_store_explicit(&p->deferred, true, memory_order_seq_cst);
-	/* before the signals: a loop they wake sees the flag */
-	if (ctx->flags & IORING_SETUP_TASKRUN_FLAG)
-		__atomic_fetch_or(&ctx->rings->sq_flags, IORING_SQ_TASKRUN,
-				  __ATOMIC_SEQ_CST);
-	ar_ring_signal_ready(ctx);
-	/*
-	 * The task may wait in the ring without the epoll fd (it went to
-	 * sleep before anything was armed, as when io-wq arms an
-	 * IOSQE_ASYNC request): woken, it looks again and reaps, as the
-	 * kernel's io_req_local_work_add() wakes it. The barrier pairs with
-	 * the waiter's ar_wake_mb() between its registration
-	 * (ar_waitq_add()) and its look at what is armed
-	 * (ar_poll_sleep_begin()): either it sleeps on the epoll fd or it
-	 * is seen here.
-	 */
-	ar_wake_mb();
-	if (ar_wake_has_sleepers(&ctx->cq_waiters))
-		ar_waitq_wake(ctx, true);	/* no CQE to judge by */
-out:
+	if (!atomic_load_explicit(&p->deferred, memory_order_relaxed) &&
+	    ar_poll_epfd_ready(p))
+		ar_poll_tell_locked(ctx, p);
 	pthread_mutex_unlock(&p->tell_lock);
 }
 
 /*
  * The task of a DEFER_TASKRUN ring has requests held (ar_poll_hold()):
  * told as ar_poll_tell_task() tells it, without the look at the epoll
- * fd, and a waiter asleep on that fd is woken too.
+ * fd; a waiter asleep on that fd is woken too (ar_waitq_wake() writes
+ * its eventfd, which is in the set).
  */
 static void ar_poll_tell_held(struct ar_uctx *ctx, struct ar_poll *p)
 {
 	pthread_mutex_lock(&p->tell_lock);
-	/* seq_cst, before the flag goes up: pairs with ar_tw_flag_settle() */
-	atomic_store_explicit(&p->deferred, true, memory_order_seq_cst);
-	if (ctx->flags & IORING_SETUP_TASKRUN_FLAG)
-		__atomic_fetch_or(&ctx->rings->sq_flags, IORING_SQ_TASKRUN,
-				  __ATOMIC_SEQ_CST);
-	ar_ring_signal_ready(ctx);
-	/* as in ar_poll_tell_task(): pairs with the waiter's ar_wake_mb() */
-	ar_wake_mb();
-	if (ar_wake_has_sleepers(&ctx->cq_waiters))
-		ar_waitq_wake(ctx, true);
+	ar_poll_tell_locked(ctx, p);
 	pthread_mutex_unlock(&p->tell_lock);
 }
 
@@ -1471,19 +1494,12 @@ static void ar_poll_hold(struct ar_uctx *ctx, struct ar_poll *p)
 	while (*tail)
 		tail = &(*tail)->next;
 	p->held_tail = tail;
-	if (woken) {
-		if (atomic_load_explicit(&p->ep_sleeper, memory_order_relaxed))
-			ar_poll_rewake_owner(p);
-		else
-			p->wake_seen = true;
-	}
+	if (woken)
+		ar_poll_owner_edge_locked(p);
 	held = p->held || p->held_xcancel;
 	pthread_mutex_unlock(&p->reap_lock);
 	/* idle fds are dropped now; nothing else is issued here */
-	for (i = 0; i < n; i++)
-		if (evs[i].data.u64 != AR_POLL_XCANCEL_TAG &&
-		    (__s64)evs[i].data.u64 >= 0)
-			ar_poll_drop_idle(ctx, p, (int)evs[i].data.u64);
+	(void)ar_poll_drop_idles(ctx, p, evs, n);
 	/* edges of idle fds or the owner's alone: nothing to tell */
 	if (held)
 		ar_poll_tell_held(ctx, p);
@@ -1998,10 +2014,6 @@ int ar_poll_add_issue(struct ar_ureq *req, unsigned issue_flags)
 		if (pa->multi && !(req->flags & AR_REQ_F_POLLED)) {
 			if (fcntl(req->fd, F_GETFD) < 0)
 				return -EBADF;
-			/* io_uring signals before the arming are not its wakeups */
-			ar_ctx_lock(req->ctx);
-			pa->uring_seq = ar_poll_uring_seq(ar_req_app_fd(req));
-			ar_ctx_unlock(req->ctx);
 			return AR_ISSUE_AGAIN;
 		}
 		/*

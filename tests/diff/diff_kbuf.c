@@ -1978,6 +1978,26 @@ static int check_bundle_inc_send(struct diff_ctx *c, const struct diff_cqe *cqe,
  * writable socket (6.18's io_wq_submit_work()); a plain SEND behind the
  * drain is sent.
  */
+/* a SEND of 5 bytes of buf[2], a bundle or not */
+static void prep_send_own(struct io_uring *ring, struct diff_ctx *c, __u64 ud,
+			  unsigned flags, bool bundle)
+{
+	struct io_uring_sqe *sqe = diff_sqe(ring, c);
+
+	io_uring_prep_send(sqe, c->val[0], c->buf[2], 5, 0);
+	diff_tag(sqe, ud, flags);
+	if (bundle)
+		sqe->ioprio = RECVSEND_BUNDLE;
+}
+
+static void prep_drain_nop(struct io_uring *ring, struct diff_ctx *c, __u64 ud)
+{
+	struct io_uring_sqe *sqe = diff_sqe(ring, c);
+
+	io_uring_prep_nop(sqe);
+	diff_tag(sqe, ud, IOSQE_IO_DRAIN);
+}
+
 static int fill_bundle_send_async(struct io_uring *ring, struct diff_ctx *c)
 {
 	struct io_uring_sqe *sqe;
@@ -1985,28 +2005,16 @@ static int fill_bundle_send_async(struct io_uring *ring, struct diff_ctx *c)
 	diff_pattern(c->buf[1], 5 * RECV_BSZ, 6);
 	diff_pattern(c->buf[2], 16, 7);
 	bundle_ring(ring, c, 5);
-	sqe = diff_sqe(ring, c);
-	io_uring_prep_send(sqe, c->val[0], c->buf[2], 5, 0);
-	diff_tag(sqe, 1, IOSQE_ASYNC);
-	sqe->ioprio = RECVSEND_BUNDLE;
+	prep_send_own(ring, c, 1, IOSQE_ASYNC, true);
 	sqe = diff_sqe(ring, c);
 	io_uring_prep_send(sqe, c->val[0], NULL, 0, 0);
 	diff_tag(sqe, 2, IOSQE_ASYNC | IOSQE_BUFFER_SELECT);
 	sqe->buf_group = 1;
 	sqe->ioprio = RECVSEND_BUNDLE;
-	sqe = diff_sqe(ring, c);
-	io_uring_prep_nop(sqe);
-	diff_tag(sqe, 3, IOSQE_IO_DRAIN);
-	sqe = diff_sqe(ring, c);
-	io_uring_prep_send(sqe, c->val[0], c->buf[2], 5, 0);
-	diff_tag(sqe, 4, 0);
-	sqe->ioprio = RECVSEND_BUNDLE;
-	sqe = diff_sqe(ring, c);
-	io_uring_prep_nop(sqe);
-	diff_tag(sqe, 5, IOSQE_IO_DRAIN);
-	sqe = diff_sqe(ring, c);
-	io_uring_prep_send(sqe, c->val[0], c->buf[2], 5, 0);
-	diff_tag(sqe, 6, 0);
+	prep_drain_nop(ring, c, 3);
+	prep_send_own(ring, c, 4, 0, true);
+	prep_drain_nop(ring, c, 5);
+	prep_send_own(ring, c, 6, 0, false);
 	return 0;
 }
 
