@@ -182,7 +182,8 @@ struct anyring_stats {
 	unsigned long long poll_loops;	/* CQ polls while spinning or reaping */
 	unsigned long long sleep_ns;	/* time asleep waiting for CQEs */
 	unsigned long long spread_issued;	/* issued by the issue=spread helper */
-	unsigned long long resv[3];
+	unsigned long long read_batched;	/* buffered reads read in a batch's io_submit */
+	unsigned long long resv[2];
 };
 
 /* 0 or -errno. The kernel engine counts what the library sees. */

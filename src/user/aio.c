@@ -47,23 +47,9 @@
 #include "user/aiopoll.h"
 #include "user/backend.h"
 
-#define AR_AIO_RING_MAGIC	0xa10a10a1
 #define AR_AIO_MAX_EVENTS	1024
 #define AR_AIO_REAP_GRACE_NS	20000	/* a waiter's head start on the reaper */
 #define AR_AIO_REAP_BATCH	32	/* completions posted under one CQ lock */
-
-/* the AIO ring the kernel maps at the context's address (fs/aio.c) */
-struct ar_aio_ring {
-	unsigned id;
-	unsigned nr;
-	unsigned head;		/* written by the consumer (us) */
-	unsigned tail;		/* written by the kernel */
-	unsigned magic;
-	unsigned compat_features;
-	unsigned incompat_features;
-	unsigned header_length;
-	struct io_event io_events[];
-};
 
 struct ar_aio {
 	struct ar_uctx *ctx;

@@ -16,6 +16,20 @@
 
 struct ar_waiter;
 
+/* the AIO ring the kernel maps at a context's address (fs/aio.c) */
+#define AR_AIO_RING_MAGIC	0xa10a10a1
+struct ar_aio_ring {
+	unsigned id;
+	unsigned nr;
+	unsigned head;		/* written by the consumer (us) */
+	unsigned tail;		/* written by the kernel */
+	unsigned magic;
+	unsigned compat_features;
+	unsigned incompat_features;
+	unsigned header_length;
+	struct io_event io_events[];
+};
+
 /* 0: the ring's context is there (made if need be); -EOPNOTSUPP: AIO is refused */
 int ar_aio_prepare(struct ar_uctx *ctx);
 /*

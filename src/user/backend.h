@@ -14,6 +14,8 @@
  * Backends:
  *   buffered  regular files and block devices: preadv2/pwritev2 with
  *             RWF_NOWAIT inline, a worker otherwise (backend/buffered.c);
+ *             a submit's reads of regular files in one io_submit() with
+ *             RWF_NOWAIT (backend/batch.c);
  *   direct    the same files opened O_DIRECT: native AIO (backend/direct.c,
  *             in the ring's AIO context, aio.c);
  *   pollable  pipes, FIFOs, sockets, ttys, eventfds, character devices:
@@ -168,15 +170,41 @@ struct ar_direct_plug {
 	unsigned nr;
 	struct iocb *cbs[AR_DIRECT_PLUG];
 	struct ar_ureq *refused, **refused_tail;	/* issued again at the end */
+	/* batch.c: page-cache reads held for one io_submit() */
+	unsigned rd_nr;
+	bool rd_flushing;		/* their results are being handed out */
+	struct ar_ureq *rd[AR_DIRECT_PLUG];
 };
 extern __thread struct ar_direct_plug *ar_direct_cur_plug;
 void ar_direct_plug_finish(struct ar_direct_plug *p);
+
+/*
+ * batch.c: a submit's buffered reads of regular files, read in one
+ * io_submit() with RWF_NOWAIT (the page cache is read in the call). A
+ * read joins the plug instead of its preadv2() (AR_ISSUE_QUEUED); the
+ * plug is flushed before anything else is issued or posted, so that
+ * nothing sees the reads late: another request of the submit (the
+ * submit loop), a CQE (ar_req_issue()), the plug's end.
+ */
+bool ar_batch_join(struct ar_ureq *req, struct ar_rw_io *io,
+		   unsigned issue_flags);
+void ar_batch_flush(struct ar_direct_plug *p);
+
+/* the innermost plug, if it holds reads */
+static inline struct ar_direct_plug *ar_batch_pending(void)
+{
+	struct ar_direct_plug *p = ar_direct_cur_plug;
+
+	return p && __builtin_expect(p->rd_nr != 0, 0) ? p : NULL;
+}
 
 static inline void ar_direct_plug_begin(struct ar_uctx *ctx,
 					struct ar_direct_plug *p)
 {
 	p->ctx = ctx;
 	p->nr = 0;
+	p->rd_nr = 0;
+	p->rd_flushing = false;
 	p->refused = NULL;
 	p->refused_tail = &p->refused;
 	p->outer = ar_direct_cur_plug;
@@ -185,6 +213,8 @@ static inline void ar_direct_plug_begin(struct ar_uctx *ctx,
 
 static inline void ar_direct_plug_end(struct ar_direct_plug *p)
 {
+	if (__builtin_expect(p->rd_nr != 0, 0))
+		ar_batch_flush(p);
 	ar_direct_cur_plug = p->outer;
 	if (__builtin_expect(p->nr != 0, 0))
 		ar_direct_plug_finish(p);

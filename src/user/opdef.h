@@ -51,6 +51,8 @@ struct ar_issue_def {
 	/* io-wq serialises it per inode on a regular file (the kernel's name) */
 	unsigned hash_reg_file : 1;
 	unsigned spread : 1;		/* issue=spread may hand it to the helper */
+	/* a read a submit's plug may batch (batch.c): anything else flushes it */
+	unsigned read_batch : 1;
 	/*
 	 * issue=spread looks at no request after it in a batch: it sees
 	 * the requests before it (a cancel), or may change the registered

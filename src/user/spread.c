@@ -2,14 +2,15 @@
 /*
  * spread.c - issue=spread: a second thread shares the inline issue of a
  * submit's reads and writes. The kernel's io_uring copies a batch of
- * page-cache reads in one system call on one CPU; here every read is its
- * own preadv2, so one submitting thread is bound by system calls. With a
- * second CPU, a helper thread per ring takes part of a large batch:
+ * page-cache reads in one system call on one CPU; here the copies cost
+ * a system call per read (or a share of one io_submit(), batch.c), so
+ * one submitting thread is bound by system calls. With a second CPU, a
+ * helper thread per ring takes part of a large batch:
  *
  *   - the submitter puts the batch's independent reads and writes on a
- *     bounded queue, then takes them itself one at a time, as the helper
- *     does: whoever is free issues the next one, so a helper that is slow
- *     to wake costs nothing but its wakeup;
+ *     bounded queue, then takes them itself a chunk at a time, as the
+ *     helper does: whoever is free issues the next ones, so a helper that
+ *     is slow to wake costs nothing but its wakeup;
  *   - a request the helper issues is an inline attempt as in the
  *     submitter (AR_ISSUE_NONBLOCK: a read that would block goes to
  *     io-wq); it completes as a request finished in another thread does
@@ -58,6 +59,7 @@
 #define AR_SPREAD_SPIN_NS	50000	/* the helper's poll for the next batch */
 #define AR_SPREAD_MISSES	4	/* idle runs in a row before the backoff */
 #define AR_SPREAD_PROBE		16	/* in backoff: every 16th batch wakes it */
+#define AR_SPREAD_CHUNK		8	/* claimed at once, read in one call */
 #define AR_SPREAD_YIELD_NS	10000	/* a yield this long: another thread ran */
 
 struct ar_spread {
@@ -108,12 +110,16 @@ static struct ar_ureq *ar_spread_claim(struct ar_spread *sp)
 /*
  * Issue queued requests until none is left; how many. The thread counts
  * in sp->active from before its first claim until its last request was
- * issued (completed, or waiting where a cancel finds it).
+ * issued (completed, or waiting where a cancel finds it). They are
+ * claimed AR_SPREAD_CHUNK at a time and issued under a plug, whose end
+ * reads a chunk's reads in one system call (backend/batch.c): a thread
+ * that claimed one at a time made one preadv2() per read.
  */
 static unsigned ar_spread_run(struct ar_spread *sp)
 {
+	struct ar_direct_plug plug;
 	struct ar_ureq *req;
-	unsigned n = 0;
+	unsigned n = 0, k;
 
 	/*
 	 * seq_cst: before the claims' CAS of head (sequenced), so that
@@ -121,10 +127,13 @@ static unsigned ar_spread_run(struct ar_spread *sp)
 	 * drain, then reads active, sees this thread in it.
 	 */
 	atomic_fetch_add_explicit(&sp->active, 1, memory_order_seq_cst);
-	while ((req = ar_spread_claim(sp))) {
-		ar_req_queue(req);
-		n++;
-	}
+	do {
+		ar_direct_plug_begin(sp->ctx, &plug);
+		for (k = 0; k < AR_SPREAD_CHUNK && (req = ar_spread_claim(sp)); k++)
+			ar_req_queue_plugged(&plug, req);
+		ar_direct_plug_end(&plug);
+		n += k;
+	} while (k == AR_SPREAD_CHUNK);
 	/*
 	 * seq_cst, then the load of sync_waiters: pairs with
 	 * ar_spread_sync()'s seq_cst store of sync_waiters before its load

@@ -596,17 +596,32 @@ static inline void ar_submit_queue_list(struct ar_ureq *ready)
 	}
 }
 
+void ar_req_queue_plugged(struct ar_direct_plug *p, struct ar_ureq *req)
+{
+	if (p->rd_nr && (!ar_issue_defs[req->opcode].read_batch ||
+			 (req->flags & (AR_REQ_F_FAIL | AR_REQ_F_LINK |
+					AR_REQ_F_ARM_LT))))
+		ar_batch_flush(p);
+	ar_req_queue(req);
+}
+
 /*
- * A batch's requests, its O_DIRECT I/O held in the plug until the end,
- * and a look at an fd taken once for all of them (file.c)
+ * A batch's requests, its O_DIRECT I/O and its page-cache reads held in
+ * the plug until the end, and a look at an fd taken once for all of them
+ * (file.c). The reads go before any other request: a write or a CLOSE
+ * must not come first.
  */
 static void ar_submit_queue_plugged(struct ar_uctx *ctx, struct ar_ureq *ready)
 {
 	struct ar_direct_plug plug;
 	bool was = ar_file_batch_begin();
+	struct ar_ureq *req, *next;
 
 	ar_direct_plug_begin(ctx, &plug);
-	ar_submit_queue_list(ready);
+	for (req = ready; req; req = next) {
+		next = req->next;
+		ar_req_queue_plugged(&plug, req);
+	}
 	ar_direct_plug_end(&plug);
 	ar_file_batch_end(was);
 }
@@ -1016,11 +1031,15 @@ static bool ar_req_queue_async(struct ar_ureq *req, unsigned issue_flags,
 	return *ret == AR_ISSUE_QUEUED;
 }
 
-/* a request's result, posted */
+/* a request's result, posted (after those of reads batched before it) */
 static inline __attribute__((always_inline)) void
 ar_req_issue_done(struct ar_ureq *req, int ret)
 {
 	const struct ar_issue_def *def = &ar_issue_defs[req->opcode];
+	struct ar_direct_plug *p = ar_batch_pending();
+
+	if (p)
+		ar_batch_flush(p);
 
 	/*
 	 * Like the kernel, these opcodes do not mark the request failed on
@@ -1049,6 +1068,10 @@ void ar_req_issue(struct ar_ureq *req, unsigned issue_flags)
 
 	ret = ar_req_assign_file(req);
 	if (ret) {
+		struct ar_direct_plug *p = ar_batch_pending();
+
+		if (p)
+			ar_batch_flush(p);
 		ar_req_complete(req, ret, req->cflags);
 		return;
 	}

@@ -8,6 +8,8 @@
 #include "lib/thread.h"
 #include "user/types.h"
 
+struct ar_direct_plug;
+
 /* submit.c */
 unsigned ar_sq_entries_ready(struct ar_uctx *ctx);
 int ar_submit_sqes(struct ar_uctx *ctx, unsigned nr);
@@ -15,6 +17,11 @@ bool ar_req_waiter_may_run(const struct ar_ureq *req);
 int ar_submit_sqes_enter(struct ar_uctx *ctx, unsigned nr, unsigned flags,
 			 unsigned min_complete, const void *arg);
 void ar_req_queue(struct ar_ureq *req);
+/*
+ * ar_req_queue() under this thread's plug p (backend.h): a request that
+ * is not a read the plug may batch first flushes the reads it holds
+ */
+void ar_req_queue_plugged(struct ar_direct_plug *p, struct ar_ureq *req);
 void ar_req_queue_nodrain(struct ar_ureq *req, unsigned issue_flags);
 /* ctx->submit_state at ring setup */
 void ar_submit_state_init(struct ar_uctx *ctx);

@@ -148,6 +148,8 @@ struct ar_restrictions {
 #define AR_REQ_F_CQE32		(1U << 20)	/* its CQE is 32 bytes (struct ar_cqe_big) */
 #define AR_REQ_F_FD_REF		(1U << 21)	/* fd is its own dup of app_fd (poll.c) */
 #define AR_REQ_F_HASHED		(1U << 22)	/* a POLL_ADD in the poll table (poll.c) */
+/* its read missed the page cache in a batch (batch.c): no second try inline */
+#define AR_REQ_F_NOWAIT_MISS	(1U << 23)
 /* SEND_ZC, SENDMSG_ZC (ops/net.c): a NOTIF CQE follows the result's (complete.c) */
 #define AR_REQ_F_NOTIF		(1U << 24)
 #define AR_REQ_F_NOTIF_COPIED	(1U << 25)	/* its res: IORING_NOTIF_USAGE_ZC_COPIED */
@@ -290,7 +292,7 @@ struct ar_ustats {
 	__u64 submissions, completions, enters, sleeps, wakeups;
 	__u64 spurious_wakeups, tw_batches, tw_items, tw_max_batch;
 	__u64 worker_handoffs, poll_loops, sleep_ns;
-	__u64 spread_issued;
+	__u64 spread_issued, read_batched;
 };
 
 #define ar_stat_add(ctx, field, n) \

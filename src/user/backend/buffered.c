@@ -80,6 +80,19 @@ static int ar_buffered_rw(struct ar_ureq *req, struct ar_rw_io *io,
 	int e = errno;
 	ssize_t ret;
 
+	/* a submit's page-cache reads go in one system call (batch.c) */
+	if (ar_direct_cur_plug && nonblock && !io->write && !io->done &&
+	    io->off >= 0 &&
+	    !ar_rw_nowait(io) && req->file.isreg &&
+	    req->file.be == &ar_buffered_backend &&
+	    ar_batch_join(req, io, issue_flags))
+		return AR_ISSUE_QUEUED;
+	/* its batch found it missing from the page cache: a worker reads it */
+	if (req->flags & AR_REQ_F_NOWAIT_MISS) {
+		req->flags &= ~AR_REQ_F_NOWAIT_MISS;
+		if (nonblock)
+			return AR_ISSUE_AGAIN;
+	}
 	/*
 	 * A file whose buffered writes refused RWF_NOWAIT before: a worker
 	 * writes it, with no try first, as the kernel's io_write() punts

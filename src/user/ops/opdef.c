@@ -46,7 +46,7 @@ const struct ar_issue_def ar_issue_defs[AR_OP_NR] = {
 		.prep = ar_readv_prep, .issue = ar_read_issue,
 		.needs_file = 1, .pollin = 1, .iopoll = 1,
 		.buffer_select = 1, .ioprio = 1, .prep_inits = 1,
-		.bounded = 1, .spread = 1,
+		.bounded = 1, .spread = 1, .read_batch = 1,
 	},
 	[IORING_OP_WRITEV] = {
 		.prep = ar_writev_prep, .issue = ar_write_issue,
@@ -61,7 +61,7 @@ const struct ar_issue_def ar_issue_defs[AR_OP_NR] = {
 	[IORING_OP_READ_FIXED] = {
 		.prep = ar_read_fixed_prep, .issue = ar_read_issue,
 		.needs_file = 1, .pollin = 1, .iopoll = 1, .ioprio = 1,
-		.prep_inits = 1, .bounded = 1, .spread = 1,
+		.prep_inits = 1, .bounded = 1, .spread = 1, .read_batch = 1,
 	},
 	[IORING_OP_WRITE_FIXED] = {
 		.prep = ar_write_fixed_prep, .issue = ar_write_issue,
@@ -140,7 +140,7 @@ const struct ar_issue_def ar_issue_defs[AR_OP_NR] = {
 		.prep = ar_read_prep, .issue = ar_read_issue,
 		.needs_file = 1, .pollin = 1, .iopoll = 1,
 		.buffer_select = 1, .ioprio = 1, .prep_inits = 1,
-		.bounded = 1, .spread = 1,
+		.bounded = 1, .spread = 1, .read_batch = 1,
 	},
 	[IORING_OP_WRITE] = {
 		.prep = ar_write_prep, .issue = ar_write_issue,
@@ -295,7 +295,7 @@ const struct ar_issue_def ar_issue_defs[AR_OP_NR] = {
 	[AR_OP_READV_FIXED] = {
 		.prep = ar_readv_fixed_prep, .issue = ar_read_issue,
 		.needs_file = 1, .pollin = 1, .iopoll = 1, .ioprio = 1,
-		.prep_inits = 1,
+		.prep_inits = 1, .read_batch = 1,
 	},
 	[AR_OP_WRITEV_FIXED] = {
 		.prep = ar_writev_fixed_prep, .issue = ar_write_issue,

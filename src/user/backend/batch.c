@@ -1,0 +1,352 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * batch.c - a submit's buffered reads of regular files, in one system
+ * call. The kernel reads the page cache inside io_uring_enter(), one
+ * system call for a whole submit; preadv2() is one per read. Native
+ * AIO's io_submit() takes many reads in one call, and with RWF_NOWAIT a
+ * buffered read is done in the call itself (a page-cache miss answers
+ * -EAGAIN), so the events are in the context's ring when it returns,
+ * read without a system call.
+ *
+ * The reads wait in the submit's plug (backend.h) until something else
+ * would see them late: the next request that is not such a read, a CQE
+ * about to be posted, the plug's end. Then they go in one io_submit()
+ * and their results are handed out in submit order: a whole read (or
+ * end of file) completes; a miss goes the way an inline miss goes (a
+ * worker), and anything else, part of a read or an error, is issued
+ * again the usual way, which finishes it as before. A read alone in its
+ * plug is issued again at once: one preadv2() is the cheaper call.
+ *
+ * The contexts are the process's, not a ring's: no eventfd, no reaper,
+ * as nothing is left in them between two flushes. A flush takes one for
+ * itself (AR_BATCH_KCTX at most, made on first use, while the system's
+ * aio-nr is under half of aio-max-nr, which O_DIRECT rings need more);
+ * without one its reads are issued again one by one.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <linux/aio_abi.h>
+#include "user/aio.h"
+#include "user/backend.h"
+#include "user/complete.h"
+#include "user/kbuf.h"
+#include "user/submit.h"
+#include "lib/sysraw.h"
+
+#define AR_BATCH_KCTX		4
+
+/* a read's place in a batch, in its request's backend data */
+enum { AR_BATCH_UNSENT, AR_BATCH_SENT, AR_BATCH_DONE };
+
+struct ar_batch_req {
+	struct iocb cb;
+	struct ar_rw_io *io;
+	long long res;
+	unsigned char state;
+	unsigned char prev;		/* its state before the plug */
+	unsigned char issue_flags;
+};
+
+_Static_assert(sizeof(struct ar_batch_req) <= AR_REQ_BEDATA,
+	       "a batched read does not fit in a request");
+
+static struct ar_batch_req *ar_batch_req(struct ar_ureq *req)
+{
+	return ar_req_backend(req);
+}
+
+struct ar_batch_kctx {
+	aio_context_t id;
+	struct ar_aio_ring *ring;
+};
+
+static struct ar_batch_kctx ar_batch_kctx[AR_BATCH_KCTX];
+static unsigned ar_batch_made;		/* contexts made (grows under the lock) */
+static unsigned ar_batch_busy;		/* a bit per context a flush holds */
+static bool ar_batch_off;		/* no more contexts: refused, or no room */
+static pthread_mutex_t ar_batch_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t ar_batch_once = PTHREAD_ONCE_INIT;
+
+/* a forked child: the contexts are the parent's mm's */
+static void ar_batch_atfork_child(void)
+{
+	ar_batch_made = 0;
+	ar_batch_busy = 0;
+	ar_batch_off = false;
+	pthread_mutex_init(&ar_batch_lock, NULL);
+}
+
+static void ar_batch_once_init(void)
+{
+	pthread_atfork(NULL, NULL, ar_batch_atfork_child);
+}
+
+static long ar_batch_proc_long(const char *path)
+{
+	char buf[32];
+	long v = -1;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = ar_raw_syscall6(SYS_read, fd, (long)buf, sizeof(buf) - 1, 0, 0, 0);
+	if (n > 0) {
+		buf[n] = 0;
+		v = strtol(buf, NULL, 10);
+	}
+	close(fd);
+	return v;
+}
+
+/*
+ * Is there room for another context? Each takes at least 8 events per
+ * CPU of fs.aio-nr; the rings' O_DIRECT contexts keep the upper half.
+ * Unreadable (a sandbox without /proc): io_setup() decides.
+ */
+static bool ar_batch_room(void)
+{
+	long nr = ar_batch_proc_long("/proc/sys/fs/aio-nr");
+	long max = ar_batch_proc_long("/proc/sys/fs/aio-max-nr");
+
+	return nr < 0 || max < 0 || nr < max / 2;
+}
+
+/* under ar_batch_lock: context i made, or ar_batch_off set */
+static bool ar_batch_make(unsigned i)
+{
+	struct ar_batch_kctx *k = &ar_batch_kctx[i];
+	int e = errno;
+
+	k->id = 0;
+	if (ar_batch_room() && !syscall(SYS_io_setup, AR_DIRECT_PLUG, &k->id)) {
+		k->ring = (struct ar_aio_ring *)(unsigned long)k->id;
+		if (k->ring->magic == AR_AIO_RING_MAGIC &&
+		    !k->ring->incompat_features)
+			return true;
+		syscall(SYS_io_destroy, k->id);
+	}
+	errno = e;
+	/* relaxed: a hint to joins and takes, which fall back on their own */
+	__atomic_store_n(&ar_batch_off, true, __ATOMIC_RELAXED);
+	return false;
+}
+
+/* a context for this flush alone: its index, or -1 */
+static int ar_batch_take(void)
+{
+	/* acquire pairs with the release that published a new context */
+	unsigned made = __atomic_load_n(&ar_batch_made, __ATOMIC_ACQUIRE), i;
+	int got = -1;
+
+	for (i = 0; i < made; i++) {
+		/* acquire pairs with the release of the last flush that held it */
+		if (!(__atomic_fetch_or(&ar_batch_busy, 1U << i,
+					__ATOMIC_ACQUIRE) & (1U << i)))
+			return (int)i;
+	}
+	/* relaxed: a hint, looked at again under the lock */
+	if (made == AR_BATCH_KCTX ||
+	    __atomic_load_n(&ar_batch_off, __ATOMIC_RELAXED))
+		return -1;
+	pthread_once(&ar_batch_once, ar_batch_once_init);
+	pthread_mutex_lock(&ar_batch_lock);
+	i = ar_batch_made;
+	if (i < AR_BATCH_KCTX && !ar_batch_off && ar_batch_make(i)) {
+		/* held before it is published: no other flush can take it first */
+		__atomic_fetch_or(&ar_batch_busy, 1U << i, __ATOMIC_RELAXED);
+		/* release: the context is written before its index is seen */
+		__atomic_store_n(&ar_batch_made, i + 1, __ATOMIC_RELEASE);
+		got = (int)i;
+	}
+	pthread_mutex_unlock(&ar_batch_lock);
+	return got;
+}
+
+static void ar_batch_put(int i)
+{
+	/* release: this flush's use of the ring comes before the next's */
+	__atomic_fetch_and(&ar_batch_busy, ~(1U << i), __ATOMIC_RELEASE);
+}
+
+/* Hold a read for the plug's io_submit(): true when it went there. */
+bool ar_batch_join(struct ar_ureq *req, struct ar_rw_io *io,
+		   unsigned issue_flags)
+{
+	struct ar_direct_plug *p = ar_direct_cur_plug;
+	struct ar_batch_req *b = ar_batch_req(req);
+
+	/* ar_batch_off, relaxed: a hint (a flush without a context falls back) */
+	if (!p || p->ctx != req->ctx || p->rd_flushing ||
+	    __atomic_load_n(&ar_batch_off, __ATOMIC_RELAXED) ||
+	    req->link || req->lt || req->cred || ar_kbuf_selected(req) ||
+	    (req->flags & AR_REQ_F_NOWAIT_MISS))
+		return false;
+	if (p->rd_nr == AR_DIRECT_PLUG)
+		ar_batch_flush(p);
+	b->cb = (struct iocb){
+		.aio_data = (__u64)(unsigned long)req,
+		.aio_rw_flags = io->rw_flags | RWF_NOWAIT,
+		.aio_lio_opcode = IOCB_CMD_PREADV,
+		.aio_fildes = (__u32)req->fd,
+		.aio_buf = (__u64)(unsigned long)io->vecs,
+		.aio_nbytes = io->nr_vecs,
+		.aio_offset = io->off,
+	};
+	b->io = io;
+	b->state = AR_BATCH_UNSENT;
+	b->issue_flags = (unsigned char)issue_flags;
+	/* as block I/O in flight: no cancel reaches it until its result */
+	b->prev = (unsigned char)ar_req_to_device(req);
+	p->rd[p->rd_nr++] = req;
+	return true;
+}
+
+/*
+ * One io_submit() for the batch, more where one is refused; how many
+ * went. A refused read is issued again alone (its state stays UNSENT);
+ * so are the others of its fd when the refusal is the file's (no
+ * RWF_NOWAIT: -EOPNOTSUPP; -EBADF), which would only be refused again.
+ */
+static unsigned ar_batch_submit(struct ar_batch_kctx *k, struct iocb **cbs,
+				unsigned n)
+{
+	unsigned i = 0, sent = 0, j;
+	__u32 bad_fd = (__u32)-1;
+	long ret;
+
+	while (i < n) {
+		if (cbs[i]->aio_fildes == bad_fd) {
+			i++;
+			continue;
+		}
+		ret = ar_raw_syscall6(SYS_io_submit, (long)k->id, n - i,
+				      (long)(cbs + i), 0, 0, 0);
+		if (ret <= 0) {
+			if (ret == -EOPNOTSUPP || ret == -EBADF)
+				bad_fd = cbs[i]->aio_fildes;
+			i++;
+			continue;
+		}
+		for (j = 0; j < (unsigned)ret; j++)
+			ar_batch_req(ar_req_of_backend(cbs[i + j]))->state =
+				AR_BATCH_SENT;
+		i += (unsigned)ret;
+		sent += (unsigned)ret;
+	}
+	return sent;
+}
+
+static void ar_batch_event(const struct io_event *ev)
+{
+	struct ar_batch_req *b =
+		ar_batch_req((struct ar_ureq *)(unsigned long)ev->data);
+
+	b->res = ev->res;
+	b->state = AR_BATCH_DONE;
+}
+
+/*
+ * The events of the n reads that went. A page-cache read is done in
+ * io_submit(); a file system that queues one anyway is waited for.
+ * False if the wait failed (not for a signal), which a valid context
+ * never does: its events may still come, so it is not used again.
+ */
+static bool ar_batch_reap(struct ar_batch_kctx *k, unsigned n)
+{
+	struct ar_aio_ring *r = k->ring;
+	struct io_event evs[AR_DIRECT_PLUG];
+	unsigned head, tail;
+	long got;
+
+	while (n) {
+		head = __atomic_load_n(&r->head, __ATOMIC_RELAXED);
+		/* acquire pairs with the kernel's smp_wmb before publishing the tail */
+		tail = __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE);
+		if (head != tail) {
+			for (; head != tail && n; n--) {
+				ar_batch_event(&r->io_events[head]);
+				head = (head + 1) % r->nr;
+			}
+			/* release: the events are read before the kernel reuses their slots */
+			__atomic_store_n(&r->head, head, __ATOMIC_RELEASE);
+			continue;
+		}
+		got = ar_raw_syscall6(SYS_io_getevents, (long)k->id, 1, n,
+				      (long)evs, 0, 0);
+		if (got < 0 && got != -EINTR)
+			return false;
+		for (long i = 0; i < got; i++)
+			ar_batch_event(&evs[i]);
+		if (got > 0)
+			n -= (unsigned)got;
+	}
+	return true;
+}
+
+/* a read whose batch did not finish it: back to its state, issued again */
+static void ar_batch_reissue(struct ar_ureq *req)
+{
+	struct ar_batch_req *b = ar_batch_req(req);
+
+	ar_req_device_refused(req, (enum ar_req_state)b->prev);
+	ar_req_issue(req, b->issue_flags);
+}
+
+/*
+ * Hand out a read's result, in submit order: a whole read, or end of
+ * file, completes (gathered); a miss goes to a worker as an inline
+ * miss does, with no second try; part of a read is finished by the
+ * usual path from where it stopped; an error or a read that did not go
+ * is issued again, and gets the answer preadv2() gives.
+ */
+static void ar_batch_finish_one(struct ar_comp_list *done, struct ar_ureq *req)
+{
+	struct ar_batch_req *b = ar_batch_req(req);
+
+	if (b->state == AR_BATCH_DONE &&
+	    (b->res == (long long)req->expect || b->res == 0)) {
+		if (b->res != (long long)req->expect)
+			req->flags |= AR_REQ_F_SHORT;	/* the link breaks */
+		ar_req_complete_gather(done, req, (int)b->res, 0);
+		return;
+	}
+	/* the CQEs before this one's come first */
+	ar_req_complete_gathered(req->ctx, done);
+	if (b->state == AR_BATCH_DONE) {
+		if (b->res == -EAGAIN)
+			req->flags |= AR_REQ_F_NOWAIT_MISS;
+		else if (b->res > 0 && b->res < (long long)req->expect)
+			b->io->done = (__u32)b->res;
+	}
+	ar_batch_reissue(req);
+}
+
+void ar_batch_flush(struct ar_direct_plug *p)
+{
+	struct iocb *cbs[AR_DIRECT_PLUG];
+	struct ar_comp_list done;
+	unsigned n = p->rd_nr, i, sent;
+	int k = -1;
+
+	p->rd_nr = 0;
+	p->rd_flushing = true;
+	if (n > 1)
+		k = ar_batch_take();
+	if (k >= 0) {
+		for (i = 0; i < n; i++)
+			cbs[i] = &ar_batch_req(p->rd[i])->cb;
+		sent = ar_batch_submit(&ar_batch_kctx[k], cbs, n);
+		if (ar_batch_reap(&ar_batch_kctx[k], sent))
+			ar_batch_put(k);
+		ar_stat_add(p->ctx, read_batched, sent);
+	}
+	ar_comp_list_init(&done);
+	for (i = 0; i < n; i++)
+		ar_batch_finish_one(&done, p->rd[i]);
+	ar_req_complete_gathered(p->ctx, &done);
+	p->rd_flushing = false;
+}
