@@ -14,13 +14,19 @@
  *     iovecs are unmapped after them: -EFAULT, in order;
  *   - 80 reads in one submit (more than a batch holds), READ_FIXED and a
  *     registered file;
- *   - a forked child's batch, on a ring of its own.
+ *   - a forked child's batch, on a ring of its own;
+ *   - inotify's IN_ACCESS for a batch's reads (AIO's reads raise none);
+ *   - a signal handler that submits a read on another ring and waits for
+ *     it, every 50 us, while the thread it interrupts submits batches.
  * On the user engine the reads must have gone in batches (read_batched);
  * on the kernel engine that counter stays 0.
  */
 #include <fcntl.h>
+#include <signal.h>
 #include <unistd.h>
+#include <sys/inotify.h>
 #include <sys/mman.h>
+#include <sys/time.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include "test.h"
@@ -146,6 +152,19 @@ static void t_expect(struct io_uring *ring, unsigned n, const int *res)
 				i + 1, res[i]);
 		CHECK_EQ(cqe->user_data, i + 1);
 		CHECK_EQ(cqe->res, res[i]);
+		io_uring_cqe_seen(ring, cqe);
+	}
+}
+
+/* n CQEs, user_data 1 to n in any order, with res[user_data - 1] */
+static void t_expect_any(struct io_uring *ring, unsigned n, const int *res)
+{
+	struct io_uring_cqe *cqe;
+
+	for (unsigned i = 0; i < n; i++) {
+		CHECK_EQ(io_uring_wait_cqe(ring, &cqe), 0);
+		CHECK(cqe->user_data >= 1 && cqe->user_data <= n);
+		CHECK_EQ(cqe->res, res[cqe->user_data - 1]);
 		io_uring_cqe_seen(ring, cqe);
 	}
 }
@@ -394,6 +413,140 @@ static void t_fork(int fd)
 	CHECK_EQ(WEXITSTATUS(status), 0);
 }
 
+/* a batch's reads raise the file's access event, as the kernel's do */
+static void t_notify(int fd)
+{
+	static const int res[] = { BS, BS, BS, BS };
+	struct io_uring ring;
+	char path[64], ev[4096];
+	int in, wd, nacc = 0;
+	ssize_t n;
+
+	in = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	CHECK(in >= 0);
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	wd = inotify_add_watch(in, path, IN_ACCESS);
+	CHECK(wd >= 0);
+	t_ring_inline(&ring, 16);
+	CHECK_EQ(anyring_ring_stats_reset(&ring), 0);
+	for (unsigned i = 0; i < 4; i++)
+		t_read(&ring, fd, bufs[i], BS, (off_t)i * BS, i + 1);
+	CHECK_EQ(t_submit(&ring), 4);
+	t_expect(&ring, 4, res);
+	t_batched(&ring, 4);
+	while ((n = read(in, ev, sizeof(ev))) > 0) {
+		for (char *e = ev; e < ev + n;
+		     e += sizeof(struct inotify_event) +
+			  ((struct inotify_event *)e)->len)
+			nacc += !!(((struct inotify_event *)e)->mask & IN_ACCESS);
+	}
+	/* the kernel's four are merged into one: at least one */
+	CHECK(nacc >= 1);
+	io_uring_queue_exit(&ring);
+	close(in);
+}
+
+/*
+ * A signal handler's submit and wait on another ring, amid batches. The
+ * engine is not async-signal-safe: the rings' request caches are filled
+ * before the timer starts, so that no handler allocates while the thread
+ * it interrupted may be in malloc(), and ThreadSanitizer is told not to
+ * report the engine's calls in the handler.
+ */
+#if defined(__SANITIZE_THREAD__)
+const char *__tsan_default_options(void);
+const char *__tsan_default_options(void)
+{
+	return "report_signal_unsafe=0";
+}
+#endif
+
+static struct io_uring sig_ring;
+static int sig_fd;
+static volatile sig_atomic_t sig_runs, sig_bad;
+static unsigned char sig_buf[BS];
+
+static void t_sig_handler(int sig)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&sig_ring);
+	struct io_uring_cqe *cqe;
+	int e = errno;
+
+	(void)sig;
+	if (!sqe)
+		goto out;
+	/* at the file position: a read that never joins a batch */
+	io_uring_prep_read(sqe, sig_fd, sig_buf, BS, (__u64)-1);
+	if (io_uring_submit(&sig_ring) != 1 ||
+	    io_uring_wait_cqe(&sig_ring, &cqe)) {
+		sig_bad = sig_bad + 1;
+		goto out;
+	}
+	if (cqe->res < 0)
+		sig_bad = sig_bad + 1;
+	io_uring_cqe_seen(&sig_ring, cqe);
+	sig_runs = sig_runs + 1;
+out:
+	errno = e;
+}
+
+static void t_signal(int fd)
+{
+	struct itimerval it = { { 0, 50 }, { 0, 50 } }, off = { { 0, 0 }, { 0, 0 } };
+	long long end = t_now_ns() + 3000000000LL;
+	struct sigaction sa;
+	struct io_uring ring;
+	int res[32];
+
+	for (unsigned i = 0; i < 32; i++)
+		res[i] = BS;
+	sig_fd = t_fresh_fd(dup(fd));
+	t_ring_inline(&ring, 64);
+	t_ring(&sig_ring, 8, NULL);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = t_sig_handler;
+	sa.sa_flags = SA_RESTART;
+	CHECK_EQ(sigaction(SIGALRM, &sa, NULL), 0);
+	/* both rings' request caches filled: no allocation from here on */
+	t_sig_handler(0);
+	for (unsigned i = 0; i < 32; i++)
+		t_read(&ring, fd, bufs[i], BS, (off_t)i * BS, i + 1);
+	CHECK_EQ(t_submit(&ring), 32);
+	t_expect_any(&ring, 32, res);
+	CHECK_EQ(setitimer(ITIMER_REAL, &it, NULL), 0);
+	for (unsigned r = 0; r < 100000 && t_now_ns() < end; r++) {
+		struct io_uring_cqe *cqe;
+		int n;
+
+		if (lseek(sig_fd, 0, SEEK_SET) < 0)	/* EINTR-free */
+			CHECK(0);
+		for (unsigned i = 0; i < 32; i++)
+			t_read(&ring, fd, bufs[i], BS, (off_t)((i + r) % NBLK) * BS,
+			       i + 1);
+		do
+			n = t_submit(&ring);
+		while (n == -EINTR);
+		CHECK_EQ(n, 32);
+		for (unsigned i = 0; i < 32; i++) {
+			int e;
+
+			while ((e = io_uring_wait_cqe(&ring, &cqe)) == -EINTR)
+				;
+			CHECK_EQ(e, 0);
+			CHECK_EQ(cqe->res, res[cqe->user_data - 1]);
+			io_uring_cqe_seen(&ring, cqe);
+		}
+		/* not one more: none came twice */
+		CHECK(io_uring_peek_cqe(&ring, &cqe) != 0);
+	}
+	CHECK_EQ(setitimer(ITIMER_REAL, &off, NULL), 0);
+	signal(SIGALRM, SIG_IGN);
+	CHECK_EQ(sig_bad, 0);
+	io_uring_queue_exit(&ring);
+	io_uring_queue_exit(&sig_ring);
+	close(sig_fd);
+}
+
 int main(void)
 {
 	int fd = t_file((off_t)NBLK * BS);
@@ -407,8 +560,11 @@ int main(void)
 	t_fault(fd);
 	t_many(fd);
 	t_fork(fd);
+	t_notify(fd);
+	t_signal(fd);
 	close(fd);
 	printf("batched reads (%s): order, a write and a close after, short, "
-	       "cold, faults, %d at once, a forked child\n", t_engine(), NBUF);
+	       "cold, faults, %d at once, a forked child, IN_ACCESS, a signal "
+	       "handler's submit (%d)\n", t_engine(), NBUF, (int)sig_runs);
 	return 0;
 }

@@ -5,7 +5,8 @@
  * issue=inline. Batches of 64 buffered reads of known blocks, as READ,
  * READV, READ_FIXED and through a registered file, each CQE once with the
  * block's bytes; batches of writes read back; a batch mixing a link, a
- * bad fd and IOSQE_ASYNC with plain reads; a ring closed with a batch in
+ * bad fd and IOSQE_ASYNC with plain reads; reads then a CLOSE of their fd
+ * (the reads first, as on the kernel); a ring closed with a batch in
  * flight. On the user engine with two or more CPUs, the helper must have
  * issued some of them (spread_issued). The kernel engine refuses
  * issue=spread and runs the same checks.
@@ -187,6 +188,43 @@ static void t_mixed_batch(struct io_uring *ring, int fd)
 	}
 }
 
+/*
+ * 16 reads of a dup of fd, then a CLOSE of it: the reads were issued
+ * before the CLOSE, as on the kernel (whose requests hold their files),
+ * though the helper took some of them
+ */
+static void t_close_after_shared(struct io_uring *ring, int fd)
+{
+	struct io_uring_sqe *sqe;
+	struct io_uring_cqe *cqe;
+
+	for (unsigned r = 0; r < 200; r++) {
+		int dfd = dup(fd);
+
+		CHECK(dfd >= 0);
+		for (unsigned i = 0; i < 16; i++) {
+			sqe = io_uring_get_sqe(ring);
+			io_uring_prep_read(sqe, dfd, bufs[i], BS, (off_t)i * BS);
+			sqe->user_data = i;
+		}
+		sqe = io_uring_get_sqe(ring);
+		io_uring_prep_close(sqe, dfd);
+		sqe->user_data = 16;
+		CHECK_EQ(io_uring_submit(ring), 17);
+		for (unsigned n = 0; n < 17; n++) {
+			CHECK_EQ(io_uring_wait_cqe(ring, &cqe), 0);
+			if (cqe->user_data == 16) {
+				CHECK_EQ(cqe->res, 0);
+			} else {
+				CHECK_EQ(cqe->res, BS);
+				CHECK(t_check(bufs[cqe->user_data],
+					      (unsigned)cqe->user_data, 0));
+			}
+			io_uring_cqe_seen(ring, cqe);
+		}
+	}
+}
+
 static void t_ring_setup(struct io_uring *ring, int fd, unsigned char issue)
 {
 	struct anyring_policy p;
@@ -219,6 +257,7 @@ static void t_run(int fd, unsigned char issue)
 			t_write_batch(&ring, fd, round / 10 + 1);
 	}
 	t_mixed_batch(&ring, fd);
+	t_close_after_shared(&ring, fd);
 	/* the helper takes part once it runs: bounded, 20000 batches at most */
 	for (round = 0; helper && round < 20000; round++) {
 		CHECK_EQ(anyring_ring_stats(&ring, &st), 0);

@@ -3,7 +3,8 @@
 # tests/diff; -m scenarios: the call cases, setup/register/enter results,
 # run once in the differential test, but for the enter arguments' bad
 # pointers, ua_enter*, which a wait= policy reads) under every completion-path policy
-# combination: wake= x complete= x wait= (2 x 4 x 4 = 32), then block=worker twice. ANYRING_POLICY applies to the rings of both engines
+# combination: wake= x complete= x wait= (2 x 4 x 4 = 32), then block=worker twice
+# and issue=inline twice. ANYRING_POLICY applies to the rings of both engines
 # (the kernel engine takes wait= only). With a sanitizer, where one run
 # takes several seconds, each value of each axis runs once at least
 # (8 combinations: wake x complete, wait rotating).
@@ -38,8 +39,11 @@ for complete in inline deferred punt single; do
 	done
 done
 # block=worker: blocking work in io-wq, as the kernel (the default,
-# block=waiter, runs in every combination above)
-for pol in block=worker block=worker,complete=deferred; do
+# block=waiter, runs in every combination above); issue=inline: the
+# submitting thread issues a batch alone, its reads in one io_submit
+# (the default with two CPUs, issue=spread, shares them with a helper)
+for pol in block=worker block=worker,complete=deferred issue=inline \
+	   issue=inline,complete=deferred; do
 	runs=$((runs + 1))
 	if out=$(ANYRING_POLICY=$pol "$BIN" -m scenarios 2>&1); then
 		echo "ok   $pol: $(echo "$out" | tail -n 1)"

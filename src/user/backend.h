@@ -190,12 +190,29 @@ bool ar_batch_join(struct ar_ureq *req, struct ar_rw_io *io,
 		   unsigned issue_flags);
 void ar_batch_flush(struct ar_direct_plug *p);
 
-/* the innermost plug, if it holds reads */
-static inline struct ar_direct_plug *ar_batch_pending(void)
+/*
+ * The innermost plug, if it holds reads of ctx's and is not handing them
+ * out already. rd_nr and rd_flushing are read and written with relaxed
+ * atomics and signal fences: a signal handler that submits or reaps on
+ * the thread that holds the plug may flush it (batch.c).
+ */
+static inline struct ar_direct_plug *ar_batch_pending(struct ar_uctx *ctx)
 {
 	struct ar_direct_plug *p = ar_direct_cur_plug;
 
-	return p && __builtin_expect(p->rd_nr != 0, 0) ? p : NULL;
+	if (!p || __builtin_expect(!__atomic_load_n(&p->rd_nr, __ATOMIC_RELAXED), 1))
+		return NULL;
+	return p->ctx == ctx && !__atomic_load_n(&p->rd_flushing, __ATOMIC_RELAXED) ?
+	       p : NULL;
+}
+
+/* a CQE of ctx's is about to be posted here: the held reads' come first */
+static inline void ar_batch_order(struct ar_uctx *ctx)
+{
+	struct ar_direct_plug *p = ar_batch_pending(ctx);
+
+	if (p)
+		ar_batch_flush(p);
 }
 
 static inline void ar_direct_plug_begin(struct ar_uctx *ctx,
@@ -213,7 +230,7 @@ static inline void ar_direct_plug_begin(struct ar_uctx *ctx,
 
 static inline void ar_direct_plug_end(struct ar_direct_plug *p)
 {
-	if (__builtin_expect(p->rd_nr != 0, 0))
+	if (__builtin_expect(__atomic_load_n(&p->rd_nr, __ATOMIC_RELAXED) != 0, 0))
 		ar_batch_flush(p);
 	ar_direct_cur_plug = p->outer;
 	if (__builtin_expect(p->nr != 0, 0))

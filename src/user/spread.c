@@ -357,7 +357,7 @@ static bool ar_spread_backoff(struct ar_spread *sp)
 	       AR_SPREAD_PROBE;
 }
 
-/* does the ready list hold enough requests worth sharing? */
+/* does the ready list start with enough requests worth sharing? */
 static bool ar_spread_wanted(struct ar_uctx *ctx, struct ar_ureq *ready)
 {
 	struct ar_spread *sp;
@@ -372,24 +372,25 @@ static bool ar_spread_wanted(struct ar_uctx *ctx, struct ar_ureq *ready)
 		return false;
 	need = sp && !atomic_load_explicit(&sp->sleeping, memory_order_relaxed) ?
 	       AR_SPREAD_MIN : AR_SPREAD_WAKE_MIN;
-	for (; ready && n < need && !ar_spread_barrier(ready);
-	     ready = ready->next)
-		n += ar_spread_ok(ready);
+	for (; ready && n < need && !ar_spread_barrier(ready) &&
+	     ar_spread_ok(ready); ready = ready->next)
+		n++;
 	return n >= need;
 }
 
 /*
- * issue=spread, for a submit's ready list: queue its requests worth
- * sharing and wake the helper; the rest is returned, in order, for the
- * caller to issue. *spread says whether the caller should then claim
- * from the queue too (ar_spread_help).
+ * issue=spread, for a submit's ready list: queue the requests worth
+ * sharing it starts with and wake the helper; the rest, from the first
+ * that is not shared, is returned, in order, for the caller to issue
+ * once the shared ones were (ar_spread_sync()): the kernel issues a
+ * submit's requests in order, so a CLOSE, a write or a FALLOCATE after
+ * reads must not run before them. *spread says whether anything was
+ * queued: the caller then claims from the queue too.
  */
 struct ar_ureq *ar_spread_offer(struct ar_uctx *ctx, struct ar_ureq *ready,
 				bool *spread)
 {
-	struct ar_ureq *req, *next, *rest = NULL, **rest_tail = &rest;
 	struct ar_spread *sp;
-	bool open = true;
 	unsigned t, h;
 
 	*spread = false;
@@ -401,19 +402,12 @@ struct ar_ureq *ar_spread_offer(struct ar_uctx *ctx, struct ar_ureq *ready,
 	t = atomic_load_explicit(&sp->tail, memory_order_relaxed);
 	/* acquire pairs with the claimers' release on head: their reads are done */
 	h = atomic_load_explicit(&sp->head, memory_order_acquire);
-	for (req = ready; req; req = next) {
-		next = req->next;
-		if (ar_spread_barrier(req))
-			open = false;
-		if (open && t - h < AR_SPREAD_Q && ar_spread_ok(req)) {
-			atomic_store_explicit(&sp->q[t % AR_SPREAD_Q], req,
-					      memory_order_relaxed);
-			t++;
-			continue;
-		}
-		req->next = NULL;
-		*rest_tail = req;
-		rest_tail = &req->next;
+	while (ready && t - h < AR_SPREAD_Q && !ar_spread_barrier(ready) &&
+	       ar_spread_ok(ready)) {
+		atomic_store_explicit(&sp->q[t % AR_SPREAD_Q], ready,
+				      memory_order_relaxed);
+		t++;
+		ready = ready->next;
 	}
 	/*
 	 * seq_cst: the slots before tail (release for the claimers), and
@@ -428,7 +422,7 @@ struct ar_ureq *ar_spread_offer(struct ar_uctx *ctx, struct ar_ureq *ready,
 		ar_stat_add(ctx, worker_handoffs, 1);
 		ar_futex_wake(&sp->sleeping, 1);
 	}
-	return rest;
+	return ready;
 }
 
 /* The submitter's share: issue queued requests until none is left. */

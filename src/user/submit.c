@@ -598,7 +598,8 @@ static inline void ar_submit_queue_list(struct ar_ureq *ready)
 
 void ar_req_queue_plugged(struct ar_direct_plug *p, struct ar_ureq *req)
 {
-	if (p->rd_nr && (!ar_issue_defs[req->opcode].read_batch ||
+	if (__atomic_load_n(&p->rd_nr, __ATOMIC_RELAXED) &&
+	    (!ar_issue_defs[req->opcode].read_batch ||
 			 (req->flags & (AR_REQ_F_FAIL | AR_REQ_F_LINK |
 					AR_REQ_F_ARM_LT))))
 		ar_batch_flush(p);
@@ -627,6 +628,41 @@ static void ar_submit_queue_plugged(struct ar_uctx *ctx, struct ar_ureq *ready)
 }
 
 /*
+ * A request alone, issued while this thread holds the plug of another
+ * submit: one in a signal handler that interrupted a submit. No plug
+ * may hold it: its read would wait in a plug that cannot be flushed
+ * before the handler returns.
+ */
+static __attribute__((noinline)) void
+ar_submit_queue_unplugged(struct ar_ureq *ready)
+{
+	struct ar_direct_plug *outer = ar_direct_cur_plug;
+
+	ar_direct_cur_plug = NULL;
+	/* signal fences: a handler on this thread sees the plug as set */
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	ar_submit_queue_list(ready);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	ar_direct_cur_plug = outer;
+}
+
+/* the requests of a submit this thread issues: plugged (a batch), or one alone */
+static inline __attribute__((always_inline)) void
+ar_submit_queue_ready(struct ar_uctx *ctx, struct ar_ureq *ready, bool plugged)
+{
+	struct ar_poll_batch requeued;
+
+	ar_poll_batch_begin(ctx, &requeued);
+	if (plugged)
+		ar_submit_queue_plugged(ctx, ready);
+	else if (__builtin_expect(ar_direct_cur_plug != NULL, 0))
+		ar_submit_queue_unplugged(ready);
+	else
+		ar_submit_queue_list(ready);
+	ar_poll_batch_end(&requeued);
+}
+
+/*
  * Issue a submit's requests. owned: this thread claimed ctx->submit_state
  * (wait_nr, block=waiter's look, goes there); else its completions go
  * the way other threads' do.
@@ -635,7 +671,6 @@ static void ar_submit_issue(struct ar_uctx *ctx, struct ar_ureq *ready,
 			    unsigned wait_nr, bool owned)
 {
 	bool counted = ar_submit_counts(ctx);
-	struct ar_poll_batch requeued;
 	bool spread, plugged;
 
 	/* completions from other threads meanwhile wait for the end (tw.c) */
@@ -651,14 +686,15 @@ static void ar_submit_issue(struct ar_uctx *ctx, struct ar_ureq *ready,
 	plugged = ready->next != NULL;
 	if (plugged)
 		ready = ar_spread_offer(ctx, ready, &spread);
-	ar_poll_batch_begin(ctx, &requeued);
-	if (plugged)
-		ar_submit_queue_plugged(ctx, ready);
-	else
-		ar_submit_queue_list(ready);
-	ar_poll_batch_end(&requeued);
-	if (spread)
+	if (!spread)
+		ar_submit_queue_ready(ctx, ready, plugged);
+	else if (!ready)
 		ar_spread_help(ctx);
+	else {
+		/* what follows the shared requests comes after them, in order */
+		ar_spread_sync(ctx);
+		ar_submit_queue_ready(ctx, ready, true);
+	}
 	if (owned) {
 		ar_submit_issue_flush(ctx);
 		ctx->submit_state.waiter_nr = 0;
@@ -744,6 +780,7 @@ static bool ar_req_arm(struct ar_ureq *req, __u32 events, int *ret)
 		return false;
 	}
 	if (r == -ECANCELED) {
+		ar_batch_order(req->ctx);
 		ar_req_complete(req, -ECANCELED, 0);
 		return true;
 	}
@@ -1036,10 +1073,7 @@ static inline __attribute__((always_inline)) void
 ar_req_issue_done(struct ar_ureq *req, int ret)
 {
 	const struct ar_issue_def *def = &ar_issue_defs[req->opcode];
-	struct ar_direct_plug *p = ar_batch_pending();
-
-	if (p)
-		ar_batch_flush(p);
+	ar_batch_order(req->ctx);
 
 	/*
 	 * Like the kernel, these opcodes do not mark the request failed on
@@ -1068,10 +1102,7 @@ void ar_req_issue(struct ar_ureq *req, unsigned issue_flags)
 
 	ret = ar_req_assign_file(req);
 	if (ret) {
-		struct ar_direct_plug *p = ar_batch_pending();
-
-		if (p)
-			ar_batch_flush(p);
+		ar_batch_order(req->ctx);
 		ar_req_complete(req, ret, req->cflags);
 		return;
 	}
@@ -1173,14 +1204,22 @@ void ar_req_queue_nodrain(struct ar_ureq *req, unsigned issue_flags)
 	ar_req_issue(req, AR_ISSUE_NONBLOCK | issue_flags);
 }
 
+/* failed at submit, or the ring ends: the whole chain fails, hard links too */
+static __attribute__((noinline, cold)) void ar_req_queue_fail(struct ar_ureq *req)
+{
+	struct ar_uctx *ctx = req->ctx;
+
+	req->flags &= ~AR_REQ_F_HARDLINK;
+	ar_batch_order(ctx);
+	ar_req_complete(req, ctx->exiting ? -ECANCELED : req->res, 0);
+}
+
 void ar_req_queue(struct ar_ureq *req)
 {
 	struct ar_uctx *ctx = req->ctx;
 
 	if ((req->flags & AR_REQ_F_FAIL) || ctx->exiting) {
-		/* failed at submit: the whole chain fails, hard links too */
-		req->flags &= ~AR_REQ_F_HARDLINK;
-		ar_req_complete(req, ctx->exiting ? -ECANCELED : req->res, 0);
+		ar_req_queue_fail(req);
 		return;
 	}
 	/*

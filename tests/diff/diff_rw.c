@@ -13,6 +13,13 @@
  * short, at EOF, empty, faulting buffers, a cold page, a write-only fd,
  * an fd number reused by a pipe after the fd cache saw a regular file.
  *
+ * The rw_batch_* scenarios set issue=inline on the ring (both engines)
+ * and submit many reads at once: the user engine reads a submit's
+ * page-cache reads together in one io_submit() (backend/batch.c), and
+ * must give the kernel's CQEs in the kernel's order, with a NOP, a
+ * pipe's read, a read at the file position and a CLOSE among them, and
+ * with buffers that fault.
+ *
  * Then READV/WRITEV on registered files, per-request RWF_* flags and
  * ioprio; READ_FIXED and WRITE_FIXED on registered buffers (and a bad
  * buf_index, an address outside the buffer, no buffers at all), and
@@ -407,6 +414,135 @@ static void teardown_single_read_faults(struct diff_ctx *c)
 			munmap(single_fault_pages[i], i == 2 ? 8192 : 4096);
 		single_fault_pages[i] = NULL;
 	}
+}
+
+/* issue=inline: a batch stays with the submitting thread (both engines take it) */
+static int ring_inline(struct io_uring *ring, struct diff_ctx *c)
+{
+	struct anyring_policy pol;
+	int ret;
+
+	memset(&pol, 0, sizeof(pol));
+	pol.issue = ANYRING_ISSUE_INLINE;
+	ret = anyring_ring_set_policy(ring, &pol);
+	return ret ? diff_fail(c, "issue=inline: %s", strerror(-ret)) : 0;
+}
+
+static char batch_buf[6][4096] __attribute__((aligned(4096)));
+
+/*
+ * val[0]: the data file, at position 0; val[1]: a pipe holding 10 bytes;
+ * val[2]: a dup of val[0], which the batch's CLOSE closes after a read
+ */
+static int fill_batch_order(struct io_uring *ring, struct diff_ctx *c)
+{
+	struct io_uring_sqe *sqe;
+	int p[2];
+
+	if (ring_inline(ring, c) || diff_pipe(c, p))
+		return -1;
+	if (write(p[1], "0123456789", 10) != 10)
+		return diff_fail(c, "write pipe: %s", strerror(errno));
+	c->val[1] = p[0];
+	c->val[2] = dup(c->val[0]);
+	if (c->val[2] < 0 || lseek(c->val[0], 0, SEEK_SET))
+		return diff_fail(c, "dup, lseek: %s", strerror(errno));
+	memset(batch_buf, 0, sizeof(batch_buf));
+	diff_tag(sqe_rw(ring, c, IORING_OP_READ, c->val[0], c->buf[0], 4096, 0),
+		 1, 0);
+	diff_tag(sqe_rw(ring, c, IORING_OP_READ, c->val[0], c->buf[1], 4096,
+			4096), 2, 0);
+	sqe = diff_sqe(ring, c);
+	io_uring_prep_nop(sqe);
+	diff_tag(sqe, 3, 0);
+	diff_tag(sqe_rw(ring, c, IORING_OP_READ, c->val[0], c->buf[2], 100,
+			FILE_LEN), 4, 0);
+	diff_tag(sqe_rw(ring, c, IORING_OP_READ, c->val[0], c->buf[2], 0, 0),
+		 5, 0);
+	diff_tag(sqe_rw(ring, c, IORING_OP_READ, p[0], batch_buf[0], 64, 0),
+		 6, 0);
+	diff_tag(sqe_rw(ring, c, IORING_OP_READ, c->val[0], batch_buf[1], 4096,
+			4096), 7, 0);
+	diff_tag(sqe_rw(ring, c, IORING_OP_READ, c->val[0], batch_buf[2], 100,
+			(__u64)-1), 8, 0);
+	diff_tag(sqe_rw(ring, c, IORING_OP_READ, c->val[2], batch_buf[3], 4096,
+			0), 9, 0);
+	sqe = diff_sqe(ring, c);
+	io_uring_prep_close(sqe, c->val[2]);
+	diff_tag(sqe, 10, 0);
+	diff_tag(sqe_rw(ring, c, IORING_OP_READ, c->val[0], batch_buf[4], 4096,
+			0), 11, 0);
+	return 0;
+}
+
+static int check_batch_order(struct diff_ctx *c, const struct diff_cqe *cqe,
+			     unsigned nr)
+{
+	const char *p = pattern(FILE_LEN, 1);
+	off_t pos = lseek(c->val[0], 0, SEEK_CUR);
+
+	(void)cqe;
+	(void)nr;
+	if (pos != 100)
+		return diff_fail(c, "file position %lld, expected 100",
+				 (long long)pos);
+	if (fcntl(c->val[2], F_GETFD) >= 0)
+		return diff_fail(c, "the CLOSE left fd %d open", c->val[2]);
+	if (diff_check_buf(c, c->buf[0], p, 4096, "read 1") ||
+	    diff_check_buf(c, c->buf[1], p + 4096, 4096, "read 2") ||
+	    diff_check_buf(c, batch_buf[0], "0123456789", 10, "pipe read") ||
+	    diff_check_buf(c, batch_buf[1], p + 4096, 4096, "read 7") ||
+	    diff_check_buf(c, batch_buf[2], p, 100, "read 8") ||
+	    diff_check_buf(c, batch_buf[3], p, 4096, "read 9"))
+		return -1;
+	return diff_check_buf(c, batch_buf[4], p, 4096, "read 11");
+}
+
+/* single_read_faults' buffers between good reads, in one submit */
+static int fill_batch_faults(struct io_uring *ring, struct diff_ctx *c)
+{
+	char **pg = single_fault_pages;
+	__u64 ud = 1;
+
+	if (ring_inline(ring, c))
+		return -1;
+	pg[0] = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	pg[1] = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	pg[2] = page_then_hole();
+	if (pg[0] == MAP_FAILED || pg[1] == MAP_FAILED || !pg[2])
+		return diff_fail(c, "mmap: %s", strerror(errno));
+	memset(batch_buf, 0, sizeof(batch_buf));
+	diff_tag(sqe_rw(ring, c, IORING_OP_READ, c->val[0], batch_buf[0], 4096,
+			0), ud++, 0);
+	diff_tag(sqe_rw(ring, c, IORING_OP_READ, c->val[0], pg[0], 4096, 0),
+		 ud++, 0);
+	diff_tag(sqe_rw(ring, c, IORING_OP_READ, c->val[0], batch_buf[1], 4096,
+			4096), ud++, 0);
+	diff_tag(sqe_rw(ring, c, IORING_OP_READ, c->val[0], pg[1], 4096, 0),
+		 ud++, 0);
+	diff_tag(sqe_rw(ring, c, IORING_OP_READ, c->val[0], pg[2] + 2048, 4096,
+			0), ud++, 0);
+	diff_tag(sqe_rw(ring, c, IORING_OP_READ, c->val[0], batch_buf[2], 4096,
+			0), ud++, 0);
+	/* refused at submit (its buffer is checked there): the submit stops */
+	diff_tag(sqe_rw(ring, c, IORING_OP_READ, c->val[0],
+			(void *)0x8000000000000000UL, 4096, 0), ud++, 0);
+	return 0;
+}
+
+static int check_batch_faults(struct diff_ctx *c, const struct diff_cqe *cqe,
+			      unsigned nr)
+{
+	const char *p = pattern(FILE_LEN, 1);
+
+	(void)cqe;
+	(void)nr;
+	if (diff_check_buf(c, batch_buf[0], p, 4096, "read 1") ||
+	    diff_check_buf(c, batch_buf[1], p + 4096, 4096, "read 3") ||
+	    diff_check_buf(c, batch_buf[2], p, 4096, "read 6"))
+		return -1;
+	return diff_check_buf(c, single_fault_pages[2] + 2048, p, 2048,
+			      "straddling buffer");
 }
 
 /*
@@ -813,6 +949,26 @@ static int after_close_pipe(struct io_uring *ring, struct diff_ctx *c)
 
 const struct scenario diff_rw[] = {
 	{
+		.name = "rw_batch_order",
+		.entries = 16,
+		.setup = setup_data,
+		.fill = fill_batch_order,
+		.check = check_batch_order,
+		.nr_cqes = 11,
+		.known = { { 1, 4096 }, { 4, 0 }, { 5, 0 }, { 6, 10 },
+			   { 8, 100 }, { 9, 4096 }, { 10, 0 }, { 11, 4096 } },
+	}, {
+		.name = "rw_batch_faults",
+		.entries = 16,
+		.setup = setup_data,
+		.fill = fill_batch_faults,
+		.check = check_batch_faults,
+		.teardown = teardown_single_read_faults,
+		.nr_cqes = 7,
+		.known = { { 1, 4096 }, { 2, -EFAULT }, { 3, 4096 },
+			   { 4, -EFAULT }, { 5, 2048 }, { 6, 4096 },
+			   { 7, -EFAULT } },
+	}, {
 		.name = "rw_read_pipe_closed",
 		.setup = setup_pipe_own,
 		.fill = fill_read_pipe_closed,

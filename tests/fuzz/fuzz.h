@@ -185,6 +185,13 @@ struct fz_cfg {
 	 * enabled; the harness's waits go through it (IORING_ENTER_EXT_ARG_REG)
 	 */
 	int wait_reg;
+	/*
+	 * issue=inline on the ring (both engines): the submitting thread
+	 * issues the whole batch, whose page-cache reads the user engine
+	 * reads in one io_submit() (backend/batch.c), never shared with
+	 * issue=spread's helper
+	 */
+	int issue_inline;
 };
 
 struct fz_batch {
@@ -245,6 +252,7 @@ struct fz_result {
 	int reg_files_ret, reg_bufs_ret;
 	int reg_pbuf_ret;		/* the incremental buffer ring (reg_bufs) */
 	int wait_reg_ret;		/* the wait region and enable (wait_reg) */
+	int policy_ret;			/* issue=inline set (issue_inline) */
 	int submit[FZ_MAX_SUBMITS];
 	unsigned nr_submit;
 	unsigned queued;		/* SQEs handed to the engine */

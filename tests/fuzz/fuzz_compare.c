@@ -124,9 +124,9 @@ static void print_run(const struct fz_batch *b, const struct fz_result *r)
 	unsigned i, n = normalize(b, r, norm);
 
 	printf("  %s: setup %d, register files %d buffers %d buffer ring %d, "
-	       "wait region %d, %u queued, submit:", r->engine, r->init_ret,
-	       r->reg_files_ret, r->reg_bufs_ret, r->reg_pbuf_ret,
-	       r->wait_reg_ret, r->queued);
+	       "wait region %d, issue=inline %d, %u queued, submit:", r->engine,
+	       r->init_ret, r->reg_files_ret, r->reg_bufs_ret, r->reg_pbuf_ret,
+	       r->wait_reg_ret, r->policy_ret, r->queued);
 	for (i = 0; i < r->nr_submit; i++)
 		printf(" %d", r->submit[i]);
 	printf(", reap error %d, %u CQEs, %u parks cancelled, %d fds left, "
@@ -177,6 +177,8 @@ static const char *differ(const struct fz_batch *b, const struct fz_result *a,
 		return "wait region registration result";
 	if (a->reg_pbuf_ret != c->reg_pbuf_ret)
 		return "register buffer ring result";
+	if (a->policy_ret != c->policy_ret)
+		return "issue=inline result";
 	if (a->queued != c->queued || a->nr_submit != c->nr_submit ||
 	    memcmp(a->submit, c->submit, a->nr_submit * sizeof(a->submit[0])))
 		return "io_uring_submit results";

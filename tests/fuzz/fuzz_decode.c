@@ -446,6 +446,8 @@ void fz_decode(const uint8_t *data, size_t size, struct fz_batch *b)
 	b->cfg.fork = (cfg >> 4) == 3;
 	/* ... 5: waits through a registered wait region (1 in 16) */
 	b->cfg.wait_reg = (cfg >> 4) == 5;
+	/* ... 7: issue=inline, the batch's reads read together (1 in 16) */
+	b->cfg.issue_inline = (cfg >> 4) == 7;
 
 	for (i = 0; i < b->nr; i++) {
 		struct fz_sqe *s = &b->sqe[i];

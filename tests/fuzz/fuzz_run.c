@@ -1118,6 +1118,11 @@ void fz_run(const struct fz_batch *b, const char *engine,
 		r->reg_files_ret = io_uring_register_files(&ring, files,
 							   FZ_NSLOTS);
 	}
+	if (b->cfg.issue_inline) {
+		struct anyring_policy pol = { .issue = ANYRING_ISSUE_INLINE };
+
+		r->policy_ret = anyring_ring_set_policy(&ring, &pol);
+	}
 	if (b->cfg.reg_bufs && !b->cfg.fork) {
 		r->reg_bufs_ret = io_uring_register_buffers(&ring, e->reg_iov, 2);
 		r->reg_pbuf_ret = register_inc_ring(&ring, e);

@@ -15,9 +15,11 @@
  * unmapped, running into an unmapped page, non-canonical, read-only, a
  * path longer than PATH_MAX: fuzz_bad.c). Requests only touch the run's
  * own temp dir, fds and memory, and the bad-pointer pool. One batch in
- * 16 runs in a forked child of the process that made the ring, and one
- * in 16 has its CQEs waited for through a registered wait region
- * (IORING_ENTER_EXT_ARG_REG, on a ring made disabled).
+ * 16 runs in a forked child of the process that made the ring, one in 16
+ * has its CQEs waited for through a registered wait region
+ * (IORING_ENTER_EXT_ARG_REG, on a ring made disabled), and one in 16
+ * runs on a ring set to issue=inline (the user engine's page-cache reads
+ * of a submit then go in one io_submit(), never shared with a helper).
  * fuzz_order.c turns the races the kernel itself has into NOPs (or leaves
  * their CQEs out), then the batch runs on each engine (fuzz_run.c) and the
  * runs are compared (fuzz_compare.c): CQEs, submit results, fds left

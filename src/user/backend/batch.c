@@ -27,6 +27,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 #include <linux/aio_abi.h>
 #include "user/aio.h"
@@ -66,7 +67,8 @@ struct ar_batch_kctx {
 static struct ar_batch_kctx ar_batch_kctx[AR_BATCH_KCTX];
 static unsigned ar_batch_made;		/* contexts made (grows under the lock) */
 static unsigned ar_batch_busy;		/* a bit per context a flush holds */
-static bool ar_batch_off;		/* no more contexts: refused, or no room */
+static bool ar_batch_off;		/* no context could be made */
+static bool ar_batch_full;		/* no more contexts: refused, or no room */
 static pthread_mutex_t ar_batch_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t ar_batch_once = PTHREAD_ONCE_INIT;
 
@@ -76,6 +78,7 @@ static void ar_batch_atfork_child(void)
 	ar_batch_made = 0;
 	ar_batch_busy = 0;
 	ar_batch_off = false;
+	ar_batch_full = false;
 	pthread_mutex_init(&ar_batch_lock, NULL);
 }
 
@@ -103,8 +106,8 @@ static long ar_batch_proc_long(const char *path)
 }
 
 /*
- * Is there room for another context? Each takes at least 8 events per
- * CPU of fs.aio-nr; the rings' O_DIRECT contexts keep the upper half.
+ * Is there room for another context? Each takes the 32 events it asks
+ * for of fs.aio-nr; the rings' O_DIRECT contexts keep the upper half.
  * Unreadable (a sandbox without /proc): io_setup() decides.
  */
 static bool ar_batch_room(void)
@@ -130,8 +133,14 @@ static bool ar_batch_make(unsigned i)
 		syscall(SYS_io_destroy, k->id);
 	}
 	errno = e;
-	/* relaxed: a hint to joins and takes, which fall back on their own */
-	__atomic_store_n(&ar_batch_off, true, __ATOMIC_RELAXED);
+	/*
+	 * relaxed: hints. No context at all: reads no longer join. Past the
+	 * first: the flushes share those there are.
+	 */
+	if (!i)
+		__atomic_store_n(&ar_batch_off, true, __ATOMIC_RELAXED);
+	else
+		__atomic_store_n(&ar_batch_full, true, __ATOMIC_RELAXED);
 	return false;
 }
 
@@ -148,14 +157,18 @@ static int ar_batch_take(void)
 					__ATOMIC_ACQUIRE) & (1U << i)))
 			return (int)i;
 	}
-	/* relaxed: a hint, looked at again under the lock */
+	/* relaxed: hints, looked at again under the lock */
 	if (made == AR_BATCH_KCTX ||
-	    __atomic_load_n(&ar_batch_off, __ATOMIC_RELAXED))
+	    __atomic_load_n(&ar_batch_off, __ATOMIC_RELAXED) ||
+	    __atomic_load_n(&ar_batch_full, __ATOMIC_RELAXED))
 		return -1;
 	pthread_once(&ar_batch_once, ar_batch_once_init);
 	pthread_mutex_lock(&ar_batch_lock);
 	i = ar_batch_made;
-	if (i < AR_BATCH_KCTX && !ar_batch_off && ar_batch_make(i)) {
+	if (i < AR_BATCH_KCTX &&
+	    !__atomic_load_n(&ar_batch_off, __ATOMIC_RELAXED) &&
+	    !__atomic_load_n(&ar_batch_full, __ATOMIC_RELAXED) &&
+	    ar_batch_make(i)) {
 		/* held before it is published: no other flush can take it first */
 		__atomic_fetch_or(&ar_batch_busy, 1U << i, __ATOMIC_RELAXED);
 		/* release: the context is written before its index is seen */
@@ -179,13 +192,17 @@ bool ar_batch_join(struct ar_ureq *req, struct ar_rw_io *io,
 	struct ar_direct_plug *p = ar_direct_cur_plug;
 	struct ar_batch_req *b = ar_batch_req(req);
 
+	enum ar_req_state prev;
+	unsigned n;
+
 	/* ar_batch_off, relaxed: a hint (a flush without a context falls back) */
-	if (!p || p->ctx != req->ctx || p->rd_flushing ||
+	if (!p || p->ctx != req->ctx ||
+	    __atomic_load_n(&p->rd_flushing, __ATOMIC_RELAXED) ||
 	    __atomic_load_n(&ar_batch_off, __ATOMIC_RELAXED) ||
 	    req->link || req->lt || req->cred || ar_kbuf_selected(req) ||
 	    (req->flags & AR_REQ_F_NOWAIT_MISS))
 		return false;
-	if (p->rd_nr == AR_DIRECT_PLUG)
+	if (__atomic_load_n(&p->rd_nr, __ATOMIC_RELAXED) == AR_DIRECT_PLUG)
 		ar_batch_flush(p);
 	b->cb = (struct iocb){
 		.aio_data = (__u64)(unsigned long)req,
@@ -200,8 +217,24 @@ bool ar_batch_join(struct ar_ureq *req, struct ar_rw_io *io,
 	b->state = AR_BATCH_UNSENT;
 	b->issue_flags = (unsigned char)issue_flags;
 	/* as block I/O in flight: no cancel reaches it until its result */
-	b->prev = (unsigned char)ar_req_to_device(req);
-	p->rd[p->rd_nr++] = req;
+	prev = ar_req_to_device(req);
+	b->prev = (unsigned char)prev;
+	/*
+	 * Its slot, then the count, by compare-and-swap: a signal handler
+	 * on this thread may flush the plug in between (then the count is 0
+	 * again, and the slot taken anew). Relaxed with signal fences: only
+	 * this thread touches the plug.
+	 */
+	n = __atomic_load_n(&p->rd_nr, __ATOMIC_RELAXED);
+	do {
+		if (n == AR_DIRECT_PLUG) {	/* a handler filled it: not held */
+			ar_req_device_refused(req, prev);
+			return false;
+		}
+		p->rd[n] = req;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	} while (!__atomic_compare_exchange_n(&p->rd_nr, &n, n + 1, false,
+					      __ATOMIC_RELAXED, __ATOMIC_RELAXED));
 	return true;
 }
 
@@ -287,6 +320,35 @@ static bool ar_batch_reap(struct ar_batch_kctx *k, unsigned n)
 	return true;
 }
 
+/*
+ * The access event (inotify IN_ACCESS, fanotify FAN_ACCESS) that a read
+ * raises when it returns data, and AIO's reads do not (fs/aio.c has no
+ * fsnotify_access()): a read of one byte of each file that gave data,
+ * at a read's offset, whose page the batch just read. The events of a
+ * file's reads in a row are one after inotify's and fanotify's merging,
+ * as the kernel's io_uring reads' are.
+ */
+static void ar_batch_notify(struct ar_ureq *const *reqs, unsigned n)
+{
+	int fds[AR_DIRECT_PLUG];
+	unsigned nfd = 0, i, j;
+	char byte;
+
+	for (i = 0; i < n; i++) {
+		struct ar_batch_req *b = ar_batch_req(reqs[i]);
+
+		if (b->state != AR_BATCH_DONE || b->res <= 0)
+			continue;
+		for (j = 0; j < nfd && fds[j] != reqs[i]->fd; j++)
+			;
+		if (j < nfd)
+			continue;
+		fds[nfd++] = reqs[i]->fd;
+		(void)ar_raw_syscall6(SYS_pread64, reqs[i]->fd, (long)&byte, 1,
+				      (long)b->io->off, 0, 0);
+	}
+}
+
 /* a read whose batch did not finish it: back to its state, issued again */
 static void ar_batch_reissue(struct ar_ureq *req)
 {
@@ -327,26 +389,36 @@ static void ar_batch_finish_one(struct ar_comp_list *done, struct ar_ureq *req)
 
 void ar_batch_flush(struct ar_direct_plug *p)
 {
+	struct ar_ureq *reqs[AR_DIRECT_PLUG];
 	struct iocb *cbs[AR_DIRECT_PLUG];
 	struct ar_comp_list done;
-	unsigned n = p->rd_nr, i, sent;
+	unsigned n, i, sent;
 	int k = -1;
 
-	p->rd_nr = 0;
-	p->rd_flushing = true;
+	/*
+	 * Flushing first, then the reads taken: a signal handler on this
+	 * thread that looks at the plug in between leaves it alone (signal
+	 * fences: only this thread touches the plug).
+	 */
+	__atomic_store_n(&p->rd_flushing, true, __ATOMIC_RELAXED);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	n = __atomic_exchange_n(&p->rd_nr, 0, __ATOMIC_RELAXED);
+	memcpy(reqs, p->rd, n * sizeof(reqs[0]));
 	if (n > 1)
 		k = ar_batch_take();
 	if (k >= 0) {
 		for (i = 0; i < n; i++)
-			cbs[i] = &ar_batch_req(p->rd[i])->cb;
+			cbs[i] = &ar_batch_req(reqs[i])->cb;
 		sent = ar_batch_submit(&ar_batch_kctx[k], cbs, n);
 		if (ar_batch_reap(&ar_batch_kctx[k], sent))
 			ar_batch_put(k);
 		ar_stat_add(p->ctx, read_batched, sent);
+		ar_batch_notify(reqs, n);
 	}
 	ar_comp_list_init(&done);
 	for (i = 0; i < n; i++)
-		ar_batch_finish_one(&done, p->rd[i]);
+		ar_batch_finish_one(&done, reqs[i]);
 	ar_req_complete_gathered(p->ctx, &done);
-	p->rd_flushing = false;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	__atomic_store_n(&p->rd_flushing, false, __ATOMIC_RELAXED);
 }
