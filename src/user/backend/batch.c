@@ -15,7 +15,9 @@
  * end of file) completes; a miss goes the way an inline miss goes (a
  * worker), and anything else, part of a read or an error, is issued
  * again the usual way, which finishes it as before. A read alone in its
- * plug is issued again at once: one preadv2() is the cheaper call.
+ * plug is issued again at once: one preadv2() is the cheaper call. AIO's
+ * reads raise no access event (inotify, fanotify): each file a batch
+ * read data from is read one byte more (ar_batch_notify()).
  *
  * The contexts are the process's, not a ring's: no eventfd, no reaper,
  * as nothing is left in them between two flushes. A flush takes one for
