@@ -435,9 +435,9 @@ void ar_spread_help(struct ar_uctx *ctx)
 }
 
 /*
- * Before a cancel looks for its matches: every request handed to the
- * helper until now is issued, so it completed or waits where the cancel
- * finds it. What is still queued this thread issues itself; the requests
+ * Before a cancel looks for its matches, or a submit issues what follows
+ * its shared requests: every request handed to the helper until now is
+ * issued, so it completed or waits where the cancel finds it. What is still queued this thread issues itself; the requests
  * claimers hold are waited for (each is one non-blocking attempt).
  * Called without ctx->lock.
  */

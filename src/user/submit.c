@@ -600,8 +600,7 @@ void ar_req_queue_plugged(struct ar_direct_plug *p, struct ar_ureq *req)
 {
 	if (__atomic_load_n(&p->rd_nr, __ATOMIC_RELAXED) &&
 	    (!ar_issue_defs[req->opcode].read_batch ||
-			 (req->flags & (AR_REQ_F_FAIL | AR_REQ_F_LINK |
-					AR_REQ_F_ARM_LT))))
+	     (req->flags & (AR_REQ_F_FAIL | AR_REQ_F_LINK | AR_REQ_F_ARM_LT))))
 		ar_batch_flush(p);
 	ar_req_queue(req);
 }
@@ -1073,6 +1072,7 @@ static inline __attribute__((always_inline)) void
 ar_req_issue_done(struct ar_ureq *req, int ret)
 {
 	const struct ar_issue_def *def = &ar_issue_defs[req->opcode];
+
 	ar_batch_order(req->ctx);
 
 	/*

@@ -42,13 +42,11 @@
 #define AR_BATCH_KCTX		4
 
 /* a read's place in a batch, in its request's backend data */
-enum { AR_BATCH_UNSENT, AR_BATCH_SENT, AR_BATCH_DONE };
-
 struct ar_batch_req {
 	struct iocb cb;
 	struct ar_rw_io *io;
 	long long res;
-	unsigned char state;
+	bool done;			/* res is its AIO event's */
 	unsigned char prev;		/* its state before the plug */
 	unsigned char issue_flags;
 };
@@ -120,7 +118,7 @@ static bool ar_batch_room(void)
 	return nr < 0 || max < 0 || nr < max / 2;
 }
 
-/* under ar_batch_lock: context i made, or ar_batch_off set */
+/* under ar_batch_lock: context i made, or ar_batch_off (i 0) or ar_batch_full set */
 static bool ar_batch_make(unsigned i)
 {
 	struct ar_batch_kctx *k = &ar_batch_kctx[i];
@@ -216,7 +214,7 @@ bool ar_batch_join(struct ar_ureq *req, struct ar_rw_io *io,
 		.aio_offset = io->off,
 	};
 	b->io = io;
-	b->state = AR_BATCH_UNSENT;
+	b->done = false;
 	b->issue_flags = (unsigned char)issue_flags;
 	/* as block I/O in flight: no cancel reaches it until its result */
 	prev = ar_req_to_device(req);
@@ -242,14 +240,14 @@ bool ar_batch_join(struct ar_ureq *req, struct ar_rw_io *io,
 
 /*
  * One io_submit() for the batch, more where one is refused; how many
- * went. A refused read is issued again alone (its state stays UNSENT);
+ * went. A refused read is issued again alone (no event makes it done);
  * so are the others of its fd when the refusal is the file's (no
  * RWF_NOWAIT: -EOPNOTSUPP; -EBADF), which would only be refused again.
  */
 static unsigned ar_batch_submit(struct ar_batch_kctx *k, struct iocb **cbs,
 				unsigned n)
 {
-	unsigned i = 0, sent = 0, j;
+	unsigned i = 0, sent = 0;
 	__u32 bad_fd = (__u32)-1;
 	long ret;
 
@@ -266,9 +264,6 @@ static unsigned ar_batch_submit(struct ar_batch_kctx *k, struct iocb **cbs,
 			i++;
 			continue;
 		}
-		for (j = 0; j < (unsigned)ret; j++)
-			ar_batch_req(ar_req_of_backend(cbs[i + j]))->state =
-				AR_BATCH_SENT;
 		i += (unsigned)ret;
 		sent += (unsigned)ret;
 	}
@@ -281,7 +276,7 @@ static void ar_batch_event(const struct io_event *ev)
 		ar_batch_req((struct ar_ureq *)(unsigned long)ev->data);
 
 	b->res = ev->res;
-	b->state = AR_BATCH_DONE;
+	b->done = true;
 }
 
 /*
@@ -339,7 +334,7 @@ static void ar_batch_notify(struct ar_ureq *const *reqs, unsigned n)
 	for (i = 0; i < n; i++) {
 		struct ar_batch_req *b = ar_batch_req(reqs[i]);
 
-		if (b->state != AR_BATCH_DONE || b->res <= 0)
+		if (!b->done || b->res <= 0)
 			continue;
 		for (j = 0; j < nfd && fds[j] != reqs[i]->fd; j++)
 			;
@@ -371,8 +366,7 @@ static void ar_batch_finish_one(struct ar_comp_list *done, struct ar_ureq *req)
 {
 	struct ar_batch_req *b = ar_batch_req(req);
 
-	if (b->state == AR_BATCH_DONE &&
-	    (b->res == (long long)req->expect || b->res == 0)) {
+	if (b->done && (b->res == (long long)req->expect || b->res == 0)) {
 		if (b->res != (long long)req->expect)
 			req->flags |= AR_REQ_F_SHORT;	/* the link breaks */
 		ar_req_complete_gather(done, req, (int)b->res, 0);
@@ -380,7 +374,7 @@ static void ar_batch_finish_one(struct ar_comp_list *done, struct ar_ureq *req)
 	}
 	/* the CQEs before this one's come first */
 	ar_req_complete_gathered(req->ctx, done);
-	if (b->state == AR_BATCH_DONE) {
+	if (b->done) {
 		if (b->res == -EAGAIN)
 			req->flags |= AR_REQ_F_NOWAIT_MISS;
 		else if (b->res > 0 && b->res < (long long)req->expect)
